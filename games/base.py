@@ -1,0 +1,238 @@
+"""The contract every game implements, plus the values it trades in."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+SCHEMA_VERSION = 1
+
+Seat = int
+"""A seat number: 1 moves first, 2 second."""
+
+
+class MoveError(ValueError):
+    """A move attempt that cannot be played; `kind` says which layer refused it."""
+
+    kind: ClassVar[str] = "illegal"
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text = text
+        self.reason = reason
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        super().__init__(f"{shown!r}: {reason}")
+
+
+class MoveSyntaxError(MoveError):
+    """The text does not parse as a move of this game."""
+
+    kind = "syntax"
+
+
+class IllegalMoveError(MoveError):
+    """The text parses, but the move is not legal in this position or phase."""
+
+    kind = "illegal"
+
+
+class TurnError(MoveError):
+    """The seat is not the one to act."""
+
+    kind = "turn"
+
+
+class GameFinishedError(MoveError):
+    """The game is already over."""
+
+    kind = "finished"
+
+
+class OptionsError(ValueError):
+    """Game options that do not validate; the message lists every problem."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened while applying a move (move played, boxes scored, ...)."""
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winning seat (None for a draw), why, and the scores."""
+
+    winner: Seat | None
+    reason: str
+    scores: Mapping[Seat, int]
+
+
+ClockKind = Literal["move_reserve", "grace"]
+
+
+@dataclass(frozen=True)
+class ClockSpec:
+    """Default time control of a game: per-move + reserve, or the one-grace system."""
+
+    kind: ClockKind
+    move: float
+    reserve: float = 0.0
+    grace: float = 0.0
+
+
+class GameOptions(BaseModel):
+    """Base for per-game options: immutable, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+S = TypeVar("S")
+M = TypeVar("M")
+P = TypeVar("P")
+Opt = TypeVar("Opt", bound=GameOptions)
+
+_MOVEISH = re.compile(r"[A-Za-z@]{1,3}\s*\d{1,2}")
+
+
+class Ruleset(ABC, Generic[Opt, S, P, M]):
+    """One game: options, states, notation and rules. Pure: no I/O, no clocks.
+
+    Move text is read in two layers: `parse_syntax` (state-free) raises `MoveSyntaxError`;
+    `validate` (against a position and seat) raises `IllegalMoveError`.
+    """
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    options_model: ClassVar[type[GameOptions]]
+
+    # -- options -------------------------------------------------------------------
+    def parse_options(self, raw: Mapping[str, Any] | None = None) -> Opt:
+        """Validate raw options (strings from a command line are fine) into the model."""
+        try:
+            return self.options_model.model_validate(dict(raw or {}))  # type: ignore[return-value]
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"]) or "options"
+                problems.append(f"{where}: {err['msg']}")
+            raise OptionsError(f"bad options for {self.id}: " + "; ".join(problems)) from None
+
+    @abstractmethod
+    def default_clock(self, options: Opt) -> ClockSpec:
+        """The time control RULES.md gives this game."""
+
+    # -- states --------------------------------------------------------------------
+    @abstractmethod
+    def new_game(self, options: Opt) -> S:
+        """The starting state."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> Seat | None:
+        """The seat to act, or None once the game is over."""
+
+    def check_turn(self, state: S, seat: Seat) -> None:
+        """Raise `TurnError` unless `seat` may act now (games with free order override)."""
+        if self.to_move(state) != seat:
+            raise TurnError(str(seat), f"it is seat {self.to_move(state)}'s turn, not seat {seat}'s")
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The result once finished, else None."""
+
+    @abstractmethod
+    def scores(self, state: S) -> dict[Seat, int]:
+        """The contract's per-seat score of this state."""
+
+    def extra(self, state: S) -> dict[str, Any]:
+        """Game-specific figures for the replay CLI's `extra`."""
+        return {}
+
+    # -- moves ---------------------------------------------------------------------
+    @abstractmethod
+    def parse_syntax(self, text: str) -> P:
+        """Read move text without a position; raise `MoveSyntaxError`."""
+
+    @abstractmethod
+    def validate(self, state: S, parsed: P, seat: Seat) -> M:
+        """Turn parsed text into a legal move for `seat`; raise `IllegalMoveError`."""
+
+    def parse(self, state: S, text: str, seat: Seat | None = None) -> M:
+        """Both layers at once, for the seat to move unless one is given."""
+        parsed = self.parse_syntax(text)
+        who = self.to_move(state) if seat is None else seat
+        if who is None:
+            raise GameFinishedError(text, "the game is over")
+        return self.validate(state, parsed, who)
+
+    @abstractmethod
+    def format(self, state: S, move: M) -> str:
+        """Canonical text of `move` in `state` (the state before it): parse(format(m)) == m."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> list[M]:
+        """Every legal move of the seat to act."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> tuple[S, list[Event]]:
+        """Play a legal move; returns the new state (the old one is untouched) and events."""
+
+    def looks_like_move(self, text: str) -> bool:
+        """Whether unparseable text was probably meant as a move (gets a hint, not silence)."""
+        return len(text) <= 60 and bool(_MOVEISH.search(text))
+
+    def move_hint(self) -> str:
+        """One line telling a player how moves are written."""
+        return "see the rule card for move notation"
+
+    # -- storage and display -------------------------------------------------------
+    @abstractmethod
+    def state_to_json(self, state: S) -> dict[str, Any]:
+        """The state as JSON-ready data (without the schema envelope)."""
+
+    @abstractmethod
+    def state_from_json(self, data: Mapping[str, Any]) -> S:
+        """Inverse of `state_to_json`."""
+
+    def to_json(self, state: S) -> dict[str, Any]:
+        """The state with a schema version and game id, ready for `json.dumps`."""
+        return {"schema": SCHEMA_VERSION, "game": self.id, "state": self.state_to_json(state)}
+
+    def from_json(self, data: Mapping[str, Any]) -> S:
+        """Load a state written by `to_json`; refuses other games and newer schemas."""
+        if data.get("game") != self.id:
+            raise ValueError(f"state is for game {data.get('game')!r}, not {self.id!r}")
+        if int(data.get("schema", 0)) > SCHEMA_VERSION:
+            raise ValueError(f"state schema {data.get('schema')} is newer than {SCHEMA_VERSION}")
+        return self.state_from_json(data["state"])
+
+    @abstractmethod
+    def render_text(self, state: S) -> str:
+        """A monospace picture of the state with coordinate labels."""
+
+
+AnyRuleset = Ruleset[Any, Any, Any, Any]
+
+
+def play_text(
+    ruleset: AnyRuleset, state: Any, text: str, seat: Seat | None = None
+) -> tuple[Any, Any, list[Event]]:
+    """Parse and apply one move attempt in RULES.md §6 error order.
+
+    Order: syntax → finished → turn → illegal. `seat=None` means the seat to move.
+    Returns (new state, move, events).
+    """
+    parsed = ruleset.parse_syntax(text)
+    current = ruleset.to_move(state)
+    if current is None:
+        raise GameFinishedError(text, "the game is already over")
+    who = current if seat is None else seat
+    ruleset.check_turn(state, who)
+    move = ruleset.validate(state, parsed, who)
+    new_state, events = ruleset.apply(state, move)
+    return new_state, move, events
