@@ -21,9 +21,11 @@ class MoveError(ValueError):
 
     kind: ClassVar[str] = "illegal"
 
-    def __init__(self, text: str, reason: str) -> None:
+    def __init__(self, text: str, reason: str, code: str | None = None) -> None:
         self.text = text
         self.reason = reason
+        self.code = code
+        """A stable machine-readable reason when the host must react to it (e.g. 'three-same')."""
         shown = text if len(text) <= 40 else text[:37] + "..."
         super().__init__(f"{shown!r}: {reason}")
 
