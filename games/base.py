@@ -221,9 +221,7 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
 
-def play_text(
-    ruleset: AnyRuleset, state: Any, text: str, seat: Seat | None = None
-) -> tuple[Any, Any, list[Event]]:
+def play_text(ruleset: AnyRuleset, state: Any, text: str, seat: Seat | None = None) -> tuple[Any, Any, list[Event]]:
     """Parse and apply one move attempt in RULES.md §6 error order.
 
     Order: syntax → finished → turn → illegal. `seat=None` means the seat to move.

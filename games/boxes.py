@@ -87,9 +87,7 @@ def geometry(rows: int, cols: int) -> Geometry:
                 mask |= 1 << e
                 edge_boxes[e].append(box)
             masks.append(mask)
-    return Geometry(
-        rows, cols, n_h, n_h + n_v, tuple(points), tuple(masks), tuple(tuple(b) for b in edge_boxes)
-    )
+    return Geometry(rows, cols, n_h, n_h + n_v, tuple(points), tuple(masks), tuple(tuple(b) for b in edge_boxes))
 
 
 @dataclass(frozen=True)
@@ -169,9 +167,7 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
                 )
         edge = geo.edge_index(*parsed)
         if edge is None:
-            raise IllegalMoveError(
-                text, f"{point_name(*parsed[0])} and {point_name(*parsed[1])} are not adjacent dots"
-            )
+            raise IllegalMoveError(text, f"{point_name(*parsed[0])} and {point_name(*parsed[1])} are not adjacent dots")
         if state.drawn >> edge & 1:
             raise IllegalMoveError(text, f"{self._edge_text(geo, edge)} is already drawn")
         return edge
@@ -214,9 +210,7 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
         new = BoxesState(state.rows, state.cols, drawn, owners, turn)
         out = self.outcome(new)
         if out is not None:
-            events.append(
-                Event("game_over", {"winner": out.winner, "reason": out.reason, "scores": dict(out.scores)})
-            )
+            events.append(Event("game_over", {"winner": out.winner, "reason": out.reason, "scores": dict(out.scores)}))
         elif completed:
             events.append(Event("extra_turn", {"seat": seat}))
         return new, events

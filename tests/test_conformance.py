@@ -29,9 +29,7 @@ def _cases() -> list[Any]:
         assert spec_file.exists(), f"implemented game {game} has no conformance spec"
         spec = json.loads(spec_file.read_text())
         for i, opts in enumerate(spec["options"]):
-            out.append(
-                pytest.param(game, opts, spec["games_per_option"], spec["max_plies"], id=f"{game}-{i}")
-            )
+            out.append(pytest.param(game, opts, spec["games_per_option"], spec["max_plies"], id=f"{game}-{i}"))
     return out
 
 

@@ -63,9 +63,7 @@ def test_replay_case(game: str, case: dict[str, Any]) -> None:
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     def code(*args: str) -> int:
-        return subprocess.run(
-            [sys.executable, "-m", "games", *args], capture_output=True, text=True
-        ).returncode
+        return subprocess.run([sys.executable, "-m", "games", *args], capture_output=True, text=True).returncode
 
     assert code("replay", "chess") == 2
     assert code("replay", "boxes", "--opt", "rows=99") == 2

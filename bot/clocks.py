@@ -1,0 +1,270 @@
+"""Time controls as pluggable strategies over the event loop's clock (`loop.time()` seconds).
+
+A `Clocks` value knows whose action is running and for how long; it lists its upcoming
+deadlines (announcements and the final timeout) and the match service sleeps until the next one.
+Everything here is plain data so a snapshot can be stored and re-armed after a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.base import ClockSpec
+
+WARNINGS = (30.0, 10.0)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Time-control settings of one match (seconds; fractions allowed)."""
+
+    kind: str
+    move: float
+    reserve: float = 0.0
+    grace: float = 0.0
+    presence: float = 120.0
+
+    @classmethod
+    def from_spec(cls, spec: ClockSpec, overrides: Mapping[str, Any] | None = None) -> TimeControl:
+        """The game's default, with per-match overrides (`move`, `reserve`, `grace`, `presence`, `kind`)."""
+        values: dict[str, Any] = {
+            "kind": spec.kind,
+            "move": spec.move,
+            "reserve": spec.reserve,
+            "grace": spec.grace,
+            "presence": 120.0,
+        }
+        for key, raw in (overrides or {}).items():
+            if key not in values:
+                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence)")
+            if key == "kind":
+                if raw not in ("move_reserve", "grace"):
+                    raise ValueError("clock kind must be move_reserve or grace")
+                values[key] = raw
+                continue
+            try:
+                number = float(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"clock setting {key} must be a number of seconds, got {raw!r}") from None
+            if not 0 <= number <= 7 * 24 * 3600:
+                raise ValueError(f"clock setting {key} must be between 0 and a week, got {raw}")
+            values[key] = number
+        if values["move"] <= 0:
+            raise ValueError("clock setting move must be more than 0 seconds")
+        return cls(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data."""
+        return {
+            "kind": self.kind,
+            "move": self.move,
+            "reserve": self.reserve,
+            "grace": self.grace,
+            "presence": self.presence,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
+        """Inverse of `to_json`."""
+        return cls(**{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence") if k in data})
+
+
+@dataclass(order=True, frozen=True)
+class Deadline:
+    """A moment on the loop clock when something is due for the running seat."""
+
+    at: float
+    kind: str
+    seat: int = field(compare=False)
+
+
+@dataclass
+class Clocks:
+    """Both players' clocks for one match."""
+
+    tc: TimeControl
+    reserve_left: dict[int, float]
+    grace_used: dict[int, bool]
+    credit: dict[int, float] = field(default_factory=lambda: {1: 0.0, 2: 0.0})
+    running: int | None = None
+    elapsed: float = 0.0
+    since: float | None = None
+    in_grace: bool = False
+    fired: set[str] = field(default_factory=set)
+
+    @classmethod
+    def new(cls, tc: TimeControl) -> Clocks:
+        """Fresh clocks, nobody running."""
+        return cls(tc, {1: tc.reserve, 2: tc.reserve}, {1: False, 2: False})
+
+    # -- reading -------------------------------------------------------------------
+    def action_elapsed(self, now: float) -> float:
+        """Time used in the current action so far."""
+        return self.elapsed + (now - self.since if self.since is not None else 0.0)
+
+    @property
+    def paused(self) -> bool:
+        """A seat is on move but its clock is stopped."""
+        return self.running is not None and self.since is None
+
+    def limit(self) -> float:
+        """Total action time the running seat may use before it loses."""
+        tc = self.tc
+        seat = self.running
+        if seat is None:
+            return float("inf")
+        if tc.kind == "move_reserve":
+            return tc.move + self.reserve_left[seat]
+        if self.in_grace:
+            return tc.move + tc.grace
+        return tc.move if self.grace_used[seat] else tc.move + tc.grace
+
+    def schedule(self) -> list[tuple[float, str]]:
+        """(action elapsed, kind) of every announcement and the timeout of the running action."""
+        seat = self.running
+        if seat is None:
+            return []
+        tc = self.tc
+        out: list[tuple[float, str]] = []
+        if tc.kind == "move_reserve":
+            reserve = self.reserve_left[seat]
+            for w in WARNINGS:
+                if tc.move > w and reserve == 0:
+                    out.append((tc.move - w, f"warn{int(w)}"))
+            if reserve > 0:
+                for w in WARNINGS:
+                    if tc.move > w:
+                        out.append((tc.move - w, f"move_warn{int(w)}"))
+                out.append((tc.move, "reserve_started"))
+                for w in WARNINGS:
+                    if reserve > w:
+                        out.append((tc.move + reserve - w, f"warn{int(w)}"))
+            out.append((tc.move + reserve, "timeout"))
+        else:
+            for w in WARNINGS:
+                if tc.move > w:
+                    out.append((tc.move - w, f"move_warn{int(w)}"))
+            if self.grace_used[seat] and not self.in_grace:
+                out.append((tc.move, "timeout"))
+            else:
+                out.append((tc.move, "grace_started"))
+                for w in (60.0, *WARNINGS):
+                    if tc.grace > w:
+                        out.append((tc.move + tc.grace - w, f"warn{int(w)}"))
+                out.append((tc.move + tc.grace, "timeout"))
+        return out
+
+    def next_deadlines(self, now: float) -> list[Deadline]:
+        """Upcoming deadlines on the loop clock, soonest first (none while paused)."""
+        if self.running is None or self.since is None:
+            return []
+        start = self.since - self.elapsed
+        return sorted(Deadline(start + e, kind, self.running) for e, kind in self.schedule() if kind not in self.fired)
+
+    def remaining(self, seat: int, now: float) -> dict[str, float]:
+        """What a seat has left: current action time and reserve (or grace)."""
+        tc = self.tc
+        used = self.action_elapsed(now) if seat == self.running else 0.0
+        if tc.kind == "move_reserve":
+            reserve = self.reserve_left[seat] - max(0.0, used - tc.move)
+            return {"move": max(0.0, tc.move - used), "reserve": max(0.0, reserve)}
+        grace_left = 0.0
+        if seat == self.running and self.in_grace:
+            grace_left = max(0.0, tc.move + tc.grace - used)
+        elif not self.grace_used[seat]:
+            grace_left = tc.grace
+        return {
+            "move": max(0.0, tc.move - used),
+            "grace": grace_left,
+            "grace_used": float(self.grace_used[seat]),
+        }
+
+    # -- changing ------------------------------------------------------------------
+    def start(self, seat: int, now: float, *, paused: bool = False) -> None:
+        """Start a fresh action for `seat` (a grace already in progress is not carried over)."""
+        self.running = seat
+        self.elapsed = -self.credit.get(seat, 0.0)
+        self.credit[seat] = 0.0
+        self.since = None if paused else now
+        self.in_grace = False
+        self.fired = set()
+
+    def stop(self, now: float) -> float:
+        """Stop the running action, charge it, and return the time it used."""
+        seat = self.running
+        if seat is None:
+            return 0.0
+        used = self.action_elapsed(now)
+        if self.tc.kind == "move_reserve":
+            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - self.tc.move))
+        self.running = None
+        self.since = None
+        self.elapsed = 0.0
+        self.in_grace = False
+        self.fired = set()
+        return max(0.0, used)
+
+    def fire(self, kind: str) -> None:
+        """Mark a deadline as handled; entering grace is recorded here."""
+        self.fired.add(kind)
+        if kind == "grace_started" and self.running is not None:
+            self.grace_used[self.running] = True
+            self.in_grace = True
+
+    def pause(self, now: float) -> None:
+        """Freeze the running action."""
+        if self.since is not None:
+            self.elapsed = self.action_elapsed(now)
+            self.since = None
+
+    def resume(self, now: float) -> None:
+        """Continue a frozen action."""
+        if self.running is not None and self.since is None:
+            self.since = now
+
+    def adjust(self, seat: int, delta: float, now: float) -> None:
+        """Give (`delta` > 0) or take away time: the reserve, or the current/next action's time."""
+        if self.tc.kind == "move_reserve":
+            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] + delta)
+            if seat == self.running:
+                self.fired = {k for k in self.fired if k == "reserve_started"}
+        elif seat == self.running:
+            self.elapsed -= delta
+            self.fired = set()
+            if self.in_grace:
+                self.fired.add("grace_started")
+        else:
+            self.credit[seat] = self.credit.get(seat, 0.0) + delta
+
+    # -- storage -------------------------------------------------------------------
+    def to_json(self, now: float) -> dict[str, Any]:
+        """Snapshot at loop time `now` (the running action's elapsed time is frozen into it)."""
+        return {
+            "tc": self.tc.to_json(),
+            "reserve_left": {str(k): v for k, v in self.reserve_left.items()},
+            "grace_used": {str(k): v for k, v in self.grace_used.items()},
+            "credit": {str(k): v for k, v in self.credit.items()},
+            "running": self.running,
+            "elapsed": self.action_elapsed(now),
+            "ticking": self.since is not None,
+            "in_grace": self.in_grace,
+            "fired": sorted(self.fired),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], now: float, extra_elapsed: float = 0.0) -> Clocks:
+        """Re-arm a snapshot at loop time `now`; `extra_elapsed` is time that ran before a crash."""
+        clocks = cls(
+            TimeControl.from_json(data["tc"]),
+            {int(k): float(v) for k, v in data["reserve_left"].items()},
+            {int(k): bool(v) for k, v in data["grace_used"].items()},
+            {int(k): float(v) for k, v in data.get("credit", {}).items()},
+            data["running"],
+            float(data["elapsed"]) + (extra_elapsed if data["ticking"] else 0.0),
+            now if data["ticking"] else None,
+            bool(data["in_grace"]),
+            set(data["fired"]),
+        )
+        return clocks

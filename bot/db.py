@@ -1,0 +1,207 @@
+"""Persistence: models, engines (SQLite or PostgreSQL) and migrations at start-up."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+    event,
+    text,
+)
+from sqlalchemy.engine import Connection, Dialect, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+PK = BigInteger().with_variant(Integer, "sqlite")
+
+
+def utcnow() -> dt.datetime:
+    """Aware UTC now."""
+    return dt.datetime.now(dt.UTC)
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """Stores aware datetimes as UTC; SQLite drops offsets, so normalise both ways."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(dt.UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of dmhost's tables."""
+
+
+class Match(Base):
+    """One match: who, what, where, its result, and a snapshot for fast resume."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    clock: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    channel_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    winner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    event_count: Mapped[int] = mapped_column(Integer, default=0)
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class MatchPlayer(Base):
+    """A player of a match: seat, stable id and display name."""
+
+    __tablename__ = "match_players"
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+
+
+class MatchEvent(Base):
+    """One entry of a match's append-only log."""
+
+    __tablename__ = "match_events"
+    __table_args__ = (UniqueConstraint("match_id", "seq"), Index("ix_events_match_seq", "match_id", "seq"))
+
+    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    kind: Mapped[str] = mapped_column(String(32))
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    message_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class Heartbeat(Base):
+    """Last sign of life of a host process, so downtime is not charged to anyone's clock."""
+
+    __tablename__ = "heartbeats"
+
+    instance: Mapped[str] = mapped_column(String(64), primary_key=True)
+    loop_time: Mapped[float] = mapped_column(Float)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+def sqlite_url_for(path: str | Path) -> str:
+    """`sqlite+aiosqlite:///` URL of a file path."""
+    return f"sqlite+aiosqlite:///{Path(path).expanduser().resolve()}"
+
+
+def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, busy timeout and (optionally) foreign keys."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, echo=echo, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+            cur.close()
+
+        return engine
+    parsed = make_url(url)
+    connect_args: dict[str, Any] = {}
+    schema = parsed.query.get("schema")
+    if schema:
+        # `?schema=NAME` puts dmhost's tables in a PostgreSQL schema of their own.
+        name = schema if isinstance(schema, str) else schema[0]
+        connect_args["server_settings"] = {"search_path": name}
+        parsed = parsed.difference_update_query(["schema"])
+    return create_async_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+
+
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[Any]:
+    """Sessions that keep objects usable after commit."""
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def _alembic_config(connection: Connection | None = None) -> Any:
+    from alembic.config import Config
+
+    import migrations
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def _run_alembic(connection: Connection, action: str, revision: str) -> None:
+    from alembic import command
+
+    cfg = _alembic_config(connection)
+    if action == "upgrade":
+        command.upgrade(cfg, revision)
+    else:
+        command.downgrade(cfg, revision)
+
+
+async def migrate(url: str, action: str = "upgrade", revision: str = "head") -> None:
+    """Apply migrations inside the running loop (foreign keys off on SQLite, then checked)."""
+    engine = make_engine(url, foreign_keys=False)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_run_alembic, action, revision)
+        if url.startswith("sqlite"):
+            async with engine.connect() as conn:
+                problems = (await conn.execute(text("PRAGMA foreign_key_check"))).fetchall()
+                if problems:
+                    raise RuntimeError(f"foreign key problems after migration: {problems[:5]}")
+    finally:
+        await engine.dispose()
+
+
+async def current_revision(url: str) -> str | None:
+    """The database's Alembic revision, or None when it has none."""
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+
+            def _rev(sync_conn: Connection) -> str | None:
+                from alembic.runtime.migration import MigrationContext
+
+                return MigrationContext.configure(sync_conn).get_current_revision()
+
+            return await conn.run_sync(_rev)
+    finally:
+        await engine.dispose()

@@ -1,0 +1,260 @@
+"""Durable match storage: the append-only event log and the resume snapshot, one transaction per action."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One stored event of a match."""
+
+    seq: int
+    at: dt.datetime
+    kind: str
+    seat: int | None
+    text: str | None
+    message_id: str | None
+    data: dict[str, Any]
+
+
+@dataclass
+class StoredMatch:
+    """A match row with its players (and, when asked for, its log)."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    status: str
+    guild_id: int | None
+    channel_id: int | None
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    winner_seat: int | None
+    result_reason: str | None
+    event_count: int
+    snapshot: dict[str, Any]
+    players: dict[int, tuple[str, str]]
+    events: list[LogEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event about to be appended."""
+
+    kind: str
+    seat: int | None = None
+    text: str | None = None
+    message_id: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class MatchStore:
+    """All database access of the host."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: AsyncEngine = make_engine(url)
+
+    async def open(self) -> None:
+        """Apply migrations (idempotent)."""
+        await migrate(self.url)
+
+    async def close(self) -> None:
+        """Dispose of the connection pool."""
+        await self.engine.dispose()
+
+    async def create_match(
+        self,
+        *,
+        game: str,
+        options: dict[str, Any],
+        clock: dict[str, Any],
+        status: str,
+        players: dict[int, tuple[str, str]],
+        guild_id: int | None,
+        channel_id: int | None,
+        snapshot: dict[str, Any],
+        events: Sequence[NewEvent],
+    ) -> int:
+        """Insert a match, its players and first events; returns the new id."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                insert(Match)
+                .values(
+                    game=game,
+                    options=options,
+                    clock=clock,
+                    status=status,
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    created_at=now,
+                    updated_at=now,
+                    event_count=len(events),
+                    snapshot=snapshot,
+                )
+                .returning(Match.id)
+            )
+            match_id = int(result.scalar_one())
+            await conn.execute(
+                insert(MatchPlayer),
+                [{"match_id": match_id, "seat": s, "player_id": p, "name": n} for s, (p, n) in players.items()],
+            )
+            if events:
+                await conn.execute(insert(MatchEvent), _rows(match_id, 0, events, now))
+        return match_id
+
+    async def append(
+        self,
+        match_id: int,
+        first_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        snapshot: dict[str, Any],
+        status: str,
+        winner_seat: int | None = None,
+        result_reason: str | None = None,
+        players: dict[int, tuple[str, str]] | None = None,
+    ) -> None:
+        """Append events and update the snapshot atomically (the commit happens before any announcement)."""
+        now = utcnow()
+        values: dict[str, Any] = {
+            "snapshot": snapshot,
+            "status": status,
+            "updated_at": now,
+            "event_count": first_seq + len(events),
+        }
+        if status in ("finished", "aborted"):
+            values.update(finished_at=now, winner_seat=winner_seat, result_reason=result_reason)
+        async with self.engine.begin() as conn:
+            if events:
+                await conn.execute(insert(MatchEvent), _rows(match_id, first_seq, events, now))
+            await conn.execute(update(Match).where(Match.id == match_id).values(**values))
+            if players is not None:
+                for seat, (pid, name) in players.items():
+                    await conn.execute(
+                        update(MatchPlayer)
+                        .where(MatchPlayer.match_id == match_id, MatchPlayer.seat == seat)
+                        .values(player_id=pid, name=name)
+                    )
+
+    async def heartbeat(self, instance: str, loop_time: float) -> None:
+        """Record that this process is alive at loop time `loop_time`."""
+        async with self.engine.begin() as conn:
+            updated = await conn.execute(
+                update(Heartbeat).where(Heartbeat.instance == instance).values(loop_time=loop_time, at=utcnow())
+            )
+            if updated.rowcount == 0:
+                await conn.execute(insert(Heartbeat).values(instance=instance, loop_time=loop_time, at=utcnow()))
+
+    async def last_heartbeat(self, instance: str) -> float | None:
+        """The last loop time a process recorded, if any."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Heartbeat.loop_time).where(Heartbeat.instance == instance))).first()
+        return None if row is None else float(row[0])
+
+    async def unfinished(self) -> list[StoredMatch]:
+        """Every match that is not over, with players."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(select(Match).where(Match.status.not_in(("finished", "aborted"))).order_by(Match.id))
+            ).all()
+            ids = [r.id for r in rows]
+            players = await self._players(conn, ids)
+        return [_stored(r, players.get(r.id, {})) for r in rows]
+
+    async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
+        """One match, optionally with its full log in order."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Match).where(Match.id == match_id))).first()
+            if row is None:
+                return None
+            players = await self._players(conn, [match_id])
+            stored = _stored(row, players.get(match_id, {}))
+            if with_events:
+                evs = (
+                    await conn.execute(
+                        select(MatchEvent).where(MatchEvent.match_id == match_id).order_by(MatchEvent.seq)
+                    )
+                ).all()
+                stored.events = [
+                    LogEntry(e.seq, e.at, e.kind, e.seat, e.text, e.message_id, dict(e.data or {})) for e in evs
+                ]
+        return stored
+
+    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
+        """A player's most recent matches, newest first."""
+        async with self.engine.connect() as conn:
+            ids = [
+                r[0]
+                for r in (
+                    await conn.execute(
+                        select(MatchPlayer.match_id)
+                        .where(MatchPlayer.player_id == player_id)
+                        .order_by(MatchPlayer.match_id.desc())
+                        .limit(limit)
+                    )
+                ).all()
+            ]
+            if not ids:
+                return []
+            rows = (await conn.execute(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc()))).all()
+            players = await self._players(conn, ids)
+        return [_stored(r, players.get(r.id, {})) for r in rows]
+
+    @staticmethod
+    async def _players(conn: Any, ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
+        out: dict[int, dict[int, tuple[str, str]]] = {}
+        if not ids:
+            return out
+        for chunk_start in range(0, len(ids), 500):
+            chunk = ids[chunk_start : chunk_start + 500]
+            rows = (await conn.execute(select(MatchPlayer).where(MatchPlayer.match_id.in_(chunk)))).all()
+            for p in rows:
+                out.setdefault(p.match_id, {})[p.seat] = (p.player_id, p.name)
+        return out
+
+
+def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.datetime) -> list[dict[str, Any]]:
+    return [
+        {
+            "match_id": match_id,
+            "seq": first_seq + i,
+            "at": now,
+            "kind": e.kind,
+            "seat": e.seat,
+            "text": e.text,
+            "message_id": e.message_id,
+            "data": e.data,
+        }
+        for i, e in enumerate(events)
+    ]
+
+
+def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
+    return StoredMatch(
+        id=row.id,
+        game=row.game,
+        options=dict(row.options),
+        clock=dict(row.clock),
+        status=row.status,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        winner_seat=row.winner_seat,
+        result_reason=row.result_reason,
+        event_count=row.event_count,
+        snapshot=dict(row.snapshot),
+        players=players,
+    )

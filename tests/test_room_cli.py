@@ -1,0 +1,148 @@
+"""`dmhost room` and `dmhost log` as users run them: real subprocesses on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DMHOST = [sys.executable, "-m", "bot.cli"]
+
+
+def room(args: list[str], stdin: str | None = None, *, hold: float = 0.0, cwd: Path) -> tuple[int, list[dict]]:
+    """Run the room; with `hold`, keep stdin open that many seconds before closing it."""
+    proc = subprocess.Popen(
+        [*DMHOST, "room", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+    )
+    assert proc.stdin is not None
+    if stdin:
+        proc.stdin.write(stdin)
+        proc.stdin.flush()
+    deadline = time.monotonic() + hold
+    while hold and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    out, _err = proc.communicate(timeout=60)
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return proc.returncode, events
+
+
+def test_contract_example_prints_json_events_and_exits_0(tmp_path: Path) -> None:
+    code, events = room(
+        ["boxes", "--player", "alice", "--player", "bob", "--events-json"],
+        "alice: A1-B1\nbob: A1-A2\n",
+        cwd=tmp_path,
+    )
+    assert code == 0
+    assert events[0]["event"] == "started" and isinstance(events[0]["match"], int)
+    moves = [e["move"] for e in events if e["event"] == "move"]
+    assert moves == ["A1-B1", "A1-A2"]
+    assert (tmp_path / "dmhost.db").exists()
+
+
+def test_no_input_until_the_deadline_loses_on_time(tmp_path: Path) -> None:
+    code, events = room(
+        [
+            "boxes",
+            "--player",
+            "alice",
+            "--player",
+            "bob",
+            "--events-json",
+            "--clock",
+            "move=0.2",
+            "reserve=0.3",
+            "--db",
+            str(tmp_path / "x.db"),
+        ],
+        hold=3.0,
+        cwd=tmp_path,
+    )
+    assert code == 0
+    assert events[-1] == {
+        "event": "finished",
+        "match": events[0]["match"],
+        "winner": "bob",
+        "reason": "time",
+        "text": events[-1]["text"],
+    }
+
+
+def test_resume_continues_and_log_shows_everything(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    code, events = room(
+        [
+            "boxes",
+            "--player",
+            "alice",
+            "--player",
+            "bob",
+            "--events-json",
+            "--db",
+            db,
+            "--opt",
+            "rows=1",
+            "cols=1",
+        ],
+        "A1-B1\nbob: A1-C1\ncarol: hi\nbob: A2-B2\n",
+        cwd=tmp_path,
+    )
+    assert code == 0
+    mid = events[0]["match"]
+    assert [e["event"] for e in events if e["event"] in ("illegal", "ignored")] == ["illegal", "ignored"]
+    code, events = room(["--db", db, "--resume", str(mid), "--events-json"], "A1-A2\nB1-B2\n", cwd=tmp_path)
+    assert code == 0
+    assert events[0]["event"] == "resumed" and events[0]["match"] == mid
+    assert events[-1]["event"] == "finished" and events[-1]["winner"] == "bob" and events[-1]["reason"] == "score"
+    log = subprocess.run([*DMHOST, "log", str(mid), "--db", db, "--json"], capture_output=True, text=True)
+    assert log.returncode == 0
+    data = json.loads(log.stdout)
+    assert [m["move"] for m in data["moves"]] == ["A1-B1", "A2-B2", "A1-A2", "B1-B2"]
+    assert [e["kind"] for e in data["events"]].count("illegal") == 1
+    assert data["result"]["winner_name"] == "bob"
+    text = subprocess.run([*DMHOST, "log", str(mid), "--db", db], capture_output=True, text=True)
+    assert text.returncode == 0 and "Result: bob (score)" in text.stdout
+    again = subprocess.run([*DMHOST, "room", "--db", db, "--resume", str(mid)], capture_output=True, text=True)
+    assert again.returncode == 2 and "finished" in again.stderr
+
+
+def test_bad_input_lines_do_not_crash_the_room(tmp_path: Path) -> None:
+    garbage = "\n".join(["", "x" * 10_000, "\x00\x01\x7f binary", "bob: A1-B1", "nobody: A1-B1", ":::", "alice: A1-B1"])
+    code, events = room(
+        ["boxes", "--player", "alice", "--player", "bob", "--events-json", "--db", str(tmp_path / "g.db")],
+        garbage + "\n",
+        cwd=tmp_path,
+    )
+    assert code == 0
+    kinds = [e["event"] for e in events]
+    assert "rejected" in kinds and "ignored" in kinds
+    assert [e["move"] for e in events if e["event"] == "move"] == ["A1-B1"]
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    for args in (
+        ["room", "boxes", "--player", "a"],
+        ["log", "999", "--db", str(tmp_path / "n.db")],
+        ["room", "chess", "--player", "a", "--player", "b"],
+        ["nonsense"],
+    ):
+        proc = subprocess.run([*DMHOST, *args], capture_output=True, text=True, cwd=tmp_path, input="")
+        assert proc.returncode == 2, (args, proc.stderr)
+
+
+def test_run_without_token_explains(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*DMHOST, "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert proc.returncode == 2
+    assert "DMHOST_TOKEN" in proc.stderr and "dmhost room" in proc.stderr
