@@ -258,7 +258,7 @@ _SETUP_TOKEN = re.compile(
 )
 _POINT_RE = re.compile(r"^\s*([A-Za-z]{1,3})\s*(\d{1,3})\s*$")
 _SLIDE = re.compile(
-    r"^\s*(?:move\s+)?([A-Za-z]{1,3}\s*\d{1,3})\s*(?:-+>?|–|—|>|,|\bto\b|\s)\s*([A-Za-z]{1,3}\s*\d{1,3})\s*[.!]?\s*$",
+    r"^\s*(?:move\s+)?([A-Za-z]{1,3}\s*\d{1,3})\s*(?:-+>?|–|—|→|>|,|\bto\b|\band\b|\s)\s*([A-Za-z]{1,3}\s*\d{1,3})\s*[.!]?\s*$",
     re.IGNORECASE,
 )
 _HINT = "slide a stone like F7-I10; to open, setup red F7 blue E5 G5; to choose a colour, take red"
@@ -404,25 +404,22 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
 
     @staticmethod
     def _off_board(p: Point, geo: Geometry) -> str:
-        col, row = p
-        name = point_name(max(col, 0), row) if row >= 0 else f"row {row + 1}"
-        return f"{name} is off the board (A1 to {geo.last_point()})"
+        return f"{point_name(*p)} is off the board (A1 to {geo.last_point()})"
 
     def _validate_slide(self, state: DotDashState, parsed: ParsedSlide, seat: Seat) -> Slide:
         geo = state.geo
         a, b = parsed
+        text = f"{point_name(*a)}-{point_name(*b)}"
         if state.phase == "setup":
-            text = f"{point_name(*a)}-{point_name(*b)}" if min(*a, *b) >= 0 else "slide"
             raise IllegalMoveError(
                 text, "the game has not started: seat 1 first places stones, like setup red F7 blue E5 G5"
             )
         if state.phase == "choose":
-            text = f"{point_name(*a)}-{point_name(*b)}" if min(*a, *b) >= 0 else "slide"
             raise IllegalMoveError(text, "seat 2 must first choose a colour: take red or take blue")
         src, dst = geo.index(a), geo.index(b)
         for p, index in ((a, src), (b, dst)):
             if index is None:
-                raise IllegalMoveError("slide", self._off_board(p, geo))
+                raise IllegalMoveError(text, self._off_board(p, geo))
         assert src is not None and dst is not None
         text = f"{geo.names[src]}-{geo.names[dst]}"
         colour = state.colour_of(seat)
