@@ -26,7 +26,7 @@ from games.base import (
     Ruleset,
     Seat,
 )
-from games.coords import column_header, point_name
+from games.coords import column_header, letters_to_col, point_name
 
 RED, BLUE = 0, 1
 COLOURS = ("red", "blue")
@@ -265,15 +265,11 @@ _HINT = "slide a stone like F7-I10; to open, setup red F7 blue E5 G5; to choose 
 
 
 def _point(text: str) -> Point:
-    """'F7' → (5, 6), lenient about case and inner spaces; a zero row becomes -1 (off the board)."""
+    """'F7' → (5, 6), lenient about case and inner spaces; row 0 becomes -1 (off the board, not a typo)."""
     m = _POINT_RE.match(text)
     if not m:
-        raise ValueError(text)
-    letters, digits = m.group(1).upper(), int(m.group(2))
-    col = 0
-    for ch in letters:
-        col = col * 26 + (ord(ch) - 64)
-    return col - 1, digits - 1
+        raise ValueError(f"{text!r} is not a point like F7")
+    return letters_to_col(m.group(1)), int(m.group(2)) - 1
 
 
 class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
@@ -311,9 +307,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
     def extra(self, state: DotDashState) -> dict[str, Any]:
         """Reserves per seat and the phase."""
         return {
-            "reserve": {
-                str(state.seat_of(c)): state.reserve(c) for c in sorted((RED, BLUE), key=state.seat_of)
-            },
+            "reserve": {str(seat): state.reserve(state.colour_of(seat)) for seat in (1, 2)},
             "phase": state.phase,
         }
 
@@ -481,7 +475,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
     def _sample_setups(self, state: DotDashState) -> Iterator[Setup]:
         geo = state.geo
         mid = state.size // 2
-        block = sorted(geo.index((mid + dc, mid + dr)) or 0 for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+        block = [(mid + dr) * geo.width + mid + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
         for single in block:
             for i, p in enumerate(block):
                 for q in block[i + 1 :]:

@@ -24,7 +24,6 @@ from games.dotdash import (
     Slide,
     Take,
     count_fives,
-    geometry,
     in_fives,
 )
 from games.dotdash import (
@@ -126,7 +125,7 @@ def test_opening_flow_and_who_moves_first() -> None:
     state = R.new_game(R.parse_options({}))
     assert R.to_move(state) == 1 and R.extra(state) == {"reserve": {"1": 60, "2": 60}, "phase": "setup"}
     state, move, _ = play_text(R, state, "setup blue E5 G5 red F7")
-    assert move == Setup(red=(geometry(13).index((5, 6)) or 0,), blue=move.blue)
+    assert move == Setup(red=(6 * 14 + 5,), blue=(4 * 14 + 4, 4 * 14 + 6))  # bit = row * 14 + col
     assert R.format(R.new_game(R.parse_options({})), move) == "setup red F7 blue E5 G5"
     assert R.to_move(state) == 2
     # Until the choice, seat 1 counts as red: its reserve already lost the red stone.
