@@ -609,14 +609,14 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
         self, state: DotDashState, shifted: Colour | None, events: list[Event]
     ) -> tuple[DotDashState, list[Event]]:
         """Settle the start of `state.turn`'s turn: a shift loses, a lead wins, no move loses."""
-        mover = state.colour_of(state.turn)
+        starting = state.colour_of(state.turn)
         winner: Seat | None = None
         reason = None
         if shifted is not None:
             winner, reason = state.seat_of(1 - shifted), "shift"
-        elif state.fives[mover] > state.fives[1 - mover]:
+        elif state.fives[starting] > state.fives[1 - starting]:
             winner, reason = state.turn, "five-rows"
-        elif state.reserve(mover) < 2 or not can_slide(state, mover):
+        elif state.reserve(starting) < 2 or not can_slide(state, starting):
             winner, reason = 3 - state.turn, "no-moves"
         if reason is None:
             return state, events
