@@ -177,10 +177,11 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
                 raise TurnError(name, f"seat {seat} has stopped and places no more dots")
             idx = state.geo.index(x, y)
             v = state.board[idx]
-            if v & 3:
-                raise IllegalMoveError(name, f"{name} already holds a dot")
+            if v >> 2:
+                owner = "X" if v >> 2 == 1 else "O"
+                raise IllegalMoveError(name, f"{name} is inside {owner}'s enclosure: nobody can play there")
             if v:
-                raise IllegalMoveError(name, f"{name} is inside an enclosure: nobody can play there")
+                raise IllegalMoveError(name, f"{name} already holds a dot")
             return (seat, idx)
         if seat != state.turn:
             raise TurnError(kind, f"only seat {state.turn} may {kind} now")
