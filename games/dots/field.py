@@ -146,11 +146,14 @@ def _with_holes(region: list[int], wall: bytes, b: bytearray, geo: Geometry) -> 
     x0, x1 = min(xs) - 1, max(xs) + 1
     y0, y1 = min(ys) - 1, max(ys) + 1
     inside = bytearray(size)
+    near = bytearray(size)
     for c in region:
         inside[c] = 1
+        for o in ring:
+            near[c + o] = 1
 
     def blocked(c: int) -> bool:
-        return bool(wall[b[c]]) and any(inside[c + o] for o in ring if 0 <= c + o < size)
+        return bool(near[c] and wall[b[c]])
 
     reach = bytearray(size)
     frame = [y0 * stride + x for x in range(x0, x1 + 1)] + [y1 * stride + x for x in range(x0, x1 + 1)]
