@@ -116,8 +116,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         importer = getattr(ruleset, "import_sgf", None)
         if importer is None:
             raise UsageError(f"{ruleset.id} has no SGF import")
-        with open(args.sgf, encoding="utf-8") as fh:
-            sgf_opts, lines = importer(fh.read())
+        try:
+            with open(args.sgf, encoding="utf-8") as fh:
+                sgf_opts, lines = importer(fh.read())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read SGF {args.sgf}: {exc}") from None
         raw_opts = {**sgf_opts, **raw_opts}
     else:
         lines = read_input(args.file)
