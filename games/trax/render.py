@@ -18,11 +18,9 @@ RED_MARK = "#"
 def render(state: TraxState) -> str:
     """The board framed by the empty row and column on every side, labels as in the notation."""
     if not state.tiles:
-        width = height = 0
-        minx = miny = 0
-    else:
-        minx, _maxx, miny, _maxy = state.box
-        width, height = state.width, state.height
+        return "   @\n0  .   (empty board: the first tile goes at @0, as @0+ or @0/)"
+    minx, _maxx, miny, _maxy = state.box
+    width, height = state.width, state.height
     cols = [col_label(c) for c in range(-1, width + 1)]
     pitch = max(2, max(len(c) for c in cols) + 1)
     row_w = len(str(height + 1))

@@ -142,12 +142,14 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         if parsed.shape is not None:
             options = [t for t in SHAPE_TILES[parsed.shape] if t in fits]
             if not options:
-                raise IllegalMoveError(text, f"no {parsed.shape} tile fits at {label}: {_demands(idx)}")
+                raise IllegalMoveError(
+                    text, f"no {parsed.shape} tile fits at {label}: {_demands(idx, label)}"
+                )
             mask = options[0]
         else:
             mask = _dm_mask(parsed, state.colour_of(seat))
             if mask not in fits:
-                raise IllegalMoveError(text, f"that tile does not fit at {label}: {_demands(idx)}")
+                raise IllegalMoveError(text, f"{text} does not fit: {_demands(idx, label)}")
         move = (key, mask)
         try:
             done = simulate(state, move)
@@ -179,6 +181,13 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         """Standard notation relative to the board before the move: `B3/`."""
         key, mask = move
         return _label_of(state, key) + SHAPE[mask]
+
+    def format_dm(self, state: TraxState, move: Move) -> str:
+        """The Death Match form: the cell and the two sides the mover's colour joins (`B3 north east`)."""
+        key, mask = move
+        mine = mask if state.colour_of(state.seat) == WHITE else 15 ^ mask
+        a, b = (side for side in range(4) if mine >> side & 1)
+        return f"{_label_of(state, key)} {SIDE_NAMES[a]} {SIDE_NAMES[b]}"
 
     def legal_moves(self, state: TraxState) -> list[Move]:
         """Every legal placement once (perft counts these)."""
@@ -298,7 +307,7 @@ def _dm_mask(parsed: ParsedMove, mover_colour: int) -> int:
     return bits if colour == WHITE else 15 ^ bits
 
 
-def _demands(idx: int) -> str:
+def _demands(idx: int, label: str) -> str:
     """'white enters from the north, red from the west' for a FIT index."""
     parts = []
     for side in range(4):
@@ -306,7 +315,7 @@ def _demands(idx: int) -> str:
             parts.append(f"white from the {SIDE_NAMES[side]}")
         elif idx >> (side + 4) & 1:
             parts.append(f"red from the {SIDE_NAMES[side]}")
-    return "tracks enter it " + ", ".join(parts)
+    return f"tracks enter {label} " + ", ".join(parts)
 
 
 def _label_of(state: TraxState, key: int) -> str:
