@@ -105,7 +105,7 @@ def test_short_case(case: dict[str, Any]) -> None:
 
 
 @needs_cases
-@pytest.mark.parametrize("index", [0, 3, 276])
+@pytest.mark.parametrize("index", [0, 276])
 def test_real_games_through_the_cli(index: int) -> None:
     case = REAL[index]
     proc = subprocess.run(
@@ -121,7 +121,7 @@ def test_real_games_through_the_cli(index: int) -> None:
 
 @needs_cases
 def test_illegal_short_cases_through_the_cli() -> None:
-    for case in [c for c in SHORT if c.get("illegal_at")][:3]:
+    for case in [c for c in SHORT if c.get("illegal_at")][:2]:
         proc = subprocess.run(
             [sys.executable, "-m", "games", "replay", "trax"],
             input="\n".join(case["moves"]) + "\n",
@@ -211,6 +211,8 @@ def test_formatted_games_replay_identically(seed: int, plies: int, red: bool) ->
         ("B1 west north", "B1/"),
         ("B1 top left", "B1/"),
         ("B1 TOP-LEFT", "B1/"),
+        ("B1 northwest", "B1/"),
+        ("B1 topleft", "B1/"),
         ("B1 left down", "B1\\"),
         ("A2 east west", "A2+"),
         ("A2 south east", "A2/"),
@@ -340,3 +342,14 @@ def test_options_and_clock() -> None:
     assert R.default_clock(R.parse_options({})) == ClockSpec("grace", move=60, grace=600)
     assert R.colour_of(_new("red"), 1) == "red"
     assert R.scores(_play(["@0+"])) == {1: 0, 2: 0}
+
+
+def test_apply_refuses_moves_that_did_not_come_from_validate() -> None:
+    state = _play(["@0+"])
+    key = next(iter(state.board))
+    with pytest.raises(IllegalMoveError):
+        R.apply(state, (key, 5))  # occupied
+    with pytest.raises(IllegalMoveError):
+        R.apply(state, (key + 1, 10))  # red north side against white
+    with pytest.raises(IllegalMoveError):
+        R.apply(_new(), (key, 3))

@@ -96,6 +96,8 @@ def parse(text: str) -> ParsedMove:
             sides.append(_SIDE_WORDS[word])
         elif len(word) == 2 and all(ch in "nesw" for ch in word):
             sides.extend(_SIDE_WORDS[ch] for ch in word)
+        elif (pair := _split_pair(word)) is not None:
+            sides.extend(pair)  # 'northeast', 'topleft'
         else:
             raise MoveSyntaxError(text, f"unknown word {word!r}; {HINT}")
     if len(sides) != 2:
@@ -104,6 +106,15 @@ def parse(text: str) -> ParsedMove:
         raise MoveSyntaxError(text, "a track joins two different sides")
     a, b = sorted(sides)
     return ParsedMove(col, row, None, (a, b), colour)
+
+
+def _split_pair(word: str) -> tuple[int, int] | None:
+    """Two side words written as one ('northeast' → N, E), else None."""
+    for cut in range(2, len(word) - 1):
+        a, b = _SIDE_WORDS.get(word[:cut]), _SIDE_WORDS.get(word[cut:])
+        if a is not None and b is not None:
+            return a, b
+    return None
 
 
 def _cell(letters: str, digits: str) -> tuple[int, int]:

@@ -201,8 +201,12 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         if cached is not None and cached[0] is state and cached[1] == move:
             done = cached[2]
         else:
-            if state.tiles and move[0] in state.board:
-                raise IllegalMoveError(self.format(state, move), "that cell is already taken")
+            key, mask = move
+            if state.tiles:
+                if key in state.board or mask not in FIT[need(state.board, key)]:
+                    raise IllegalMoveError(self.format(state, move), "that tile cannot go there")
+            elif move not in [(ORIGIN, t) for t in FIRST_TILES]:
+                raise IllegalMoveError("@0", "the first tile is @0+ or @0/")
             try:
                 done = simulate(state, move) if state.tiles else ({move[0]: move[1]}, [move[0]])
             except ThreeSame:
