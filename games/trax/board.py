@@ -199,6 +199,14 @@ def legal_placements(board: Mapping[int, int]) -> list[tuple[int, int]]:
     return out
 
 
+TURN = tuple(PARTNER[m][OPP[d]] if m in SHAPE else -1 for m in range(16) for d in range(4))
+"""TURN[mask << 2 | d]: the side a track leaves a tile by after entering it travelling in direction d."""
+COLOUR_SIDES = tuple(
+    tuple(tuple(s for s in range(4) if (m >> s & 1) == colour) for colour in (RED, WHITE)) for m in range(16)
+)
+"""COLOUR_SIDES[mask][colour]: the two sides carrying that colour."""
+
+
 def structures(
     board: Mapping[int, int], fresh: Iterable[int], box: tuple[int, int, int, int]
 ) -> tuple[str | None, str | None]:
@@ -211,45 +219,49 @@ def structures(
     wide = maxx - minx >= 7
     tall = maxy - miny >= 7
     found: list[str | None] = [None, None]
-    seen: set[int] = set()
+    fresh = list(fresh)
+    seen: set[int] | None = set() if len(fresh) > 1 else None
+    get = board.get
     for start in fresh:
         smask = board[start]
         for colour in (RED, WHITE):
-            if found[colour] == "loop":
+            if found[colour] == "loop" or (seen is not None and start << 1 | colour in seen):
                 continue
-            tag = start << 1 | colour
-            if tag in seen:
-                continue
-            sides = [s for s in range(4) if (smask >> s & 1) == colour]
-            ends: list[tuple[int, int]] = []
-            loop = False
-            for first in sides:
-                k, d = start, first
-                while True:
-                    n = k + OFF[d]
-                    m = board.get(n)
-                    if m is None:
-                        ends.append((k, d))
-                        break
-                    if n == start:
-                        loop = True
-                        break
-                    d = PARTNER[m][OPP[d]]
-                    k = n
-                    seen.add(k << 1 | colour)
-                if loop:
+            first, second = COLOUR_SIDES[smask][colour]
+            # Follow the track out of the first side until it stops or comes back.
+            k, d = start, first
+            while True:
+                n = k + OFF[d]
+                m = get(n)
+                if m is None:
                     break
-            if loop:
-                found[colour] = "loop"
+                if n == start:
+                    found[colour] = "loop"
+                    break
+                d = TURN[m << 2 | d]
+                k = n
+                if seen is not None:
+                    seen.add(k << 1 | colour)
+            if found[colour] is not None or not (wide or tall):
                 continue
-            if found[colour] is None and (wide or tall):
-                (k1, d1), (k2, d2) = ends
-                if d1 > d2:
-                    (k1, d1), (k2, d2) = (k2, d2), (k1, d1)
-                if wide and d1 == E and d2 == W and k1 >> 16 == maxx and k2 >> 16 == minx:
-                    found[colour] = "line"
-                elif tall and d1 == N and d2 == S and k1 & 0xFFFF == miny and k2 & 0xFFFF == maxy:
-                    found[colour] = "line"
+            k1, d1 = k, d
+            k, d = start, second
+            while True:
+                n = k + OFF[d]
+                m = get(n)
+                if m is None:
+                    break
+                d = TURN[m << 2 | d]
+                k = n
+                if seen is not None:
+                    seen.add(k << 1 | colour)
+            k2, d2 = k, d
+            if d1 > d2:
+                k1, d1, k2, d2 = k2, d2, k1, d1
+            if wide and d1 == E and d2 == W and k1 >> 16 == maxx and k2 >> 16 == minx:
+                found[colour] = "line"
+            elif tall and d1 == N and d2 == S and k1 & 0xFFFF == miny and k2 & 0xFFFF == maxy:
+                found[colour] = "line"
     return found[0], found[1]
 
 

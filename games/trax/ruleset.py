@@ -114,34 +114,37 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
 
     def validate(self, state: TraxState, parsed: ParsedMove, seat: Seat) -> Move:
         """The placement named, if the whole turn (forced plays included) is legal."""
-        text = _written(parsed)
         if state.finished:
-            raise GameFinishedError(text, "the game is already over")
+            raise GameFinishedError(_written(parsed), "the game is already over")
         if not state.tiles:
-            return self._first_move(state, parsed, seat, text)
+            return self._first_move(state, parsed, seat, _written(parsed))
         minx, _maxx, miny, _maxy = state.box
         width, height = state.width, state.height
         col, row = parsed.col, parsed.row
-        label = f"{col_label(col)}{row}" if col >= -1 else text
         if not (-1 <= col <= width and 0 <= row <= height + 1):
+            text, label = _written(parsed), _cell(parsed)
             raise IllegalMoveError(
                 text,
                 f"{label} is off the board: columns run from @ to {col_label(width)}, "
                 f"rows from 0 to {height + 1}",
             )
         if col in (-1, width) and row in (0, height + 1):
+            text, label = _written(parsed), _cell(parsed)
             raise IllegalMoveError(text, f"{label} is a corner cell: it never touches a tile")
         key = pack(minx + col, miny + row - 1)
         board = state.board
         if key in board:
+            text, label = _written(parsed), _cell(parsed)
             raise IllegalMoveError(text, f"{label} is already taken")
         idx = need(board, key)
         if idx == 0:
+            text, label = _written(parsed), _cell(parsed)
             raise IllegalMoveError(text, f"{label} is not next to any tile")
         fits = FIT[idx]
         if parsed.shape is not None:
             options = [t for t in SHAPE_TILES[parsed.shape] if t in fits]
             if not options:
+                text, label = _written(parsed), _cell(parsed)
                 raise IllegalMoveError(
                     text, f"no {parsed.shape} tile fits at {label}: {_demands(idx, label)}"
                 )
@@ -149,11 +152,13 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         else:
             mask = _dm_mask(parsed, state.colour_of(seat))
             if mask not in fits:
+                text, label = _written(parsed), _cell(parsed)
                 raise IllegalMoveError(text, f"{text} does not fit: {_demands(idx, label)}")
         move = (key, mask)
         try:
             done = simulate(state, move)
         except ThreeSame as exc:
+            text, label = _written(parsed), _cell(parsed)
             where = _label_of(state, exc.cell)
             raise IllegalMoveError(
                 text,
@@ -291,6 +296,11 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         else:
             lines.append(f"seat {state.seat} ({colour_name(state.colour_of(state.seat))}) to move")
         return "\n".join(lines)
+
+
+def _cell(parsed: ParsedMove) -> str:
+    """The cell label as written, normalised (`b3` → `B3`)."""
+    return f"{col_label(parsed.col)}{parsed.row}"
 
 
 def _written(parsed: ParsedMove) -> str:
