@@ -353,3 +353,95 @@ def test_apply_refuses_moves_that_did_not_come_from_validate() -> None:
         R.apply(state, (key + 1, 10))  # red north side against white
     with pytest.raises(IllegalMoveError):
         R.apply(_new(), (key, 3))
+
+
+# -- independent slow checkers ---------------------------------------------------------------
+
+
+def _naive_closure(board: dict[int, int]) -> bool:
+    """Fill forced cells by rescanning the whole board; False on a three-same cell."""
+    offsets = {0: -1, 1: 1 << 16, 2: 1, 3: -(1 << 16)}
+    while True:
+        empties = {k + o for k in board for o in offsets.values()} - set(board)
+        changed = False
+        for cell in empties:
+            white = [
+                s for s, o in offsets.items() if cell + o in board and board[cell + o] >> ((s + 2) % 4) & 1
+            ]
+            red = [
+                s
+                for s, o in offsets.items()
+                if cell + o in board and not board[cell + o] >> ((s + 2) % 4) & 1
+            ]
+            if len(white) >= 3 or len(red) >= 3:
+                return False
+            if len(white) == 2 or len(red) == 2:
+                whites = white if len(white) == 2 else [s for s in range(4) if s not in red]
+                board[cell] = sum(1 << s for s in whites)
+                changed = True
+        if not changed:
+            return True
+
+
+def _naive_structures(board: dict[int, int]) -> dict[int, set[str]]:
+    """Every loop and line on the board, per colour (1 white, 0 red), by following every track."""
+    offsets = {0: -1, 1: 1 << 16, 2: 1, 3: -(1 << 16)}
+    xs = [k >> 16 for k in board]
+    ys = [k & 0xFFFF for k in board]
+    out: dict[int, set[str]] = {0: set(), 1: set()}
+    for start, mask in board.items():
+        for colour in (0, 1):
+            sides = [s for s in range(4) if (mask >> s & 1) == colour]
+            ends = []
+            for side in sides:
+                k, d, steps = start, side, 0
+                while True:
+                    n = k + offsets[d]
+                    if n not in board:
+                        ends.append((k, d))
+                        break
+                    if n == start:
+                        out[colour].add("loop")
+                        break
+                    entry = (d + 2) % 4
+                    m = board[n]
+                    d = next(s for s in range(4) if s != entry and (m >> s & 1) == (m >> entry & 1))
+                    k, steps = n, steps + 1
+            if len(ends) == 2:
+                (k1, d1), (k2, d2) = sorted(ends, key=lambda e: e[1])
+                if (d1, d2) == (1, 3) and max(xs) - min(xs) >= 7:
+                    if k1 >> 16 == max(xs) and k2 >> 16 == min(xs):
+                        out[colour].add("line")
+                if (d1, d2) == (0, 2) and max(ys) - min(ys) >= 7:
+                    if k1 & 0xFFFF == min(ys) and k2 & 0xFFFF == max(ys):
+                        out[colour].add("line")
+    return out
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_engine_agrees_with_slow_checkers(seed: int) -> None:
+    rng = random.Random(seed)
+    state = _new()
+    while not state.finished:
+        legal = set(R.legal_moves(state))
+        for cell in frontier(state.board):
+            for tile in FIT[need(state.board, cell)]:
+                trial = dict(state.board)
+                trial[cell] = tile
+                assert _naive_closure(trial) == ((cell, tile) in legal)
+        move = rng.choice(sorted(legal))
+        mover = state.seat
+        trial = dict(state.board) if state.tiles else {}
+        trial[move[0]] = move[1]
+        _naive_closure(trial)
+        state, _ = R.apply(state, move)
+        assert trial == state.board
+        found = _naive_structures(state.board)
+        mine = state.colour_of(mover)
+        if found[mine]:
+            assert state.winner == mover and state.reason in found[mine]
+        elif found[1 - mine]:
+            assert state.winner == 3 - mover and state.reason in found[1 - mine]
+        else:
+            assert not state.finished
