@@ -257,7 +257,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
     def move_hint(self) -> str:
         """How to write a move."""
         return (
-            "place a tile like B3/ , B3+ or B3\\ (labels as on the board; @ and 0 are the empty "
+            "place a tile like B3/, B3+ or B3\\ (labels as on the board; @ and 0 are the empty "
             "column and row before A and 1), or name a cell and the two sides your colour joins: "
             "B3 north east"
         )
