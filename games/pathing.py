@@ -275,7 +275,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         self, state: PathingState, parsed: tuple[Point, ...], names: list[str], text: str
     ) -> int:
         if state.phase == "penalty":
-            raise IllegalMoveError(text, self._penalty_task(state, seat_word=False))
+            raise IllegalMoveError(text, "the round is over; " + self._penalty_task(state, seat_word=False))
         a, b = _square(parsed[0]), _square(parsed[1])
         if a == b:
             raise IllegalMoveError(text, f"{names[0]} cannot be swapped with itself")
