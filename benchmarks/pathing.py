@@ -60,9 +60,7 @@ def main(argv: list[str]) -> int:
         rate, games, mean_rounds = measure(layout, seconds)
         verdict = "ok" if rate >= TARGET else "BELOW TARGET"
         ok &= rate >= TARGET
-        print(
-            f"  {name:<8} {rate:>10,.0f} swaps/s  ({games} matches, {mean_rounds:.1f} rounds each)  {verdict}"
-        )
+        print(f"  {name:<8} {rate:>10,.0f} swaps/s  ({games} matches, {mean_rounds:.1f} rounds each)  {verdict}")
     return 0 if ok else 1
 
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.announce import describe
 from bot.clocks import Clocks, TimeControl
 from bot.policies import HostPolicy, policy_for
 from bot.store import MatchStore, NewEvent, StoredMatch
@@ -556,7 +557,7 @@ class MatchService:
             HostEvent(
                 live.id,
                 "move",
-                f"{live.name(seat)} played {notation}." + _describe(game_events, live),
+                f"{live.name(seat)} played {notation}." + describe(game_events, live.name),
                 {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
                 seat=seat,
             )
@@ -1148,19 +1149,6 @@ def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = str(v)
     return out
-
-
-def _describe(events: list[Any], live: Live) -> str:
-    parts = []
-    for e in events[1:]:
-        if e.kind == "boxes":
-            parts.append(f"{e.data.get('count', 1)} box(es) for {live.name(e.data.get('seat'))}")
-        elif e.kind == "extra_turn":
-            parts.append("moves again")
-        elif e.kind not in ("game_over", "move"):
-            detail = e.data.get("text") if isinstance(e.data, Mapping) else None
-            parts.append(str(detail) if detail else e.kind.replace("_", " "))
-    return (" " + "; ".join(parts) + ".") if parts else ""
 
 
 def _notice_text(kind: str, name: str, clocks: Clocks) -> str:

@@ -286,9 +286,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
     # -- state ---------------------------------------------------------------------
     def new_game(self, options: DotDashOptions) -> DotDashState:
         """An empty board; seat 1 places the opening stones."""
-        return DotDashState(
-            options.size, options.variant, options.stones, (0, 0), (0, 0), "setup", 1, 1, None, None
-        )
+        return DotDashState(options.size, options.variant, options.stones, (0, 0), (0, 0), "setup", 1, 1, None, None)
 
     def to_move(self, state: DotDashState) -> Seat | None:
         """The seat to act, None once the game is over."""
@@ -361,17 +359,13 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
     def _validate_take(self, state: DotDashState, take: Take) -> Take:
         text = f"take {COLOURS[take.colour]}"
         if state.phase == "setup":
-            raise IllegalMoveError(
-                text, "there is nothing to choose yet: seat 1 places the opening stones first"
-            )
+            raise IllegalMoveError(text, "there is nothing to choose yet: seat 1 places the opening stones first")
         if state.phase == "move":
             raise IllegalMoveError(text, "the colours are already chosen")
         return take
 
     def _validate_setup(self, state: DotDashState, parsed: ParsedSetup) -> Setup:
-        text = "setup " + " ".join(
-            COLOURS[c] + " " + " ".join(point_name(*p) for p in pts) for c, pts in parsed.groups
-        )
+        text = "setup " + " ".join(COLOURS[c] + " " + " ".join(point_name(*p) for p in pts) for c, pts in parsed.groups)
         if state.phase != "setup":
             raise IllegalMoveError(text, "the opening stones are already placed")
         colours = [c for c, _ in parsed.groups]
@@ -428,18 +422,14 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
             raise IllegalMoveError(text, f"{text} is not a straight line (orthogonal or diagonal)")
         steps = max(abs(dc), abs(dr))
         if steps < 3:
-            raise IllegalMoveError(
-                text, f"{text} moves {steps} point{'s' * (steps > 1)}; a slide goes at least 3"
-            )
+            raise IllegalMoveError(text, f"{text} moves {steps} point{'s' * (steps > 1)}; a slide goes at least 3")
         if state.variant == "frozen" and in_fives(own, geo) >> src & 1:
             raise IllegalMoveError(text, f"{geo.names[src]} lies in a five-row and is frozen")
         step = (dst - src) // steps
         for i in range(1, steps):
             passed = src + i * step
             if (own | other) >> passed & 1:
-                raise IllegalMoveError(
-                    text, f"{geo.names[passed]} is in the way: a slide cannot pass over stones"
-                )
+                raise IllegalMoveError(text, f"{geo.names[passed]} is in the way: a slide cannot pass over stones")
         if own >> dst & 1:
             raise IllegalMoveError(text, f"{geo.names[dst]} holds your own stone")
         if other >> dst & 1 and state.variant != "sacrificial":
@@ -561,9 +551,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
         text = self.format(state, move)
         if isinstance(move, Setup):
             board = (sum(1 << p for p in move.red), sum(1 << p for p in move.blue))
-            new = DotDashState(
-                state.size, state.variant, state.stones, board, (0, 0), "choose", 1, 2, None, None
-            )
+            new = DotDashState(state.size, state.variant, state.stones, board, (0, 0), "choose", 1, 2, None, None)
             return new, [Event("move", {"seat": seat, "move": text})]
         if isinstance(move, Take):
             red_seat = 2 if move.colour == RED else 1
@@ -599,9 +587,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
         events = [Event("move", data)]
         if fives != state.fives:
             events.append(Event("five_rows", {str(state.seat_of(c)): fives[c] for c in (RED, BLUE)}))
-        base = DotDashState(
-            state.size, state.variant, state.stones, board, fives, "move", state.red_seat, 3 - seat
-        )
+        base = DotDashState(state.size, state.variant, state.stones, board, fives, "move", state.red_seat, 3 - seat)
         shifted = fives[colour] < state.fives[colour]
         return self._start_turn(base, colour if shifted else None, events)
 

@@ -94,9 +94,7 @@ def parse_board(text: str) -> tuple[int, int]:
     """'R..B/..../..../B..R' → (red mask, blue mask); raises ValueError with a readable reason."""
     rows = [row.replace(" ", "") for row in text.strip().split("/")]
     if len(rows) != SIZE:
-        raise ValueError(
-            f"layout needs {SIZE} rows separated by '/', like R..B/..../..../B..R; got {len(rows)}"
-        )
+        raise ValueError(f"layout needs {SIZE} rows separated by '/', like R..B/..../..../B..R; got {len(rows)}")
     red = blue = 0
     for r, row in enumerate(rows):
         if len(row) != SIZE:
@@ -108,9 +106,7 @@ def parse_board(text: str) -> tuple[int, int]:
             elif ch == "B":
                 blue |= bit
             elif ch != ".":
-                raise ValueError(
-                    f"layout square {point_name(c, r)} is {ch!r}: use R (red), B (blue) or . (empty)"
-                )
+                raise ValueError(f"layout square {point_name(c, r)} is {ch!r}: use R (red), B (blue) or . (empty)")
     return red, blue
 
 
@@ -147,9 +143,7 @@ class PathingOptions(GameOptions):
         for colour, mask in (("red", red), ("blue", blue)):
             lines = _lines(mask)
             if lines:
-                raise ValueError(
-                    f"layout already has a {colour} line ({', '.join(lines)}); the match would be over"
-                )
+                raise ValueError(f"layout already has a {colour} line ({', '.join(lines)}); the match would be over")
         return board_text(red, blue)
 
 
@@ -219,9 +213,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
     def new_game(self, options: PathingOptions) -> PathingState:
         """The layout on the pathing board, an empty support board, round 1, red (seat 1) to swap."""
         red, blue = parse_board(options.layout)
-        return PathingState(
-            red, blue, 0, 0, 0, 0, 1, "move", 1, 1, 0, "", options.ruleset, options.max_rounds
-        )
+        return PathingState(red, blue, 0, 0, 0, 0, 1, "move", 1, 1, 0, "", options.ruleset, options.max_rounds)
 
     def to_move(self, state: PathingState) -> Seat | None:
         """The seat to swap (or to pick during the penalty phase); None once decided."""
@@ -246,9 +238,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         """Two squares for a swap (`Swap A4 and B4`, `A4-B4`), one for a penalty pick (`pick C3`)."""
         m = _MOVE.match(text) if len(text) <= 80 else None
         if not m:
-            raise MoveSyntaxError(
-                text, "write a swap as two squares like A4-B4, or a penalty pick like pick C3"
-            )
+            raise MoveSyntaxError(text, "write a swap as two squares like A4-B4, or a penalty pick like pick C3")
         kw = (m.group("kw") or "").lower()
         try:
             points = tuple(parse_point(g) for g in (m.group("a"), m.group("b")) if g)
@@ -271,9 +261,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             return self._validate_swap(state, parsed, names, text)
         return self._validate_pick(state, _square(parsed[0]), names[0], text)
 
-    def _validate_swap(
-        self, state: PathingState, parsed: tuple[Point, ...], names: list[str], text: str
-    ) -> int:
+    def _validate_swap(self, state: PathingState, parsed: tuple[Point, ...], names: list[str], text: str) -> int:
         if state.phase == "penalty":
             raise IllegalMoveError(text, "the round is over; " + self._penalty_task(state, seat_word=False))
         a, b = _square(parsed[0]), _square(parsed[1])
@@ -281,9 +269,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             raise IllegalMoveError(text, f"{names[0]} cannot be swapped with itself")
         edge = EDGE_OF.get((a, b))
         if edge is None:
-            raise IllegalMoveError(
-                text, f"{names[1]} is not next to {names[0]} (swaps are between neighbours)"
-            )
+            raise IllegalMoveError(text, f"{names[1]} is not next to {names[0]} (swaps are between neighbours)")
         if state.drawn >> edge & 1:
             raise IllegalMoveError(text, f"{EDGE_NAMES[edge]} was already swapped this round")
         return edge
@@ -297,9 +283,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         bit = 1 << sq
         if (state.red | state.blue) != (1 << N_SQUARES) - 1:
             if (state.red | state.blue) & bit:
-                raise IllegalMoveError(
-                    text, f"{name} is not empty: {self._penalty_task(state, seat_word=False)}"
-                )
+                raise IllegalMoveError(text, f"{name} is not empty: {self._penalty_task(state, seat_word=False)}")
         elif not state.colour_mask(loser) & bit:
             raise IllegalMoveError(text, f"{name} is not yours: {self._penalty_task(state, seat_word=False)}")
         return PICK + sq
@@ -518,9 +502,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             "max_rounds": state.max_rounds,
             "board": board_text(state.red, state.blue),
             "edges": {
-                EDGE_NAMES[e]: 1 if state.red_edges >> e & 1 else 2
-                for e in range(N_EDGES)
-                if state.drawn >> e & 1
+                EDGE_NAMES[e]: 1 if state.red_edges >> e & 1 else 2 for e in range(N_EDGES) if state.drawn >> e & 1
             },
             "boxes": {
                 BOX_NAMES[x]: 1 if state.boxes_red >> x & 1 else 2

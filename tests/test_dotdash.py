@@ -111,9 +111,7 @@ def test_loses_by_shifting_warns_before_the_move() -> None:
     assert R.loses_by_shifting(state, R.parse(state, "A1-A4")) is True
     assert R.loses_by_shifting(state, R.parse(state, "B1-B4")) is True
     # Moving a stone that belongs to no five-row never shifts.
-    state = R.diagram_state(
-        "\n".join(["rrrrr....", *["........."] * 3, "r........", *["........."] * 3, "........b"])
-    )
+    state = R.diagram_state("\n".join(["rrrrr....", *["........."] * 3, "r........", *["........."] * 3, "........b"]))
     assert R.loses_by_shifting(state, R.parse(state, "A5-A8")) is False
     assert R.loses_by_shifting(R.new_game(R.parse_options({})), Take(RED)) is False
 
@@ -194,9 +192,7 @@ def test_move_spellings() -> None:
         "f 7 - i 10",
     ]:
         assert R.parse_syntax(text) == ParsedSlide(a, b), text
-    assert R.parse_syntax("setup: Red F7, blue E5 and G5") == ParsedSetup(
-        ((RED, ((5, 6),)), (BLUE, ((4, 4), (6, 4))))
-    )
+    assert R.parse_syntax("setup: Red F7, blue E5 and G5") == ParsedSetup(((RED, ((5, 6),)), (BLUE, ((4, 4), (6, 4)))))
     assert R.parse_syntax("red F7 blue E5 G5") == R.parse_syntax("setup red F7 blue E5 G5")
     assert R.parse_syntax("choose BLUE") == Take(BLUE)
     for text in ["F7", "F7-I10-J11", "take green", "setup", "setup F7 red", "hello", "red alert", "F7I10"]:
@@ -237,9 +233,7 @@ def test_render_marks_five_rows_and_labels() -> None:
 
 
 def test_json_round_trip_of_a_finished_game() -> None:
-    state = R.diagram_state(
-        "\n".join(["rrrr.....", *["........."] * 2, "....r....", *["........."] * 4, "........b"])
-    )
+    state = R.diagram_state("\n".join(["rrrr.....", *["........."] * 2, "....r....", *["........."] * 4, "........b"]))
     for text in ["E4-E1", "I9-I6"]:
         state, _, _ = play_text(R, state, text)
     assert state.reason == "five-rows"
@@ -304,9 +298,7 @@ def slow_slides(state: DotDashState) -> set[tuple[tuple[int, int], tuple[int, in
 
 
 def random_state(rng: random.Random, size: int, variant: str, density: float) -> DotDashState:
-    rows = [
-        "".join(rng.choice("rb") if rng.random() < density else "." for _ in range(size)) for _ in range(size)
-    ]
+    rows = ["".join(rng.choice("rb") if rng.random() < density else "." for _ in range(size)) for _ in range(size)]
     return R.diagram_state("\n".join(rows), turn=rng.choice(COLOURS), variant=variant, stones=size * size)  # type: ignore[arg-type]
 
 

@@ -215,9 +215,7 @@ def test_capture_suicide_and_dead_points() -> None:
         play_text(R, state, "C3", 2)
     # An empty ring is no capture; a dot played inside it is taken (legal suicide) ...
     state = small(["1: C2", "1: B3", "1: D3", "1: C4"])
-    assert R.scores(state) == {1: 0, 2: 0} and (2, state.geo.index(2, 2)) in R.legal_moves(
-        replace_turn(state, 2)
-    )
+    assert R.scores(state) == {1: 0, 2: 0} and (2, state.geo.index(2, 2)) in R.legal_moves(replace_turn(state, 2))
     after, _, events = play_text(R, state, "C3", 2)
     assert R.scores(after) == {1: 1, 2: 0}
     assert any(e.kind == "capture" and e.data["suicide"] for e in events)

@@ -24,9 +24,7 @@ from games.trax.board import FIT, frontier, need
 # shared/ sits beside the repository (as CI clones it); DMHOST_SHARED_CASES overrides that for
 # checkouts elsewhere (e.g. a git worktree).
 CASES = (
-    Path(
-        os.environ.get("DMHOST_SHARED_CASES", Path(__file__).resolve().parents[1].parent / "shared" / "cases")
-    )
+    Path(os.environ.get("DMHOST_SHARED_CASES", Path(__file__).resolve().parents[1].parent / "shared" / "cases"))
     / "trax"
 )
 needs_cases = pytest.mark.skipif(
@@ -365,14 +363,8 @@ def _naive_closure(board: dict[int, int]) -> bool:
         empties = {k + o for k in board for o in offsets.values()} - set(board)
         changed = False
         for cell in empties:
-            white = [
-                s for s, o in offsets.items() if cell + o in board and board[cell + o] >> ((s + 2) % 4) & 1
-            ]
-            red = [
-                s
-                for s, o in offsets.items()
-                if cell + o in board and not board[cell + o] >> ((s + 2) % 4) & 1
-            ]
+            white = [s for s, o in offsets.items() if cell + o in board and board[cell + o] >> ((s + 2) % 4) & 1]
+            red = [s for s, o in offsets.items() if cell + o in board and not board[cell + o] >> ((s + 2) % 4) & 1]
             if len(white) >= 3 or len(red) >= 3:
                 return False
             if len(white) == 2 or len(red) == 2:

@@ -187,9 +187,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
             raise TurnError(kind, f"only seat {state.turn} may {kind} now")
         if kind == "stop":
             if state.stopped:
-                raise IllegalMoveError(
-                    kind, f"seat {state.stopped} has already stopped; place dots or write end"
-                )
+                raise IllegalMoveError(kind, f"seat {state.stopped} has already stopped; place dots or write end")
             return (seat, STOP)
         if not state.stopped:
             raise IllegalMoveError(kind, "end only comes after the opponent's stop; write stop to ground")
@@ -296,10 +294,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         """The field as rows of hex digits (dot + 4 × territory owner), plus counters."""
         geo = state.geo
         b = state.board
-        rows = [
-            "".join("0123456789a"[b[geo.index(x, y)]] for x in range(state.width))
-            for y in range(state.height)
-        ]
+        rows = ["".join("0123456789a"[b[geo.index(x, y)]] for x in range(state.width)) for y in range(state.height)]
         return {
             "width": state.width,
             "height": state.height,

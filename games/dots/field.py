@@ -105,9 +105,7 @@ def _open_by_ray(b: bytearray, start: int, wall: bytes, stride: int) -> bool:
     return False
 
 
-def _flood(
-    b: bytearray, start: int, wall: bytes, stride: int, seen: bytearray, mark: int
-) -> list[int] | None:
+def _flood(b: bytearray, start: int, wall: bytes, stride: int, seen: bytearray, mark: int) -> list[int] | None:
     """The 4-connected region of non-wall points around `start`, or None when it reaches the border.
 
     `seen` is shared by the floods of one move: meeting a point an earlier flood left unfinished

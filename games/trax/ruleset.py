@@ -125,8 +125,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
             text, label = _written(parsed), _cell(parsed)
             raise IllegalMoveError(
                 text,
-                f"{label} is off the board: columns run from @ to {col_label(width)}, "
-                f"rows from 0 to {height + 1}",
+                f"{label} is off the board: columns run from @ to {col_label(width)}, rows from 0 to {height + 1}",
             )
         if col in (-1, width) and row in (0, height + 1):
             text, label = _written(parsed), _cell(parsed)
@@ -145,9 +144,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
             options = [t for t in SHAPE_TILES[parsed.shape] if t in fits]
             if not options:
                 text, label = _written(parsed), _cell(parsed)
-                raise IllegalMoveError(
-                    text, f"no {parsed.shape} tile fits at {label}: {_demands(idx, label)}"
-                )
+                raise IllegalMoveError(text, f"no {parsed.shape} tile fits at {label}: {_demands(idx, label)}")
             mask = options[0]
         else:
             mask = _dm_mask(parsed, state.colour_of(seat))
@@ -290,9 +287,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         lines = [render(state)]
         lines.append(f"{WHITE_MARK} white track, {RED_MARK} red track; {len(state.tiles)} tiles")
         if state.finished:
-            lines.append(
-                f"seat {state.winner} ({colour_name(state.colour_of(state.winner))}) wins by {state.reason}"
-            )
+            lines.append(f"seat {state.winner} ({colour_name(state.colour_of(state.winner))}) wins by {state.reason}")
         else:
             lines.append(f"seat {state.seat} ({colour_name(state.colour_of(state.seat))}) to move")
         return "\n".join(lines)
