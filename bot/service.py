@@ -510,8 +510,10 @@ class MatchService:
         before = live.state
         new_state, game_events = ruleset.apply(live.state, move)
         now = self.now()
-        live.history.append((seat, before, live.ply))
-        del live.history[:-HISTORY_DEPTH]
+        if live.policy.takeback_seconds or live.policy.mulligans:
+            # Only games with take-backs or mulligans ever rewind, so only they keep earlier states.
+            live.history.append((seat, before, live.ply))
+            del live.history[:-HISTORY_DEPTH]
         live.state = new_state
         live.ply += 1
         live.flags.pop("presence_ok", None)

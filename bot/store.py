@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
@@ -47,6 +48,30 @@ class StoredMatch:
     events: list[LogEntry] = field(default_factory=list)
 
 
+@dataclass
+class _Pending:
+    match_id: int
+    rows: list[dict[str, Any]]
+    values: dict[str, Any]
+    players: dict[int, tuple[str, str]] | None
+    future: asyncio.Future[None]
+
+
+_UPDATE_MATCH = (
+    update(Match)
+    .where(Match.id == bindparam("b_id"))
+    .values(
+        snapshot=bindparam("b_snapshot"),
+        status=bindparam("b_status"),
+        updated_at=bindparam("b_updated_at"),
+        event_count=bindparam("b_event_count"),
+        finished_at=bindparam("b_finished_at"),
+        winner_seat=bindparam("b_winner_seat"),
+        result_reason=bindparam("b_result_reason"),
+    )
+)
+
+
 @dataclass(frozen=True)
 class NewEvent:
     """An event about to be appended."""
@@ -64,13 +89,17 @@ class MatchStore:
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine: AsyncEngine = make_engine(url)
+        self._queue: list[_Pending] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
         await migrate(self.url)
 
     async def close(self) -> None:
-        """Dispose of the connection pool."""
+        """Finish pending writes, then dispose of the connection pool."""
+        if self._writer is not None and not self._writer.done():
+            await asyncio.gather(self._writer, return_exceptions=True)
         await self.engine.dispose()
 
     async def create_match(
@@ -126,27 +155,65 @@ class MatchStore:
         result_reason: str | None = None,
         players: dict[int, tuple[str, str]] | None = None,
     ) -> None:
-        """Append events and update the snapshot atomically (the commit happens before any announcement)."""
+        """Append events and update the snapshot atomically; returns once it is committed.
+
+        Appends from many matches that arrive together are written in one transaction (group
+        commit): each caller still waits for the commit that contains its own rows.
+        """
         now = utcnow()
-        values: dict[str, Any] = {
-            "snapshot": snapshot,
-            "status": status,
-            "updated_at": now,
-            "event_count": first_seq + len(events),
-        }
-        if status in ("finished", "aborted"):
-            values.update(finished_at=now, winner_seat=winner_seat, result_reason=result_reason)
-        async with self.engine.begin() as conn:
-            if events:
-                await conn.execute(insert(MatchEvent), _rows(match_id, first_seq, events, now))
-            await conn.execute(update(Match).where(Match.id == match_id).values(**values))
-            if players is not None:
-                for seat, (pid, name) in players.items():
-                    await conn.execute(
-                        update(MatchPlayer)
-                        .where(MatchPlayer.match_id == match_id, MatchPlayer.seat == seat)
-                        .values(player_id=pid, name=name)
-                    )
+        done = self._closing_loop_future()
+        finished = status in ("finished", "aborted")
+        self._queue.append(
+            _Pending(
+                match_id=match_id,
+                rows=_rows(match_id, first_seq, events, now),
+                values={
+                    "b_id": match_id,
+                    "b_snapshot": snapshot,
+                    "b_status": status,
+                    "b_updated_at": now,
+                    "b_event_count": first_seq + len(events),
+                    "b_finished_at": now if finished else None,
+                    "b_winner_seat": winner_seat if finished else None,
+                    "b_result_reason": result_reason if finished else None,
+                },
+                players=players,
+                future=done,
+            )
+        )
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_batches())
+        await done
+
+    def _closing_loop_future(self) -> asyncio.Future[None]:
+        return asyncio.get_running_loop().create_future()
+
+    async def _write_batches(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                async with self.engine.begin() as conn:
+                    rows = [r for p in batch for r in p.rows]
+                    if rows:
+                        await conn.execute(insert(MatchEvent), rows)
+                    await conn.execute(_UPDATE_MATCH, [p.values for p in batch])
+                    for p in batch:
+                        for seat, (pid, name) in (p.players or {}).items():
+                            await conn.execute(
+                                update(MatchPlayer)
+                                .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
+                                .values(player_id=pid, name=name)
+                            )
+            except BaseException as exc:
+                for p in batch:
+                    if not p.future.done():
+                        p.future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for p in batch:
+                if not p.future.done():
+                    p.future.set_result(None)
 
     async def heartbeat(self, instance: str, loop_time: float) -> None:
         """Record that this process is alive at loop time `loop_time`."""

@@ -7,12 +7,14 @@ internally and printed from 1. `A1` is the top-left point.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _POINT = re.compile(r"^\s*([A-Za-z]{1,3})\s*(\d{1,3})\s*$")
 POINT_TOKEN = r"[A-Za-z]{1,3}\s*\d{1,3}"
 """A regex fragment matching one point as players write it (`B7`, `aa 12`)."""
 
 
+@lru_cache(maxsize=4096)
 def col_to_letters(col: int) -> str:
     """0 → 'A', 25 → 'Z', 26 → 'AA' (bijective base-26)."""
     if col < 0:
@@ -35,6 +37,7 @@ def letters_to_col(letters: str) -> int:
     return n - 1
 
 
+@lru_cache(maxsize=16384)
 def point_name(col: int, row: int) -> str:
     """0-based (col, row) → 'A1'."""
     return f"{col_to_letters(col)}{row + 1}"

@@ -1,0 +1,134 @@
+"""Host throughput: the full path (parse → apply → commit → event) for `boxes`, many matches at once.
+
+    python -m benchmarks.host [--matches 500] [--seconds 10] [--db-url URL]
+
+Each match is driven by its own coroutine that submits a random legal move for whoever is to move,
+the way the terminal room or the Discord listener would. A finished match is replaced by a new one.
+Latency is measured per `submit` call (it includes the commit that precedes the announcement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from bot.db import sqlite_url_for
+from bot.service import MatchService, PlayerRef
+from bot.store import MatchStore
+
+TARGET_MOVES_PER_S = 1000.0
+TARGET_P99_MS = 10.0
+
+
+@dataclass
+class HostFigures:
+    """What one run measured."""
+
+    matches: int
+    moves: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def moves_per_s(self) -> float:
+        """Sustained accepted moves per second."""
+        return self.moves / self.seconds if self.seconds else 0.0
+
+
+async def _drive(
+    service: MatchService, seconds: float, matches: int, seed: int, rate: float
+) -> tuple[int, list[float]]:
+    """Each match moves every `matches / rate` seconds on average (open loop); rate 0 = as fast as possible."""
+    rng = random.Random(seed)
+    interval = matches / rate if rate > 0 else 0.0
+    latencies: list[float] = []
+    moves = 0
+    players = [PlayerRef(f"p{i}", f"player{i}") for i in range(2 * matches)]
+    opts = {"rows": 8, "cols": 8}
+    first = await asyncio.gather(
+        *(service.create_match("boxes", [players[2 * i], players[2 * i + 1]], options=opts) for i in range(matches))
+    )
+    deadline = time.perf_counter() + seconds
+
+    async def one(slot: int) -> None:
+        nonlocal moves
+        a, b = players[2 * slot], players[2 * slot + 1]
+        mid = first[slot]
+        if interval:
+            await asyncio.sleep(rng.uniform(0, interval))
+        while time.perf_counter() < deadline:
+            if mid not in service.live:
+                mid = await service.create_match("boxes", [a, b], options=opts)
+            live = service.live[mid]
+            ruleset = live.ruleset
+            by_seat = {1: a.id, 2: b.id}
+            while mid in service.live and time.perf_counter() < deadline:
+                state = live.state
+                seat = ruleset.to_move(state)
+                text = ruleset.format(state, rng.choice(ruleset.legal_moves(state)))
+                t0 = time.perf_counter()
+                result = await service.submit(mid, by_seat[seat], text)
+                latencies.append(time.perf_counter() - t0)
+                if result.status != "accepted":
+                    raise RuntimeError(f"move refused: {result.reason}")
+                moves += 1
+                if interval:
+                    await asyncio.sleep(max(0.0, interval * rng.uniform(0.5, 1.5) - (time.perf_counter() - t0)))
+            if mid in service.live:
+                await service.abort(mid, by="benchmark")
+
+    await asyncio.gather(*(one(i) for i in range(matches)))
+    return moves, latencies
+
+
+async def measure(matches: int, seconds: float, db_url: str | None = None, rate: float = 0.0) -> HostFigures:
+    """Run the load for `seconds` with `matches` concurrent matches offering `rate` moves/s in total
+    (0: each match moves as fast as it can); a temp SQLite file by default."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = db_url or sqlite_url_for(os.path.join(tmp, "bench.db"))
+        service = MatchService(MatchStore(url), heartbeat_seconds=5.0)
+        await service.start()
+        try:
+            moves, lat = await _drive(service, seconds, matches, seed=1, rate=rate)
+            elapsed = seconds
+        finally:
+            await service.close()
+            await service.store.close()
+    lat_ms = sorted(x * 1000 for x in lat) or [0.0]
+    p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
+    return HostFigures(matches, moves, elapsed, statistics.median(lat_ms), p99)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures beside the targets."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.host")
+    parser.add_argument("--matches", type=int, default=500)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rate", type=float, default=TARGET_MOVES_PER_S, help="offered moves/s in total")
+    parser.add_argument("--db-url", default=None)
+    args = parser.parse_args(argv)
+    sat = asyncio.run(measure(args.matches, args.seconds, args.db_url, rate=0))
+    print(
+        f"host boxes full path, {sat.matches} matches moving as fast as they can: {sat.moves_per_s:,.0f} moves/s "
+        f"(target ≥ {TARGET_MOVES_PER_S:,.0f}) — {'PASS' if sat.moves_per_s >= TARGET_MOVES_PER_S else 'FAIL'}"
+    )
+    fig = asyncio.run(measure(args.matches, args.seconds, args.db_url, rate=args.rate))
+    ok = fig.moves_per_s >= 0.95 * args.rate and fig.p99_ms <= TARGET_P99_MS
+    print(
+        f"host boxes full path, {fig.matches} matches offering {args.rate:,.0f} moves/s: "
+        f"{fig.moves_per_s:,.0f} moves/s sustained, p50 {fig.p50_ms:.2f} ms, p99 {fig.p99_ms:.2f} ms "
+        f"(target ≤ {TARGET_P99_MS:g} ms) — {'PASS' if ok else 'FAIL'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
