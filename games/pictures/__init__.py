@@ -47,6 +47,9 @@ __all__ = [
 RENDERER_MODULES: dict[str, str] = {
     "boxes": "games.pictures.boxes",
     "dotdash": "games.pictures.dotdash",
+    "dots": "games.pictures.dots",
+    "pathing": "games.pictures.pathing",
+    "trax": "games.pictures.trax",
 }
 """Game id → module exposing RENDERER (imported on first use)."""
 
