@@ -1,0 +1,199 @@
+"""The frame every board picture shares (panel, title, seat lines, status) and the renderer contract."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from PIL import Image, ImageDraw
+
+from games.base import AnyRuleset, Seat
+from games.coords import col_to_letters
+from games.pictures.style import RGB, Palette, Theme, disc, font, mix, paste_centered
+
+MAX_WIDTH = 1000
+"""No picture is wider than this (Discord shows wider images scaled down)."""
+MARGIN = 14
+BORDER = 2
+MIN_WIDTH = 380
+
+Clock = float | int | str
+
+
+@dataclass
+class Ctx:
+    """Everything a board renderer draws with: the image, its origin, colours and the move context."""
+
+    image: Image.Image
+    draw: ImageDraw.ImageDraw
+    x0: int
+    y0: int
+    theme: Theme
+    palette: Palette
+    ruleset: AnyRuleset
+    last_move: Any
+    """The last move as text or as the engine's move value, or None."""
+    previous: Any
+    """The state before the last move, when known."""
+    history: Sequence[Any]
+    """Every earlier state, oldest first (may be empty)."""
+
+
+class BoardRenderer(ABC):
+    """Draws one game's board; the frame around it is shared."""
+
+    game_id: ClassVar[str]
+    score_word: ClassVar[tuple[str, str] | None] = None
+    """Singular and plural of what the score counts; None hides the score."""
+
+    @abstractmethod
+    def board_size(self, state: Any) -> tuple[int, int]:
+        """Pixel size of the board area (labels included); width at most MAX_WIDTH - 2 * MARGIN."""
+
+    @abstractmethod
+    def draw_board(self, ctx: Ctx, state: Any) -> None:
+        """Draw the board with its top-left corner at (ctx.x0, ctx.y0)."""
+
+    def seat_colour(self, ruleset: AnyRuleset, state: Any, palette: Palette, seat: Seat) -> RGB:
+        """The colour a seat plays (default: the palette's seat colour)."""
+        return palette.seat(seat)
+
+    def seat_note(self, ruleset: AnyRuleset, state: Any, seat: Seat) -> str:
+        """Extra words after the seat's name, e.g. its colour or reserve."""
+        return ""
+
+    def status(self, ruleset: AnyRuleset, state: Any) -> str | None:
+        """A game-specific status line replacing the default 'Seat N to move', or None."""
+        return None
+
+
+def clock_text(value: Clock) -> str:
+    """Seconds → 'm:ss' (negative shows as 0:00); text as given."""
+    if isinstance(value, str):
+        return value
+    secs = max(0, int(value + 0.999))
+    return f"{secs // 60}:{secs % 60:02d}"
+
+
+def col_label(col: int) -> str:
+    """Column letters of the move notation."""
+    return col_to_letters(col)
+
+
+def text_width(text: str, kind: str, size: int) -> int:
+    """Rendered width of a text line."""
+    return round(font(kind, size).getlength(text))
+
+
+TITLE_SIZE = 17
+LINE_SIZE = 14
+LINE_GAP = 6
+
+
+def render_frame(
+    renderer: BoardRenderer,
+    ruleset: AnyRuleset,
+    state: Any,
+    *,
+    theme: Theme,
+    palette: Palette,
+    last_move: Any,
+    previous: Any,
+    history: Sequence[Any],
+    clocks: Mapping[Seat, Clock] | None,
+    title: str | None,
+    names: Mapping[Seat, str] | None,
+    caption: str | None,
+) -> Image.Image:
+    """The whole picture: panel, title, one line per seat, the board, the status line."""
+    bw, bh = renderer.board_size(state)
+    width = min(MAX_WIDTH, max(MIN_WIDTH, bw + 2 * MARGIN))
+    title_h = TITLE_SIZE + LINE_GAP
+    seat_h = LINE_SIZE + LINE_GAP
+    header_h = MARGIN + title_h + 2 * seat_h + LINE_GAP
+    footer_h = LINE_SIZE + LINE_GAP + MARGIN + (LINE_SIZE + LINE_GAP if caption else 0)
+    height = header_h + bh + LINE_GAP + footer_h
+    image = Image.new("RGB", (width, height), theme.background)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, width - 1, height - 1), outline=theme.border, width=BORDER)
+
+    # Title line.
+    draw.text((MARGIN, MARGIN), title or ruleset.title, fill=theme.ink, font=font("bold", TITLE_SIZE))
+
+    # Seat lines: swatch, name and note, score, clock; the seat to act is marked.
+    outcome = ruleset.outcome(state)
+    to_move = ruleset.to_move(state)
+    scores = ruleset.scores(state)
+    y = MARGIN + title_h
+    for seat in (1, 2):
+        colour = renderer.seat_colour(ruleset, state, palette, seat)
+        active = to_move == seat
+        won = outcome is not None and outcome.winner == seat
+        fnt = font("bold" if active or won else "sans", LINE_SIZE)
+        cy = y + LINE_SIZE / 2 + 1
+        marker = "▶" if active else "★" if won else ""
+        if marker:
+            draw.text((MARGIN, y), marker, fill=theme.ink, font=font("sans", LINE_SIZE - 2))
+        paste_centered(image, disc(LINE_SIZE, colour, mix(colour, theme.ink, 0.6), 1.2), MARGIN + 24, cy)
+        name = (names or {}).get(seat) or f"Seat {seat}"
+        note = renderer.seat_note(ruleset, state, seat)
+        label = f"{name}" + (f" · {note}" if note else "")
+        draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
+        right = width - MARGIN
+        if clocks is not None and seat in clocks:
+            ct = clock_text(clocks[seat])
+            cw = text_width(ct, "mono", LINE_SIZE)
+            draw.text((right - cw, y), ct, fill=theme.ink, font=font("mono", LINE_SIZE))
+            right -= cw + 18
+        if renderer.score_word:
+            n = scores.get(seat, 0)
+            st = f"{n} {renderer.score_word[0] if n == 1 else renderer.score_word[1]}"
+            draw.text((right - text_width(st, "sans", LINE_SIZE), y), st, fill=theme.ink, font=fnt)
+        y += seat_h
+
+    # The board, centred.
+    x0 = (width - bw) // 2
+    y0 = header_h
+    ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history)
+    renderer.draw_board(ctx, state)
+
+    # Status line (and the caption under it).
+    y = header_h + bh + LINE_GAP
+    status = _status(renderer, ruleset, state, names)
+    last = _last_text(ruleset, last_move, previous)
+    if last:
+        status += f" · last: {last}"
+    draw.text((MARGIN, y), status, fill=theme.ink, font=font("sans", LINE_SIZE))
+    if caption:
+        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), caption, fill=theme.ink, font=font("mono", LINE_SIZE - 1))
+    return image
+
+
+def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, names: Mapping[Seat, str] | None) -> str:
+    special = renderer.status(ruleset, state)
+    if special is not None:
+        return special
+    outcome = ruleset.outcome(state)
+    if outcome is not None:
+        if outcome.winner is None:
+            return f"Draw ({outcome.reason})"
+        who = (names or {}).get(outcome.winner) or f"Seat {outcome.winner}"
+        return f"{who} wins ({outcome.reason})"
+    seat = ruleset.to_move(state)
+    who = (names or {}).get(seat or 0) or f"Seat {seat}"
+    return f"{who} to move"
+
+
+def _last_text(ruleset: AnyRuleset, last_move: Any, previous: Any) -> str | None:
+    if last_move is None:
+        return None
+    if isinstance(last_move, str):
+        return last_move.strip()[:40]
+    if previous is not None:
+        try:
+            return ruleset.format(previous, last_move)
+        except Exception:  # a move that does not fit the state: show nothing rather than fail
+            return None
+    return None

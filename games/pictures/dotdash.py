@@ -1,0 +1,154 @@
+"""Dot Dash picture: the point grid, red and blue stones, every five-row struck through, the last slide."""
+
+from __future__ import annotations
+
+from games.base import AnyRuleset, MoveError, Seat
+from games.dotdash import BLUE, COLOURS, RED, DotDashState, ParsedSlide, Slide, geometry
+from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
+from games.pictures.style import RGB, Palette, disc, font, mix, paste_centered, ring_sprite
+
+LABEL = 22
+
+# The four line directions as (dcol, drow).
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1))
+
+
+def runs(stones: int, size: int, width: int, minimum: int = 5) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Maximal runs of at least `minimum` stones as ((col, row) first, (col, row) last), all directions."""
+    out = []
+    for dc, dr in DIRECTIONS:
+        for row in range(size):
+            for col in range(size):
+                bit = row * width + col
+                if not stones >> bit & 1:
+                    continue
+                pc, pr = col - dc, row - dr
+                if 0 <= pc < size and 0 <= pr < size and stones >> (pr * width + pc) & 1:
+                    continue  # not the first stone of its run
+                n = 1
+                c, r = col + dc, row + dr
+                while 0 <= c < size and 0 <= r < size and stones >> (r * width + c) & 1:
+                    n += 1
+                    c, r = c + dc, r + dr
+                if n >= minimum:
+                    out.append(((col, row), (col + dc * (n - 1), row + dr * (n - 1))))
+    return out
+
+
+class DotDashRenderer(BoardRenderer):
+    """Dot Dash."""
+
+    game_id = "dotdash"
+    score_word = ("five-row", "five-rows")
+
+    def cell(self, state: DotDashState) -> int:
+        """Pixels between neighbouring points."""
+        return max(20, min(40, (MAX_WIDTH - 2 * MARGIN - 2 * LABEL) // (state.size + 1)))
+
+    def board_size(self, state: DotDashState) -> tuple[int, int]:
+        """Points, a margin of one cell, the label gutters."""
+        c = self.cell(state)
+        side = (state.size - 1) * c + c + 2 * LABEL
+        return side, side
+
+    def seat_colour(self, ruleset: AnyRuleset, state: DotDashState, palette: Palette, seat: Seat) -> RGB:
+        """Red or blue (before the colour choice seat 1 counts as red)."""
+        return palette.colour(COLOURS[state.colour_of(seat)])
+
+    def seat_note(self, ruleset: AnyRuleset, state: DotDashState, seat: Seat) -> str:
+        """Colour and reserve."""
+        colour = state.colour_of(seat)
+        return f"{COLOURS[colour]}, {state.reserve(colour)} in reserve"
+
+    def status(self, ruleset: AnyRuleset, state: DotDashState) -> str | None:
+        """The opening phases say what is expected."""
+        if state.reason is None and state.phase == "setup":
+            return "Seat 1 places the opening stones"
+        if state.reason is None and state.phase == "choose":
+            return "Seat 2 chooses a colour"
+        return None
+
+    def draw_board(self, ctx: Ctx, state: DotDashState) -> None:
+        """Grid, last-slide trail, stones, five-row strokes, labels."""
+        geo = geometry(state.size)
+        c = self.cell(state)
+        d, t = ctx.draw, ctx.theme
+        ox, oy = ctx.x0 + LABEL + c // 2, ctx.y0 + LABEL + c // 2
+        n = state.size
+        end = (n - 1) * c
+        d.rectangle((ox - c // 2, oy - c // 2, ox + end + c // 2, oy + end + c // 2), fill=t.board, outline=t.faint)
+        grid = mix(t.faint, t.board, 0.35)
+        for i in range(n):
+            d.line((ox + i * c, oy, ox + i * c, oy + end), fill=grid, width=1)
+            d.line((ox, oy + i * c, ox + end, oy + i * c), fill=grid, width=1)
+        label_font = font("bold", max(10, min(14, c // 3 + 2)))
+        for i in range(n):
+            d.text((ox + i * c, ctx.y0 + LABEL // 2), col_label(i), fill=t.ink, font=label_font, anchor="mm")
+            d.text((ctx.x0 + LABEL // 2, oy + i * c), str(i + 1), fill=t.ink, font=label_font, anchor="mm")
+
+        def xy(col: int, row: int) -> tuple[int, int]:
+            return ox + col * c, oy + row * c
+
+        src, dst = self._last_slide(ctx, state)
+        if src is not None and dst is not None:
+            d.line((*xy(*src), *xy(*dst)), fill=t.ink, width=max(2, c // 12))
+            paste_centered(ctx.image, ring_sprite(c * 2 // 3, t.ink, max(1.5, c / 14)), *xy(*src))
+
+        stone = c * 5 // 6
+        sprites = {}
+        for colour in (RED, BLUE):
+            rgb = ctx.palette.colour(COLOURS[colour])
+            sprites[colour] = disc(stone, rgb, mix(rgb, (0, 0, 0), 0.45), max(1.0, c / 22))
+        new = 0
+        if isinstance(ctx.previous, DotDashState) and ctx.previous.size == state.size:
+            new = (state.board[RED] & ~ctx.previous.board[RED]) | (state.board[BLUE] & ~ctx.previous.board[BLUE])
+        for row in range(n):
+            for col in range(n):
+                bit = 1 << (row * geo.width + col)
+                for colour in (RED, BLUE):
+                    if state.board[colour] & bit:
+                        paste_centered(ctx.image, sprites[colour], *xy(col, row))
+                if new & bit:
+                    paste_centered(ctx.image, disc(max(4, c // 6), t.ink), *xy(col, row))
+
+        # Five-rows: a stroke through each run of five or more, in a contrasting outline.
+        stroke = max(3, c // 8)
+        for colour in (RED, BLUE):
+            for a, b in runs(state.board[colour], n, geo.width):
+                (x1, y1), (x2, y2) = xy(*a), xy(*b)
+                d.line((x1, y1, x2, y2), fill=t.ink, width=stroke + 4)
+                d.line((x1, y1, x2, y2), fill=(250, 250, 250), width=stroke)
+                for x, y in ((x1, y1), (x2, y2)):
+                    paste_centered(ctx.image, disc(stroke + 6, t.ink), x, y)
+                    paste_centered(ctx.image, disc(stroke + 1, (250, 250, 250)), x, y)
+
+    @staticmethod
+    def _last_slide(ctx: Ctx, state: DotDashState) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """(col, row) of the last slide's start and landing point, when known."""
+        geo = geometry(state.size)
+        move = ctx.last_move
+        if isinstance(move, str):
+            try:
+                move = ctx.ruleset.parse_syntax(move)
+            except MoveError:
+                return None, None
+        if isinstance(move, Slide):
+            return geo.colrow(move.src), geo.colrow(move.dst)
+        if isinstance(move, ParsedSlide):
+            return move.src, move.dst
+        prev = ctx.previous
+        if isinstance(prev, DotDashState) and prev.size == state.size and prev.phase == "move":
+            gone = (prev.board[RED] & ~state.board[RED]) | (prev.board[BLUE] & ~state.board[BLUE])
+            added = (state.board[RED] & ~prev.board[RED]) | (state.board[BLUE] & ~prev.board[BLUE])
+            if gone and gone & (gone - 1) == 0 and added:
+                s = geo.colrow(gone.bit_length() - 1)
+                # The landing point is the added stone farthest from the start.
+                best = max(
+                    (geo.colrow(i) for i in range(added.bit_length()) if added >> i & 1),
+                    key=lambda p: max(abs(p[0] - s[0]), abs(p[1] - s[1])),
+                )
+                return s, best
+        return None, None
+
+
+RENDERER = DotDashRenderer()

@@ -1,0 +1,173 @@
+"""Trax picture: black tiles with their red and white tracks, notation labels, last turn, winning track.
+
+The board is drawn with a ring of empty cells around the tiles, labelled exactly as the notation
+names them (`@` column and `0` row included), so a player can read the next move off the picture.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from PIL import Image, ImageDraw
+
+from games.base import AnyRuleset, Seat
+from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx
+from games.pictures.style import OKABE_ITO, RGB, SUPERSAMPLE, Palette, font, mix
+from games.trax.board import COLOUR_SIDES, OFF, RED, TURN, WHITE, E, N, S, W
+from games.trax.notation import col_label
+from games.trax.state import TraxState
+
+LABEL = 26
+MAX_HEIGHT = 860
+"""Board height the cells shrink to fit (a tall picture is scaled down by Discord anyway)."""
+TILE_FACE: RGB = (28, 28, 30)
+HIGHLIGHT: RGB = OKABE_ITO["yellow"]
+
+
+@cache
+def tile_sprite(mask: int, size: int, red: RGB, white: RGB, glow: int = -1) -> Image.Image:
+    """One tile (`mask` = its white sides) drawn smooth; `glow` = a colour whose track is highlighted."""
+    big = size * SUPERSAMPLE
+    img = Image.new("RGB", (big, big), TILE_FACE)
+    d = ImageDraw.Draw(img)
+    band = big // 5
+    half = big / 2
+    d.rectangle((0, 0, big - 1, big - 1), outline=(78, 78, 84), width=max(1, big // 50))
+    sides = COLOUR_SIDES[mask]
+    order = (RED, WHITE)  # white is drawn last: on a straight tile it crosses over red
+    for colour in order:
+        a, b = sides[colour]
+        rgb = white if colour == WHITE else red
+        straight = (a + 2) % 4 == b
+        widths = [(band + 2 * max(2, big // 28), HIGHLIGHT)] if colour == glow else []
+        widths.append((band + 2 * max(1, big // 48), TILE_FACE))
+        widths.append((band, rgb))
+        for w, fill in widths:
+            if straight:
+                if a in (N, S):
+                    d.rectangle((half - w / 2, 0, half + w / 2, big), fill=fill)
+                else:
+                    d.rectangle((0, half - w / 2, big, half + w / 2), fill=fill)
+            else:
+                # The arc is centred on the corner shared by the two sides it joins.
+                cx = big if E in (a, b) else 0
+                cy = big if S in (a, b) else 0
+                box = (cx - half - w / 2, cy - half - w / 2, cx + half + w / 2, cy + half + w / 2)
+                d.arc(box, 0, 360, fill=fill, width=round(w))
+    return img.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def winning_cells(state: TraxState) -> set[int]:
+    """Cells of the winner's loop or line through the last turn (empty when there is none)."""
+    if not state.winner or not state.turns:
+        return set()
+    colour = state.colour_of(state.winner)
+    board = state.board
+    fresh = [k for k, _ in state.tiles[len(state.tiles) - state.turns[-1] :]]
+    minx, maxx, miny, maxy = state.box
+    for start in fresh:
+        a, b = COLOUR_SIDES[board[start]][colour]
+        path = [start]
+        ends: list[tuple[int, int]] = []
+        closed = False
+        for first in (a, b):
+            k, d = start, first
+            while True:
+                n = k + OFF[d]
+                m = board.get(n)
+                if m is None:
+                    break
+                if n == start:
+                    closed = True
+                    break
+                d = TURN[m << 2 | d]
+                k = n
+                path.append(k)
+            ends.append((k, d))
+            if closed:
+                break
+        if closed and state.reason == "loop":
+            return set(path)
+        if not closed and state.reason == "line" and len(ends) == 2:
+            (k1, d1), (k2, d2) = sorted(ends, key=lambda e: e[1])
+            if (d1, d2) == (E, W) and k1 >> 16 == maxx and k2 >> 16 == minx:
+                return set(path)
+            if (d1, d2) == (N, S) and k1 & 0xFFFF == miny and k2 & 0xFFFF == maxy:
+                return set(path)
+    return set()
+
+
+class TraxRenderer(BoardRenderer):
+    """Trax."""
+
+    game_id = "trax"
+
+    @staticmethod
+    def grid(state: TraxState) -> tuple[int, int]:
+        """Columns and rows drawn: the tiles plus one empty ring (a single cell on an empty board)."""
+        if not state.tiles:
+            return 1, 1
+        return state.width + 2, state.height + 2
+
+    def tile(self, state: TraxState) -> int:
+        """Pixel side of a cell."""
+        cols, rows = self.grid(state)
+        return max(8, min(56, (MAX_WIDTH - 2 * MARGIN - LABEL) // cols, MAX_HEIGHT // rows))
+
+    def board_size(self, state: TraxState) -> tuple[int, int]:
+        """Cells plus the label gutters."""
+        cols, rows = self.grid(state)
+        s = self.tile(state)
+        return LABEL + cols * s + 4, LABEL + rows * s + 4
+
+    def seat_colour(self, ruleset: AnyRuleset, state: TraxState, palette: Palette, seat: Seat) -> RGB:
+        """White or red track colour."""
+        return palette.colour("white" if state.colour_of(seat) == WHITE else "red")
+
+    def seat_note(self, ruleset: AnyRuleset, state: TraxState, seat: Seat) -> str:
+        """The colour played."""
+        return "white" if state.colour_of(seat) == WHITE else "red"
+
+    def status(self, ruleset: AnyRuleset, state: TraxState) -> str | None:
+        """Tiles and bounding box next to the usual line."""
+        if state.finished:
+            return None
+        n = len(state.tiles)
+        return f"Seat {state.seat} to move · {n} tile{'s' * (n != 1)}, {state.width}×{state.height}"
+
+    def draw_board(self, ctx: Ctx, state: TraxState) -> None:
+        """Empty ring cells, tiles, last-turn frames, labels."""
+        d, t = ctx.draw, ctx.theme
+        s = self.tile(state)
+        cols, rows = self.grid(state)
+        gx, gy = ctx.x0 + LABEL, ctx.y0 + LABEL
+        red, white = ctx.palette.colour("red"), ctx.palette.colour("white")
+        d.rectangle((gx - 2, gy - 2, gx + cols * s + 2, gy + rows * s + 2), fill=t.board, outline=t.faint)
+        empty = mix(t.faint, t.board, 0.5)
+        for r in range(rows):
+            for c in range(cols):
+                d.rectangle((gx + c * s + 1, gy + r * s + 1, gx + (c + 1) * s - 1, gy + (r + 1) * s - 1), outline=empty)
+        lab = font("bold", max(9, min(14, s // 3 + 2)))
+        for c in range(cols):
+            d.text((gx + c * s + s / 2, ctx.y0 + LABEL / 2), col_label(c - 1), fill=t.ink, font=lab, anchor="mm")
+        for r in range(rows):
+            d.text((ctx.x0 + LABEL / 2, gy + r * s + s / 2), str(r), fill=t.ink, font=lab, anchor="mm")
+        if not state.tiles:
+            return
+        minx, _, miny, _ = state.box
+        win = winning_cells(state)
+        glow = state.colour_of(state.winner) if win else -1
+        image = ctx.image
+        for key, mask in state.tiles:
+            x, y = (key >> 16) - minx + 1, (key & 0xFFFF) - miny + 1
+            sprite = tile_sprite(mask, s, red, white, glow if key in win else -1)
+            image.paste(sprite, (gx + x * s, gy + y * s))
+        last = state.tiles[len(state.tiles) - state.turns[-1] :] if state.turns else ()
+        frame = max(2, s // 14)
+        for i, (key, _) in enumerate(last):
+            x, y = (key >> 16) - minx + 1, (key & 0xFFFF) - miny + 1
+            box = (gx + x * s, gy + y * s, gx + (x + 1) * s - 1, gy + (y + 1) * s - 1)
+            d.rectangle(box, outline=HIGHLIGHT, width=frame if i == 0 else max(1, frame // 2))
+
+
+RENDERER = TraxRenderer()
