@@ -66,8 +66,15 @@ def trax_rows(quick: bool) -> list[Row]:
     if path.exists():
         games = [json.loads(line)["moves"] for line in path.read_text().splitlines() if line.strip()]
         cpu, _wall, played = tb.best_of(1 if quick else 5, lambda: tb.replay_all(games))
-        rows.append(Row("trax", f"replay {len(games)} real games ({played} moves)", f"{cpu:.3f} s",
-                        f"≤ {tb.REPLAY_TARGET} s", cpu <= tb.REPLAY_TARGET))
+        rows.append(
+            Row(
+                "trax",
+                f"replay {len(games)} real games ({played} moves)",
+                f"{cpu:.3f} s",
+                f"≤ {tb.REPLAY_TARGET} s",
+                cpu <= tb.REPLAY_TARGET,
+            )
+        )
     state = RULESET.new_game(RULESET.parse_options({}))
     for depth, expected, target in ((4, 9568, None), (5, tb.PERFT_5, tb.PERFT_TARGET)):
         if quick and depth == 5:
@@ -87,8 +94,13 @@ def dots_rows(quick: bool) -> list[Row]:
     moves = sum(db.random_game(seed)[0] for seed in range(n))
     cpu = time.process_time() - c0
     return [
-        Row("dots", "full random 39×32 games", f"{n / cpu:.1f} games/s ({moves / cpu:,.0f} moves/s)",
-            f"≥ {db.TARGET:,} moves/s", moves / cpu >= db.TARGET)
+        Row(
+            "dots",
+            "full random 39×32 games",
+            f"{n / cpu:.1f} games/s ({moves / cpu:,.0f} moves/s)",
+            f"≥ {db.TARGET:,} moves/s",
+            moves / cpu >= db.TARGET,
+        )
     ]
 
 
@@ -115,13 +127,24 @@ def host_rows(quick: bool, pg_url: str | None) -> list[Row]:
             continue
         for matches in (1, 100, 1000):
             sat = asyncio.run(hb.measure(matches, seconds, url, rate=0))
-            rows.append(Row("host", f"{url_name}, {matches} matches, as fast as they go",
-                            f"{sat.moves_per_s:,.0f} moves/s, p99 {sat.p99_ms:.1f} ms"))
+            rows.append(
+                Row(
+                    "host",
+                    f"{url_name}, {matches} matches, as fast as they go",
+                    f"{sat.moves_per_s:,.0f} moves/s, p99 {sat.p99_ms:.1f} ms",
+                )
+            )
         fig = asyncio.run(hb.measure(500, seconds, url, rate=hb.TARGET_MOVES_PER_S))
         ok = fig.moves_per_s >= 0.95 * hb.TARGET_MOVES_PER_S and fig.p99_ms <= hb.TARGET_P99_MS
-        rows.append(Row("host", f"{url_name}, 500 matches offering 1,000 moves/s",
-                        f"{fig.moves_per_s:,.0f} moves/s, p99 {fig.p99_ms:.1f} ms",
-                        f"≥ 1,000 moves/s, p99 ≤ {hb.TARGET_P99_MS:g} ms", ok))
+        rows.append(
+            Row(
+                "host",
+                f"{url_name}, 500 matches offering 1,000 moves/s",
+                f"{fig.moves_per_s:,.0f} moves/s, p99 {fig.p99_ms:.1f} ms",
+                f"≥ 1,000 moves/s, p99 ≤ {hb.TARGET_P99_MS:g} ms",
+                ok,
+            )
+        )
     return rows
 
 
@@ -157,9 +180,11 @@ def memory_rows(quick: bool) -> list[Row]:
                 base = tracemalloc.get_traced_memory()[0]
                 ids = []
                 for i in range(n):
-                    ids.append(await service.create_match(
-                        "boxes", [PlayerRef(f"a{i}", "a"), PlayerRef(f"b{i}", "b")], options={"rows": 8, "cols": 8}
-                    ))
+                    ids.append(
+                        await service.create_match(
+                            "boxes", [PlayerRef(f"a{i}", "a"), PlayerRef(f"b{i}", "b")], options={"rows": 8, "cols": 8}
+                        )
+                    )
                 gc.collect()
                 idle = tracemalloc.get_traced_memory()[0]
                 for mid in ids:

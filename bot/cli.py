@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from bot.db import sqlite_url_for
 
@@ -82,11 +83,45 @@ def cmd_log(args: argparse.Namespace) -> int:
             await store.close()
         if stored is None:
             return _usage(f"there is no match {args.match_id}")
+        if args.gif:
+            write_gif(stored, Path(args.gif))
+        if args.sgf:
+            if stored.game != "dots":
+                return _usage("SGF export is for dots matches")
+            write_sgf(stored, Path(args.sgf))
         data = build_log(stored)
+        if args.analyse:
+            try:
+                from bot.analysis import analyse_match
+            except ModuleNotFoundError:
+                return _usage("move analysis needs the Dots-and-Boxes solver, which this build lacks")
+            data["analysis"] = analyse_match(stored)
         print(json.dumps(data, indent=2) if args.json else format_log(data))
         return EXIT_OK
 
     return asyncio.run(main())
+
+
+def write_gif(stored: Any, path: Path) -> None:
+    """An animated replay: a frame per turn with both clocks."""
+    from bot.replay import replay_match
+    from games import pictures
+
+    ruleset, frames = replay_match(stored)
+    names = {seat: name for seat, (_pid, name) in stored.players.items()}
+    captions = []
+    for f in frames:
+        clocks = "  ".join(f"{names.get(s, s)} {pictures.clock_text(v)}" for s, v in sorted(f.clocks.items()))
+        captions.append(f"{f.caption}   {clocks}")
+    path.write_bytes(pictures.render_replay_gif(ruleset, [f.state for f in frames], captions, names=names))
+
+
+def write_sgf(stored: Any, path: Path) -> None:
+    """A Dots match as an SGF record."""
+    from bot.replay import replay_match
+
+    ruleset, frames = replay_match(stored)
+    path.write_text(ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]]), encoding="utf-8")
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -148,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("match_id", type=int)
     lg.add_argument("--db", metavar="PATH")
     lg.add_argument("--json", action="store_true")
+    lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
+    lg.add_argument("--sgf", metavar="FILE", help="export a dots match as SGF")
+    lg.add_argument("--analyse", "--analyze", action="store_true", help="annotate boxes/pathing moves with the solver")
     lg.set_defaults(func=cmd_log)
 
     db = sub.add_parser("db", help="database migrations")

@@ -111,7 +111,7 @@ def render_image(
 def render_png(ruleset: AnyRuleset, state: Any, **kw: Any) -> bytes:
     """The picture as PNG bytes (same keywords as render_image)."""
     buf = io.BytesIO()
-    render_image(ruleset, state, **kw).save(buf, "PNG", compress_level=3)
+    render_image(ruleset, state, **kw).save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
 
