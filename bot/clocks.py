@@ -25,6 +25,8 @@ class TimeControl:
     reserve: float = 0.0
     grace: float = 0.0
     presence: float = 120.0
+    takeback: float | None = None
+    """Seconds a move stays provisional (None: the game's default, 5 s for Trax)."""
 
     @classmethod
     def from_spec(cls, spec: ClockSpec, overrides: Mapping[str, Any] | None = None) -> TimeControl:
@@ -35,10 +37,11 @@ class TimeControl:
             "reserve": spec.reserve,
             "grace": spec.grace,
             "presence": 120.0,
+            "takeback": None,
         }
         for key, raw in (overrides or {}).items():
             if key not in values:
-                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence)")
+                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence, takeback)")
             if key == "kind":
                 if raw not in ("move_reserve", "grace"):
                     raise ValueError("clock kind must be move_reserve or grace")
@@ -63,12 +66,13 @@ class TimeControl:
             "reserve": self.reserve,
             "grace": self.grace,
             "presence": self.presence,
+            "takeback": self.takeback,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
         """Inverse of `to_json`."""
-        return cls(**{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence") if k in data})
+        return cls(**{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence", "takeback") if k in data})
 
 
 @dataclass(order=True, frozen=True)

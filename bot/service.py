@@ -407,7 +407,7 @@ class MatchService:
         try:
             if kw == "resign":
                 return await self._resign(live, seat)
-            if kw == "takeback" and live.policy.takeback_seconds:
+            if kw == "takeback" and self._takeback_window(live):
                 return await self._takeback(live, seat, at, via="text")
             if kw in ("mulligan", "decline") and live.policy.mulligans:
                 if kw == "mulligan":
@@ -510,7 +510,7 @@ class MatchService:
         before = live.state
         new_state, game_events = ruleset.apply(live.state, move)
         now = self.now()
-        if live.policy.takeback_seconds or live.policy.mulligans:
+        if self._takeback_window(live) or live.policy.mulligans:
             # Only games with take-backs or mulligans ever rewind, so only they keep earlier states.
             live.history.append((seat, before, live.ply))
             del live.history[:-HISTORY_DEPTH]
@@ -525,7 +525,7 @@ class MatchService:
             "ply": live.ply,
             "events": [{"kind": e.kind, **_jsonable(e.data)} for e in game_events],
         }
-        if live.policy.takeback_seconds:
+        if self._takeback_window(live):
             # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
             live.clocks.pause(at)
             live.pending = {
@@ -535,13 +535,13 @@ class MatchService:
                 "ply": live.ply,
                 "notation": notation,
             }
-            live.timers["commit"] = at + live.policy.takeback_seconds
+            live.timers["commit"] = at + self._takeback_window(live)
             data["provisional"] = True
             await self._commit(live, [NewEvent("move", seat, text, message_id, data)])
             ev = HostEvent(
                 live.id,
                 "provisional",
-                f"{live.name(seat)} played {notation}. It becomes final in {live.policy.takeback_seconds:g} s "
+                f"{live.name(seat)} played {notation}. It becomes final in {self._takeback_window(live):g} s "
                 "(delete or edit your message, or post `take back`, to take it back).",
                 {"move": notation, "ply": live.ply},
                 seat=seat,
@@ -573,6 +573,12 @@ class MatchService:
             await self._publish(ev)
         self._rearm(live)
         return SubmitResult("accepted", events=out)
+
+    @staticmethod
+    def _takeback_window(live: Live) -> float:
+        """Seconds a move stays provisional in this match (0: moves are final at once)."""
+        tc = live.clocks.tc.takeback
+        return live.policy.takeback_seconds if tc is None else tc
 
     def _engine_result(self, live: Live) -> tuple[int | None, str] | None:
         outcome = live.ruleset.outcome(live.state)
@@ -759,9 +765,9 @@ class MatchService:
         pending = live.pending
         if pending is None or pending["seat"] != seat:
             raise HostError(
-                f"There is no move of yours to take back: moves are final after {live.policy.takeback_seconds:g} s."
+                f"There is no move of yours to take back: moves are final after {self._takeback_window(live):g} s."
             )
-        if at > pending["at"] + live.policy.takeback_seconds:
+        if at > pending["at"] + self._takeback_window(live):
             raise HostError("Too late: the move is already final.")
         _last_seat, before, ply = live.history.pop()
         live.state = before
