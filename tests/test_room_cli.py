@@ -146,3 +146,21 @@ def test_run_without_token_explains(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "DMHOST_TOKEN" in proc.stderr and "dmhost room" in proc.stderr
+
+
+def test_room_writes_a_picture_per_move(tmp_path: Path) -> None:
+    out = tmp_path / "pics"
+    code, events = room(
+        ["pathing", "--player", "alice", "--player", "bob", "--events-json", "--db", str(tmp_path / "p.db"),
+         "--png", str(out)],
+        "alice: swap A1 and B1\nbob: A2 B2\n",
+        cwd=tmp_path,
+    )
+    assert code == 0
+    files = sorted(out.glob("*.png"))
+    # The start position and one picture after each of the two moves.
+    assert len(files) == 3
+    from PIL import Image
+
+    with Image.open(files[-1]) as im:
+        assert im.format == "PNG" and im.size[0] <= 1000
