@@ -1,0 +1,1 @@
+"""Exact Dots-and-Boxes solver (Barker & Korf 2012)."""
