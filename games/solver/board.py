@@ -52,12 +52,18 @@ def _dot_syms(rows: int, cols: int) -> list[tuple[tuple[int, int], bool]]:
     return out
 
 
-@cache
 def board(rows: int, cols: int) -> Board:
-    """Tables for an R×C board (cached); at most 64 edges."""
+    """Tables for an R×C board (cached); at most 64 edges (the exact solver's limit)."""
+    n = 2 * rows * cols + rows + cols
+    if n > MAX_EDGES:
+        raise ValueError(f"a {rows}x{cols} board has {n} edges; the solver handles at most {MAX_EDGES}")
+    return any_board(rows, cols)
+
+
+@cache
+def any_board(rows: int, cols: int) -> Board:
+    """Tables for an R×C board of any size (the pure, depth-limited searches handle big boards)."""
     geo = geometry(rows, cols)
-    if geo.n_edges > MAX_EDGES:
-        raise ValueError(f"a {rows}x{cols} board has {geo.n_edges} edges; the solver handles at most 64")
     n_edges = geo.n_edges
     box_edges = tuple(tuple(e for e in range(n_edges) if m >> e & 1) for m in geo.box_masks)
     syms: list[tuple[int, ...]] = []
@@ -75,9 +81,9 @@ def board(rows: int, cols: int) -> Board:
             assert image is not None
             perm.append(image)
         syms.append(tuple(perm))
-    ground = []
-    for b in range(rows * cols):
-        g = tuple(e for e in box_edges[b] if len(geo.edge_boxes[e]) == 1)
+    ground: list[tuple[int, ...]] = []
+    for x in range(rows * cols):
+        g = tuple(e for e in box_edges[x] if len(geo.edge_boxes[e]) == 1)
         ground.append(g if len(g) >= 2 else ())
 
     def dist(e: int) -> tuple[float, int]:

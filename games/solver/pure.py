@@ -16,7 +16,9 @@ table is indexed by the edges only.
 
 from __future__ import annotations
 
-from games.solver.board import Board
+from functools import cache
+
+from games.solver.board import Board, any_board
 from games.solver.options import FULL, SolveOptions
 
 INF = 1000
@@ -59,6 +61,16 @@ class Tables:
         self.left_right = tuple(range(b.n_edges))
 
 
+@cache
+def _tables(rows: int, cols: int) -> Tables:
+    return Tables(any_board(rows, cols))
+
+
+def tables(b: Board) -> Tables:
+    """Shared (cached) tables of a board."""
+    return _tables(b.rows, b.cols)
+
+
 def popcount(x: int) -> int:
     """Number of set bits."""
     return x.bit_count()
@@ -69,7 +81,7 @@ class PureSearch:
 
     def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None) -> None:
         self.b = b
-        self.t = Tables(b)
+        self.t = tables(b)
         self.o = opts
         self.tt: dict[int, tuple[int, int]] = {}
         self.nodes = 0
