@@ -86,7 +86,7 @@ def make_search(
     from games.solver.kernel import KernelSearch
 
     free = b.n_edges
-    bits = tt_bits if tt_bits is not None else max(12, min(23, free - 6))
+    bits = tt_bits if tt_bits is not None else max(12, min(22, free - 6))
     return KernelSearch(b, options, node_limit, bits)
 
 

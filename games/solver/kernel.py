@@ -337,9 +337,10 @@ class KernelSearch:
         self.nsym = len(b.syms)
         size = 1 << tt_bits
         self.tt_key = np.full(size, EMPTY, dtype=np.uint64)
-        self.tt_lo = np.zeros(size, dtype=np.int8)
-        self.tt_hi = np.zeros(size, dtype=np.int8)
-        self.tt_p = np.zeros(size, dtype=np.int8)
+        # np.full writes every page now, so page faults are not paid inside the search
+        self.tt_lo = np.full(size, 0, dtype=np.int8)
+        self.tt_hi = np.full(size, 0, dtype=np.int8)
+        self.tt_p = np.full(size, 0, dtype=np.int8)
         self.tt_shift = np.uint64(64 - tt_bits)
         self.full = np.uint64(b.full)
         self.stats = np.zeros(3, dtype=np.int64)
