@@ -1,0 +1,42 @@
+"""Exact Dots-and-Boxes solver after Barker & Korf, "Solving Dots-And-Boxes" (AAAI 2012).
+
+Positions are `boxes` positions: an R×C board (at most 64 edges for exact solving) and the set of
+drawn edges, as a bitmask over the engine's edge order (horizontal edges row by row, then vertical
+ones) or as a list of edge texts like `"A1-B1"` or indices. Values are margins for the player to
+move over the boxes not yet completed (boxes they take from here minus the opponent's): the empty
+3×3 board is −3.
+
+API for the host:
+
+- `solve(rows, cols, drawn, *, all_best=False, options=SolveOptions(), engine="auto",
+  node_limit=None) -> SolveResult` — `.value`, `.best` (edge indices, optimal only; all of them in
+  edge order with `all_best`), `.best_text`, `.seconds`, `.nodes`; `.to_json()` is the CLI object.
+- `move_values(rows, cols, drawn, ...) -> SolveResult` — also `.move_values`: {edge: exact value of
+  drawing it, for the mover}; `.best` holds every optimal edge.
+- `review_move(rows, cols, drawn, move) -> MoveReview` — `.played_value`, `.best_value`,
+  `.best_moves`, `.loss` for post-game analysis (`dmhost log --analyse`).
+- `choose_move(state, level, rng, budget_seconds) -> int` — an edge index for the practice
+  opponent; levels `easy`, `medium` (depth-limited search with the same chain rules) and `perfect`
+  (exact when it fits the budget). Works on any board size.
+
+Engines: `"pure"` (plain Python), `"kernel"` (numba, compiled once and cached on disk) and `"auto"`
+(pure first with a small node budget, then the kernel), so small positions never import numba.
+Every technique can be switched off through `SolveOptions` (see `benchmarks/solver.py`).
+Raises `ValueError` for bad input and `SearchAborted` when `node_limit` runs out.
+"""
+
+from games.solver.api import MoveReview, SolveResult, move_values, review_move, solve
+from games.solver.options import SolveOptions
+from games.solver.play import choose_move
+from games.solver.pure import SearchAborted
+
+__all__ = [
+    "MoveReview",
+    "SearchAborted",
+    "SolveOptions",
+    "SolveResult",
+    "choose_move",
+    "move_values",
+    "review_move",
+    "solve",
+]

@@ -1,0 +1,233 @@
+"""Solving positions: the value, the optimal moves and the value of every move (see `games.solver`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from games.boxes import RULESET, geometry
+from games.solver.board import Board, board
+from games.solver.options import FULL, SolveOptions
+from games.solver.pure import INF, PureSearch, SearchAborted
+
+PURE_NODE_BUDGET = 20_000
+"""Nodes the pure search may spend in `engine="auto"` before the compiled kernel takes over."""
+
+
+class Search(Protocol):
+    """What the root procedures need from an engine."""
+
+    @property
+    def nodes(self) -> int: ...
+
+    def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int: ...
+
+    def completes(self, d: int, e: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """An exact analysis: margin for the player to move, optimal edges (indices and text)."""
+
+    value: int
+    best: list[int]
+    best_text: list[str]
+    seconds: float
+    nodes: int
+    move_values: dict[int, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI contract's object."""
+        return {
+            "value": self.value,
+            "best": self.best_text,
+            "seconds": round(self.seconds, 4),
+            "nodes": self.nodes,
+        }
+
+
+def parse_drawn(rows: int, cols: int, drawn: int | Iterable[str | int]) -> int:
+    """Edge set from a mask, or edge texts (`A1-B1`) / indices; ValueError on a bad edge."""
+    geo = geometry(rows, cols)
+    if isinstance(drawn, int):
+        if drawn < 0 or drawn >> geo.n_edges:
+            raise ValueError(f"edge mask has bits beyond the {geo.n_edges} edges of a {rows}x{cols} board")
+        return drawn
+    mask = 0
+    for item in drawn:
+        if isinstance(item, int):
+            if not 0 <= item < geo.n_edges:
+                raise ValueError(f"edge index {item} is not on a {rows}x{cols} board")
+            mask |= 1 << item
+            continue
+        try:
+            a, b = RULESET.parse_syntax(item)
+        except ValueError:
+            raise ValueError(f"{item!r} is not an edge like A1-B1") from None
+        e = geo.edge_index(a, b)
+        if e is None:
+            raise ValueError(f"{item!r} is not an edge of a {rows}x{cols} board")
+        mask |= 1 << e
+    return mask
+
+
+def make_search(
+    b: Board,
+    options: SolveOptions = FULL,
+    engine: str = "kernel",
+    node_limit: int | None = None,
+    tt_bits: int | None = None,
+) -> Search:
+    """A fresh search ("pure" or "kernel"; the kernel imports numba)."""
+    if engine == "pure":
+        return PureSearch(b, options, node_limit)
+    from games.solver.kernel import KernelSearch
+
+    free = b.n_edges
+    bits = tt_bits if tt_bits is not None else max(12, min(22, free - 6))
+    return KernelSearch(b, options, node_limit, bits)
+
+
+def _move_value(s: Search, d: int, e: int, alpha: int = -INF, beta: int = INF) -> int:
+    """Value of drawing e for the player to move (fail-soft within the window)."""
+    k = s.completes(d, e)
+    c = d | 1 << e
+    if k:
+        return k + s.value(c, alpha - k, beta - k)
+    return -s.value(c, -beta, -alpha, 1)
+
+
+def _is_optimal(s: Search, d: int, e: int, v: int) -> bool:
+    """Whether e reaches the position's value v (a null-window test)."""
+    return _move_value(s, d, e, v - 1, v) >= v
+
+
+def _root_order(b: Board, d: int) -> list[int]:
+    """Legal edges: captures, then quiet ones from the centre, then third edges."""
+    first: list[int] = []
+    quiet: list[int] = []
+    third: list[int] = []
+    for e in b.center_order:
+        if d >> e & 1:
+            continue
+        worst = max((d & b.box_mask[y]).bit_count() for y in b.edge_boxes[e])
+        (first if worst == 3 else third if worst == 2 else quiet).append(e)
+    return first + quiet + third
+
+
+def _equivalent(b: Board, d: int, e: int) -> int:
+    """Representative of e among interchangeable border strings of one box (same value)."""
+    for g in b.ground:
+        if e in g:
+            for f in g:
+                if not d >> f & 1:
+                    return f
+    return e
+
+
+def _root(s: Search, b: Board, d: int, all_best: bool, values: bool) -> tuple[int, list[int], dict[int, int]]:
+    if d == b.full:
+        return 0, [], {}
+    v = s.value(d)
+    legal = _root_order(b, d)
+    known: dict[int, int] = {}
+    if values:
+        for e in legal:
+            rep = _equivalent(b, d, e)
+            if rep not in known:
+                known[rep] = _move_value(s, d, rep)
+            known[e] = known[rep]
+        return v, sorted(e for e in legal if known[e] == v), {e: known[e] for e in sorted(legal)}
+    good: dict[int, bool] = {}
+    best: list[int] = []
+    for e in legal:
+        rep = _equivalent(b, d, e)
+        if rep not in good:
+            good[rep] = _is_optimal(s, d, rep, v)
+        if good[rep]:
+            best.append(e)
+            if not all_best:
+                break
+    return v, sorted(best), {}
+
+
+def exact_best(s: Search, b: Board, d: int) -> list[int]:
+    """Every optimal edge of a position with a given search (raises SearchAborted past its budget)."""
+    return _root(s, b, d, True, False)[1]
+
+
+def _run(
+    b: Board, d: int, all_best: bool, values: bool, options: SolveOptions, engine: str, node_limit: int | None
+) -> tuple[int, list[int], dict[int, int], int]:
+    if engine == "auto":
+        try:
+            s: Search = PureSearch(b, options, PURE_NODE_BUDGET)
+            v, best, vals = _root(s, b, d, all_best, values)
+            return v, best, vals, s.nodes
+        except SearchAborted:
+            engine = "kernel"
+    s = make_search(b, options, engine, node_limit)
+    v, best, vals = _root(s, b, d, all_best, values)
+    return v, best, vals, s.nodes
+
+
+def solve(
+    rows: int,
+    cols: int,
+    drawn: int | Iterable[str | int] = 0,
+    *,
+    all_best: bool = False,
+    options: SolveOptions = FULL,
+    engine: str = "auto",
+    node_limit: int | None = None,
+) -> SolveResult:
+    """Exact value of the position and one optimal edge (all of them with `all_best`)."""
+    b = board(rows, cols)
+    d = parse_drawn(rows, cols, drawn)
+    t0 = time.perf_counter()
+    v, best, _, nodes = _run(b, d, all_best, False, options, engine, node_limit)
+    return SolveResult(v, best, [b.edge_text(e) for e in best], time.perf_counter() - t0, nodes)
+
+
+def move_values(
+    rows: int,
+    cols: int,
+    drawn: int | Iterable[str | int] = 0,
+    *,
+    options: SolveOptions = FULL,
+    engine: str = "auto",
+    node_limit: int | None = None,
+) -> SolveResult:
+    """Exact value of every legal edge (`move_values`), with the position's value and all optimal edges."""
+    b = board(rows, cols)
+    d = parse_drawn(rows, cols, drawn)
+    t0 = time.perf_counter()
+    v, best, vals, nodes = _run(b, d, True, True, options, engine, node_limit)
+    return SolveResult(v, best, [b.edge_text(e) for e in best], time.perf_counter() - t0, nodes, vals)
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """How a played edge compares with the best one (margins for the player who moved)."""
+
+    move: int
+    played_value: int
+    best_value: int
+    best_moves: list[int]
+
+    @property
+    def loss(self) -> int:
+        """Boxes of margin given away by the move (0 for an optimal move)."""
+        return self.best_value - self.played_value
+
+
+def review_move(rows: int, cols: int, drawn: int | Iterable[str | int], move: int | str) -> MoveReview:
+    """Exact review of one move for post-game analysis (`dmhost log --analyse`)."""
+    d = parse_drawn(rows, cols, drawn)
+    e = move if isinstance(move, int) else parse_drawn(rows, cols, [move]).bit_length() - 1
+    if d >> e & 1:
+        raise ValueError("that edge is already drawn")
+    res = move_values(rows, cols, d)
+    return MoveReview(e, res.move_values[e], res.value, res.best)

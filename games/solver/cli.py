@@ -1,0 +1,80 @@
+"""`python -m games solve boxes (--rows R --cols C [--drawn EDGES] | --batch) [--all-best]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        """Usage errors exit 2 through `main`, not through SystemExit here."""
+        raise ValueError(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="python -m games solve", description="exact Dots-and-Boxes analysis")
+    p.add_argument("game", choices=["boxes"])
+    p.add_argument("--rows", type=int)
+    p.add_argument("--cols", type=int)
+    p.add_argument("--drawn", default="", help="comma-separated edges like A1-B1,A1-A2")
+    p.add_argument("--batch", action="store_true", help="read one JSON position per line from stdin")
+    p.add_argument("--all-best", action="store_true", help="list every optimal move")
+    p.add_argument("--engine", choices=["auto", "pure", "kernel"], default="auto", help=argparse.SUPPRESS)
+    return p
+
+
+def _solve_one(rows: Any, cols: Any, drawn: list[str], all_best: bool, engine: str) -> dict[str, Any]:
+    from games.solver.api import solve
+
+    if not isinstance(rows, int) or not isinstance(cols, int) or rows < 1 or cols < 1:
+        raise ValueError("rows and cols must be positive integers")
+    return solve(rows, cols, drawn, all_best=all_best, engine=engine).to_json()
+
+
+def main(argv: list[str]) -> int:
+    """Run the solver CLI; returns the exit code (0 ok, 2 usage error)."""
+    try:
+        args = _parser().parse_args(argv)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    if args.batch:
+        if args.rows is not None or args.cols is not None or args.drawn:
+            print("error: --batch reads positions from stdin; drop --rows/--cols/--drawn", file=sys.stderr)
+            return EXIT_USAGE
+        code = EXIT_OK
+        for number, line in enumerate(sys.stdin, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError("each line must be a JSON object")
+                drawn = item.get("drawn", [])
+                if not isinstance(drawn, list) or not all(isinstance(x, str) for x in drawn):
+                    raise ValueError('"drawn" must be a list of edges like "A1-B1"')
+                out = _solve_one(item.get("rows"), item.get("cols"), drawn, args.all_best, args.engine)
+            except ValueError as exc:  # json.JSONDecodeError is a ValueError
+                out = {"error": f"line {number}: {exc}"}
+                code = EXIT_USAGE
+            print(json.dumps(out), flush=True)
+        return code
+    if args.rows is None or args.cols is None:
+        print("error: give --rows and --cols (or --batch)", file=sys.stderr)
+        return EXIT_USAGE
+    edges = [t.strip() for t in args.drawn.split(",") if t.strip()]
+    try:
+        out = _solve_one(args.rows, args.cols, edges, args.all_best, args.engine)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(json.dumps(out))
+    return EXIT_OK

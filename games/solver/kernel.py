@@ -1,0 +1,380 @@
+"""The exact search compiled with numba: the same algorithm as `games.solver.pure`, on uint64 edge sets.
+
+Importing this module imports numba (slow: about half a second), so `games.solver` imports it only
+when a position is too big for the pure search. Compiled code is cached on disk (`cache=True`); see
+`ensure_cache_dir` for where.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def ensure_cache_dir() -> None:
+    """Point NUMBA_CACHE_DIR somewhere writable when the package folder is not (read-only installs)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    here = Path(__file__).resolve().parent
+    if os.access(here, os.W_OK):
+        return
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    target = Path(base) / "dmhost" / "numba"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        target = Path(tempfile.gettempdir()) / "dmhost-numba"
+        target.mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(target)
+
+
+ensure_cache_dir()
+
+from numba import njit  # noqa: E402
+
+from games.solver.board import Board  # noqa: E402
+from games.solver.options import FULL, SolveOptions  # noqa: E402
+from games.solver.pure import INF, SearchAborted, tables  # noqa: E402
+
+U1 = np.uint64(1)
+U0 = np.uint64(0)
+HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+# option bits (order of SolveOptions fields)
+F_CHAINS = 1
+F_CENTER = 2
+F_CORNERS = 4
+F_SYM = 8
+F_TWO = 16
+F_IMPARTIAL = 32
+
+# stats slots
+S_NODES = 0
+S_LIMIT = 1
+S_ABORT = 2
+
+
+@njit(cache=True, inline="always")
+def popcount(x: Any) -> Any:
+    """Set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def canon(d: Any, flags: Any, sym_tab: Any, nsym: Any, g_mask: Any, g_first: Any) -> Any:
+    """Canonical key of an edge set under the enabled symmetries and the corner rule."""
+    nbytes = sym_tab.shape[1]
+    ns = nsym if flags & F_SYM else 1
+    best = EMPTY
+    for s in range(ns):
+        x = U0
+        for k in range(nbytes):
+            x |= sym_tab[s, k, np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
+        if flags & F_CORNERS:
+            for g in range(g_mask.shape[0]):
+                m = g_mask[g]
+                x = (x & ~m) | g_first[g, popcount(x & m)]
+        if s == 0 or x < best:
+            best = x
+    return best
+
+
+@njit(cache=True)
+def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any) -> Any:
+    """(K captured, quiet position R, handout cost h) of a position with capturable boxes."""
+    nb = box_mask.shape[0]
+    r = d
+    k = 0
+    cl = U0
+    for x in range(nb):
+        y = x
+        while popcount(r & box_mask[y]) == 3:
+            e = -1
+            for j in range(4):
+                ej = box_edges[y, j]
+                if not (r >> np.uint64(ej)) & U1:
+                    e = ej
+            r |= U1 << np.uint64(e)
+            nxt = -1
+            for j in range(2):
+                z = edge_box[e, j]
+                if z < 0:
+                    continue
+                if r & box_mask[z] == box_mask[z]:
+                    k += 1
+                    cl |= U1 << np.uint64(z)
+                elif z != y:
+                    nxt = z
+            if nxt < 0:
+                break
+            y = nxt
+    # handout cost: 4 if a captured group hangs from an exit, else 8 if a closed chain has 4 boxes
+    h = 0
+    for x in range(nb):
+        if not (cl >> np.uint64(x)) & U1:
+            continue
+        ex = False
+        deg = 0
+        for j in range(4):
+            e = box_edges[x, j]
+            if (d >> np.uint64(e)) & U1:
+                continue
+            o = edge_box[e, 0]
+            if o == x:
+                o = edge_box[e, 1]
+            if o >= 0 and (cl >> np.uint64(o)) & U1:
+                deg += 1
+            else:
+                ex = True
+        if ex and deg > 0:
+            return k, r, 4
+        if deg >= 2:
+            # a neighbour in the group with degree >= 2 too makes a path of four
+            for j in range(4):
+                e = box_edges[x, j]
+                if (d >> np.uint64(e)) & U1:
+                    continue
+                o = edge_box[e, 0]
+                if o == x:
+                    o = edge_box[e, 1]
+                if o >= 0 and (cl >> np.uint64(o)) & U1:
+                    dego = 0
+                    for i in range(4):
+                        f = box_edges[o, i]
+                        if (d >> np.uint64(f)) & U1:
+                            continue
+                        q = edge_box[f, 0]
+                        if q == o:
+                            q = edge_box[f, 1]
+                        if q >= 0 and (cl >> np.uint64(q)) & U1:
+                            dego += 1
+                    if dego >= 2:
+                        h = 8
+    return k, r, h
+
+
+@njit(cache=True)
+def node(
+    d: Any,
+    alpha: Any,
+    beta: Any,
+    p: Any,
+    flags: Any,
+    box_mask: Any,
+    box_edges: Any,
+    edge_box: Any,
+    order: Any,
+    edge_group: Any,
+    sym_tab: Any,
+    nsym: Any,
+    g_mask: Any,
+    g_first: Any,
+    tt_key: Any,
+    tt_lo: Any,
+    tt_hi: Any,
+    tt_p: Any,
+    tt_shift: Any,
+    full: Any,
+    stats: Any,
+) -> Any:
+    """Fail-soft alpha-beta value of a position for the player to move (quiet when chains are on)."""
+    stats[S_NODES] += 1
+    if stats[S_NODES] > stats[S_LIMIT]:
+        stats[S_ABORT] = 1
+        return 0
+    if d == full:
+        return 0
+    nb = box_mask.shape[0]
+    rem = 0
+    for x in range(nb):
+        if d & box_mask[x] != box_mask[x]:
+            rem += 1
+    key = canon(d, flags, sym_tab, nsym, g_mask, g_first)
+    pp = 0 if flags & F_IMPARTIAL else p
+    slot = np.int64((key * HASH_MUL) >> tt_shift)
+    lo = -rem
+    hi = rem
+    if tt_key[slot] == key and tt_p[slot] == pp:
+        lo = tt_lo[slot] + 0
+        hi = tt_hi[slot] + 0
+    if lo >= beta or lo == hi:
+        return lo
+    if hi <= alpha:
+        return hi
+    a0 = max(alpha, lo)
+    b0 = min(beta, hi)
+    a = a0
+    best = -1000
+    chains = flags & F_CHAINS
+    ne = order.shape[0]
+    done = False
+    for cls in range(3):
+        if done:
+            break
+        if cls == 0 and chains:
+            continue
+        for i in range(ne):
+            e = order[i]
+            be = U1 << np.uint64(e)
+            if d & be:
+                continue
+            g = edge_group[e]
+            if g >= 0 and flags & F_CORNERS:
+                free = g_mask[g] & ~d
+                if free & (~free + U1) != be:
+                    continue
+            worst = 0
+            k = 0
+            for j in range(2):
+                z = edge_box[e, j]
+                if z >= 0:
+                    c3 = popcount(d & box_mask[z])
+                    if c3 > worst:
+                        worst = c3
+                    if c3 == 3:
+                        k += 1
+            mycls = 0 if worst == 3 else (2 if worst == 2 else 1)
+            if mycls != cls:
+                continue
+            c = d | be
+            if k > 0:
+                v = k + node(
+                    c, a - k, b0 - k, p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
+                )  # fmt: skip
+            elif chains and worst == 2:
+                kk, r, h = closure(c, box_mask, box_edges, edge_box)
+                al = -b0 - kk
+                bt = -a - kk
+                v1 = node(
+                    r, al, bt, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
+                )  # fmt: skip
+                u = v1
+                if h > 0 and v1 < bt and not stats[S_ABORT]:
+                    v2 = -h - node(
+                        r, -h - bt, -h - max(al, v1), p, flags, box_mask, box_edges, edge_box, order,
+                        edge_group, sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p,
+                        tt_shift, full, stats,
+                    )  # fmt: skip
+                    if v2 > u:
+                        u = v2
+                v = -(kk + u)
+            else:
+                v = -node(
+                    c, -b0, -a, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
+                )  # fmt: skip
+            if stats[S_ABORT]:
+                return 0
+            if v > best:
+                best = v
+                if v > a:
+                    a = v
+                    if a >= b0:
+                        done = True
+                        break
+    if best <= a0:
+        nlo = -rem
+        nhi = best
+    elif best >= b0:
+        nlo = best
+        nhi = rem
+    else:
+        nlo = best
+        nhi = best
+    if flags & F_TWO:
+        nlo = max(lo, nlo)
+        nhi = min(hi, nhi)
+    tt_key[slot] = key
+    tt_p[slot] = pp
+    tt_lo[slot] = nlo
+    tt_hi[slot] = nhi
+    return best
+
+
+class KernelSearch:
+    """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
+
+    def __init__(
+        self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20
+    ) -> None:
+        t = tables(b)
+        self.b = b
+        self.t = t
+        self.o = opts
+        self.flags = opts.flags()
+        ne, nb = b.n_edges, b.n_boxes
+        self.box_mask = np.array(b.box_mask, dtype=np.uint64)
+        self.box_edges = np.array(b.box_edges, dtype=np.int64).reshape(nb, 4)
+        eb = np.full((ne, 2), -1, dtype=np.int64)
+        for e, boxes in enumerate(b.edge_boxes):
+            for j, x in enumerate(boxes):
+                eb[e, j] = x
+        self.edge_box = eb
+        self.order = np.array(b.center_order if opts.center_order else t.left_right, dtype=np.int64)
+        groups = [g for g in b.ground if g]
+        self.edge_group = np.full(ne, -1, dtype=np.int64)
+        self.g_mask = np.zeros(max(1, len(groups)), dtype=np.uint64)
+        self.g_first = np.zeros((max(1, len(groups)), 5), dtype=np.uint64)
+        for i, g in enumerate(groups):
+            self.g_mask[i] = sum(1 << e for e in g)
+            for k in range(len(g) + 1):
+                self.g_first[i, k] = sum(1 << e for e in g[:k])
+            for e in g:
+                self.edge_group[e] = i
+        if not groups:
+            self.g_mask = self.g_mask[:0]
+        self.sym_tab = np.array(t.sym_bytes, dtype=np.uint64)
+        self.nsym = len(b.syms)
+        size = 1 << tt_bits
+        self.tt_key = np.full(size, EMPTY, dtype=np.uint64)
+        # np.full writes every page now, so page faults are not paid inside the search
+        self.tt_lo = np.full(size, 0, dtype=np.int8)
+        self.tt_hi = np.full(size, 0, dtype=np.int8)
+        self.tt_p = np.full(size, 0, dtype=np.int8)
+        self.tt_shift = np.uint64(64 - tt_bits)
+        self.full = np.uint64(b.full)
+        self.stats = np.zeros(3, dtype=np.int64)
+        self.stats[S_LIMIT] = node_limit if node_limit is not None else 2**62
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.stats[S_NODES])
+
+    def node(self, d: int, alpha: int, beta: int, p: int) -> int:
+        """One quiet position through the kernel."""
+        v = node(
+            np.uint64(d), alpha, beta, p, self.flags, self.box_mask, self.box_edges, self.edge_box,
+            self.order, self.edge_group, self.sym_tab, self.nsym, self.g_mask, self.g_first,
+            self.tt_key, self.tt_lo, self.tt_hi, self.tt_p, self.tt_shift, self.full, self.stats,
+        )  # fmt: skip
+        if self.stats[S_ABORT]:
+            raise SearchAborted
+        return int(v)
+
+    def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
+        """Fail-soft value of any position for the player to move."""
+        if self.o.chains and any((d & m).bit_count() == 3 for m in self.b.box_mask):
+            k, r, h = closure(np.uint64(d), self.box_mask, self.box_edges, self.edge_box)
+            k, r, h = int(k), int(r), int(h)
+            a, bb = alpha - k, beta - k
+            v1 = self.node(r, a, bb, p)
+            if h == 0 or v1 >= bb:
+                return k + v1
+            v2 = -h - self.node(r, -h - bb, -h - max(a, v1), 1 - p)
+            return k + max(v1, v2)
+        return self.node(d, alpha, beta, p)
+
+    def completes(self, d: int, e: int) -> int:
+        """Boxes completed by drawing e in d."""
+        return sum(1 for y in self.b.edge_boxes[e] if (d & self.b.box_mask[y]).bit_count() == 3)

@@ -1,0 +1,133 @@
+"""Move choice for the practice opponent: `easy`, `medium` and `perfect`, on boards of any size.
+
+- `easy`: takes a box when it can, else a random edge that gives nothing away, else the edge that
+  gives the fewest boxes away.
+- `medium`: a depth-limited alpha-beta with the same chain rules as the exact solver (captures as a
+  compound move, the hard-hearted handout as the only alternative), deepened while time lasts;
+  a random choice among the best edges. Small endgames are solved exactly.
+- `perfect`: the exact solver within the time budget; when the position is too big for it, the
+  `medium` search with the whole budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from games.boxes import BoxesState
+from games.solver.board import MAX_EDGES, Board, any_board
+from games.solver.options import FULL
+from games.solver.pure import INF, PureSearch, SearchAborted
+
+LEVELS = ("easy", "medium", "perfect")
+MEDIUM_MAX_DEPTH = 3
+EXACT_FREE_EDGES = 12
+KERNEL_NODES_PER_SECOND = 2_000_000
+
+
+class _Limited(PureSearch):
+    """Depth-limited negamax over quiet positions (depth counts quiet moves), with a deadline."""
+
+    def __init__(self, b: Board, deadline: float) -> None:
+        super().__init__(b, FULL)
+        self.deadline = deadline
+        self.memo: dict[tuple[int, int], int] = {}
+
+    def dl_value(self, d: int, depth: int, alpha: int, beta: int) -> int:
+        if self.capturable(d):
+            k, r, h = self.closure(d)
+            v1 = self.dl_node(r, depth, alpha - k, beta - k)
+            if h == 0:
+                return k + v1
+            v2 = -h - self.dl_node(r, depth, -h - beta + k, -h - max(alpha - k, v1))
+            return k + max(v1, v2)
+        return self.dl_node(d, depth, alpha, beta)
+
+    def dl_node(self, d: int, depth: int, alpha: int, beta: int) -> int:
+        if d == self.b.full or depth == 0:
+            return 0
+        self.nodes += 1
+        if self.nodes & 255 == 0 and time.monotonic() > self.deadline:
+            raise SearchAborted
+        best = -INF
+        for e in self.moves(d):
+            v = -self.dl_value(d | 1 << e, depth - 1, -beta, -max(alpha, best))
+            if v > best:
+                best = v
+                if best >= beta:
+                    break
+        return best
+
+
+def _completes(b: Board, d: int, e: int) -> int:
+    return sum(1 for y in b.edge_boxes[e] if (d & b.box_mask[y]).bit_count() == 3)
+
+
+def _gives(b: Board, d: int, e: int) -> int:
+    """Boxes the opponent could take right after the quiet edge e (0 for a safe edge)."""
+    c = d | 1 << e
+    if not any((c & b.box_mask[y]).bit_count() == 3 for y in b.edge_boxes[e]):
+        return 0
+    return PureSearch(b).closure(c)[0]
+
+
+def _easy(b: Board, d: int, rng: random.Random) -> int:
+    legal = [e for e in range(b.n_edges) if not d >> e & 1]
+    takes = [e for e in legal if _completes(b, d, e)]
+    if takes:
+        return rng.choice(takes)
+    cost = {e: _gives(b, d, e) for e in legal}
+    low = min(cost.values())
+    return rng.choice([e for e in legal if cost[e] == low])
+
+
+def _limited(b: Board, d: int, rng: random.Random, deadline: float, max_depth: int) -> int:
+    s = _Limited(b, deadline)
+    legal = [e for e in range(b.n_edges) if not d >> e & 1]
+    scores: dict[int, int] = {}
+    for depth in range(1, max_depth + 1):
+        try:
+            cur = {}
+            for e in legal:
+                k = _completes(b, d, e)
+                c = d | 1 << e
+                cur[e] = k + s.dl_value(c, depth, -INF, INF) if k else -s.dl_value(c, depth - 1, -INF, INF)
+            scores = cur
+        except SearchAborted:
+            break
+    if not scores:
+        return _easy(b, d, rng)
+    top = max(scores.values())
+    return rng.choice([e for e in legal if scores[e] == top])
+
+
+def choose_move(
+    state: BoxesState, level: str = "medium", rng: random.Random | None = None, budget_seconds: float = 1.0
+) -> int:
+    """An edge index for the player to move in `state` at this level (see the module docstring)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}")
+    rng = rng or random.Random()
+    b = any_board(state.rows, state.cols)
+    d = state.drawn
+    if d == b.full:
+        raise ValueError("the game is over")
+    start = time.monotonic()
+    deadline = start + budget_seconds
+    free = b.n_edges - d.bit_count()
+    if level == "easy":
+        return _easy(b, d, rng)
+    from games.solver.api import exact_best
+
+    if free <= EXACT_FREE_EDGES:
+        return rng.choice(exact_best(PureSearch(b), b, d))
+    if level == "perfect" and b.n_edges <= MAX_EDGES:
+        from games.solver.api import make_search
+
+        limit = int(budget_seconds * KERNEL_NODES_PER_SECOND)
+        try:
+            return rng.choice(exact_best(make_search(b, engine="kernel", node_limit=limit), b, d))
+        except SearchAborted:
+            pass
+    depth = 64 if level == "perfect" else MEDIUM_MAX_DEPTH
+    return _limited(b, d, rng, deadline, depth)
