@@ -33,9 +33,7 @@ NORMAL = [(3, 3), (1, 8), (2, 5), (1, 9), (1, 10), (3, 4), (2, 6)]
 NODES_PER_SECOND = 2_500_000
 
 
-def timed(
-    rows: int, cols: int, opts: SolveOptions, limit: float, tt_bits: int
-) -> tuple[float | None, int, int]:
+def timed(rows: int, cols: int, opts: SolveOptions, limit: float, tt_bits: int) -> tuple[float | None, int, int]:
     """(seconds or None when over budget, value, nodes)."""
     b = board(rows, cols)
     s = make_search(b, opts, "kernel", int(limit * NODES_PER_SECOND), tt_bits)
@@ -53,15 +51,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="3×3, 1×8 and 2×5 only (under a minute)")
     ap.add_argument("--full", action="store_true", help="also 4×4 (all features only; up to 15 min)")
     ap.add_argument("--limit", type=float, default=60.0, help="budget per run in seconds (approximate)")
-    ap.add_argument(
-        "--tt-bits", type=int, default=0, help="table size 2^BITS (default: edges - 6, at most 22)"
-    )
+    ap.add_argument("--tt-bits", type=int, default=0, help="table size 2^BITS (default: edges - 6, at most 22)")
     args = ap.parse_args()
     boards = QUICK if args.quick else NORMAL
     timed(2, 2, FULL, 10, 12)  # compile or load the kernel outside the measurements
-    print(
-        "| board | value | nodes | all features | paper | " + " | ".join(f"no {s}" for s in SWITCHES) + " |"
-    )
+    print("| board | value | nodes | all features | paper | " + " | ".join(f"no {s}" for s in SWITCHES) + " |")
     print("|---" * (5 + len(SWITCHES)) + "|")
     for rows, cols in boards:
         bits = args.tt_bits or max(12, min(22, board(rows, cols).n_edges - 6))

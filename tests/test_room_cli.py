@@ -150,9 +150,19 @@ def test_run_without_token_explains(tmp_path: Path) -> None:
 
 def test_room_writes_a_picture_per_move(tmp_path: Path) -> None:
     out = tmp_path / "pics"
-    code, events = room(
-        ["pathing", "--player", "alice", "--player", "bob", "--events-json", "--db", str(tmp_path / "p.db"),
-         "--png", str(out)],
+    code, _events = room(
+        [
+            "pathing",
+            "--player",
+            "alice",
+            "--player",
+            "bob",
+            "--events-json",
+            "--db",
+            str(tmp_path / "p.db"),
+            "--png",
+            str(out),
+        ],
         "alice: swap A1 and B1\nbob: A2 B2\n",
         cwd=tmp_path,
     )

@@ -18,10 +18,7 @@ from games.solver.board import board
 from games.solver.pure import PureSearch
 
 CASES = (
-    Path(
-        os.environ.get("DMHOST_SHARED_CASES")
-        or Path(__file__).resolve().parents[1].parent / "shared" / "cases"
-    )
+    Path(os.environ.get("DMHOST_SHARED_CASES") or Path(__file__).resolve().parents[1].parent / "shared" / "cases")
     / "boxes"
 )
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,9 +54,7 @@ def test_published_positions_exact_values_and_all_best() -> None:
     assert checked >= 45
 
 
-@pytest.mark.parametrize(
-    "name", ["chains", "center_order", "corners", "symmetry", "two_bounds", "impartial_tt"]
-)
+@pytest.mark.parametrize("name", ["chains", "center_order", "corners", "symmetry", "two_bounds", "impartial_tt"])
 def test_each_technique_off_gives_the_same_values(name: str) -> None:
     opts = SolveOptions().without(name)
     for case in _cases("positions.jsonl")[19:]:

@@ -304,9 +304,7 @@ def node(
 class KernelSearch:
     """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
 
-    def __init__(
-        self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20
-    ) -> None:
+    def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20) -> None:
         t = tables(b)
         self.b = b
         self.t = t
