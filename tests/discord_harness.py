@@ -303,11 +303,11 @@ class Harness:
 
     async def _dispatch(self, payload: dict[str, Any]) -> list[Reply]:
         before = len(self.adapter.replies)
+        tasks = asyncio.all_tasks()
         self.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
-        for _ in range(300):  # every interaction is answered; wait (in loop time) for the answer
-            if len(self.adapter.replies) > before:
-                break
-            await asyncio.sleep(0.01)
+        # wait for the command / button handler discord.py started (timer tasks live on, skip them)
+        handlers = [t for t in asyncio.all_tasks() - tasks if not t.get_name().startswith("match-")]
+        await asyncio.gather(*handlers, return_exceptions=True)
         await self.settle()
         return self.adapter.replies[before:]
 
@@ -352,7 +352,13 @@ class Harness:
 
     async def click(self, member: discord.Member, custom_id: str) -> list[Reply]:
         """Click a button the bot posted (the clicked message carries the component, as on Discord)."""
-        message_id = self.buttons()[custom_id]
+        known = self.buttons()
+        if custom_id in known:
+            message_id = known[custom_id]
+        else:  # a button posted by an earlier process (restart): the message is only known to Discord
+            message_id = next(_ids)
+            rows = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+            self.sent_components[message_id] = rows
         message = {
             "id": str(message_id),
             "channel_id": str(self.channel.id),
