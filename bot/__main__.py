@@ -4,4 +4,4 @@ import sys
 
 from bot.cli import main
 
-sys.exit(main(["run", *sys.argv[1:]]))
+sys.exit(main(["run"]))
