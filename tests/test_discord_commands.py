@@ -316,3 +316,23 @@ async def test_unexpected_errors_are_logged_not_shown(h: Harness, caplog: pytest
     assert r.ephemeral and "Something went wrong" in r.content and f"match {match_id}" in r.content
     assert "database on fire" not in r.content
     assert any("unexpected error" in rec.message and str(match_id) in rec.message for rec in caplog.records)
+
+
+async def test_dotdash_pie_choice_buttons(h: Harness) -> None:
+    from games import registry
+
+    if "dotdash" not in registry.implemented():
+        pytest.skip("dotdash engine not merged yet")
+    replies = await h.slash(
+        h.carol, "start", game="dotdash", player1=h.alice, player2=h.bob, options="size=7", room="channel"
+    )
+    assert "has started" in last(replies).content
+    (live,) = h.bot.service.live.values()
+    await h.say(h.alice, "setup red D4 blue C3 E5")
+    await h.settle()
+    assert live.ruleset.extra(live.state)["phase"] == "choose"
+    red = f"dm:{live.id}:{live.ply}:red"
+    assert red in h.buttons() and f"dm:{live.id}:{live.ply}:blue" in h.buttons()
+    assert last(await h.click(h.alice, red)).ephemeral  # seat 1 does not choose
+    assert last(await h.click(h.bob, red)).type == 7
+    assert live.ruleset.extra(live.state)["phase"] == "move"
