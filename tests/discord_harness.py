@@ -193,8 +193,10 @@ class Harness:
         bot._connection.application_id = APP_ID
         h._patch_send()
         h._token = webhook_async.async_context.set(h.adapter)  # type: ignore[arg-type]
+        h.messages()  # dpytest's queue of sent messages outlives a test: start empty
         await bot._async_setup_hook()
         await bot.setup_hook()
+        h.announcer.pictures = False  # dpytest cannot edit a message's attachments; see the picture test
         return h
 
     async def stop(self) -> None:

@@ -40,7 +40,7 @@ async def test_restart_resumes_the_match_and_its_clocks(
         assert "resumed" in text_of(second.messages())
         await second.say(second.bob, "A2-B2")  # the room still works
         assert live.ply == 2
-        await asyncio.sleep(60 + 30 + 1)  # alice never moves: move time, then her reserve, run out
+        await asyncio.sleep(60 + 30 + 5)  # alice never moves: move time, then her reserve, run out
         await second.settle()
         assert "bob wins (time)" in text_of(second.messages())
     finally:

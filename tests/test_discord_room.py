@@ -198,3 +198,14 @@ async def test_trax_takeback(room: Harness, via: str) -> None:
         await h.edit(msg, "@0/")
     await h.settle()
     assert live.pending is None and live.ply == 0
+
+
+async def test_board_picture_when_pictures_exist(room: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.discord.announce import _cog
+
+    monkeypatch.setattr(_cog, "picture", lambda live: b"\x89PNG fake")
+    room.announcer.pictures = True
+    await start_boxes(room)
+    room.messages()
+    written = [f.read_bytes() for f in Path.cwd().glob("dpytest_*.dat")]  # dpytest's copy of the upload
+    assert written == [b"\x89PNG fake"]

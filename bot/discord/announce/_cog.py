@@ -114,7 +114,10 @@ class Announcer(commands.Cog):
             log.warning("match %s: no room to announce %d event(s) in", match_id, len(events))
             return
         if any(ev.kind in BOARD_KINDS for ev in events) and room.live is not None:
-            await self._draw_board(channel, room)
+            try:
+                await self._draw_board(channel, room)
+            except Exception:  # a board that cannot be drawn must not swallow the announcement
+                log.exception("match %s: updating the board message failed", match_id)
         lines: list[str] = []
         pings: list[str] = []
         actions: list[str] = []
