@@ -1,0 +1,89 @@
+"""What every Discord feature shares: finding a match, host permission, polite replies, mentions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.service import HostError, Live, MatchService
+
+if TYPE_CHECKING:
+    from bot.app import DMHost
+
+NO_PINGS = discord.AllowedMentions.none()
+"""Never let a player's text (echoed in a reason) ping anyone."""
+
+
+def pinging(*user_ids: str | int) -> discord.AllowedMentions:
+    """Allow exactly these users to be pinged (no @everyone, no roles)."""
+    users = [discord.Object(int(u)) for u in user_ids if str(u).isdigit()]
+    return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+
+
+def mention(player_id: str) -> str:
+    """A ping for a player id that is a Discord id (ids from other rooms are shown as they are)."""
+    return f"<@{player_id}>" if player_id.isdigit() else player_id
+
+
+def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
+    """The bot an interaction arrived on."""
+    return cast("DMHost", interaction.client)
+
+
+def parse_pairs(text: str | None, what: str) -> dict[str, str]:
+    """`'rows=1 cols=2'` → `{'rows': '1', 'cols': '2'}` (commas also separate)."""
+    out: dict[str, str] = {}
+    for item in (text or "").replace(",", " ").split():
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise HostError(f"{what} must look like `key=value key=value`; `{item[:30]}` does not.")
+        out[key.strip().lower()] = value.strip()
+    return out
+
+
+def find_match(
+    service: MatchService, channel_id: int | None, match_id: int | None = None, user_id: str | None = None
+) -> Live:
+    """The match a command is about: the explicit id, else the one in this channel (the user's own first)."""
+    if match_id is not None:
+        return service.get(match_id)
+    here = service.matches_in_channel(channel_id) if channel_id is not None else []
+    if user_id is not None:
+        mine = [lv for lv in here if lv.seat_of(user_id) is not None]
+        if len(mine) == 1:
+            return mine[0]
+    if len(here) == 1:
+        return here[0]
+    if not here:
+        raise HostError("There is no running match in this channel: give the match id.")
+    ids = ", ".join(str(lv.id) for lv in here)
+    raise HostError(f"Several matches run here ({ids}): give the match id.")
+
+
+def is_host(interaction: discord.Interaction[Any]) -> bool:
+    """Manage Server permission, or the configured host role."""
+    user = interaction.user
+    if not isinstance(user, discord.Member):
+        return False
+    if interaction.permissions.manage_guild or user.guild_permissions.manage_guild:
+        return True
+    role_name = host_bot(interaction).settings.host_role.strip().lower()
+    return any(role.name.lower() == role_name for role in user.roles)
+
+
+def require_host(interaction: discord.Interaction[Any]) -> None:
+    """Refuse politely unless the user may run host commands."""
+    if not is_host(interaction):
+        role = host_bot(interaction).settings.host_role
+        raise HostError(f"Only a host can do that: you need the `{role}` role or the Manage Server permission.")
+
+
+async def respond(interaction: discord.Interaction[Any], content: str | None = None, **kwargs: Any) -> None:
+    """Answer an interaction, or follow up if it was already answered (ephemeral unless told otherwise)."""
+    kwargs.setdefault("ephemeral", True)
+    kwargs.setdefault("allowed_mentions", NO_PINGS)
+    if interaction.response.is_done():
+        await interaction.followup.send(content, **kwargs)
+    else:
+        await interaction.response.send_message(content, **kwargs)
