@@ -45,6 +45,20 @@ def timed(rows: int, cols: int, opts: SolveOptions, limit: float, tt_bits: int) 
     return time.perf_counter() - t0, v, s.nodes
 
 
+def table_rows(quick: bool = False, limit: float = 60.0) -> list[tuple[str, str, str, bool | None]]:
+    """(measure, figure, target, ok) per board for the one-table runner: time with every technique
+    against the paper's column-2 time (the full slowdown table: `python -m benchmarks.solver`)."""
+    timed(2, 2, FULL, 10, 12)
+    rows: list[tuple[str, str, str, bool | None]] = []
+    for r, c in QUICK if quick else NORMAL:
+        bits = max(12, min(22, board(r, c).n_edges - 6))
+        t, value, nodes = timed(r, c, FULL, limit, bits)
+        paper = PAPER[(r, c)][0]
+        figure = f"{t:.3f} s (value {value}, {nodes:,} nodes)" if t is not None else f"> {limit:.0f} s"
+        rows.append((f"empty {r}×{c}, all techniques", figure, f"≤ {paper} s (paper)", t is not None and t <= paper))
+    return rows
+
+
 def main() -> None:
     """Print the table as Markdown."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks.solver")

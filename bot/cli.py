@@ -44,8 +44,9 @@ def cmd_room(args: argparse.Namespace) -> int:
     from bot.room import Room, RoomConfig, stdin_lines
     from bot.service import HostError
 
-    if args.resume is None and (not args.game or len(args.player or []) != 2):
-        return _usage("room needs GAME and exactly two --player NAME (or --resume ID)")
+    wanted = 1 if args.bot else 2
+    if args.resume is None and (not args.game or len(args.player or []) != wanted):
+        return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
     config = RoomConfig(
         db_url=_db_url(args.db),
         game=args.game,
@@ -55,6 +56,7 @@ def cmd_room(args: argparse.Namespace) -> int:
         events_json=args.events_json,
         resume=args.resume,
         png_dir=Path(args.png) if args.png else None,
+        bot_level=args.bot,
     )
 
     async def main() -> int:
@@ -96,7 +98,13 @@ def cmd_log(args: argparse.Namespace) -> int:
             except ModuleNotFoundError:
                 return _usage("move analysis needs the Dots-and-Boxes solver, which this build lacks")
             data["analysis"] = analyse_match(stored)
-        print(json.dumps(data, indent=2) if args.json else format_log(data))
+        text = format_log(data)
+        if args.analyse and not args.json:
+            from bot.analysis import format_analysis
+
+            names = {seat: name for seat, (_pid, name) in stored.players.items()}
+            text += "\n" + format_analysis(data["analysis"], names)
+        print(json.dumps(data, indent=2) if args.json else text)
         return EXIT_OK
 
     return asyncio.run(main())
@@ -177,6 +185,13 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=int, metavar="MATCH_ID")
     room.add_argument("--png", metavar="DIR", help="write a board picture per move into DIR")
+    room.add_argument(
+        "--bot",
+        nargs="?",
+        const="perfect",
+        choices=["easy", "medium", "perfect"],
+        help="play boxes against the practice opponent (default level: perfect)",
+    )
     room.set_defaults(func=cmd_room)
 
     lg = sub.add_parser("log", help="print a match's log")
