@@ -3,6 +3,7 @@ support board) with its exact value, the best alternative, and whether it threw 
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from bot.replay import replay_match
@@ -36,16 +37,16 @@ def analyse_match(match: StoredMatch) -> list[dict[str, Any]]:
     """One entry per analysed move of a `boxes` or `pathing` match, in order of play."""
     if match.game not in ("boxes", "pathing"):
         return []
-    ruleset, frames = replay_match(match)
+    _ruleset, frames = replay_match(match)
     out: list[dict[str, Any]] = []
-    for before, after in zip(frames, frames[1:], strict=False):
+    for before, after in pairwise(frames):
         if match.game == "boxes":
             rows, cols = before.state.rows, before.state.cols
             edge = (after.state.drawn & ~before.state.drawn).bit_length() - 1
             entry: dict[str, Any] = {"ply": after.ply, "seat": after.seat, "move": after.move}
         else:
-            if before.state.phase != "move" or after.state.round_no != before.state.round_no and after.state.drawn:
-                continue
+            if before.state.phase != "move":
+                continue  # a penalty pick, not a support-board edge
             rows = cols = 3
             new_bits = after.state.drawn & ~before.state.drawn
             if not new_bits and after.state.drawn == 0 and before.state.drawn:

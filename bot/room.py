@@ -85,7 +85,7 @@ class Room:
 
     def _maybe_bot_move(self, match_id: int) -> None:
         live = self.service.live.get(match_id)
-        if live is None or self._bot_task is not None and not self._bot_task.done():
+        if live is None or (self._bot_task is not None and not self._bot_task.done()):
             return
         seat = live.ruleset.to_move(live.state)
         if seat is None or live.players[seat].id != BOT_ID:

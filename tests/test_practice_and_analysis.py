@@ -50,7 +50,7 @@ async def test_practice_opponent_plays_legal_moves_and_perfect_never_loses(tmp_p
         events_json=True,
         bot_level=level,
     )
-    out = open(tmp_path / "out.jsonl", "w")  # noqa: SIM115
+    out = open(tmp_path / "out.jsonl", "w")
     room = Room(config, out=out)
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     rng = random.Random(level)
