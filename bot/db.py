@@ -126,7 +126,10 @@ def sqlite_url_for(path: str | Path) -> str:
 def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> AsyncEngine:
     """An async engine; SQLite gets WAL, busy timeout and (optionally) foreign keys."""
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, echo=echo, connect_args={"timeout": 30})
+        # One connection: SQLite runs one writer at a time anyway, and with several pooled connections the
+        # writers wait in SQLite's busy handler (sleeps of up to 100 ms) instead of in a fair asyncio
+        # queue; under load (benchmarks/soak.py) that made clock deadlines fire up to 90 ms late.
+        engine = create_async_engine(url, echo=echo, connect_args={"timeout": 30}, pool_size=1, max_overflow=0)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -133,7 +133,7 @@ class Live:
 
     def name(self, seat: int | None) -> str:
         """Display name of a seat."""
-        return self.players[seat].name if seat in self.players else "nobody"
+        return _display(self.players[seat].name) if seat in self.players else "nobody"
 
 
 class MatchService:
@@ -297,8 +297,8 @@ class MatchService:
                 HostEvent(
                     live.id,
                     "choose",
-                    f"{chooser.name} has the advantage: post `first` to move first or `second` to let "
-                    f"{live.players[3 - (advantage or 1)].name} start.",
+                    f"{live.name(advantage or 1)} has the advantage: post `first` to move first or `second` to let "
+                    f"{live.name(3 - (advantage or 1))} start.",
                     {"chooser": chooser.id},
                 )
             )
@@ -313,7 +313,7 @@ class MatchService:
         return HostEvent(
             live.id,
             kind,
-            f"Match {live.id} ({live.ruleset.title}) {verb}: {p1.name} (seat 1) vs {p2.name} (seat 2). "
+            f"Match {live.id} ({live.ruleset.title}) {verb}: {live.name(1)} (seat 1) vs {live.name(2)} (seat 2). "
             f"{self._turn_text(live)}",
             {"players": {"1": p1.name, "2": p2.name}, "game": live.game},
         )
@@ -1141,8 +1141,17 @@ def _fmt(seconds: float) -> str:
 
 
 def _quote(text: str) -> str:
-    clean = text.replace("`", "'").replace("@", "@\u200b")
+    clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
+    clean = clean.replace("`", "'").replace("@", "@\u200b")
     return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
+
+
+def _display(name: str) -> str:
+    """A player's name as the host says it: one line, at most 40 characters, and it can never ping
+    (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
+    clean = clean.replace("@", "@\u200b")
+    return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 
 def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:

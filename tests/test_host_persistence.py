@@ -86,13 +86,13 @@ async def test_log_lists_every_attempt_in_order(host: tuple[MatchService, Record
     json.dumps(data)
 
 
-async def test_migrations_up_and_down_on_sqlite(db_url: str) -> None:
-    await migrate(db_url)
-    assert await current_revision(db_url) == "0001"
-    await migrate(db_url, "downgrade", "base")
-    assert await current_revision(db_url) is None
-    await migrate(db_url)
-    assert await current_revision(db_url) == "0001"
+async def test_migrations_up_and_down_on_sqlite(sqlite_url: str) -> None:
+    await migrate(sqlite_url)
+    assert await current_revision(sqlite_url) == "0001"
+    await migrate(sqlite_url, "downgrade", "base")
+    assert await current_revision(sqlite_url) is None
+    await migrate(sqlite_url)
+    assert await current_revision(sqlite_url) == "0001"
 
 
 async def test_migrations_up_and_down_on_postgresql(pg_url: str) -> None:
