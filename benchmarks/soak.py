@@ -61,6 +61,10 @@ class Soak:
         self._instrument(service)
         service.subscribe(self._on_event)
         await service.start()
+        if not args.no_gc_tune:
+            from bot.runtime import tune_gc
+
+            tune_gc()
         loop = asyncio.get_running_loop()
         self.t0 = loop.time()
         self.end = self.t0 + args.duration
@@ -204,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--duration", type=float, default=300.0, help="seconds (default 300)")
     parser.add_argument("--quick", action="store_true", help="30 s")
+    parser.add_argument("--no-gc-tune", action="store_true", help="leave the garbage collector as Python sets it")
     parser.add_argument("--think", type=float, default=5.0, help="mean thinking time of a player, seconds")
     parser.add_argument("--move", type=float, default=8.0, help="move time and reserve of every clock, seconds")
     parser.add_argument("--doze", type=float, default=0.03, help="chance that a player never moves in time")

@@ -122,6 +122,10 @@ def run_bot(settings: Settings) -> None:
     token = settings.token.get_secret_value()
     discord.utils.setup_logging(level=logging.getLevelName(settings.log_level.upper()))
 
+    from bot.runtime import tune_gc
+
+    tune_gc()
+
     async def main() -> None:
         bot = create_bot(settings)
         async with bot:

@@ -55,6 +55,9 @@ async def serve(url: str, shard_ids: list[int] | None, shard_count: int | None, 
     service.subscribe(on_event)
     try:
         resumed = await service.start()
+        from bot.runtime import tune_gc
+
+        tune_gc()
         _print({"event": "ready", "instance": service.instance, "resumed": resumed, "t": service.now()})
         lines = await stdin_lines()
         while (line := await lines.get()) is not None:
