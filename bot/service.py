@@ -676,15 +676,25 @@ class MatchService:
             await self._publish(ev)
         return out
 
-    # -- host actions --------------------------------------------------------------
-    async def resign(self, match_id: int, player_id: str) -> SubmitResult:
-        """A player gives up."""
+    async def _player_action(
+        self,
+        match_id: int,
+        player_id: str,
+        refusal: str,
+        action: Callable[[Live, int], Awaitable[SubmitResult]],
+    ) -> SubmitResult:
+        """Run `action(live, seat)` under the match's lock for a player of the match, else refuse."""
         live = self.get(match_id)
         async with live.lock:
             seat = live.seat_of(player_id)
             if seat is None:
-                raise HostError("only a player of this match can resign")
-            return await self._resign(live, seat)
+                raise HostError(refusal)
+            return await action(live, seat)
+
+    # -- host actions --------------------------------------------------------------
+    async def resign(self, match_id: int, player_id: str) -> SubmitResult:
+        """A player gives up."""
+        return await self._player_action(match_id, player_id, "only a player of this match can resign", self._resign)
 
     async def pause(self, match_id: int, by: str) -> None:
         """Stop both clocks."""
@@ -820,12 +830,9 @@ class MatchService:
 
     async def mulligan(self, match_id: int, player_id: str) -> SubmitResult:
         """Use a mulligan (button or command)."""
-        live = self.get(match_id)
-        async with live.lock:
-            seat = live.seat_of(player_id)
-            if seat is None:
-                raise HostError("only a player of this match can use a mulligan")
-            return await self._mulligan(live, seat)
+        return await self._player_action(
+            match_id, player_id, "only a player of this match can use a mulligan", self._mulligan
+        )
 
     async def _mulligan(self, live: Live, seat: int) -> SubmitResult:
         if not live.policy.mulligans:
@@ -865,12 +872,9 @@ class MatchService:
 
     async def decline_mulligan(self, match_id: int, player_id: str) -> SubmitResult:
         """Decline the mulligan offered after a loss (button or command)."""
-        live = self.get(match_id)
-        async with live.lock:
-            seat = live.seat_of(player_id)
-            if seat is None:
-                raise HostError("only a player of this match can decline")
-            return await self._decline_mulligan(live, seat)
+        return await self._player_action(
+            match_id, player_id, "only a player of this match can decline", self._decline_mulligan
+        )
 
     async def _decline_mulligan(self, live: Live, seat: int) -> SubmitResult:
         waiting = live.flags.get("mulligan_wait")
@@ -885,12 +889,7 @@ class MatchService:
 
     async def ready(self, match_id: int, player_id: str) -> SubmitResult:
         """A player in grace says they are ready to move."""
-        live = self.get(match_id)
-        async with live.lock:
-            seat = live.seat_of(player_id)
-            if seat is None:
-                raise HostError("only a player of this match can do that")
-            return await self._ready(live, seat)
+        return await self._player_action(match_id, player_id, "only a player of this match can do that", self._ready)
 
     async def _ready(self, live: Live, seat: int) -> SubmitResult:
         if not (live.clocks.in_grace and live.clocks.running == seat):
@@ -915,12 +914,7 @@ class MatchService:
 
     async def here(self, match_id: int, player_id: str) -> SubmitResult:
         """The opponent confirms presence (button or `here`)."""
-        live = self.get(match_id)
-        async with live.lock:
-            seat = live.seat_of(player_id)
-            if seat is None:
-                raise HostError("only the opponent can confirm presence")
-            return await self._here(live, seat)
+        return await self._player_action(match_id, player_id, "only the opponent can confirm presence", self._here)
 
     async def _here(self, live: Live, seat: int) -> SubmitResult:
         if not live.flags.get("presence_wait") or live.clocks.running != 3 - seat:
