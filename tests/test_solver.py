@@ -63,6 +63,20 @@ def test_each_technique_off_gives_the_same_values(name: str) -> None:
         assert solve(rows, cols, drawn, options=opts, engine="pure").value == case["value"], case["name"]
 
 
+@pytest.mark.parametrize("name", ["tt_move", "null_window"])
+def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
+    pytest.importorskip("numba")
+    opts = SolveOptions().without(name)
+    hard = {c["name"]: c for c in _cases("hard-positions.jsonl")}
+    for case in [*_cases("positions.jsonl")[19:30], hard["berlekamp-3.12"]]:
+        rows, cols, drawn = case["rows"], case["cols"], case["drawn"]
+        assert isinstance(rows, int) and isinstance(cols, int) and isinstance(drawn, list)
+        got = solve(rows, cols, drawn, all_best=True, options=opts, engine="kernel")
+        assert got.value == case["value"], case["name"]
+        if case["best"] is not None:
+            assert got.best_text == case["best"], case["name"]
+
+
 def _brute(rows: int, cols: int, start: int) -> dict[int, int]:
     """Plain memoised negamax over every edge (no chain rule, symmetry or pruning): move → value."""
     b = board(rows, cols)

@@ -52,6 +52,8 @@ F_CORNERS = 4
 F_SYM = 8
 F_TWO = 16
 F_IMPARTIAL = 32
+F_TTMOVE = 64
+F_NULL = 128
 
 # stats slots
 S_NODES = 0
@@ -70,21 +72,26 @@ def popcount(x: Any) -> Any:
 
 @njit(cache=True)
 def canon(d: Any, flags: Any, sym_tab: Any, nsym: Any, g_mask: Any, g_first: Any) -> Any:
-    """Canonical key of an edge set under the enabled symmetries and the corner rule."""
+    """(canonical key, index of the symmetry giving it) of an edge set under the enabled symmetries
+    and the corner rule."""
     nbytes = sym_tab.shape[1]
     ns = nsym if flags & F_SYM else 1
+    corners = flags & F_CORNERS
+    ng = g_mask.shape[0]
     best = EMPTY
+    bs = 0
     for s in range(ns):
         x = U0
         for k in range(nbytes):
             x |= sym_tab[s, k, np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
-        if flags & F_CORNERS:
-            for g in range(g_mask.shape[0]):
+        if corners:
+            for g in range(ng):
                 m = g_mask[g]
                 x = (x & ~m) | g_first[g, popcount(x & m)]
         if s == 0 or x < best:
             best = x
-    return best
+            bs = s
+    return best, bs
 
 
 @njit(cache=True)
@@ -177,10 +184,9 @@ def node(
     nsym: Any,
     g_mask: Any,
     g_first: Any,
-    tt_key: Any,
-    tt_lo: Any,
-    tt_hi: Any,
-    tt_p: Any,
+    perm: Any,
+    inv: Any,
+    tt: Any,
     tt_shift: Any,
     full: Any,
     stats: Any,
@@ -194,17 +200,37 @@ def node(
         return 0
     nb = box_mask.shape[0]
     rem = 0
+    third = U0
+    capm = U0
     for x in range(nb):
-        if d & box_mask[x] != box_mask[x]:
+        c3 = popcount(d & box_mask[x])
+        if c3 < 4:
             rem += 1
-    key = canon(d, flags, sym_tab, nsym, g_mask, g_first)
+            if c3 == 2:
+                third |= box_mask[x]
+            elif c3 == 3:
+                capm |= box_mask[x]
+    third &= ~capm
+    key, sidx = canon(d, flags, sym_tab, nsym, g_mask, g_first)
     pp = 0 if flags & F_IMPARTIAL else p
     slot = np.int64((key * HASH_MUL) >> tt_shift)
-    lo = -rem
-    hi = rem
-    if tt_key[slot] == key and tt_p[slot] == pp:
-        lo = tt_lo[slot] + 0
-        hi = tt_hi[slot] + 0
+    lo: Any = -rem
+    hi: Any = rem
+    first = -1
+    corners = flags & F_CORNERS
+    if tt[slot, 0] == key:
+        meta = tt[slot, 1]
+        if np.int64((meta >> np.uint64(16)) & U1) == pp:
+            lo = np.int64(meta & np.uint64(255)) - 128
+            hi = np.int64((meta >> np.uint64(8)) & np.uint64(255)) - 128
+            if flags & F_TTMOVE:
+                m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
+                if m < 255:
+                    first = inv[sidx, m]
+                    g = edge_group[first]
+                    if g >= 0 and corners:
+                        free = g_mask[g] & ~d
+                        first = popcount((free & (~free + U1)) - U1)
     if lo >= beta or lo == hi:
         return lo
     if hi <= alpha:
@@ -213,70 +239,88 @@ def node(
     b0 = min(beta, hi)
     a = a0
     best = -1000
+    best_e = -1
     chains = flags & F_CHAINS
+    pvs = flags & F_NULL
     ne = order.shape[0]
     done = False
-    for cls in range(3):
+    searched = 0
+    for cls in range(4):
         if done:
             break
-        if cls == 0 and chains:
+        if cls == 1 and chains:
+            continue
+        if cls == 0 and first < 0:
             continue
         for i in range(ne):
-            e = order[i]
+            if cls == 0:
+                if i > 0:
+                    break
+                e = first
+            else:
+                e = order[i]
+                if e == first:
+                    continue
             be = U1 << np.uint64(e)
             if d & be:
                 continue
-            g = edge_group[e]
-            if g >= 0 and flags & F_CORNERS:
-                free = g_mask[g] & ~d
-                if free & (~free + U1) != be:
-                    continue
-            worst = 0
-            k = 0
-            for j in range(2):
-                z = edge_box[e, j]
-                if z >= 0:
-                    c3 = popcount(d & box_mask[z])
-                    if c3 > worst:
-                        worst = c3
-                    if c3 == 3:
-                        k += 1
-            mycls = 0 if worst == 3 else (2 if worst == 2 else 1)
-            if mycls != cls:
+            if cls > 0:
+                g = edge_group[e]
+                if g >= 0 and corners:
+                    free = g_mask[g] & ~d
+                    if free & (~free + U1) != be:
+                        continue
+            mycls = 1 if capm & be else (3 if third & be else 2)
+            if cls > 0 and mycls != cls:
                 continue
             c = d | be
-            if k > 0:
-                v = k + node(
-                    c, a - k, b0 - k, p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
-                )  # fmt: skip
-            elif chains and worst == 2:
-                kk, r, h = closure(c, box_mask, box_edges, edge_box)
-                al = -b0 - kk
-                bt = -a - kk
-                v1 = node(
-                    r, al, bt, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
-                )  # fmt: skip
-                u = v1
-                if h > 0 and v1 < bt and not stats[S_ABORT]:
-                    v2 = -h - node(
-                        r, -h - bt, -h - max(al, v1), p, flags, box_mask, box_edges, edge_box, order,
-                        edge_group, sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p,
-                        tt_shift, full, stats,
+            wa = a
+            wb = b0
+            if pvs and searched > 0 and a + 1 < b0:
+                wb = a + 1
+            for _attempt in range(2):
+                if mycls == 1:
+                    k = 0
+                    for j in range(2):
+                        z = edge_box[e, j]
+                        if z >= 0 and popcount(d & box_mask[z]) == 3:
+                            k += 1
+                    v = k + node(
+                        c, wa - k, wb - k, p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
                     )  # fmt: skip
-                    if v2 > u:
-                        u = v2
-                v = -(kk + u)
-            else:
-                v = -node(
-                    c, -b0, -a, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                    sym_tab, nsym, g_mask, g_first, tt_key, tt_lo, tt_hi, tt_p, tt_shift, full, stats,
-                )  # fmt: skip
-            if stats[S_ABORT]:
-                return 0
+                elif chains and mycls == 3:
+                    kk, r, h = closure(c, box_mask, box_edges, edge_box)
+                    al = -wb - kk
+                    bt = -wa - kk
+                    v1 = node(
+                        r, al, bt, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
+                    )  # fmt: skip
+                    u = v1
+                    if h > 0 and v1 < bt and not stats[S_ABORT]:
+                        v2 = -h - node(
+                            r, -h - bt, -h - max(al, v1), p, flags, box_mask, box_edges, edge_box, order,
+                            edge_group, sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
+                        )  # fmt: skip
+                        if v2 > u:
+                            u = v2
+                    v = -(kk + u)
+                else:
+                    v = -node(
+                        c, -wb, -wa, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
+                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
+                    )  # fmt: skip
+                if stats[S_ABORT]:
+                    return 0
+                if v >= wb and wb < b0:
+                    wb = b0
+                    continue
+                break
+            searched += 1
             if v > best:
                 best = v
+                best_e = e
                 if v > a:
                     a = v
                     if a >= b0:
@@ -294,10 +338,18 @@ def node(
     if flags & F_TWO:
         nlo = max(lo, nlo)
         nhi = min(hi, nhi)
-    tt_key[slot] = key
-    tt_p[slot] = pp
-    tt_lo[slot] = nlo
-    tt_hi[slot] = nhi
+    mv = 255
+    if best > a0 and best_e >= 0:
+        mv = perm[sidx, best_e]
+    elif first >= 0:
+        mv = perm[sidx, first]
+    tt[slot, 0] = key
+    tt[slot, 1] = (
+        np.uint64(nlo + 128)
+        | (np.uint64(nhi + 128) << np.uint64(8))
+        | (np.uint64(pp) << np.uint64(16))
+        | (np.uint64(mv) << np.uint64(24))
+    )
     return best
 
 
@@ -333,12 +385,12 @@ class KernelSearch:
             self.g_mask = self.g_mask[:0]
         self.sym_tab = np.array(t.sym_bytes, dtype=np.uint64)
         self.nsym = len(b.syms)
+        self.perm = np.array(b.syms, dtype=np.int64)
+        self.inv = np.argsort(self.perm, axis=1).astype(np.int64)
         size = 1 << tt_bits
-        self.tt_key = np.full(size, EMPTY, dtype=np.uint64)
+        # one row per slot: canonical key, then bounds / player / best move packed (see `node`);
         # np.full writes every page now, so page faults are not paid inside the search
-        self.tt_lo = np.full(size, 0, dtype=np.int8)
-        self.tt_hi = np.full(size, 0, dtype=np.int8)
-        self.tt_p = np.full(size, 0, dtype=np.int8)
+        self.tt = np.full((size, 2), EMPTY, dtype=np.uint64)
         self.tt_shift = np.uint64(64 - tt_bits)
         self.full = np.uint64(b.full)
         self.stats = np.zeros(3, dtype=np.int64)
@@ -350,11 +402,32 @@ class KernelSearch:
         return int(self.stats[S_NODES])
 
     def node(self, d: int, alpha: int, beta: int, p: int) -> int:
-        """One quiet position through the kernel."""
+        """One quiet position through the kernel; with `null_window`, a wide window is searched as a
+        series of null-window tests (MTD(f) from a guess of 0)."""
+        if not self.o.null_window or beta - alpha <= 1:
+            return self._node(d, alpha, beta, p)
+        lo, hi = -INF, INF
+        gamma = 0
+        while True:
+            gamma = max(gamma, lo + 1, alpha + 1)
+            gamma = min(gamma, hi, beta)
+            v = self._node(d, gamma - 1, gamma, p)
+            if v >= gamma:
+                lo = v
+                gamma = v + 1
+            else:
+                hi = v
+                gamma = v
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+
+    def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
         v = node(
             np.uint64(d), alpha, beta, p, self.flags, self.box_mask, self.box_edges, self.edge_box,
             self.order, self.edge_group, self.sym_tab, self.nsym, self.g_mask, self.g_first,
-            self.tt_key, self.tt_lo, self.tt_hi, self.tt_p, self.tt_shift, self.full, self.stats,
+            self.perm, self.inv, self.tt, self.tt_shift, self.full, self.stats,
         )  # fmt: skip
         if self.stats[S_ABORT]:
             raise SearchAborted
