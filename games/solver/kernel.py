@@ -94,22 +94,30 @@ def canon(d: Any, flags: Any, sym_tab: Any, nsym: Any, g_mask: Any, g_first: Any
     return best, bs
 
 
+@njit(cache=True, inline="always")
+def lowest(m: Any) -> Any:
+    """Index of the lowest set bit of a non-zero uint64."""
+    return popcount((m & (~m + U1)) - U1)
+
+
 @njit(cache=True)
-def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any) -> Any:
-    """(K captured, quiet position R, handout cost h) of a position with capturable boxes."""
+def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any, e0: Any) -> Any:
+    """(K captured, quiet position R, handout cost h) of a position with capturable boxes; e0 ≥ 0
+    says that d is a quiet position plus the edge e0, so that only its boxes need looking at."""
     nb = box_mask.shape[0]
     r = d
     k = 0
     cl = U0
-    for x in range(nb):
-        y = x
-        while popcount(r & box_mask[y]) == 3:
-            e = -1
-            for j in range(4):
-                ej = box_edges[y, j]
-                if not (r >> np.uint64(ej)) & U1:
-                    e = ej
-            r |= U1 << np.uint64(e)
+    for t in range(nb if e0 < 0 else 2):
+        y = t if e0 < 0 else edge_box[e0, t]
+        if y < 0:
+            continue
+        while True:
+            missing = box_mask[y] & ~r
+            if missing == U0 or missing & (missing - U1):
+                break
+            r |= missing
+            e = lowest(missing)
             nxt = -1
             for j in range(2):
                 z = edge_box[e, j]
@@ -123,20 +131,23 @@ def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any) -> Any:
             if nxt < 0:
                 break
             y = nxt
-    # handout cost: 4 if a captured group hangs from an exit, else 8 if a closed chain has 4 boxes
-    h = 0
-    for x in range(nb):
-        if not (cl >> np.uint64(x)) & U1:
-            continue
+    # handout cost: 4 if a captured box has both an exit (a string out of the group, the ground
+    # included) and a string inside the group; else 8 if two joined captured boxes both have two
+    # strings inside the group (a closed chain of at least four boxes); else 0
+    deg2 = U0
+    rest = cl
+    while rest:
+        x = lowest(rest)
+        rest &= rest - U1
+        und = box_mask[x] & ~d
         ex = False
         deg = 0
-        for j in range(4):
-            e = box_edges[x, j]
-            if (d >> np.uint64(e)) & U1:
-                continue
-            o = edge_box[e, 0]
+        while und:
+            f = lowest(und)
+            und &= und - U1
+            o = edge_box[f, 0]
             if o == x:
-                o = edge_box[e, 1]
+                o = edge_box[f, 1]
             if o >= 0 and (cl >> np.uint64(o)) & U1:
                 deg += 1
             else:
@@ -144,28 +155,21 @@ def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any) -> Any:
         if ex and deg > 0:
             return k, r, 4
         if deg >= 2:
-            # a neighbour in the group with degree >= 2 too makes a path of four
-            for j in range(4):
-                e = box_edges[x, j]
-                if (d >> np.uint64(e)) & U1:
-                    continue
-                o = edge_box[e, 0]
-                if o == x:
-                    o = edge_box[e, 1]
-                if o >= 0 and (cl >> np.uint64(o)) & U1:
-                    dego = 0
-                    for i in range(4):
-                        f = box_edges[o, i]
-                        if (d >> np.uint64(f)) & U1:
-                            continue
-                        q = edge_box[f, 0]
-                        if q == o:
-                            q = edge_box[f, 1]
-                        if q >= 0 and (cl >> np.uint64(q)) & U1:
-                            dego += 1
-                    if dego >= 2:
-                        h = 8
-    return k, r, h
+            deg2 |= U1 << np.uint64(x)
+    rest = deg2
+    while rest:
+        x = lowest(rest)
+        rest &= rest - U1
+        und = box_mask[x] & ~d
+        while und:
+            f = lowest(und)
+            und &= und - U1
+            o = edge_box[f, 0]
+            if o == x:
+                o = edge_box[f, 1]
+            if o >= 0 and (deg2 >> np.uint64(o)) & U1:
+                return k, r, 8
+    return k, r, 0
 
 
 @njit(cache=True)
@@ -198,6 +202,32 @@ def node(
         return 0
     if d == full:
         return 0
+    key, sidx = canon(d, flags, sym_tab, nsym, g_mask, g_first)
+    pp = 0 if flags & F_IMPARTIAL else p
+    slot = np.int64((key * HASH_MUL) >> tt_shift)
+    corners = flags & F_CORNERS
+    hit = False
+    lo: Any = 0
+    hi: Any = 0
+    first = -1
+    if tt[slot, 0] == key:
+        meta = tt[slot, 1]
+        if np.int64((meta >> np.uint64(16)) & U1) == pp:
+            hit = True
+            lo = np.int64(meta & np.uint64(255)) - 128
+            hi = np.int64((meta >> np.uint64(8)) & np.uint64(255)) - 128
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+            if flags & F_TTMOVE:
+                m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
+                if m < 255:
+                    first = inv[sidx, m]
+                    g = edge_group[first]
+                    if g >= 0 and corners:
+                        first = lowest(g_mask[g] & ~d)
+    # box counts: boxes left, edges that would be a box's third side, edges that complete a box
     nb = box_mask.shape[0]
     rem = 0
     third = U0
@@ -211,30 +241,19 @@ def node(
             elif c3 == 3:
                 capm |= box_mask[x]
     third &= ~capm
-    key, sidx = canon(d, flags, sym_tab, nsym, g_mask, g_first)
-    pp = 0 if flags & F_IMPARTIAL else p
-    slot = np.int64((key * HASH_MUL) >> tt_shift)
-    lo: Any = -rem
-    hi: Any = rem
-    first = -1
-    corners = flags & F_CORNERS
-    if tt[slot, 0] == key:
-        meta = tt[slot, 1]
-        if np.int64((meta >> np.uint64(16)) & U1) == pp:
-            lo = np.int64(meta & np.uint64(255)) - 128
-            hi = np.int64((meta >> np.uint64(8)) & np.uint64(255)) - 128
-            if flags & F_TTMOVE:
-                m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
-                if m < 255:
-                    first = inv[sidx, m]
-                    g = edge_group[first]
-                    if g >= 0 and corners:
-                        free = g_mask[g] & ~d
-                        first = popcount((free & (~free + U1)) - U1)
-    if lo >= beta or lo == hi:
-        return lo
-    if hi <= alpha:
-        return hi
+    if not hit:
+        lo = -rem
+        hi = rem
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+    # candidate edges: undrawn, and only the first free border string of each box with the corner rule
+    cand = full & ~d
+    if corners:
+        for g in range(g_mask.shape[0]):
+            free = g_mask[g] & ~d
+            cand &= ~(free & (free - U1))
     a0 = max(alpha, lo)
     b0 = min(beta, hi)
     a = a0
@@ -252,6 +271,11 @@ def node(
             continue
         if cls == 0 and first < 0:
             continue
+        left = cand & (capm if cls == 1 else (third if cls == 3 else ~(capm | third)))
+        if cls > 0 and first >= 0:
+            left &= ~(U1 << np.uint64(first))
+        if cls > 0 and left == U0:
+            continue
         for i in range(ne):
             if cls == 0:
                 if i > 0:
@@ -262,17 +286,13 @@ def node(
                 if e == first:
                     continue
             be = U1 << np.uint64(e)
-            if d & be:
+            if not cand & be:
                 continue
-            if cls > 0:
-                g = edge_group[e]
-                if g >= 0 and corners:
-                    free = g_mask[g] & ~d
-                    if free & (~free + U1) != be:
-                        continue
             mycls = 1 if capm & be else (3 if third & be else 2)
-            if cls > 0 and mycls != cls:
-                continue
+            if cls > 0:
+                if mycls != cls:
+                    continue
+                left &= ~be
             c = d | be
             wa = a
             wb = b0
@@ -290,7 +310,7 @@ def node(
                         sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
                     )  # fmt: skip
                 elif chains and mycls == 3:
-                    kk, r, h = closure(c, box_mask, box_edges, edge_box)
+                    kk, r, h = closure(c, box_mask, box_edges, edge_box, e)
                     al = -wb - kk
                     bt = -wa - kk
                     v1 = node(
@@ -326,6 +346,8 @@ def node(
                     if a >= b0:
                         done = True
                         break
+            if cls > 0 and left == U0:
+                break
     if best <= a0:
         nlo = -rem
         nhi = best
@@ -436,7 +458,7 @@ class KernelSearch:
     def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
         """Fail-soft value of any position for the player to move."""
         if self.o.chains and any((d & m).bit_count() == 3 for m in self.b.box_mask):
-            k, r, h = closure(np.uint64(d), self.box_mask, self.box_edges, self.edge_box)
+            k, r, h = closure(np.uint64(d), self.box_mask, self.box_edges, self.edge_box, -1)
             k, r, h = int(k), int(r), int(h)
             a, bb = alpha - k, beta - k
             v1 = self.node(r, a, bb, p)
