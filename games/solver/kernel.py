@@ -55,10 +55,33 @@ F_IMPARTIAL = 32
 F_TTMOVE = 64
 F_NULL = 128
 
-# stats slots
-S_NODES = 0
-S_LIMIT = 1
-S_ABORT = 2
+# The search works on ONE uint64 array `T`: a header (sizes, offsets of the tables, options, node
+# counters), the board's tables, then the transposition table. Numba reference-counts every array
+# argument on every call (atomic increments), so a recursive search over a dozen arrays would spend
+# most of its time there. Signed table values (-1 = none) are stored plus one.
+H_NB = 0
+H_NE = 1
+H_NSYM = 2
+H_NBYTES = 3
+H_NG = 4
+H_BOXMASK = 5
+H_BOXEDGES = 6
+H_EDGEBOX = 7
+H_ORDER = 8
+H_EDGEGROUP = 9
+H_SYMTAB = 10
+H_GMASK = 11
+H_GFIRST = 12
+H_PERM = 13
+H_INV = 14
+H_TT = 15
+H_SHIFT = 16
+H_FULL = 17
+H_FLAGS = 18
+H_NODES = 19
+H_LIMIT = 20
+H_ABORT = 21
+HEADER = 32
 
 
 @njit(cache=True, inline="always")
@@ -70,60 +93,73 @@ def popcount(x: Any) -> Any:
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True)
-def canon(d: Any, flags: Any, sym_tab: Any, nsym: Any, g_mask: Any, g_first: Any) -> Any:
-    """(canonical key, index of the symmetry giving it) of an edge set under the enabled symmetries
-    and the corner rule."""
-    nbytes = sym_tab.shape[1]
-    ns = nsym if flags & F_SYM else 1
-    corners = flags & F_CORNERS
-    ng = g_mask.shape[0]
-    best = EMPTY
-    bs = 0
-    for s in range(ns):
-        x = U0
-        for k in range(nbytes):
-            x |= sym_tab[s, k, np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
-        if corners:
-            for g in range(ng):
-                m = g_mask[g]
-                x = (x & ~m) | g_first[g, popcount(x & m)]
-        if s == 0 or x < best:
-            best = x
-            bs = s
-    return best, bs
-
-
 @njit(cache=True, inline="always")
 def lowest(m: Any) -> Any:
     """Index of the lowest set bit of a non-zero uint64."""
     return popcount((m & (~m + U1)) - U1)
 
 
+@njit(cache=True, inline="always")
+def at(t: Any, i: Any) -> Any:
+    """T[i] as an int64."""
+    return np.int64(t[i])
+
+
+@njit(cache=True, inline="always")
+def canon(d: Any, t: Any) -> Any:
+    """(canonical key, index of the symmetry giving it) of an edge set under the enabled symmetries
+    and the corner rule."""
+    flags = at(t, H_FLAGS)
+    nbytes = at(t, H_NBYTES)
+    ns = at(t, H_NSYM) if flags & F_SYM else 1
+    corners = flags & F_CORNERS
+    ng = at(t, H_NG)
+    o_sym = at(t, H_SYMTAB)
+    o_gm = at(t, H_GMASK)
+    o_gf = at(t, H_GFIRST)
+    best = EMPTY
+    bs = 0
+    for s in range(ns):
+        x = U0
+        base = o_sym + s * nbytes * 256
+        for k in range(nbytes):
+            x |= t[base + k * 256 + np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
+        if corners:
+            for g in range(ng):
+                m = t[o_gm + g]
+                x = (x & ~m) | t[o_gf + 5 * g + popcount(x & m)]
+        if s == 0 or x < best:
+            best = x
+            bs = s
+    return best, bs
+
+
 @njit(cache=True)
-def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any, e0: Any) -> Any:
+def closure(d: Any, t: Any, e0: Any) -> Any:
     """(K captured, quiet position R, handout cost h) of a position with capturable boxes; e0 ≥ 0
     says that d is a quiet position plus the edge e0, so that only its boxes need looking at."""
-    nb = box_mask.shape[0]
+    nb = at(t, H_NB)
+    o_bm = at(t, H_BOXMASK)
+    o_eb = at(t, H_EDGEBOX)
     r = d
     k = 0
     cl = U0
-    for t in range(nb if e0 < 0 else 2):
-        y = t if e0 < 0 else edge_box[e0, t]
+    for i in range(nb if e0 < 0 else 2):
+        y = i if e0 < 0 else at(t, o_eb + 2 * e0 + i) - 1
         if y < 0:
             continue
         while True:
-            missing = box_mask[y] & ~r
+            missing = t[o_bm + y] & ~r
             if missing == U0 or missing & (missing - U1):
                 break
             r |= missing
             e = lowest(missing)
             nxt = -1
             for j in range(2):
-                z = edge_box[e, j]
+                z = at(t, o_eb + 2 * e + j) - 1
                 if z < 0:
                     continue
-                if r & box_mask[z] == box_mask[z]:
+                if r & t[o_bm + z] == t[o_bm + z]:
                     k += 1
                     cl |= U1 << np.uint64(z)
                 elif z != y:
@@ -139,15 +175,15 @@ def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any, e0: Any) -> An
     while rest:
         x = lowest(rest)
         rest &= rest - U1
-        und = box_mask[x] & ~d
+        und = t[o_bm + x] & ~d
         ex = False
         deg = 0
         while und:
             f = lowest(und)
             und &= und - U1
-            o = edge_box[f, 0]
+            o = at(t, o_eb + 2 * f) - 1
             if o == x:
-                o = edge_box[f, 1]
+                o = at(t, o_eb + 2 * f + 1) - 1
             if o >= 0 and (cl >> np.uint64(o)) & U1:
                 deg += 1
             else:
@@ -160,58 +196,42 @@ def closure(d: Any, box_mask: Any, box_edges: Any, edge_box: Any, e0: Any) -> An
     while rest:
         x = lowest(rest)
         rest &= rest - U1
-        und = box_mask[x] & ~d
+        und = t[o_bm + x] & ~d
         while und:
             f = lowest(und)
             und &= und - U1
-            o = edge_box[f, 0]
+            o = at(t, o_eb + 2 * f) - 1
             if o == x:
-                o = edge_box[f, 1]
+                o = at(t, o_eb + 2 * f + 1) - 1
             if o >= 0 and (deg2 >> np.uint64(o)) & U1:
                 return k, r, 8
     return k, r, 0
 
 
 @njit(cache=True)
-def node(
-    d: Any,
-    alpha: Any,
-    beta: Any,
-    p: Any,
-    flags: Any,
-    box_mask: Any,
-    box_edges: Any,
-    edge_box: Any,
-    order: Any,
-    edge_group: Any,
-    sym_tab: Any,
-    nsym: Any,
-    g_mask: Any,
-    g_first: Any,
-    perm: Any,
-    inv: Any,
-    tt: Any,
-    tt_shift: Any,
-    full: Any,
-    stats: Any,
-) -> Any:
+def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     """Fail-soft alpha-beta value of a position for the player to move (quiet when chains are on)."""
-    stats[S_NODES] += 1
-    if stats[S_NODES] > stats[S_LIMIT]:
-        stats[S_ABORT] = 1
+    t[H_NODES] += U1
+    if t[H_NODES] > t[H_LIMIT]:
+        t[H_ABORT] = U1
         return 0
+    full = t[H_FULL]
     if d == full:
         return 0
-    key, sidx = canon(d, flags, sym_tab, nsym, g_mask, g_first)
+    flags = at(t, H_FLAGS)
+    key, sidx = canon(d, t)
     pp = 0 if flags & F_IMPARTIAL else p
-    slot = np.int64((key * HASH_MUL) >> tt_shift)
+    slot = at(t, H_TT) + 2 * np.int64((key * HASH_MUL) >> t[H_SHIFT])
     corners = flags & F_CORNERS
+    ne = at(t, H_NE)
+    o_eg = at(t, H_EDGEGROUP)
+    o_gm = at(t, H_GMASK)
     hit = False
     lo: Any = 0
     hi: Any = 0
     first = -1
-    if tt[slot, 0] == key:
-        meta = tt[slot, 1]
+    if t[slot] == key:
+        meta = t[slot + 1]
         if np.int64((meta >> np.uint64(16)) & U1) == pp:
             hit = True
             lo = np.int64(meta & np.uint64(255)) - 128
@@ -223,23 +243,26 @@ def node(
             if flags & F_TTMOVE:
                 m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
                 if m < 255:
-                    first = inv[sidx, m]
-                    g = edge_group[first]
+                    first = at(t, at(t, H_INV) + sidx * ne + m)
+                    g = at(t, o_eg + first) - 1
                     if g >= 0 and corners:
-                        first = lowest(g_mask[g] & ~d)
+                        first = lowest(t[o_gm + g] & ~d)
     # box counts: boxes left, edges that would be a box's third side, edges that complete a box
-    nb = box_mask.shape[0]
+    nb = at(t, H_NB)
+    o_bm = at(t, H_BOXMASK)
+    o_eb = at(t, H_EDGEBOX)
     rem = 0
     third = U0
     capm = U0
     for x in range(nb):
-        c3 = popcount(d & box_mask[x])
+        bm = t[o_bm + x]
+        c3 = popcount(d & bm)
         if c3 < 4:
             rem += 1
             if c3 == 2:
-                third |= box_mask[x]
+                third |= bm
             elif c3 == 3:
-                capm |= box_mask[x]
+                capm |= bm
     third &= ~capm
     if not hit:
         lo = -rem
@@ -251,8 +274,8 @@ def node(
     # candidate edges: undrawn, and only the first free border string of each box with the corner rule
     cand = full & ~d
     if corners:
-        for g in range(g_mask.shape[0]):
-            free = g_mask[g] & ~d
+        for g in range(at(t, H_NG)):
+            free = t[o_gm + g] & ~d
             cand &= ~(free & (free - U1))
     a0 = max(alpha, lo)
     b0 = min(beta, hi)
@@ -261,7 +284,7 @@ def node(
     best_e = -1
     chains = flags & F_CHAINS
     pvs = flags & F_NULL
-    ne = order.shape[0]
+    o_order = at(t, H_ORDER)
     done = False
     searched = 0
     for cls in range(4):
@@ -282,7 +305,7 @@ def node(
                     break
                 e = first
             else:
-                e = order[i]
+                e = at(t, o_order + i)
                 if e == first:
                     continue
             be = U1 << np.uint64(e)
@@ -302,36 +325,24 @@ def node(
                 if mycls == 1:
                     k = 0
                     for j in range(2):
-                        z = edge_box[e, j]
-                        if z >= 0 and popcount(d & box_mask[z]) == 3:
+                        z = at(t, o_eb + 2 * e + j) - 1
+                        if z >= 0 and popcount(d & t[o_bm + z]) == 3:
                             k += 1
-                    v = k + node(
-                        c, wa - k, wb - k, p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
-                    )  # fmt: skip
+                    v = k + node(c, wa - k, wb - k, p, t)
                 elif chains and mycls == 3:
-                    kk, r, h = closure(c, box_mask, box_edges, edge_box, e)
+                    kk, r, h = closure(c, t, e)
                     al = -wb - kk
                     bt = -wa - kk
-                    v1 = node(
-                        r, al, bt, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
-                    )  # fmt: skip
+                    v1 = node(r, al, bt, 1 - p, t)
                     u = v1
-                    if h > 0 and v1 < bt and not stats[S_ABORT]:
-                        v2 = -h - node(
-                            r, -h - bt, -h - max(al, v1), p, flags, box_mask, box_edges, edge_box, order,
-                            edge_group, sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
-                        )  # fmt: skip
+                    if h > 0 and v1 < bt and not t[H_ABORT]:
+                        v2 = -h - node(r, -h - bt, -h - max(al, v1), p, t)
                         if v2 > u:
                             u = v2
                     v = -(kk + u)
                 else:
-                    v = -node(
-                        c, -wb, -wa, 1 - p, flags, box_mask, box_edges, edge_box, order, edge_group,
-                        sym_tab, nsym, g_mask, g_first, perm, inv, tt, tt_shift, full, stats,
-                    )  # fmt: skip
-                if stats[S_ABORT]:
+                    v = -node(c, -wb, -wa, 1 - p, t)
+                if t[H_ABORT]:
                     return 0
                 if v >= wb and wb < b0:
                     wb = b0
@@ -361,12 +372,13 @@ def node(
         nlo = max(lo, nlo)
         nhi = min(hi, nhi)
     mv = 255
+    o_perm = at(t, H_PERM)
     if best > a0 and best_e >= 0:
-        mv = perm[sidx, best_e]
+        mv = at(t, o_perm + sidx * ne + best_e)
     elif first >= 0:
-        mv = perm[sidx, first]
-    tt[slot, 0] = key
-    tt[slot, 1] = (
+        mv = at(t, o_perm + sidx * ne + first)
+    t[slot] = key
+    t[slot + 1] = (
         np.uint64(nlo + 128)
         | (np.uint64(nhi + 128) << np.uint64(8))
         | (np.uint64(pp) << np.uint64(16))
@@ -379,49 +391,63 @@ class KernelSearch:
     """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
 
     def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20) -> None:
-        t = tables(b)
+        tb = tables(b)
         self.b = b
-        self.t = t
         self.o = opts
-        self.flags = opts.flags()
         ne, nb = b.n_edges, b.n_boxes
-        self.box_mask = np.array(b.box_mask, dtype=np.uint64)
-        self.box_edges = np.array(b.box_edges, dtype=np.int64).reshape(nb, 4)
-        eb = np.full((ne, 2), -1, dtype=np.int64)
-        for e, boxes in enumerate(b.edge_boxes):
-            for j, x in enumerate(boxes):
-                eb[e, j] = x
-        self.edge_box = eb
-        self.order = np.array(b.center_order if opts.center_order else t.left_right, dtype=np.int64)
         groups = [g for g in b.ground if g]
-        self.edge_group = np.full(ne, -1, dtype=np.int64)
-        self.g_mask = np.zeros(max(1, len(groups)), dtype=np.uint64)
-        self.g_first = np.zeros((max(1, len(groups)), 5), dtype=np.uint64)
+        edge_group = [0] * ne
+        g_first: list[int] = []
         for i, g in enumerate(groups):
-            self.g_mask[i] = sum(1 << e for e in g)
-            for k in range(len(g) + 1):
-                self.g_first[i, k] = sum(1 << e for e in g[:k])
+            firsts = [sum(1 << e for e in g[:k]) for k in range(len(g) + 1)]
+            g_first += firsts + [0] * (5 - len(firsts))
             for e in g:
-                self.edge_group[e] = i
-        if not groups:
-            self.g_mask = self.g_mask[:0]
-        self.sym_tab = np.array(t.sym_bytes, dtype=np.uint64)
-        self.nsym = len(b.syms)
-        self.perm = np.array(b.syms, dtype=np.int64)
-        self.inv = np.argsort(self.perm, axis=1).astype(np.int64)
-        size = 1 << tt_bits
-        # one row per slot: canonical key, then bounds / player / best move packed (see `node`);
+                edge_group[e] = i + 1
+        edge_box: list[int] = []
+        for boxes in b.edge_boxes:
+            edge_box += [x + 1 for x in boxes] + [0] * (2 - len(boxes))
+        inv = [[0] * ne for _ in b.syms]
+        for s, perm in enumerate(b.syms):
+            for e, f in enumerate(perm):
+                inv[s][f] = e
+        parts: list[tuple[int, list[int]]] = [
+            (H_BOXMASK, list(b.box_mask)),
+            (H_BOXEDGES, [e for edges in b.box_edges for e in edges]),
+            (H_EDGEBOX, edge_box),
+            (H_ORDER, list(b.center_order if opts.center_order else tb.left_right)),
+            (H_EDGEGROUP, edge_group),
+            (H_SYMTAB, [v for per_sym in tb.sym_bytes for row in per_sym for v in row]),
+            (H_GMASK, [sum(1 << e for e in g) for g in groups]),
+            (H_GFIRST, g_first),
+            (H_PERM, [e for perm in b.syms for e in perm]),
+            (H_INV, [e for row in inv for e in row]),
+        ]
+        size = HEADER + sum(len(v) for _, v in parts)
+        tt_at = size + (size & 1)
         # np.full writes every page now, so page faults are not paid inside the search
-        self.tt = np.full((size, 2), EMPTY, dtype=np.uint64)
-        self.tt_shift = np.uint64(64 - tt_bits)
-        self.full = np.uint64(b.full)
-        self.stats = np.zeros(3, dtype=np.int64)
-        self.stats[S_LIMIT] = node_limit if node_limit is not None else 2**62
+        t = np.full(tt_at + 2 * (1 << tt_bits), EMPTY, dtype=np.uint64)
+        t[:HEADER] = 0
+        at_ = HEADER
+        for h, values in parts:
+            t[h] = at_
+            t[at_ : at_ + len(values)] = np.array(values, dtype=np.uint64)
+            at_ += len(values)
+        t[H_NB] = nb
+        t[H_NE] = ne
+        t[H_NSYM] = len(b.syms)
+        t[H_NBYTES] = len(tb.sym_bytes[0])
+        t[H_NG] = len(groups)
+        t[H_TT] = tt_at
+        t[H_SHIFT] = 64 - tt_bits
+        t[H_FULL] = b.full
+        t[H_FLAGS] = opts.flags()
+        t[H_LIMIT] = node_limit if node_limit is not None else 2**62
+        self.t = t
 
     @property
     def nodes(self) -> int:
         """Positions searched so far."""
-        return int(self.stats[S_NODES])
+        return int(self.t[H_NODES])
 
     def node(self, d: int, alpha: int, beta: int, p: int) -> int:
         """One quiet position through the kernel; with `null_window`, a wide window is searched as a
@@ -446,19 +472,15 @@ class KernelSearch:
                 return hi
 
     def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
-        v = node(
-            np.uint64(d), alpha, beta, p, self.flags, self.box_mask, self.box_edges, self.edge_box,
-            self.order, self.edge_group, self.sym_tab, self.nsym, self.g_mask, self.g_first,
-            self.perm, self.inv, self.tt, self.tt_shift, self.full, self.stats,
-        )  # fmt: skip
-        if self.stats[S_ABORT]:
+        v = node(np.uint64(d), alpha, beta, p, self.t)
+        if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
 
     def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
         """Fail-soft value of any position for the player to move."""
         if self.o.chains and any((d & m).bit_count() == 3 for m in self.b.box_mask):
-            k, r, h = closure(np.uint64(d), self.box_mask, self.box_edges, self.edge_box, -1)
+            k, r, h = closure(np.uint64(d), self.t, -1)
             k, r, h = int(k), int(r), int(h)
             a, bb = alpha - k, beta - k
             v1 = self.node(r, a, bb, p)
