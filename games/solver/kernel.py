@@ -81,7 +81,11 @@ H_FLAGS = 18
 H_NODES = 19
 H_LIMIT = 20
 H_ABORT = 21
+H_COMPACT = 22
 HEADER = 32
+COMPACT_EDGES = 44
+"""Boards with at most this many edges keep a table entry in one word: the key above 20 bits of
+bounds (6 bits each), player (1) and best move (7); bigger boards use two words (key, then those)."""
 
 
 @njit(cache=True, inline="always")
@@ -221,7 +225,9 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     flags = at(t, H_FLAGS)
     key, sidx = canon(d, t)
     pp = 0 if flags & F_IMPARTIAL else p
-    slot = at(t, H_TT) + 2 * np.int64((key * HASH_MUL) >> t[H_SHIFT])
+    idx = np.int64((key * HASH_MUL) >> t[H_SHIFT])
+    compact = t[H_COMPACT] != U0
+    slot = at(t, H_TT) + (idx if compact else 2 * idx)
     corners = flags & F_CORNERS
     ne = at(t, H_NE)
     o_eg = at(t, H_EDGEGROUP)
@@ -230,23 +236,33 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     lo: Any = 0
     hi: Any = 0
     first = -1
-    if t[slot] == key:
+    m: Any = 255
+    if compact:
+        w = t[slot]
+        if w >> np.uint64(20) == key and np.int64((w >> np.uint64(12)) & U1) == pp:
+            hit = True
+            lo = np.int64(w & np.uint64(63)) - 32
+            hi = np.int64((w >> np.uint64(6)) & np.uint64(63)) - 32
+            m = np.int64((w >> np.uint64(13)) & np.uint64(127))
+            if m == 127:
+                m = 255
+    elif t[slot] == key:
         meta = t[slot + 1]
         if np.int64((meta >> np.uint64(16)) & U1) == pp:
             hit = True
             lo = np.int64(meta & np.uint64(255)) - 128
             hi = np.int64((meta >> np.uint64(8)) & np.uint64(255)) - 128
-            if lo >= beta or lo == hi:
-                return lo
-            if hi <= alpha:
-                return hi
-            if flags & F_TTMOVE:
-                m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
-                if m < 255:
-                    first = at(t, at(t, H_INV) + sidx * ne + m)
-                    g = at(t, o_eg + first) - 1
-                    if g >= 0 and corners:
-                        first = lowest(t[o_gm + g] & ~d)
+            m = np.int64((meta >> np.uint64(24)) & np.uint64(255))
+    if hit:
+        if lo >= beta or lo == hi:
+            return lo
+        if hi <= alpha:
+            return hi
+        if flags & F_TTMOVE and m < 255:
+            first = at(t, at(t, H_INV) + sidx * ne + m)
+            g = at(t, o_eg + first) - 1
+            if g >= 0 and corners:
+                first = lowest(t[o_gm + g] & ~d)
     # box counts: boxes left, edges that would be a box's third side, edges that complete a box
     nb = at(t, H_NB)
     o_bm = at(t, H_BOXMASK)
@@ -377,13 +393,22 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
         mv = at(t, o_perm + sidx * ne + best_e)
     elif first >= 0:
         mv = at(t, o_perm + sidx * ne + first)
-    t[slot] = key
-    t[slot + 1] = (
-        np.uint64(nlo + 128)
-        | (np.uint64(nhi + 128) << np.uint64(8))
-        | (np.uint64(pp) << np.uint64(16))
-        | (np.uint64(mv) << np.uint64(24))
-    )
+    if compact:
+        t[slot] = (
+            (key << np.uint64(20))
+            | np.uint64(nlo + 32)
+            | (np.uint64(nhi + 32) << np.uint64(6))
+            | (np.uint64(pp) << np.uint64(12))
+            | (np.uint64(min(mv, 127)) << np.uint64(13))
+        )
+    else:
+        t[slot] = key
+        t[slot + 1] = (
+            np.uint64(nlo + 128)
+            | (np.uint64(nhi + 128) << np.uint64(8))
+            | (np.uint64(pp) << np.uint64(16))
+            | (np.uint64(mv) << np.uint64(24))
+        )
     return best
 
 
@@ -424,8 +449,9 @@ class KernelSearch:
         ]
         size = HEADER + sum(len(v) for _, v in parts)
         tt_at = size + (size & 1)
+        compact = ne <= COMPACT_EDGES
         # np.full writes every page now, so page faults are not paid inside the search
-        t = np.full(tt_at + 2 * (1 << tt_bits), EMPTY, dtype=np.uint64)
+        t = np.full(tt_at + (1 if compact else 2) * (1 << tt_bits), EMPTY, dtype=np.uint64)
         t[:HEADER] = 0
         at_ = HEADER
         for h, values in parts:
@@ -438,6 +464,7 @@ class KernelSearch:
         t[H_NBYTES] = len(tb.sym_bytes[0])
         t[H_NG] = len(groups)
         t[H_TT] = tt_at
+        t[H_COMPACT] = compact
         t[H_SHIFT] = 64 - tt_bits
         t[H_FULL] = b.full
         t[H_FLAGS] = opts.flags()
