@@ -27,7 +27,17 @@ PAPER: dict[tuple[int, int], tuple[float, tuple[float, ...]]] = {
     (2, 6): (12.00, (3.05, 2.36, 3.90, 1.87, 1.10)),
     (4, 4): (274.44, (6.33, 17.19, 3.88, 2.10, 1.70)),
 }
-SWITCHES = ["chains", "center_order", "corners", "symmetry", "two_bounds", "impartial_tt", "tt_move", "null_window"]
+SWITCHES = [
+    "chains",
+    "center_order",
+    "corners",
+    "symmetry",
+    "two_bounds",
+    "impartial_tt",
+    "tt_move",
+    "null_window",
+    "tt_buckets",
+]
 QUICK = [(3, 3), (1, 8), (2, 5)]
 NORMAL = [(3, 3), (1, 8), (2, 5), (1, 9), (1, 10), (3, 4), (2, 6)]
 NODES_PER_SECOND = 2_500_000

@@ -63,7 +63,7 @@ def test_each_technique_off_gives_the_same_values(name: str) -> None:
         assert solve(rows, cols, drawn, options=opts, engine="pure").value == case["value"], case["name"]
 
 
-@pytest.mark.parametrize("name", ["tt_move", "null_window"])
+@pytest.mark.parametrize("name", ["tt_move", "null_window", "tt_buckets"])
 def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
     pytest.importorskip("numba")
     opts = SolveOptions().without(name)

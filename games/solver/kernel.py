@@ -54,6 +54,7 @@ F_TWO = 16
 F_IMPARTIAL = 32
 F_TTMOVE = 64
 F_NULL = 128
+F_BUCKETS = 256
 
 # The search works on ONE uint64 array `T`: a header (sizes, offsets of the tables, options, node
 # counters), the board's tables, then the transposition table. Numba reference-counts every array
@@ -237,8 +238,18 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     hi: Any = 0
     first = -1
     m: Any = 255
+    buckets = compact and flags & F_BUCKETS
     if compact:
+        # with `tt_buckets`, two entries per bucket: the first keeps the bigger subtree (fewer
+        # edges drawn), the second the latest other position
+        if buckets:
+            slot = at(t, H_TT) + (idx & ~1)
         w = t[slot]
+        if buckets and w >> np.uint64(20) != key:
+            w1 = t[slot + 1]
+            if w1 >> np.uint64(20) == key:
+                slot += 1
+                w = w1
         if w >> np.uint64(20) == key and np.int64((w >> np.uint64(12)) & U1) == pp:
             hit = True
             lo = np.int64(w & np.uint64(63)) - 32
@@ -394,6 +405,12 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     elif first >= 0:
         mv = at(t, o_perm + sidx * ne + first)
     if compact:
+        if buckets and t[slot] >> np.uint64(20) != key:
+            w0 = t[slot]
+            if w0 == EMPTY or popcount(key) <= popcount(w0 >> np.uint64(20)):
+                t[slot + 1] = w0
+            else:
+                slot += 1
         t[slot] = (
             (key << np.uint64(20))
             | np.uint64(nlo + 32)
