@@ -83,6 +83,7 @@ H_NODES = 19
 H_LIMIT = 20
 H_ABORT = 21
 H_COMPACT = 22
+H_IMG = 23
 HEADER = 32
 COMPACT_EDGES = 44
 """Boards with at most this many edges keep a table entry in one word: the key above 20 bits of
@@ -111,24 +112,43 @@ def at(t: Any, i: Any) -> Any:
 
 
 @njit(cache=True, inline="always")
-def canon(d: Any, t: Any) -> Any:
+def canon(d: Any, pd: Any, t: Any) -> Any:
     """(canonical key, index of the symmetry giving it) of an edge set under the enabled symmetries
-    and the corner rule."""
+    and the corner rule. The image of d under each symmetry is kept per number of edges drawn and
+    made from the parent position pd's images (pd == d: from scratch)."""
     flags = at(t, H_FLAGS)
-    nbytes = at(t, H_NBYTES)
     ns = at(t, H_NSYM) if flags & F_SYM else 1
     corners = flags & F_CORNERS
     ng = at(t, H_NG)
-    o_sym = at(t, H_SYMTAB)
+    ne = at(t, H_NE)
     o_gm = at(t, H_GMASK)
     o_gf = at(t, H_GFIRST)
+    o_perm = at(t, H_PERM)
+    row = at(t, H_IMG) + 8 * popcount(d)
+    if pd == d:
+        nbytes = at(t, H_NBYTES)
+        o_sym = at(t, H_SYMTAB)
+        for s in range(ns):
+            x = U0
+            base = o_sym + s * nbytes * 256
+            for k in range(nbytes):
+                x |= t[base + k * 256 + np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
+            t[row + s] = x
+    else:
+        prow = at(t, H_IMG) + 8 * popcount(pd)
+        diff = d & ~pd
+        for s in range(ns):
+            x = t[prow + s]
+            rest = diff
+            while rest:
+                e = lowest(rest)
+                rest &= rest - U1
+                x |= U1 << t[o_perm + s * ne + e]
+            t[row + s] = x
     best = EMPTY
     bs = 0
     for s in range(ns):
-        x = U0
-        base = o_sym + s * nbytes * 256
-        for k in range(nbytes):
-            x |= t[base + k * 256 + np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
+        x = t[row + s]
         if corners:
             for g in range(ng):
                 m = t[o_gm + g]
@@ -214,8 +234,9 @@ def closure(d: Any, t: Any, e0: Any) -> Any:
 
 
 @njit(cache=True)
-def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
-    """Fail-soft alpha-beta value of a position for the player to move (quiet when chains are on)."""
+def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
+    """Fail-soft alpha-beta value of a position for the player to move (quiet when chains are on);
+    pd is the position it was reached from (d itself at the top)."""
     t[H_NODES] += U1
     if t[H_NODES] > t[H_LIMIT]:
         t[H_ABORT] = U1
@@ -224,7 +245,7 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
     if d == full:
         return 0
     flags = at(t, H_FLAGS)
-    key, sidx = canon(d, t)
+    key, sidx = canon(d, pd, t)
     pp = 0 if flags & F_IMPARTIAL else p
     idx = np.int64((key * HASH_MUL) >> t[H_SHIFT])
     compact = t[H_COMPACT] != U0
@@ -355,20 +376,20 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
                         z = at(t, o_eb + 2 * e + j) - 1
                         if z >= 0 and popcount(d & t[o_bm + z]) == 3:
                             k += 1
-                    v = k + node(c, wa - k, wb - k, p, t)
+                    v = k + node(c, wa - k, wb - k, p, t, d)
                 elif chains and mycls == 3:
                     kk, r, h = closure(c, t, e)
                     al = -wb - kk
                     bt = -wa - kk
-                    v1 = node(r, al, bt, 1 - p, t)
+                    v1 = node(r, al, bt, 1 - p, t, d)
                     u = v1
                     if h > 0 and v1 < bt and not t[H_ABORT]:
-                        v2 = -h - node(r, -h - bt, -h - max(al, v1), p, t)
+                        v2 = -h - node(r, -h - bt, -h - max(al, v1), p, t, d)
                         if v2 > u:
                             u = v2
                     v = -(kk + u)
                 else:
-                    v = -node(c, -wb, -wa, 1 - p, t)
+                    v = -node(c, -wb, -wa, 1 - p, t, d)
                 if t[H_ABORT]:
                     return 0
                 if v >= wb and wb < b0:
@@ -463,6 +484,7 @@ class KernelSearch:
             (H_GFIRST, g_first),
             (H_PERM, [e for perm in b.syms for e in perm]),
             (H_INV, [e for row in inv for e in row]),
+            (H_IMG, [0] * (8 * 65)),
         ]
         size = HEADER + sum(len(v) for _, v in parts)
         tt_at = size + (size & 1)
@@ -516,7 +538,8 @@ class KernelSearch:
                 return hi
 
     def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
-        v = node(np.uint64(d), alpha, beta, p, self.t)
+        dd = np.uint64(d)
+        v = node(dd, alpha, beta, p, self.t, dd)
         if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
