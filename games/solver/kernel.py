@@ -124,6 +124,7 @@ def canon(d: Any, pd: Any, t: Any) -> Any:
     o_gm = at(t, H_GMASK)
     o_gf = at(t, H_GFIRST)
     o_perm = at(t, H_PERM)
+    o_eg = at(t, H_EDGEGROUP)
     row = at(t, H_IMG) + 8 * popcount(d)
     if pd == d:
         nbytes = at(t, H_NBYTES)
@@ -133,8 +134,14 @@ def canon(d: Any, pd: Any, t: Any) -> Any:
             base = o_sym + s * nbytes * 256
             for k in range(nbytes):
                 x |= t[base + k * 256 + np.int64((d >> np.uint64(8 * k)) & np.uint64(255))]
+            if corners:
+                for g in range(ng):
+                    m = t[o_gm + g]
+                    x = (x & ~m) | t[o_gf + 5 * g + popcount(x & m)]
             t[row + s] = x
     else:
+        # the images are kept with the corner rule applied: an edge added to a group of border
+        # strings just adds one to that group's count
         prow = at(t, H_IMG) + 8 * popcount(pd)
         diff = d & ~pd
         for s in range(ns):
@@ -143,17 +150,19 @@ def canon(d: Any, pd: Any, t: Any) -> Any:
             while rest:
                 e = lowest(rest)
                 rest &= rest - U1
-                x |= U1 << t[o_perm + s * ne + e]
+                f = t[o_perm + s * ne + e]
+                g = at(t, o_eg + np.int64(f)) - 1
+                if g >= 0 and corners:
+                    m = t[o_gm + g]
+                    x = (x & ~m) | t[o_gf + 5 * g + popcount(x & m) + 1]
+                else:
+                    x |= U1 << f
             t[row + s] = x
-    best = EMPTY
+    best = t[row]
     bs = 0
-    for s in range(ns):
+    for s in range(1, ns):
         x = t[row + s]
-        if corners:
-            for g in range(ng):
-                m = t[o_gm + g]
-                x = (x & ~m) | t[o_gf + 5 * g + popcount(x & m)]
-        if s == 0 or x < best:
+        if x < best:
             best = x
             bs = s
     return best, bs
