@@ -168,7 +168,7 @@ def canon(d: Any, pd: Any, t: Any) -> Any:
     return best, bs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def closure(d: Any, t: Any, e0: Any) -> Any:
     """(K captured, quiet position R, handout cost h) of a position with capturable boxes; e0 ≥ 0
     says that d is a quiet position plus the edge e0, so that only its boxes need looking at."""
