@@ -67,8 +67,7 @@ def test_each_technique_off_gives_the_same_values(name: str) -> None:
 def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
     pytest.importorskip("numba")
     opts = SolveOptions().without(name)
-    hard = {c["name"]: c for c in _cases("hard-positions.jsonl")}
-    for case in [*_cases("positions.jsonl")[19:30], hard["berlekamp-3.12"]]:
+    for case in _cases("positions.jsonl")[19:30]:
         rows, cols, drawn = case["rows"], case["cols"], case["drawn"]
         assert isinstance(rows, int) and isinstance(cols, int) and isinstance(drawn, list)
         got = solve(rows, cols, drawn, all_best=True, options=opts, engine="kernel")
