@@ -34,7 +34,8 @@ def ensure_cache_dir() -> None:
 
 ensure_cache_dir()
 
-from numba import njit  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 from games.solver.board import Board  # noqa: E402
 from games.solver.options import FULL, SolveOptions  # noqa: E402
@@ -459,6 +460,24 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
     return best
 
 
+@intrinsic
+def _words(typingctx: Any, addr: Any) -> Any:
+    """A raw uint64 pointer from an address (no reference counting on the recursive calls)."""
+    ptr = types.CPointer(types.uint64)  # type: ignore[no-untyped-call]
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], context.get_value_type(ptr))
+
+    return ptr(types.intp), codegen
+
+
+@njit(cache=True)
+def search(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
+    """`node` at the top, on the array's memory through a raw pointer: numba reference-counts an
+    array argument on every call, a pointer not (the caller keeps the array alive)."""
+    return node(d, alpha, beta, p, _words(t.ctypes.data), d)  # type: ignore[call-arg]
+
+
 class KernelSearch:
     """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
 
@@ -548,7 +567,7 @@ class KernelSearch:
 
     def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
         dd = np.uint64(d)
-        v = node(dd, alpha, beta, p, self.t, dd)
+        v = search(dd, alpha, beta, p, self.t)
         if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
