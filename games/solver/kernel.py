@@ -1,4 +1,8 @@
-"""The exact search compiled with numba: the same algorithm as `games.solver.pure`, on uint64 edge sets.
+"""The exact search compiled with numba: the algorithm of `games.solver.pure` on uint64 edge sets, plus
+three techniques of its own (each a `SolveOptions` switch): the table keeps each position's best
+move and tries it first (`tt_move`); a wide window is searched as null-window tests, MTD(f) from a
+guess of 0 (`null_window`); and the table has two one-word entries per bucket, the bigger subtree
+kept (`tt_buckets`). Symmetry images are updated per added edge rather than recomputed.
 
 Importing this module imports numba (slow: about half a second), so `games.solver` imports it only
 when a position is too big for the pure search. Compiled code is cached on disk (`cache=True`); see
