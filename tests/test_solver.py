@@ -63,6 +63,43 @@ def test_each_technique_off_gives_the_same_values(name: str) -> None:
         assert solve(rows, cols, drawn, options=opts, engine="pure").value == case["value"], case["name"]
 
 
+@pytest.mark.parametrize("name", ["tt_move", "null_window", "tt_buckets"])
+def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
+    pytest.importorskip("numba")
+    opts = SolveOptions().without(name)
+    for case in _cases("positions.jsonl")[19:30]:
+        rows, cols, drawn = case["rows"], case["cols"], case["drawn"]
+        assert isinstance(rows, int) and isinstance(cols, int) and isinstance(drawn, list)
+        got = solve(rows, cols, drawn, all_best=True, options=opts, engine="kernel")
+        assert got.value == case["value"], case["name"]
+        if case["best"] is not None:
+            assert got.best_text == case["best"], case["name"]
+
+
+def test_kernel_closure_matches_the_pure_one() -> None:
+    pytest.importorskip("numba")
+    import numpy as np
+
+    from games.solver.api import make_search
+    from games.solver.kernel import KernelSearch, closure
+
+    rng = random.Random(5)
+    for rows, cols in [(3, 3), (1, 6), (4, 4), (5, 5)]:
+        b = board(rows, cols)
+        ks = make_search(b, engine="kernel", tt_bits=12)
+        assert isinstance(ks, KernelSearch)
+        ps = PureSearch(b)
+        checked = 0
+        while checked < 300:
+            p = rng.choice([0.5, 0.7, 0.85])
+            d = sum(1 << e for e in range(b.n_edges) if rng.random() < p)
+            if d == b.full or not ps.capturable(d):
+                continue
+            k, r, h = closure(np.uint64(d), ks.t, -1)
+            assert ps.closure(d) == (int(k), int(r), int(h))
+            checked += 1
+
+
 def _brute(rows: int, cols: int, start: int) -> dict[int, int]:
     """Plain memoised negamax over every edge (no chain rule, symmetry or pruning): move → value."""
     b = board(rows, cols)

@@ -73,6 +73,12 @@ def parse_drawn(rows: int, cols: int, drawn: int | Iterable[str | int]) -> int:
     return mask
 
 
+def default_tt_bits(b: Board) -> int:
+    """Table size (log2 entries) of the compiled search on a board: edges − 6, at least 2^12; at most
+    2^23 one-word entries (up to 44 edges) or 2^22 two-word ones — 64 MB either way."""
+    return max(12, min(23 if b.n_edges <= 44 else 22, b.n_edges - 6))
+
+
 def make_search(
     b: Board,
     options: SolveOptions = FULL,
@@ -85,8 +91,7 @@ def make_search(
         return PureSearch(b, options, node_limit)
     from games.solver.kernel import KernelSearch
 
-    free = b.n_edges
-    bits = tt_bits if tt_bits is not None else max(12, min(22, free - 6))
+    bits = tt_bits if tt_bits is not None else default_tt_bits(b)
     return KernelSearch(b, options, node_limit, bits)
 
 

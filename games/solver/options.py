@@ -21,6 +21,14 @@ class SolveOptions:
     """Table entries keep a lower and an upper bound; else one bound and a flag."""
     impartial_tt: bool = True
     """Table entries serve either player to move; else they only match the same player to move."""
+    tt_move: bool = True
+    """The table also keeps each position's best move, which is searched first next time (compiled kernel)."""
+    null_window: bool = True
+    """Null-window searches: MTD(f) from 0 for a whole-range value, and a null window for every move
+    after the first (principal variation search, compiled kernel)."""
+    tt_buckets: bool = True
+    """Two table entries per bucket, one kept for the bigger subtree; else one entry, always replaced
+    (compiled kernel, boards of at most 44 edges)."""
 
     def without(self, name: str) -> SolveOptions:
         """A copy with one technique switched off."""
