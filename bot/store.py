@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
@@ -72,6 +74,23 @@ _UPDATE_MATCH = (
 )
 
 
+_SQLITE_INSERT = (
+    "INSERT INTO match_events (match_id, seq, at, kind, seat, text, message_id, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SQLITE_UPDATE = (
+    "UPDATE matches SET snapshot = ?, status = ?, updated_at = ?, event_count = ?, finished_at = ?, "
+    "winner_seat = ?, result_reason = ? WHERE id = ?"
+)
+
+
+def _sqlite_time(value: dt.datetime | None) -> str | None:
+    """A UTC datetime in the text form SQLAlchemy's SQLite DateTime type reads back."""
+    if value is None:
+        return None
+    v = value.astimezone(dt.UTC)
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}.{v.microsecond:06d}"
+
+
 @dataclass(frozen=True)
 class NewEvent:
     """An event about to be appended."""
@@ -91,6 +110,7 @@ class MatchStore:
         self.engine: AsyncEngine = make_engine(url)
         self._queue: list[_Pending] = []
         self._writer: asyncio.Task[None] | None = None
+        self._fast_sqlite = make_url(url).get_backend_name() == "sqlite"
 
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
@@ -192,18 +212,10 @@ class MatchStore:
         while self._queue:
             batch, self._queue = self._queue, []
             try:
-                async with self.engine.begin() as conn:
-                    rows = [r for p in batch for r in p.rows]
-                    if rows:
-                        await conn.execute(insert(MatchEvent), rows)
-                    await conn.execute(_UPDATE_MATCH, [p.values for p in batch])
-                    for p in batch:
-                        for seat, (pid, name) in (p.players or {}).items():
-                            await conn.execute(
-                                update(MatchPlayer)
-                                .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
-                                .values(player_id=pid, name=name)
-                            )
+                if self._fast_sqlite and not any(p.players for p in batch):
+                    await self._write_sqlite(batch)
+                else:
+                    await self._write_generic(batch)
             except BaseException as exc:
                 for p in batch:
                     if not p.future.done():
@@ -214,6 +226,65 @@ class MatchStore:
             for p in batch:
                 if not p.future.done():
                     p.future.set_result(None)
+
+    async def _write_sqlite(self, batch: list[_Pending]) -> None:
+        """The hot path on SQLite: two executemany calls and a commit on the driver connection
+        (SQLAlchemy's statement layer would add several thread hops per batch)."""
+        async with self.engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            driver = raw.driver_connection
+            try:
+                rows = [
+                    (
+                        r["match_id"],
+                        r["seq"],
+                        _sqlite_time(r["at"]),
+                        r["kind"],
+                        r["seat"],
+                        r["text"],
+                        r["message_id"],
+                        json.dumps(r["data"]),
+                    )
+                    for p in batch
+                    for r in p.rows
+                ]
+                if rows:
+                    await driver.executemany(_SQLITE_INSERT, rows)
+                await driver.executemany(
+                    _SQLITE_UPDATE,
+                    [
+                        (
+                            json.dumps(v["b_snapshot"]),
+                            v["b_status"],
+                            _sqlite_time(v["b_updated_at"]),
+                            v["b_event_count"],
+                            _sqlite_time(v["b_finished_at"]),
+                            v["b_winner_seat"],
+                            v["b_result_reason"],
+                            v["b_id"],
+                        )
+                        for v in (p.values for p in batch)
+                    ],
+                )
+                await driver.commit()
+            except BaseException:
+                await driver.rollback()
+                raise
+
+    async def _write_generic(self, batch: list[_Pending]) -> None:
+        """Any database, through SQLAlchemy: events, snapshots and seat changes in one transaction."""
+        async with self.engine.begin() as conn:
+            rows = [r for p in batch for r in p.rows]
+            if rows:
+                await conn.execute(insert(MatchEvent), rows)
+            await conn.execute(_UPDATE_MATCH, [p.values for p in batch])
+            for p in batch:
+                for seat, (pid, name) in (p.players or {}).items():
+                    await conn.execute(
+                        update(MatchPlayer)
+                        .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
+                        .values(player_id=pid, name=name)
+                    )
 
     async def heartbeat(self, instance: str, loop_time: float) -> None:
         """Record that this process is alive at loop time `loop_time`."""

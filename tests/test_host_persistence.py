@@ -157,3 +157,19 @@ async def test_bad_input_never_crashes_or_changes_state(host: tuple[MatchService
     assert live.ruleset.to_json(live.state) == before
     assert (await service.submit(mid, BOB.id, "A1-B1")).kind == "turn"
     assert live.ruleset.to_json(live.state) == before
+
+
+async def test_stored_events_read_back_as_aware_utc_and_json(host: tuple[MatchService, Recorder]) -> None:
+    """Rows written by the store's fast SQLite path read back through the ORM types unchanged."""
+    import datetime as dt
+
+    service, _rec = host
+    mid = await service.create_match("boxes", [ALICE, BOB])
+    assert (await service.submit(mid, ALICE.id, "A1-B1", message_id="m-1")).status == "accepted"
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None
+    move = next(e for e in stored.events if e.kind == "move")
+    now = dt.datetime.now(dt.UTC)
+    assert move.at.tzinfo is not None and abs((now - move.at).total_seconds()) < 60
+    assert move.message_id == "m-1" and move.text == "A1-B1" and move.data["move"] == "A1-B1"
+    assert stored.snapshot["ply"] == 1 and stored.event_count == 2
