@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=TARGET_MOVES_PER_S, help="offered moves/s in total")
     parser.add_argument("--db-url", default=None)
     args = parser.parse_args(argv)
+    from bot.runtime import tune_gc
+
+    tune_gc()  # as `dmhost run` does
     sat = asyncio.run(measure(args.matches, args.seconds, args.db_url, rate=0))
     print(
         f"host boxes full path, {sat.matches} matches moving as fast as they can: {sat.moves_per_s:,.0f} moves/s "

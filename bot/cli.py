@@ -59,6 +59,10 @@ def cmd_room(args: argparse.Namespace) -> int:
         bot_level=args.bot,
     )
 
+    from bot.runtime import tune_gc
+
+    tune_gc()
+
     async def main() -> int:
         room = Room(config)
         return await room.run(await stdin_lines())
