@@ -360,7 +360,8 @@ class MatchService:
             return f"{live.name(live.pending['seat'])}'s move becomes final in a few seconds."
         if seat is None:
             return "The game is over."
-        return f"{live.name(seat)} to move."
+        prompt = live.ruleset.turn_prompt(live.state)
+        return f"{live.name(seat)} to move" + (f": {prompt}." if prompt else ".")
 
     # -- players' texts ------------------------------------------------------------
     async def submit(

@@ -192,6 +192,10 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
         """One line telling a player how moves are written."""
         return "see the rule card for move notation"
 
+    def turn_prompt(self, state: S) -> str | None:
+        """What the seat to act must do now, when it is not an ordinary move (a setup, a choice...)."""
+        return None
+
     # -- storage and display -------------------------------------------------------
     @abstractmethod
     def state_to_json(self, state: S) -> dict[str, Any]:

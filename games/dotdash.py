@@ -283,6 +283,14 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
         """60 s per move plus 300 s reserve."""
         return ClockSpec("move_reserve", move=60, reserve=300)
 
+    def turn_prompt(self, state: DotDashState) -> str | None:
+        """The opening steps: the setup, then the colour choice."""
+        if state.phase == "setup":
+            return "place one stone of one colour and two of the other, like `setup red F7 blue E5 G5`"
+        if state.phase == "choose":
+            return "choose your colour with `take red` or `take blue` (the colour with one stone moves first)"
+        return None
+
     # -- state ---------------------------------------------------------------------
     def new_game(self, options: DotDashOptions) -> DotDashState:
         """An empty board; seat 1 places the opening stones."""

@@ -288,6 +288,12 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             raise IllegalMoveError(text, f"{name} is not yours: {self._penalty_task(state, seat_word=False)}")
         return PICK + sq
 
+    def turn_prompt(self, state: PathingState) -> str | None:
+        """The round loser's penalty pick."""
+        if state.phase == "penalty" and not state.winner:
+            return self._penalty_task(state, seat_word=False)
+        return None
+
     @staticmethod
     def _penalty_task(state: PathingState, seat_word: bool = True) -> str:
         """What the round loser must do now."""

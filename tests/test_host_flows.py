@@ -247,6 +247,7 @@ async def test_pathing_penalty_pick_is_prompted_timed_and_validated(host: tuple[
         await play(service, mid, [(names[seat], ruleset.format(live.state, move))])
         assert live.id in service.live
     assert "must now" in rec.of("move")[-1][1].text
+    assert "must pick" in rec.of("turn")[-1][1].text
     picker = ruleset.to_move(live.state)
     refused = await service.submit(mid, names[picker].id, "A1-B1")
     assert refused.status == "rejected" and refused.kind == "illegal"
@@ -261,7 +262,10 @@ async def test_dotdash_setup_choice_and_shift_confirmation(host: tuple[MatchServ
     # The moves of the replay case "shifting: red breaks its only five-row" (tests/data/replay/dotdash.jsonl).
     service, rec = host
     mid = await service.create_match("dotdash", [W, R])
-    await play(service, mid, [(W, "setup blue M13 red A1 I1"), (R, "take blue")])
+    assert "`setup red F7 blue E5 G5`" in rec.of("started")[-1][1].text
+    await play(service, mid, [(W, "setup blue M13 red A1 I1")])
+    assert "`take red` or `take blue`" in rec.of("turn")[-1][1].text
+    await play(service, mid, [(R, "take blue")])
     assert "plays blue" in rec.of("move")[-1][1].text
     await play(service, mid, [(R, "M13-J13"), (W, "A1-D1"), (R, "J13-E13"), (W, "I1-E1"), (R, "G13-J13")])
     first = await service.submit(mid, W.id, "C1-C4")
@@ -279,6 +283,7 @@ async def test_dots_stop_then_free_moves_then_end(host: tuple[MatchService, Reco
     mid = await service.create_match("dots", [W, R], options={"width": 5, "height": 5, "start": "empty"})
     await play(service, mid, [(W, "C3"), (R, "stop")])
     assert "posts `end`" in rec.of("move")[-1][1].text
+    assert "then post `end`" in rec.of("turn")[-1][1].text
     await play(service, mid, [(W, "A1"), (W, "B1")])
     refused = await service.submit(mid, R.id, "D4")
     assert refused.status == "rejected"

@@ -285,6 +285,12 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         """Short text with a point in it, or a bare stop/end word."""
         return text.strip().lower() in _WORDS or super().looks_like_move(text)
 
+    def turn_prompt(self, state: DotsState) -> str | None:
+        """After a stop: the opponent's free dots and `end`."""
+        if state.stopped and not state.reason:
+            return "your opponent has stopped: place as many dots as you like, then post `end`"
+        return None
+
     def move_hint(self) -> str:
         """How to write a move."""
         return "name an empty point like T16; write stop to ground, end after the opponent's stop"
