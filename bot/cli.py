@@ -24,14 +24,13 @@ def _db_url(path: str | None) -> str:
 
 
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs or []:
-        for item in pair.split():
-            key, sep, value = item.partition("=")
-            if not sep or not key:
-                raise SystemExit(_usage(f"{what} must look like KEY=VALUE, got {item!r}"))
-            out[key] = value
-    return out
+    """`--opt`/`--clock` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
+    from games.cli import UsageError, parse_kv
+
+    try:
+        return parse_kv([item for pair in pairs or [] for item in pair.split()], what)
+    except UsageError as exc:
+        raise SystemExit(_usage(str(exc))) from None
 
 
 def _usage(message: str) -> int:
