@@ -14,9 +14,10 @@ import pytest
 from bot.analysis import analyse_match
 from bot.room import BOT_ID, Room, RoomConfig
 from bot.service import HostEvent, MatchService, PlayerRef
+from tests import DATA as TEST_DATA
 from tests.conftest import Recorder
 
-DATA = Path(__file__).parent / "data" / "host"
+DATA = TEST_DATA / "host"
 
 
 async def test_analysis_marks_moves_that_throw_boxes_away(host: tuple[MatchService, Recorder]) -> None:

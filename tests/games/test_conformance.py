@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games import registry
 from games.base import AnyRuleset, MoveError, play_text
+from tests import DATA as TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "conformance"
+DATA = TEST_DATA / "conformance"
 
 
 def _cases() -> list[Any]:

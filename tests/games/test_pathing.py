@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -21,8 +20,9 @@ from games.base import (
 )
 from games.pathing import RULESET as R
 from games.pathing import PathingState, board_text, has_line, parse_board
+from tests import ROOT
 
-LAYOUTS = Path(__file__).resolve().parents[1] / "seeds" / "pathing" / "layouts.json"
+LAYOUTS = ROOT / "seeds" / "pathing" / "layouts.json"
 
 # Every edge in index order: the round is won 6-3 by blue (seat 2), who also makes the last swap.
 IN_ORDER = [

@@ -16,12 +16,12 @@ from games.boxes import RULESET as R
 from games.solver import SolveOptions, choose_move, move_values, review_move, solve
 from games.solver.board import board
 from games.solver.pure import PureSearch
+from tests import ROOT
 
 CASES = (
     Path(os.environ.get("DMHOST_SHARED_CASES") or Path(__file__).resolve().parents[1].parent / "shared" / "cases")
     / "boxes"
 )
-ROOT = Path(__file__).resolve().parents[1]
 QUICK_EMPTY = {(1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (2, 2), (2, 3)}
 
 

@@ -23,7 +23,7 @@ from games.base import (
 )
 from games.dots import END, RULESET, STOP, DotsState
 from games.dots.sgf import SgfError, parse_nodes
-from tests.test_replay_cli import run_replay
+from tests.games.test_replay_cli import run_replay
 
 R = RULESET
 _HERE = Path(__file__).resolve()

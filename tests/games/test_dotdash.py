@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,8 +28,9 @@ from games.dotdash import (
 from games.dotdash import (
     RULESET as R,
 )
+from tests import DATA
 
-CASES = json.loads((Path(__file__).parent / "data" / "dotdash" / "positions.json").read_text())
+CASES = json.loads((DATA / "dotdash" / "positions.json").read_text())
 DIRS = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)]
 
 

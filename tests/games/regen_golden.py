@@ -1,4 +1,4 @@
-"""Golden board pictures: the cases, how each is drawn and compared. `python -m tests.regen_golden` rewrites them.
+"""Golden board pictures: the cases, how each is drawn and compared. `python -m tests.games.regen_golden` rewrites them.
 
 Regenerate after an intended change to the pictures and review the PNG diff like any other change.
 """
@@ -15,8 +15,9 @@ from PIL import Image
 
 from games import pictures, registry
 from games.base import play_text
+from tests import DATA
 
-GOLDEN = Path(__file__).parent / "data" / "golden"
+GOLDEN = DATA / "golden"
 MEAN_LIMIT = 1.5
 """Mean absolute difference per channel (0-255) a picture may drift by."""
 PIXEL_LIMIT = 0.005

@@ -9,7 +9,7 @@ import pytest
 
 from bot.app import DMHost, create_bot, make_intents, owns_guild, shard_of
 from bot.settings import Settings
-from tests.discord_harness import Harness, text_of
+from tests.bot.discord.harness import Harness, text_of
 
 pytestmark = pytest.mark.looptime
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from games import registry
+from tests import DATA as TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "replay"
+DATA = TEST_DATA / "replay"
 CONTRACT_KEYS = {"game", "moves_applied", "status", "winner", "reason", "to_move", "scores", "error", "extra"}
 
 

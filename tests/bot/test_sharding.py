@@ -24,8 +24,8 @@ import pytest
 
 from bot.shardhost import owner, shard_of
 from bot.store import MatchStore
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 COUNT = 2
 

@@ -15,7 +15,8 @@ from PIL import Image
 
 from games import pictures, registry
 from games.base import play_text
-from tests.regen_golden import GOLDEN, cases, compare, render_case
+from tests import ROOT
+from tests.games.regen_golden import GOLDEN, cases, compare, render_case
 
 REGEN = os.environ.get("DMHOST_REGEN_GOLDEN") == "1"
 
@@ -38,12 +39,12 @@ def test_golden_picture(case: dict[str, Any]) -> None:
     path = GOLDEN / f"{case['name']}.png"
     if REGEN or not path.exists():
         if not REGEN:
-            pytest.fail(f"no golden {path.name}; run python -m tests.regen_golden and review it")
+            pytest.fail(f"no golden {path.name}; run python -m tests.games.regen_golden and review it")
         image.save(path, optimize=True)
         return
     with Image.open(path) as expected:
         problem = compare(image, expected)
-    assert problem is None, f"{case['name']}: {problem} (python -m tests.regen_golden rewrites goldens)"
+    assert problem is None, f"{case['name']}: {problem} (python -m tests.games.regen_golden rewrites goldens)"
 
 
 def _play(game: str, opts: dict[str, Any], lines: list[str]) -> tuple[Any, list[Any]]:
@@ -92,7 +93,7 @@ def test_replay_cli_writes_png(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["moves_applied"] == 2

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 
 from bot.service import MatchService, PlayerRef
+from tests import DATA as TEST_DATA
 from tests.conftest import Recorder
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
-DATA = Path(__file__).parent / "data" / "host"
+DATA = TEST_DATA / "host"
 pytestmark = pytest.mark.looptime
 
 

@@ -13,7 +13,7 @@ from bot import policies
 from bot.policies import HostPolicy
 from bot.service import PlayerRef
 from games import registry
-from tests.discord_harness import Harness, text_of
+from tests.bot.discord.harness import Harness, text_of
 
 pytestmark = pytest.mark.looptime
 

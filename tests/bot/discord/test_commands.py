@@ -13,7 +13,7 @@ from discord import app_commands
 
 from bot import policies
 from bot.policies import HostPolicy
-from tests.discord_harness import Harness, Reply
+from tests.bot.discord.harness import Harness, Reply
 
 pytestmark = pytest.mark.looptime
 

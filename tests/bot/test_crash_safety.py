@@ -32,9 +32,9 @@ from typing import Any
 import pytest
 
 from games import registry
+from tests import ROOT
 
 DMHOST = [sys.executable, "-m", "bot.cli"]
-ROOT = Path(__file__).resolve().parents[1]
 # The child processes must run this checkout's code, even where another checkout is pip-installed.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 ROUNDS = int(os.environ.get("DMHOST_CRASH_ROUNDS", "1"))

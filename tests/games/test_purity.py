@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from tests import ROOT
 
 FORBIDDEN = {"discord", "sqlalchemy", "asyncio", "aiosqlite", "asyncpg", "alembic", "bot"}
-GAMES = Path(__file__).resolve().parent.parent / "games"
+GAMES = ROOT / "games"
 
 
 def test_games_imports_nothing_impure() -> None:
