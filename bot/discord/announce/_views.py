@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord.ext import commands
 
 from bot.discord._shared import host_bot
 from bot.discord.errors import report_error
@@ -59,14 +60,21 @@ class MatchButton(
         return cls(int(match["match"]), int(match["ply"]), action)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Hand the click to the host; on success the buttons leave the message, else say why (privately)."""
+        """Hand the click to the host, else say why (privately). On success the board is redrawn by the
+        announcer with the buttons that are open now; a button on any other message is simply removed."""
         interaction.extras["match_id"] = self.match_id
         try:
             await self._act(interaction)
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await interaction.response.edit_message(view=None)
+        if interaction.response.is_done():
+            return
+        board = _board_id(interaction, self.match_id)
+        if interaction.message is not None and interaction.message.id == board:
+            await interaction.response.defer()
+        else:
+            await interaction.response.edit_message(view=None)
 
     async def _act(self, interaction: discord.Interaction[Any]) -> None:
         service = host_bot(interaction).service
@@ -75,11 +83,13 @@ class MatchButton(
         result: SubmitResult | None
         if self.action == "take":
             live = service.get(match_id)
-            if live.pending is None or live.pending.get("ply") != self.ply:
+            pending = live.pending
+            if pending is None or pending.get("ply") != self.ply:
                 raise HostError("That move is already final.")
+            mover = live.players[pending["seat"]]
+            if mover.id != player:
+                raise HostError(f"Only {live.name(pending['seat'])} can take back {pending['notation']}.")
             result = await service.takeback(match_id, player, via="button")
-            if result.status == "ignored":
-                raise HostError("Only the player who made the move can take it back.")
         elif self.action == "mull":
             result = await service.mulligan(match_id, player)
         elif self.action == "decl":
@@ -95,6 +105,13 @@ class MatchButton(
                 raise HostError("That choice is not open any more.")
         if result is not None and result.status == "rejected":
             raise HostError(result.reason or "That is not possible now.")
+
+
+def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | None:
+    """The id of the match's board message in this process, if the announcer knows it."""
+    announcer = interaction.client.get_cog("Announcer") if isinstance(interaction.client, commands.Bot) else None
+    getter = getattr(announcer, "board_message_id", None)
+    return getter(match_id) if getter is not None else None
 
 
 def buttons(match_id: int, ply: int, actions: list[str]) -> discord.ui.View:

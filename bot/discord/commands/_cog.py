@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.clocks import TimeControl
 from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond
 from bot.matchlog import build_log, format_log
 from bot.service import HostError, Live, PlayerRef
@@ -19,6 +22,8 @@ from games.base import OptionsError
 
 if TYPE_CHECKING:
     from bot.app import DMHost
+
+log = logging.getLogger(__name__)
 
 MatchId = app_commands.Range[int, 1]
 MAX_EMBED = 4000
@@ -75,7 +80,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         first="who moves first, or who gets the advantage of choosing",
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
-        room="play in a new private thread (default) or in this channel",
+        room="a public thread everyone can watch (default), a private thread, or this channel",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -86,7 +91,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
         ],
         room=[
-            app_commands.Choice(name="a private thread", value="thread"),
+            app_commands.Choice(name="a public thread everyone can watch", value="public"),
+            app_commands.Choice(name="a private thread (players and host only)", value="private"),
             app_commands.Choice(name="this channel", value="channel"),
         ],
     )
@@ -100,38 +106,19 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         first: str = "1",
         options: str = "",
         clock: str = "",
-        room: str = "thread",
+        room: str = "public",
     ) -> None:
-        """Create the match (and its private thread), then announce it there."""
+        """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
         require_host(interaction)
-        if player1.bot or player2.bot:
-            raise HostError("Bots cannot play.")
-        if player1.id == player2.id:
-            raise HostError("A match needs two different players.")
-        opts = parse_pairs(options, "options")
-        clk = parse_pairs(clock, "clock")
-        try:
-            ruleset = registry.get(game)
-        except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
-            raise HostError(str(exc.args[0])) from None
-        try:
-            ruleset.parse_options(opts)
-        except OptionsError as exc:
-            raise HostError(f"Options: {exc}") from None
+        ruleset, opts, clk = self._check_start(game, player1, player2, options, clock)
+        mode = "private" if room == "thread" else room
+        host = interaction.user
         await interaction.response.defer(thinking=True)
-        channel: Any = interaction.channel
-        thread: discord.Thread | None = None
-        if room == "thread":
-            if not isinstance(channel, discord.TextChannel):
-                raise HostError("A private thread can only be opened from a text channel; use room: this channel.")
-            thread = await channel.create_thread(
-                name=f"{ruleset.title}: {player1.display_name} vs {player2.display_name}"[:100],
-                type=discord.ChannelType.private_thread,
-                invitable=False,
-            )
-            for member in (player1, player2):
-                await thread.add_user(member)
-            channel = thread
+        try:
+            channel, thread = await self._open_room(interaction, mode, ruleset.title, player1, player2, host)
+        except HostError as exc:
+            await self._refuse_after_defer(interaction, str(exc))
+            return
         kwargs: dict[str, Any] = {"first": 1}
         if first in ("a1", "a2"):
             kwargs = {"advantage": int(first[1])}
@@ -145,19 +132,97 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 clock=clk,
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
-                by=str(interaction.user.id),
+                by=str(host.id),
                 **kwargs,
             )
-        except HostError:
+        except HostError as exc:
             if thread is not None:
-                await thread.delete()
-            raise
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await self._refuse_after_defer(interaction, str(exc))
+            return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
         await interaction.followup.send(
             f"Match {match_id} ({ruleset.title}): {player1.mention} vs {player2.mention} has started{where}.",
             allowed_mentions=pinging(player1.id, player2.id),
         )
+
+    def _check_start(
+        self, game: str, player1: discord.Member, player2: discord.Member, options: str, clock: str
+    ) -> tuple[Any, dict[str, str], dict[str, str]]:
+        """Everything `/dm start` can refuse before it opens a room."""
+        if player1.bot or player2.bot:
+            raise HostError("Bots cannot play.")
+        if player1.id == player2.id:
+            raise HostError("A match needs two different players.")
+        opts = parse_pairs(options, "options")
+        clk = parse_pairs(clock, "clock")
+        try:
+            ruleset = registry.get(game)
+        except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+            raise HostError(str(exc.args[0])) from None
+        try:
+            parsed = ruleset.parse_options(opts)
+        except OptionsError as exc:
+            raise HostError(f"Options: {exc}") from None
+        try:
+            TimeControl.from_spec(ruleset.default_clock(parsed), clk)
+        except ValueError as exc:
+            raise HostError(f"Clock: {exc}") from None
+        return ruleset, opts, clk
+
+    async def _refuse_after_defer(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
+
+    def _room_parent(self, interaction: discord.Interaction[Any]) -> Any:
+        """Where a public room opens: the guild's game-room channel when one is configured, else here."""
+        getter = getattr(self.service, "game_room_channel", None)
+        configured = getter(interaction.guild_id) if getter is not None else None
+        if configured is not None and interaction.guild is not None:
+            channel = interaction.guild.get_channel(int(configured))
+            if isinstance(channel, discord.TextChannel):
+                return channel
+        return interaction.channel
+
+    async def _open_room(
+        self,
+        interaction: discord.Interaction[Any],
+        mode: str,
+        title: str,
+        player1: discord.Member,
+        player2: discord.Member,
+        host: discord.abc.User,
+    ) -> tuple[Any, discord.Thread | None]:
+        """The room of a new match: a public or private thread (players and host added), or this channel."""
+        here: Any = interaction.channel
+        if mode == "channel":
+            return here, None
+        parent = self._room_parent(interaction) if mode == "public" else here
+        if not isinstance(parent, discord.TextChannel):
+            raise HostError("A thread can only be opened from a text channel; use `room: this channel`.")
+        kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
+        try:
+            thread = await parent.create_thread(
+                name=f"{title}: {player1.display_name} vs {player2.display_name}"[:100],
+                type=kind,
+                auto_archive_duration=10080,
+                invitable=False,
+            )
+        except discord.Forbidden:
+            raise HostError(
+                f"I may not open a {mode} thread in {parent.mention}: I need the Create "
+                f"{'Public' if mode == 'public' else 'Private'} Threads permission there."
+            ) from None
+        for member in dict.fromkeys([player1.id, player2.id, host.id]):
+            try:
+                await thread.add_user(discord.Object(member))
+            except discord.HTTPException:
+                log.warning("could not add %s to thread %s", member, thread.id)
+        return thread, thread
 
     # -- reading ----------------------------------------------------------------------
     @app_commands.command(name="rules", description="Show a game's rule card")

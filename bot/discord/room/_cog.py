@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -23,11 +24,19 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
 
-    def _match_of(self, channel_id: int, player_id: str) -> Live | None:
-        for live in self.bot.service.matches_in_channel(channel_id):
-            if live.seat_of(player_id) is not None:
-                return live
-        return None
+    def _match_of(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
+        """The player's match in this room; with several, the one where it is their turn."""
+        mine = [
+            live
+            for live in self.bot.service.matches_in_channel(channel_id)
+            if live.seat_of(player_id) is not None and (live.guild_id is None or live.guild_id == guild_id)
+        ]
+        if len(mine) > 1:
+            for live in mine:
+                with contextlib.suppress(Exception):
+                    if live.ruleset.to_move(live.state) == live.seat_of(player_id) and live.pending is None:
+                        return live
+        return mine[0] if mine else None
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -35,7 +44,7 @@ class GameRoom(commands.Cog):
         if message.author.bot or message.webhook_id is not None:
             return
         player = str(message.author.id)
-        live = self._match_of(message.channel.id, player)
+        live = self._match_of(message.channel.id, player, message.guild.id if message.guild else None)
         if live is None:
             return
         try:
