@@ -26,6 +26,22 @@ def mention(player_id: str) -> str:
     return f"<@{player_id}>" if player_id.isdigit() else player_id
 
 
+STATE_WORDS = {
+    "ongoing": "in play",
+    "paused": "paused by the host",
+    "choosing": "waiting for the choice of who starts",
+    "mulligan_wait": "waiting for a mulligan decision",
+    "finished": "finished",
+    "aborted": "aborted",
+}
+"""A match's state as people read it (the stored names never reach a user)."""
+
+
+def state_words(status: str) -> str:
+    """`mulligan_wait` → "waiting for a mulligan decision"."""
+    return STATE_WORDS.get(status, status.replace("_", " "))
+
+
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
     """The bot an interaction arrived on."""
     return cast("DMHost", interaction.client)

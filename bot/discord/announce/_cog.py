@@ -140,6 +140,25 @@ def deadline_line(live: Live, now: float) -> str | None:
     return None
 
 
+REASON_WORDS = {"resign": "by resignation", "time": "on time", "award": "awarded by the host"}
+
+
+def result_line(live: Live, ev: HostEvent) -> str:
+    """The result as the board states it: the winner by name (or a draw), how, and the score."""
+    winner = ev.data.get("winner")
+    reason = str(ev.data.get("reason") or "")
+    how = REASON_WORDS.get(reason, reason)
+    score = ""
+    with contextlib.suppress(Exception):
+        scores = live.ruleset.scores(live.state)
+        if scores and any(scores.values()):
+            score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
+    detail = f" ({how}{score})" if how or score else ""
+    if winner in live.players:
+        return f"**Result: {live.name(winner)} wins{detail}.**"
+    return f"**Result: a draw{detail}.**"
+
+
 def open_actions(live: Live) -> tuple[list[str], int]:
     """The buttons that are open on the board right now, and the ply they belong to."""
     if live.status in ("finished", "aborted"):
@@ -232,7 +251,7 @@ class Announcer(commands.Cog):
                 room.lines = []
             if ev.kind in QUIET_KINDS:
                 continue
-            fresh.append(ev.text)
+            fresh.append(result_line(room.live, ev) if ev.kind == "finished" and room.live else ev.text)
             who = self._attention(ev, room.live)
             if who is not None and ev.kind in PING_KINDS:
                 room.unsent_pings.append((who, ev.text))
@@ -341,7 +360,7 @@ class Announcer(commands.Cog):
     def _caption(self, live: Live, room: Room) -> str | None:
         if not room.over:
             return None
-        return room.lines[-1] if room.lines else "The match is over."
+        return room.lines[-1].replace("**", "") if room.lines else "The match is over."
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:
         live = room.live

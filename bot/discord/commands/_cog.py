@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clocks import TimeControl
-from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond
+from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond, state_words
 from bot.matchlog import build_log, format_log
 from bot.service import HostError, Live, PlayerRef
 from games import registry
@@ -257,7 +257,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Both clocks and the match state."""
         live = self._match(interaction, match)
-        await respond(interaction, f"Match {live.id} ({live.status}): {self.service.clock_text(live)}")
+        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {self.service.clock_text(live)}")
 
     # -- players ----------------------------------------------------------------------
     @app_commands.command(name="resign", description="Resign your match")
@@ -346,7 +346,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if seat is None:
                 raise HostError(f"{winner.display_name} does not play match {live.id}.")
         await self.service.award(live.id, seat, str(interaction.user.id))
-        await respond(interaction, f"Match {live.id} awarded.")
+        if winner is None:
+            await respond(interaction, f"Match {live.id} is awarded as a draw.")
+        else:
+            await respond(interaction, f"Match {live.id} is awarded: {live.name(seat)} won.")
 
     # -- records ----------------------------------------------------------------------
     @app_commands.command(name="log", description="A match's full log (players of the match and hosts)")
@@ -362,14 +365,20 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             require_host(interaction)
         data = build_log(stored)
         result = data["result"]
-        if stored.status in ("finished", "aborted"):
-            outcome = f"{result['winner_name'] or 'no winner'} ({result['reason']})"
+        if stored.status == "aborted":
+            outcome = "no result (aborted)"
+        elif stored.status == "finished":
+            outcome = (
+                f"{result['winner_name']} won ({result['reason']})"
+                if result["winner_name"]
+                else f"a draw ({result['reason']})"
+            )
         else:
             outcome = "not finished"
         embed = discord.Embed(title=f"Match {stored.id}: {_title(stored.game)}")
         players = data["players"]
         embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)
-        embed.add_field(name="Status", value=stored.status)
+        embed.add_field(name="Status", value=state_words(stored.status))
         embed.add_field(name="Result", value=outcome)
         embed.add_field(name="Moves", value=str(len(data["moves"])))
         embed.add_field(name="Illegal attempts", value=str(sum(e["kind"] == "illegal" for e in data["events"])))
@@ -393,9 +402,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             names = " vs ".join(name for _, (_pid, name) in sorted(m.players.items()))
             if m.status == "finished":
                 won = m.players.get(m.winner_seat or 0)
-                result = f"{won[1]} won ({m.result_reason})" if won else f"no winner ({m.result_reason})"
+                result = f"{won[1]} won ({m.result_reason})" if won else f"a draw ({m.result_reason})"
             else:
-                result = m.status
+                result = state_words(m.status)
             lines.append(f"`#{m.id}` {_title(m.game)}: {names} — {result}")
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
