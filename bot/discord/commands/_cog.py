@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -16,6 +17,7 @@ from discord.ext import commands
 from bot.clocks import TimeControl
 from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond, state_words
 from bot.matchlog import build_log, format_log
+from bot.review import build_review
 from bot.service import HostError, Live, PlayerRef
 from games import registry
 from games.base import OptionsError
@@ -27,6 +29,19 @@ log = logging.getLogger(__name__)
 
 MatchId = app_commands.Range[int, 1]
 MAX_EMBED = 4000
+
+
+MAX_FILES = 10
+DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024
+
+
+def upload_limit(interaction: discord.Interaction[Any]) -> int:
+    """The most a message may carry here: the guild's upload limit (and the interaction's, if smaller)."""
+    limits = [interaction.guild.filesize_limit] if interaction.guild is not None else [DEFAULT_UPLOAD_LIMIT]
+    own = getattr(interaction, "attachment_size_limit", None)
+    if isinstance(own, int) and own > 0:
+        limits.append(own)
+    return min(limits)
 
 
 def rules_dir() -> Path | None:
@@ -355,7 +370,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.command(name="log", description="A match's full log (players of the match and hosts)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def log(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Summary embed plus the whole log as a text file (and JSON)."""
+        """Summary embed, the whole log as text and JSON, the animated replay, the SGF record (Dots) and
+        the solver's verdicts (Boxes, Pathing), within the upload limit (frames or files dropped, with a note)."""
         match_id = match if match is not None else self._match(interaction, None).id
         interaction.extras["match_id"] = match_id
         stored = await self.service.store.load(match_id, with_events=True)
@@ -382,10 +398,16 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         embed.add_field(name="Result", value=outcome)
         embed.add_field(name="Moves", value=str(len(data["moves"])))
         embed.add_field(name="Illegal attempts", value=str(sum(e["kind"] == "illegal" for e in data["events"])))
-        files = [
-            discord.File(io.BytesIO(format_log(data).encode()), filename=f"match-{stored.id}.txt"),
-            discord.File(io.BytesIO(json.dumps(data, indent=2).encode()), filename=f"match-{stored.id}.json"),
+        logs = [
+            (f"match-{stored.id}.txt", format_log(data).encode()),
+            (f"match-{stored.id}.json", json.dumps(data, indent=2).encode()),
         ]
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        limit = upload_limit(interaction)
+        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs))
+        if review.notes:
+            embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)
+        files = [discord.File(io.BytesIO(b), filename=name) for name, b in [*logs, *review.files]][:MAX_FILES]
         await respond(interaction, embed=embed, files=files)
 
     @app_commands.command(name="history", description="A player's recent matches")

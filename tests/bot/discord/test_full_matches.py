@@ -79,10 +79,32 @@ async def test_log_of_a_match_attaches_replay_and_records(world: World) -> None:
     for line in lines:
         name, text = line.split(": ", 1)
         await players[name].send(room, text)
+    w.env.settle_timeout = 300.0  # the solver's first call compiles it (no clock runs any more)
     r = answer(await w.carol.slash(w.lobby, "dm log", match=match_id))
+    w.env.settle_timeout = 5.0
     names = [a.filename for a in r.attachments]
     assert f"match-{match_id}.gif" in names and f"match-{match_id}-analysis.txt" in names
     limit = w.bot.get_guild(w.guild.id).filesize_limit  # type: ignore[union-attr]
     assert sum(a.size for a in r.attachments) <= limit
     gif = Image.open(io.BytesIO(await r.attachments[names.index(f"match-{match_id}.gif")].read()))
     assert gif.format == "GIF" and gif.n_frames == len([ln for ln in lines]) + 1
+
+
+async def test_log_of_a_dots_match_attaches_the_sgf_record(world: World) -> None:
+    w = world
+    lines, _outcome = scripted_game("dots")
+    options = " ".join(f"{k}={v}" for k, v in SETUPS["dots"]["opts"].items())
+    match_id, room = await start(w, "dots", options=options, clock="move=600 reserve=600")
+    players = {"ann": w.alice, "ben": w.bob}
+    for line in lines:
+        name, text = line.split(": ", 1)
+        await players[name].send(room, text)
+    w.env.settle_timeout = 300.0  # drawing the replay takes a while on a slow machine (no clock runs)
+    r = answer(await w.alice.slash(w.lobby, "dm log", match=match_id))
+    w.env.settle_timeout = 5.0
+    names = [a.filename for a in r.attachments]
+    assert f"match-{match_id}.gif" in names and f"match-{match_id}.sgf" in names
+    sgf = (await r.attachments[names.index(f"match-{match_id}.sgf")].read()).decode()
+    assert sgf.startswith("(;") and sgf.count(";") >= len(lines)
+    limit = w.bot.get_guild(w.guild.id).filesize_limit  # type: ignore[union-attr]
+    assert sum(a.size for a in r.attachments) <= limit
