@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -39,6 +39,10 @@ class Ctx:
     """The state before the last move, when known."""
     history: Sequence[Any]
     """Every earlier state, oldest first (may be empty)."""
+    highlight: bool = True
+    """False: draw no last-move marks at all."""
+    names: Mapping[Seat, str] | None = None
+    """Players' names by seat, when known."""
 
 
 class BoardRenderer(ABC):
@@ -56,16 +60,20 @@ class BoardRenderer(ABC):
     def draw_board(self, ctx: Ctx, state: Any) -> None:
         """Draw the board with its top-left corner at (ctx.x0, ctx.y0)."""
 
+    def colour_word(self, ruleset: AnyRuleset, state: Any, seat: Seat) -> str:
+        """The colour a seat plays, as a word ('red', 'blue', 'white'); default seat 1 red, seat 2 blue."""
+        return "red" if seat == 1 else "blue"
+
     def seat_colour(self, ruleset: AnyRuleset, state: Any, palette: Palette, seat: Seat) -> RGB:
         """The colour a seat plays (default: the palette's seat colour)."""
         return palette.seat(seat)
 
     def seat_note(self, ruleset: AnyRuleset, state: Any, seat: Seat) -> str:
-        """Extra words after the seat's name, e.g. its colour or reserve."""
+        """Extra words after the seat's name and colour, e.g. its reserve."""
         return ""
 
-    def status(self, ruleset: AnyRuleset, state: Any) -> str | None:
-        """A game-specific status line replacing the default 'Seat N to move', or None."""
+    def status(self, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str]) -> str | None:
+        """A game-specific status line replacing the default 'NAME to move', or None; `name(seat)` names a seat."""
         return None
 
 
@@ -106,8 +114,10 @@ def render_frame(
     title: str | None,
     names: Mapping[Seat, str] | None,
     caption: str | None,
+    result: str | None = None,
+    highlight: bool = True,
 ) -> Image.Image:
-    """The whole picture: panel, title, one line per seat, the board, the status line."""
+    """The whole picture: panel, title, one legend line per player, the board, the status line, the caption."""
     bw, bh = renderer.board_size(state)
     width = min(MAX_WIDTH, max(MIN_WIDTH, bw + 2 * MARGIN))
     title_h = TITLE_SIZE + LINE_GAP
@@ -122,9 +132,13 @@ def render_frame(
     # Title line.
     draw.text((MARGIN, MARGIN), title or ruleset.title, fill=theme.ink, font=font("bold", TITLE_SIZE))
 
-    # Seat lines: swatch, name and note, score, clock; the seat to act is marked.
+    def name(seat: Seat) -> str:
+        given = (names or {}).get(seat)
+        return given or renderer.colour_word(ruleset, state, seat).capitalize()
+
+    # Legend: one line per player: marker, colour swatch, name and colour, score, clock.
     outcome = ruleset.outcome(state)
-    to_move = ruleset.to_move(state)
+    to_move = None if result else ruleset.to_move(state)
     scores = ruleset.scores(state)
     y = MARGIN + title_h
     for seat in (1, 2):
@@ -137,9 +151,12 @@ def render_frame(
         if marker:
             draw.text((MARGIN, y), marker, fill=theme.ink, font=font("sans", LINE_SIZE - 2))
         paste_centered(image, disc(LINE_SIZE, colour, mix(colour, theme.ink, 0.6), 1.2), MARGIN + 24, cy)
-        name = (names or {}).get(seat) or f"Seat {seat}"
+        word = renderer.colour_word(ruleset, state, seat)
         note = renderer.seat_note(ruleset, state, seat)
-        label = f"{name}" + (f" · {note}" if note else "")
+        given = (names or {}).get(seat)
+        label = f"{given} · {word}" if given else word.capitalize()
+        if note:
+            label += f", {note}" if given else f" · {note}"
         draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
         right = width - MARGIN
         if clocks is not None and seat in clocks:
@@ -156,12 +173,12 @@ def render_frame(
     # The board, centred.
     x0 = (width - bw) // 2
     y0 = header_h
-    ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history)
+    ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history, highlight, names)
     renderer.draw_board(ctx, state)
 
     # Status line (and the caption under it).
     y = header_h + bh + LINE_GAP
-    status = _status(renderer, ruleset, state, names)
+    status = result or _status(renderer, ruleset, state, name)
     last = _last_text(ruleset, last_move, previous)
     if last:
         status += f" · last: {last}"
@@ -171,19 +188,17 @@ def render_frame(
     return image
 
 
-def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, names: Mapping[Seat, str] | None) -> str:
-    special = renderer.status(ruleset, state)
+def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str]) -> str:
+    special = renderer.status(ruleset, state, name)
     if special is not None:
         return special
     outcome = ruleset.outcome(state)
     if outcome is not None:
         if outcome.winner is None:
             return f"Draw ({outcome.reason})"
-        who = (names or {}).get(outcome.winner) or f"Seat {outcome.winner}"
-        return f"{who} wins ({outcome.reason})"
+        return f"{name(outcome.winner)} wins ({outcome.reason})"
     seat = ruleset.to_move(state)
-    who = (names or {}).get(seat or 0) or f"Seat {seat}"
-    return f"{who} to move"
+    return f"{name(seat or 1)} to move"
 
 
 def _last_text(ruleset: AnyRuleset, last_move: Any, previous: Any) -> str | None:
