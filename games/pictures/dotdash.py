@@ -120,10 +120,6 @@ class DotDashRenderer(BoardRenderer):
                 for colour in (RED, BLUE):
                     if state.board[colour] & bit:
                         paste_centered(ctx.image, sprites[colour], *xy(col, row))
-        if dst is not None:
-            paste_centered(ctx.image, ring_sprite(stone + max(6, c // 4), t.ink, max(2.0, c / 12)), *xy(*dst))
-        for p in drops:
-            paste_centered(ctx.image, disc(max(6, c // 4), (250, 250, 250), (20, 20, 24), max(1.0, c / 20)), *xy(*p))
 
         # Five-rows: a stroke through each run of five or more, in a contrasting outline.
         stroke = max(3, c // 8)
@@ -135,6 +131,12 @@ class DotDashRenderer(BoardRenderer):
                 for x, y in ((x1, y1), (x2, y2)):
                     paste_centered(ctx.image, disc(stroke + 6, t.ink), x, y)
                     paste_centered(ctx.image, disc(stroke + 1, (250, 250, 250)), x, y)
+
+        # The last move on top of everything: a ring round the landing stone, a dot on each dropped one.
+        if dst is not None:
+            paste_centered(ctx.image, ring_sprite(stone + max(6, c // 4), t.ink, max(2.0, c / 12)), *xy(*dst))
+        for p in drops:
+            paste_centered(ctx.image, disc(max(9, c // 3), (20, 20, 24), (250, 250, 250), max(1.5, c / 14)), *xy(*p))
 
     @staticmethod
     def _setup_points(ctx: Ctx, state: DotDashState) -> list[tuple[int, int]]:

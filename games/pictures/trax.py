@@ -170,7 +170,7 @@ class TraxRenderer(BoardRenderer):
         # The last turn: the placed tile framed thick in yellow, each tile it forced framed thinner in sky
         # blue with a corner notch, so the two read apart without relying on colour alone.
         placed, forced = last_turn(state, ctx.previous)
-        frame = max(2, s // 14)
+        frame = max(3, s // 11)
         for i, key in enumerate((*placed, *forced)):
             x, y = (key >> 16) - minx + 1, (key & 0xFFFF) - miny + 1
             box = (gx + x * s, gy + y * s, gx + (x + 1) * s - 1, gy + (y + 1) * s - 1)
