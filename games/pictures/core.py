@@ -98,6 +98,8 @@ def text_width(text: str, kind: str, size: int) -> int:
 TITLE_SIZE = 17
 LINE_SIZE = 14
 LINE_GAP = 6
+HEADER = MARGIN + TITLE_SIZE + LINE_GAP + 2 * (LINE_SIZE + LINE_GAP) + LINE_GAP
+"""Height of the title and legend above the board: the board's top edge (it is centred across)."""
 
 
 def render_frame(
@@ -122,7 +124,7 @@ def render_frame(
     width = min(MAX_WIDTH, max(MIN_WIDTH, bw + 2 * MARGIN))
     title_h = TITLE_SIZE + LINE_GAP
     seat_h = LINE_SIZE + LINE_GAP
-    header_h = MARGIN + title_h + 2 * seat_h + LINE_GAP
+    header_h = HEADER
     footer_h = LINE_SIZE + LINE_GAP + MARGIN + (LINE_SIZE + LINE_GAP if caption else 0)
     height = header_h + bh + LINE_GAP + footer_h
     image = Image.new("RGB", (width, height), theme.background)
