@@ -129,6 +129,10 @@ class Room:
             if match_id not in self.service.live:
                 return  # the match just ended: its frame comes with the "finished" event
         last_move, before = self._moves.get(live.ply, (None, None))
+        history, ply = [], live.ply  # the states before this one, back to the start (Boxes colours edges by drawer)
+        while ply in self._moves and self._moves[ply][1] is not None:
+            history.append(self._moves[ply][1])
+            ply -= 1
         result = None
         if ev.kind == "finished":
             winner = ev.data.get("winner_name")
@@ -141,6 +145,7 @@ class Room:
             names={seat: p.name for seat, p in live.players.items()},
             last_move=last_move,
             prev_state=before,
+            history=history[::-1],
             result=result,
         )
         self._shown = live.state

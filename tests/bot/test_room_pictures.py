@@ -51,14 +51,15 @@ async def test_frames_show_names_last_move_and_the_final_position(tmp_path: Path
     outcome = ruleset.outcome(states[-1])
     assert outcome is not None and outcome.winner is not None
 
-    # Each frame after a move is the picture with both names and that move highlighted.
+    # Each frame after a move is the picture with both names, that move highlighted and every edge in the
+    # colour of the player who drew it.
     for i, line in enumerate(LINES, start=1):
         expected = pictures.render_image(
             ruleset,
             states[i],
             names=("alice", "bob"),
             last_move=line.split(": ")[1],
-            prev_state=states[i - 1],
+            history=states[:i],
             result=f"{('alice', 'bob')[outcome.winner - 1]} wins ({outcome.reason})" if i == len(LINES) else None,
         )
         got = _pixels(files[i])
@@ -75,7 +76,7 @@ async def test_resignation_ends_on_a_frame_with_the_result(tmp_path: Path) -> No
     ruleset = registry.get("boxes")
     start = ruleset.new_game(ruleset.parse_options({"rows": 1, "cols": 1}))
     after = play_text(ruleset, start, "A1-B1")[0]
-    kw = {"names": ("alice", "bob"), "last_move": "A1-B1", "prev_state": start}
+    kw = {"names": ("alice", "bob"), "last_move": "A1-B1", "history": [start]}
     final = np.asarray(pictures.render_image(ruleset, after, result="alice wins (resign)", **kw), dtype=np.int16)
     assert np.abs(_pixels(files[-1]) - final).max() == 0
     # Without the result the status line would say whose turn it is: the frames differ there.
