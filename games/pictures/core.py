@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from games.base import AnyRuleset, Seat
 from games.coords import col_to_letters
@@ -95,6 +95,20 @@ def text_width(text: str, kind: str, size: int) -> int:
     return round(font(kind, size).getlength(text))
 
 
+def fit(text: str, fnt: ImageFont.FreeTypeFont, room: float) -> str:
+    """`text`, shortened with an ellipsis when it is wider than `room` pixels."""
+    if fnt.getlength(text) <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits with the ellipsis
+        mid = (lo + hi + 1) // 2
+        if fnt.getlength(text[:mid].rstrip() + "…") <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "…"
+
+
 TITLE_SIZE = 17
 LINE_SIZE = 14
 LINE_GAP = 6
@@ -153,13 +167,6 @@ def render_frame(
         if marker:
             draw.text((MARGIN, y), marker, fill=theme.ink, font=font("sans", LINE_SIZE - 2))
         paste_centered(image, disc(LINE_SIZE, colour, mix(colour, theme.ink, 0.6), 1.2), MARGIN + 24, cy)
-        word = renderer.colour_word(ruleset, state, seat)
-        note = renderer.seat_note(ruleset, state, seat)
-        given = (names or {}).get(seat)
-        label = f"{given} · {word}" if given else word.capitalize()
-        if note:
-            label += f", {note}" if given else f" · {note}"
-        draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
         right = width - MARGIN
         if clocks is not None and seat in clocks:
             ct = clock_text(clocks[seat])
@@ -169,7 +176,22 @@ def render_frame(
         if renderer.score_word:
             n = scores.get(seat, 0)
             st = f"{n} {renderer.score_word[0] if n == 1 else renderer.score_word[1]}"
-            draw.text((right - text_width(st, "sans", LINE_SIZE), y), st, fill=theme.ink, font=fnt)
+            sw = round(fnt.getlength(st))
+            draw.text((right - sw, y), st, fill=theme.ink, font=fnt)
+            right -= sw + 14
+        word = renderer.colour_word(ruleset, state, seat)
+        note = renderer.seat_note(ruleset, state, seat)
+        given = (names or {}).get(seat)
+        room = right - (MARGIN + 36)
+        if given:
+            # A long name drops the reserve note, then is shortened; the colour word always stays.
+            label = f"{given} · {word}" + (f", {note}" if note else "")
+            if fnt.getlength(label) > room:
+                label = fit(given, fnt, room - fnt.getlength(f" · {word}")) + f" · {word}"
+        else:
+            label = word.capitalize() + (f" · {note}" if note else "")
+        label = fit(label, fnt, room)
+        draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
         y += seat_h
 
     # The board, centred.
@@ -184,9 +206,11 @@ def render_frame(
     last = _last_text(ruleset, last_move, previous)
     if last:
         status += f" · last: {last}"
-    draw.text((MARGIN, y), status, fill=theme.ink, font=font("sans", LINE_SIZE))
+    line = width - 2 * MARGIN
+    draw.text((MARGIN, y), fit(status, font("sans", LINE_SIZE), line), fill=theme.ink, font=font("sans", LINE_SIZE))
     if caption:
-        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), caption, fill=theme.ink, font=font("mono", LINE_SIZE - 1))
+        cap = font("mono", LINE_SIZE - 1)
+        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), fit(caption, cap, line), fill=theme.ink, font=cap)
     return image
 
 

@@ -21,7 +21,7 @@ from games.dotdash import geometry as dotdash_geometry
 from games.dots.field import geometry as dots_geometry
 from games.pathing import EDGE_SQUARES, PICK, SIZE
 from games.pictures import boxes as boxes_pic
-from games.pictures import core
+from games.pictures import core, style
 from games.pictures import dotdash as dotdash_pic
 from games.pictures import dots as dots_pic
 from games.pictures import pathing as pathing_pic
@@ -389,3 +389,14 @@ def test_replay_gif_ends_on_the_final_position_with_the_result() -> None:
 def test_every_game_has_pictures(game: str) -> None:
     assert pictures.has_renderer(game)
     assert pictures.renderer_for(game).game_id == game
+
+
+def test_long_names_are_shortened_to_fit_but_keep_the_colour() -> None:
+    ruleset, states = _play("dotdash", {"size": 7}, [])
+    long_name = "W" * 40
+    image = pictures.render_image(ruleset, states[0], names=(long_name, "bob"), clocks={1: 300, 2: 59})
+    assert image.width == core.MIN_WIDTH
+    fnt = style.font("sans", 14)
+    short = core.fit(f"{long_name} · red", fnt, 200)
+    assert short.endswith("…") and fnt.getlength(short) <= 200
+    assert core.fit("alice · red", fnt, 200) == "alice · red"
