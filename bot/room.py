@@ -46,6 +46,9 @@ class Room:
         self.service.subscribe(self._on_event)
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
+        self._live: Any = None
+        self._shown: Any = None
+        self._moves: dict[int, tuple[str | None, Any]] = {}
         self._bot_task: asyncio.Task[None] | None = None
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
@@ -77,7 +80,9 @@ class Room:
         if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
             if not self.config.events_json:
                 self.out.write(self.service.board_text(ev.match_id) + "\n")
-            self._save_picture(ev.match_id)
+            self._save_picture(ev.match_id, ev)
+        elif ev.kind in ("move", "finished"):
+            self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
         if ev.kind in ("finished", "aborted"):
             self.finished.set()
         elif self.config.bot_level and ev.kind in ("started", "resumed", "turn", "takeback", "mulligan"):
@@ -107,16 +112,43 @@ class Room:
         if result.status == "accepted" and match_id in self.service.live:
             self._maybe_bot_move(match_id)
 
-    def _save_picture(self, match_id: int) -> None:
+    def _save_picture(self, match_id: int, ev: HostEvent) -> None:
+        """One --png frame: names, the last move highlighted; after the end, the final position and result."""
         if self.config.png_dir is None:
             return
         if self._pictures is None:
             from games import pictures
 
             self._pictures = pictures.save_png
-        live = self.service.live[match_id]
+        live = self.service.live.get(match_id) or self._live
+        if live is None or live.id != match_id:
+            return
+        self._live = live  # a finished match leaves service.live before its last events arrive
+        if ev.kind == "move":
+            self._moves[int(ev.data.get("ply", live.ply))] = (ev.data.get("move"), self._shown)
+            if match_id not in self.service.live:
+                return  # the match just ended: its frame comes with the "finished" event
+        last_move, before = self._moves.get(live.ply, (None, None))
+        history, ply = [], live.ply  # the states before this one, back to the start (Boxes colours edges by drawer)
+        while ply in self._moves and self._moves[ply][1] is not None:
+            history.append(self._moves[ply][1])
+            ply -= 1
+        result = None
+        if ev.kind == "finished":
+            winner = ev.data.get("winner_name")
+            result = f"{winner} wins ({ev.data.get('reason')})" if winner else f"No winner ({ev.data.get('reason')})"
         self.config.png_dir.mkdir(parents=True, exist_ok=True)
-        self._pictures(live.ruleset, live.state, self.config.png_dir / f"{match_id}-{self._frame:04d}.png")
+        self._pictures(
+            live.ruleset,
+            live.state,
+            self.config.png_dir / f"{match_id}-{self._frame:04d}.png",
+            names={seat: p.name for seat, p in live.players.items()},
+            last_move=last_move,
+            prev_state=before,
+            history=history[::-1],
+            result=result,
+        )
+        self._shown = live.state
         self._frame += 1
 
     async def run(self, lines: asyncio.Queue[str | None]) -> int:

@@ -1,17 +1,30 @@
 """Board pictures: PNG of a position and animated GIF of a game, for every game with a renderer.
 
-    render_image(ruleset, state) -> PIL.Image      the picture
-    render_png(ruleset, state) -> bytes            the same as PNG bytes
-    save_png(ruleset, state, path)                 written to a file (the replay CLI's --png)
-    render_gif(frames, durations) -> bytes         frames → animated GIF
-    render_replay_gif(ruleset, states) -> bytes    one frame per turn, clocks as a caption line
+    render_image(ruleset, state, **kw) -> PIL.Image    the picture
+    render_png(ruleset, state, **kw) -> bytes          the same as PNG bytes
+    save_png(ruleset, state, path, **kw)               written to a file (the room's and replay CLI's --png)
+    render_gif(frames, durations) -> bytes             frames → animated GIF
+    render_replay_gif(ruleset, states, **kw) -> bytes  one frame per turn, ending on the final position
 
-Keyword options everywhere: `last_move` (move text or the engine's move value; highlighted),
-`previous` (the state before the last move: the highlight is worked out by comparing), `history`
-(every earlier state, oldest first: lets Dots-and-Boxes colour edges by who drew them), `theme`
-('light' or 'dark'; both are opaque panels that read on Discord's light and dark modes),
-`palette` (a Palette or overrides like {1: '#0072b2', 'red': '#d55e00'}; Okabe–Ito by default),
-`clocks` ({seat: seconds or text}), `title`, `names` ({seat: name}), `caption`.
+Keywords everywhere: `names` ((seat 1's, seat 2's) or {seat: name}; shown in the legend beside each
+player's colour swatch and score), `last_move` (move text or the engine's move value; highlighted),
+`prev_state` (alias `previous`: the state before the last move; the highlight is worked out by
+comparing), `caption` (a line under the board), `result` (replaces the status line: the result of a
+match that ended off the board), `history` (every earlier state, oldest first: lets Dots-and-Boxes
+colour edges by who drew them), `theme` ('light' or 'dark'; both are opaque panels that read on
+Discord's light and dark modes), `palette` (a Palette or overrides like {1: '#0072b2', 'red':
+'#d55e00'}), `clocks` ({seat: seconds or text}), `title`, `highlight` (False: no last-move marks).
+
+Colours. Red is drawn red (style.RED, not Okabe–Ito's orange-looking vermillion) and blue is
+Okabe–Ito's blue; a seat keeps one colour across games wherever the game allows it:
+- Boxes, Dots, Pathing: seat 1 red, seat 2 blue.
+- Trax: the tracks are white and red; the `first_color` option says which one seat 1 plays.
+- Dot Dash: colours are chosen by the pie rule (before the choice, seat 1 is shown as red).
+Last-move marks: Boxes the edge (dark outline and a ring at its middle); Pathing both swapped squares
+and the edge on the support board, or the square of a penalty pick; Trax the placed tile framed
+yellow and the tiles it forced framed sky blue; Dots the placed dot ringed and the area it captured
+filled stronger; Dot Dash a ring on the start point, the slide's path, a ring on the landing point and
+a dot on each of the two dropped stones.
 """
 
 from __future__ import annotations
@@ -75,21 +88,51 @@ def has_renderer(game_id: str) -> bool:
     return game_id in RENDERER_MODULES
 
 
+Names = Mapping[Seat, str] | Sequence[str]
+"""Players' names: (seat 1's, seat 2's) or {seat: name}."""
+
+
+def seat_names(names: Names | None) -> dict[Seat, str]:
+    """{seat: name} from a (seat 1, seat 2) pair or a mapping; empty names are left out."""
+    if names is None:
+        return {}
+    if isinstance(names, Mapping):
+        pairs = [(int(k), str(v)) for k, v in names.items()]
+    elif isinstance(names, str):
+        raise TypeError("names: give (seat 1's name, seat 2's name), not one string")
+    else:
+        pairs = [(i + 1, str(v)) for i, v in enumerate(names)]
+    return {k: v for k, v in pairs if v and k in (1, 2)}
+
+
 def render_image(
     ruleset: AnyRuleset,
     state: Any,
     *,
+    names: Names | None = None,
     last_move: Any = None,
-    previous: Any = None,
-    history: Sequence[Any] = (),
+    prev_state: Any = None,
+    caption: str | None = None,
+    result: str | None = None,
     theme: str | Theme = "light",
     palette: PaletteLike = None,
     clocks: Mapping[Seat, Clock] | None = None,
     title: str | None = None,
-    names: Mapping[Seat, str] | None = None,
-    caption: str | None = None,
+    previous: Any = None,
+    history: Sequence[Any] = (),
+    highlight: bool = True,
 ) -> Image.Image:
-    """The picture of `state` as an RGB image at most MAX_WIDTH pixels wide."""
+    """The picture of `state` as an RGB image at most MAX_WIDTH pixels wide.
+
+    `names`: (seat 1's, seat 2's) or {seat: name}, shown in the legend with each player's colour.
+    `last_move`: the move that led to `state` (its text or the engine's value), highlighted on the board.
+    `prev_state` (alias `previous`): the state before it; the highlight can be worked out from the
+    difference when `last_move` is not given. `caption`: one more line under the board (e.g. clocks).
+    `result`: the match's result, replacing the status line (use it when the match ended off the board:
+    resignation, time, award). `highlight=False` draws no last-move marks.
+    """
+    if previous is None:
+        previous = prev_state
     if previous is None and history:
         previous = history[-1]
     return render_frame(
@@ -103,21 +146,49 @@ def render_image(
         history=history,
         clocks=clocks,
         title=title,
-        names=names,
+        names=seat_names(names),
         caption=caption,
+        result=result,
+        highlight=highlight,
     )
 
 
-def render_png(ruleset: AnyRuleset, state: Any, **kw: Any) -> bytes:
+def render_png(
+    ruleset: AnyRuleset,
+    state: Any,
+    *,
+    names: Names | None = None,
+    last_move: Any = None,
+    prev_state: Any = None,
+    caption: str | None = None,
+    theme: str | Theme = "light",
+    **kw: Any,
+) -> bytes:
     """The picture as PNG bytes (same keywords as render_image)."""
+    image = render_image(
+        ruleset, state, names=names, last_move=last_move, prev_state=prev_state, caption=caption, theme=theme, **kw
+    )
     buf = io.BytesIO()
-    render_image(ruleset, state, **kw).save(buf, "PNG", compress_level=1)
+    image.save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
 
-def save_png(ruleset: AnyRuleset, state: Any, path: str | os.PathLike[str], **kw: Any) -> None:
-    """Write the picture to `path` as PNG."""
-    data = render_png(ruleset, state, **kw)
+def save_png(
+    ruleset: AnyRuleset,
+    state: Any,
+    path: str | os.PathLike[str],
+    *,
+    names: Names | None = None,
+    last_move: Any = None,
+    prev_state: Any = None,
+    caption: str | None = None,
+    theme: str | Theme = "light",
+    **kw: Any,
+) -> None:
+    """Write the picture to `path` as PNG (same keywords as render_image)."""
+    data = render_png(
+        ruleset, state, names=names, last_move=last_move, prev_state=prev_state, caption=caption, theme=theme, **kw
+    )
     with open(path, "wb") as fh:
         fh.write(data)
 
@@ -168,30 +239,42 @@ def render_replay_gif(
     states: Sequence[Any],
     captions: Sequence[str | None] | None = None,
     *,
+    names: Names | None = None,
     moves: Sequence[Any] | None = None,
     clocks: Sequence[Mapping[Seat, Clock] | None] | None = None,
+    result: str | None = None,
     durations: int | Sequence[int] = 800,
     final_hold: int = 2500,
     **kw: Any,
 ) -> bytes:
-    """One frame per state (the start, then each turn); the last move is highlighted by comparing states.
+    """One frame per state (the start, then each turn), each with the players' names and its last move
+    highlighted; the last frame is the final position, held longer, with `result` as its status line
+    when given (the engine's own result shows without it).
 
-    `moves[i]` is the move that led to `states[i]` (moves[0] unused); `clocks[i]` is shown as a caption
-    line ("seat 1 4:32 · seat 2 3:10") unless `captions[i]` is given.
+    `moves[i]` is the move that led to `states[i]` (moves[0] unused; without moves the highlight is
+    worked out by comparing states); `clocks[i]` is shown as a caption line ("alice 4:32   bob 3:10")
+    unless `captions[i]` is given. Other keywords go to render_image.
     """
+    who = seat_names(names)
     frames = []
+    last = len(states) - 1
     for i, state in enumerate(states):
         caption = captions[i] if captions is not None else None
         shown = clocks[i] if clocks is not None else None
         if caption is None and shown:
-            caption = "   ".join(f"seat {s} {clock_text(v)}" for s, v in sorted(shown.items()))
+            caption = "   ".join(
+                f"{who.get(s) or renderer_for(ruleset.id).colour_word(ruleset, state, s)} {clock_text(v)}"
+                for s, v in sorted(shown.items())
+            )
         frames.append(
             render_image(
                 ruleset,
                 state,
+                names=who,
                 history=states[:i],
                 last_move=moves[i] if moves is not None and i else None,
                 caption=caption,
+                result=result if i == last else None,
                 **kw,
             )
         )

@@ -1,4 +1,7 @@
-"""Dots-and-Boxes picture: dots, edges in the drawer's colour (neutral when unknown), owned boxes filled."""
+"""Dots-and-Boxes picture: dots, edges in the drawer's colour (neutral when unknown), owned boxes filled.
+
+Seat 1 is red, seat 2 blue; the last edge has a dark outline and a ring at its middle.
+"""
 
 from __future__ import annotations
 
@@ -66,7 +69,11 @@ class BoxesRenderer(BoardRenderer):
         label_font = font("bold", max(11, min(15, c // 4)))
         box_font = font("bold", max(11, min(26, c // 3)))
 
-        # Owned boxes.
+        # Owned boxes, lettered with the owner's initial (R/B when there are no names or they clash).
+        letters = {1: "R", 2: "B"}
+        initials = {s: (ctx.names or {}).get(s, "")[:1].upper() for s in (1, 2)}
+        if all(initials.values()) and initials[1] != initials[2]:
+            letters = initials
         for b, owner in enumerate(state.owners):
             if not owner:
                 continue
@@ -74,13 +81,15 @@ class BoxesRenderer(BoardRenderer):
             x, y = ox + col * c, oy + r * c
             fill = mix(seat_rgb[owner], t.board, 0.45)
             d.rectangle((x, y, x + c, y + c), fill=fill)
-            d.text((x + c / 2, y + c / 2), str(owner), fill=readable_on(fill), font=box_font, anchor="mm")
+            d.text((x + c / 2, y + c / 2), letters[owner], fill=readable_on(fill), font=box_font, anchor="mm")
 
         # Edges.
         who = drawers(state, ctx.history)
         last = self._last_edge(ctx, state)
-        if last is not None and ctx.previous is not None and last not in who:
+        if last is not None and isinstance(ctx.previous, BoxesState) and last not in who:
             who[last] = ctx.previous.turn
+        if not ctx.highlight:
+            last = None
         width = max(3, c // 10)
         for e, ((c1, r1), (c2, r2)) in enumerate(geo.edge_points):
             x1, y1, x2, y2 = ox + c1 * c, oy + r1 * c, ox + c2 * c, oy + r2 * c

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from games.base import AnyRuleset, Seat
 from games.coords import col_to_letters
@@ -39,6 +39,10 @@ class Ctx:
     """The state before the last move, when known."""
     history: Sequence[Any]
     """Every earlier state, oldest first (may be empty)."""
+    highlight: bool = True
+    """False: draw no last-move marks at all."""
+    names: Mapping[Seat, str] | None = None
+    """Players' names by seat, when known."""
 
 
 class BoardRenderer(ABC):
@@ -56,16 +60,20 @@ class BoardRenderer(ABC):
     def draw_board(self, ctx: Ctx, state: Any) -> None:
         """Draw the board with its top-left corner at (ctx.x0, ctx.y0)."""
 
+    def colour_word(self, ruleset: AnyRuleset, state: Any, seat: Seat) -> str:
+        """The colour a seat plays, as a word ('red', 'blue', 'white'); default seat 1 red, seat 2 blue."""
+        return "red" if seat == 1 else "blue"
+
     def seat_colour(self, ruleset: AnyRuleset, state: Any, palette: Palette, seat: Seat) -> RGB:
         """The colour a seat plays (default: the palette's seat colour)."""
         return palette.seat(seat)
 
     def seat_note(self, ruleset: AnyRuleset, state: Any, seat: Seat) -> str:
-        """Extra words after the seat's name, e.g. its colour or reserve."""
+        """Extra words after the seat's name and colour, e.g. its reserve."""
         return ""
 
-    def status(self, ruleset: AnyRuleset, state: Any) -> str | None:
-        """A game-specific status line replacing the default 'Seat N to move', or None."""
+    def status(self, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str]) -> str | None:
+        """A game-specific status line replacing the default 'NAME to move', or None; `name(seat)` names a seat."""
         return None
 
 
@@ -87,9 +95,25 @@ def text_width(text: str, kind: str, size: int) -> int:
     return round(font(kind, size).getlength(text))
 
 
+def fit(text: str, fnt: ImageFont.FreeTypeFont, room: float) -> str:
+    """`text`, shortened with an ellipsis when it is wider than `room` pixels."""
+    if fnt.getlength(text) <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits with the ellipsis
+        mid = (lo + hi + 1) // 2
+        if fnt.getlength(text[:mid].rstrip() + "…") <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "…"
+
+
 TITLE_SIZE = 17
 LINE_SIZE = 14
 LINE_GAP = 6
+HEADER = MARGIN + TITLE_SIZE + LINE_GAP + 2 * (LINE_SIZE + LINE_GAP) + LINE_GAP
+"""Height of the title and legend above the board: the board's top edge (it is centred across)."""
 
 
 def render_frame(
@@ -106,13 +130,15 @@ def render_frame(
     title: str | None,
     names: Mapping[Seat, str] | None,
     caption: str | None,
+    result: str | None = None,
+    highlight: bool = True,
 ) -> Image.Image:
-    """The whole picture: panel, title, one line per seat, the board, the status line."""
+    """The whole picture: panel, title, one legend line per player, the board, the status line, the caption."""
     bw, bh = renderer.board_size(state)
     width = min(MAX_WIDTH, max(MIN_WIDTH, bw + 2 * MARGIN))
     title_h = TITLE_SIZE + LINE_GAP
     seat_h = LINE_SIZE + LINE_GAP
-    header_h = MARGIN + title_h + 2 * seat_h + LINE_GAP
+    header_h = HEADER
     footer_h = LINE_SIZE + LINE_GAP + MARGIN + (LINE_SIZE + LINE_GAP if caption else 0)
     height = header_h + bh + LINE_GAP + footer_h
     image = Image.new("RGB", (width, height), theme.background)
@@ -122,9 +148,13 @@ def render_frame(
     # Title line.
     draw.text((MARGIN, MARGIN), title or ruleset.title, fill=theme.ink, font=font("bold", TITLE_SIZE))
 
-    # Seat lines: swatch, name and note, score, clock; the seat to act is marked.
+    def name(seat: Seat) -> str:
+        given = (names or {}).get(seat)
+        return given or renderer.colour_word(ruleset, state, seat).capitalize()
+
+    # Legend: one line per player: marker, colour swatch, name and colour, score, clock.
     outcome = ruleset.outcome(state)
-    to_move = ruleset.to_move(state)
+    to_move = None if result else ruleset.to_move(state)
     scores = ruleset.scores(state)
     y = MARGIN + title_h
     for seat in (1, 2):
@@ -137,10 +167,6 @@ def render_frame(
         if marker:
             draw.text((MARGIN, y), marker, fill=theme.ink, font=font("sans", LINE_SIZE - 2))
         paste_centered(image, disc(LINE_SIZE, colour, mix(colour, theme.ink, 0.6), 1.2), MARGIN + 24, cy)
-        name = (names or {}).get(seat) or f"Seat {seat}"
-        note = renderer.seat_note(ruleset, state, seat)
-        label = f"{name}" + (f" · {note}" if note else "")
-        draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
         right = width - MARGIN
         if clocks is not None and seat in clocks:
             ct = clock_text(clocks[seat])
@@ -150,40 +176,55 @@ def render_frame(
         if renderer.score_word:
             n = scores.get(seat, 0)
             st = f"{n} {renderer.score_word[0] if n == 1 else renderer.score_word[1]}"
-            draw.text((right - text_width(st, "sans", LINE_SIZE), y), st, fill=theme.ink, font=fnt)
+            sw = round(fnt.getlength(st))
+            draw.text((right - sw, y), st, fill=theme.ink, font=fnt)
+            right -= sw + 14
+        word = renderer.colour_word(ruleset, state, seat)
+        note = renderer.seat_note(ruleset, state, seat)
+        given = (names or {}).get(seat)
+        room = right - (MARGIN + 36)
+        if given:
+            # A long name drops the reserve note, then is shortened; the colour word always stays.
+            label = f"{given} · {word}" + (f", {note}" if note else "")
+            if fnt.getlength(label) > room:
+                label = fit(given, fnt, room - fnt.getlength(f" · {word}")) + f" · {word}"
+        else:
+            label = word.capitalize() + (f" · {note}" if note else "")
+        label = fit(label, fnt, room)
+        draw.text((MARGIN + 36, y), label, fill=theme.ink, font=fnt)
         y += seat_h
 
     # The board, centred.
     x0 = (width - bw) // 2
     y0 = header_h
-    ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history)
+    ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history, highlight, names)
     renderer.draw_board(ctx, state)
 
     # Status line (and the caption under it).
     y = header_h + bh + LINE_GAP
-    status = _status(renderer, ruleset, state, names)
+    status = result or _status(renderer, ruleset, state, name)
     last = _last_text(ruleset, last_move, previous)
     if last:
         status += f" · last: {last}"
-    draw.text((MARGIN, y), status, fill=theme.ink, font=font("sans", LINE_SIZE))
+    line = width - 2 * MARGIN
+    draw.text((MARGIN, y), fit(status, font("sans", LINE_SIZE), line), fill=theme.ink, font=font("sans", LINE_SIZE))
     if caption:
-        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), caption, fill=theme.ink, font=font("mono", LINE_SIZE - 1))
+        cap = font("mono", LINE_SIZE - 1)
+        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), fit(caption, cap, line), fill=theme.ink, font=cap)
     return image
 
 
-def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, names: Mapping[Seat, str] | None) -> str:
-    special = renderer.status(ruleset, state)
+def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str]) -> str:
+    special = renderer.status(ruleset, state, name)
     if special is not None:
         return special
     outcome = ruleset.outcome(state)
     if outcome is not None:
         if outcome.winner is None:
             return f"Draw ({outcome.reason})"
-        who = (names or {}).get(outcome.winner) or f"Seat {outcome.winner}"
-        return f"{who} wins ({outcome.reason})"
+        return f"{name(outcome.winner)} wins ({outcome.reason})"
     seat = ruleset.to_move(state)
-    who = (names or {}).get(seat or 0) or f"Seat {seat}"
-    return f"{who} to move"
+    return f"{name(seat or 1)} to move"
 
 
 def _last_text(ruleset: AnyRuleset, last_move: Any, previous: Any) -> str | None:

@@ -1,9 +1,15 @@
-"""Dot Dash picture: the point grid, red and blue stones, every five-row struck through, the last slide."""
+"""Dot Dash picture: the point grid, red and blue stones, every five-row struck through, the last slide.
+
+Colours follow the pie rule (before the choice, seat 1 is shown as red). The last slide shows a ring
+on its start point, its path, a ring round the landing stone and a white dot on each dropped stone.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from games.base import AnyRuleset, MoveError, Seat
-from games.dotdash import BLUE, COLOURS, RED, DotDashState, ParsedSlide, Slide, geometry
+from games.dotdash import BLUE, COLOURS, RED, DotDashState, ParsedSetup, ParsedSlide, Setup, Slide, geometry
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
 from games.pictures.style import RGB, Palette, disc, font, mix, paste_centered, ring_sprite
 
@@ -51,21 +57,24 @@ class DotDashRenderer(BoardRenderer):
         side = (state.size - 1) * c + c + 2 * LABEL
         return side, side
 
+    def colour_word(self, ruleset: AnyRuleset, state: DotDashState, seat: Seat) -> str:
+        """Red or blue as the pie rule chose (before the choice seat 1 counts as red)."""
+        return COLOURS[state.colour_of(seat)]
+
     def seat_colour(self, ruleset: AnyRuleset, state: DotDashState, palette: Palette, seat: Seat) -> RGB:
         """Red or blue (before the colour choice seat 1 counts as red)."""
-        return palette.colour(COLOURS[state.colour_of(seat)])
+        return palette.colour(self.colour_word(ruleset, state, seat))
 
     def seat_note(self, ruleset: AnyRuleset, state: DotDashState, seat: Seat) -> str:
-        """Colour and reserve."""
-        colour = state.colour_of(seat)
-        return f"{COLOURS[colour]}, {state.reserve(colour)} in reserve"
+        """The reserve."""
+        return f"{state.reserve(state.colour_of(seat))} in reserve"
 
-    def status(self, ruleset: AnyRuleset, state: DotDashState) -> str | None:
+    def status(self, ruleset: AnyRuleset, state: DotDashState, name: Callable[[Seat], str]) -> str | None:
         """The opening phases say what is expected."""
         if state.reason is None and state.phase == "setup":
-            return "Seat 1 places the opening stones"
+            return f"{name(1)} places the opening stones"
         if state.reason is None and state.phase == "choose":
-            return "Seat 2 chooses a colour"
+            return f"{name(2)} chooses a colour"
         return None
 
     def draw_board(self, ctx: Ctx, state: DotDashState) -> None:
@@ -89,27 +98,28 @@ class DotDashRenderer(BoardRenderer):
         def xy(col: int, row: int) -> tuple[int, int]:
             return ox + col * c, oy + row * c
 
-        src, dst = self._last_slide(ctx, state)
+        src, dst = self._last_slide(ctx, state) if ctx.highlight else (None, None)
+        drops: list[tuple[int, int]] = []
         if src is not None and dst is not None:
+            # The path, a ring on the start point (now empty), the two dropped stones behind the landing.
+            step = ((dst[0] > src[0]) - (dst[0] < src[0]), (dst[1] > src[1]) - (dst[1] < src[1]))
+            drops = [(dst[0] - k * step[0], dst[1] - k * step[1]) for k in (1, 2)]
             d.line((*xy(*src), *xy(*dst)), fill=t.ink, width=max(2, c // 12))
             paste_centered(ctx.image, ring_sprite(c * 2 // 3, t.ink, max(1.5, c / 14)), *xy(*src))
+        elif ctx.highlight:
+            drops = self._setup_points(ctx, state)
 
         stone = c * 5 // 6
         sprites = {}
         for colour in (RED, BLUE):
             rgb = ctx.palette.colour(COLOURS[colour])
             sprites[colour] = disc(stone, rgb, mix(rgb, (0, 0, 0), 0.45), max(1.0, c / 22))
-        new = 0
-        if isinstance(ctx.previous, DotDashState) and ctx.previous.size == state.size:
-            new = (state.board[RED] & ~ctx.previous.board[RED]) | (state.board[BLUE] & ~ctx.previous.board[BLUE])
         for row in range(n):
             for col in range(n):
                 bit = 1 << (row * geo.width + col)
                 for colour in (RED, BLUE):
                     if state.board[colour] & bit:
                         paste_centered(ctx.image, sprites[colour], *xy(col, row))
-                if new & bit:
-                    paste_centered(ctx.image, disc(max(4, c // 6), t.ink), *xy(col, row))
 
         # Five-rows: a stroke through each run of five or more, in a contrasting outline.
         stroke = max(3, c // 8)
@@ -121,6 +131,33 @@ class DotDashRenderer(BoardRenderer):
                 for x, y in ((x1, y1), (x2, y2)):
                     paste_centered(ctx.image, disc(stroke + 6, t.ink), x, y)
                     paste_centered(ctx.image, disc(stroke + 1, (250, 250, 250)), x, y)
+
+        # The last move on top of everything: a ring round the landing stone, a dot on each dropped one.
+        if dst is not None:
+            paste_centered(ctx.image, ring_sprite(stone + max(6, c // 4), t.ink, max(2.0, c / 12)), *xy(*dst))
+        for p in drops:
+            paste_centered(ctx.image, disc(max(9, c // 3), (20, 20, 24), (250, 250, 250), max(1.5, c / 14)), *xy(*p))
+
+    @staticmethod
+    def _setup_points(ctx: Ctx, state: DotDashState) -> list[tuple[int, int]]:
+        """(col, row) of the opening stones when the last move was the setup, or of new stones since
+        the previous state."""
+        geo = geometry(state.size)
+        move = ctx.last_move
+        if isinstance(move, str):
+            try:
+                move = ctx.ruleset.parse_syntax(move)
+            except MoveError:
+                return []
+        if isinstance(move, Setup):
+            return [geo.colrow(i) for i in (*move.red, *move.blue)]
+        if isinstance(move, ParsedSetup):
+            return [p for _colour, points in move.groups for p in points]
+        prev = ctx.previous
+        if isinstance(prev, DotDashState) and prev.size == state.size:
+            added = (state.board[RED] & ~prev.board[RED]) | (state.board[BLUE] & ~prev.board[BLUE])
+            return [geo.colrow(i) for i in range(added.bit_length()) if added >> i & 1]
+        return []
 
     @staticmethod
     def _last_slide(ctx: Ctx, state: DotDashState) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:

@@ -4,13 +4,15 @@ A captured area is drawn from the field's bytes alone: each unit square of the g
 seat when at least one corner lies in that seat's territory and three or four of its corners are
 that seat's territory or live dots (three corners give the triangle, so diagonal walls stay
 diagonal). The area's outline is every square or triangle side used exactly once.
+Seat 1 is red, seat 2 blue. The last dot is ringed; the area it captured is filled stronger.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
-from games.base import AnyRuleset
+from games.base import AnyRuleset, Seat
 from games.dots import DotsState
 from games.dots.field import geometry
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
@@ -63,6 +65,16 @@ def areas(state: DotsState) -> dict[int, tuple[list[list[Corner]], list[tuple[Co
     return out
 
 
+def new_area_polys(state: DotsState, previous: object) -> set[tuple[Corner, ...]]:
+    """The area pieces (as in `areas`) that the last move captured: those not there in `previous`."""
+    if not isinstance(previous, DotsState) or (previous.width, previous.height) != (state.width, state.height):
+        return set()
+    if all(a >> 2 == b >> 2 for a, b in zip(previous.board, state.board, strict=True)):
+        return set()  # no territory changed: skip the second area scan
+    before = {tuple(p) for polys, _ in areas(previous).values() for p in polys}
+    return {tuple(p) for polys, _ in areas(state).values() for p in polys} - before
+
+
 class DotsRenderer(BoardRenderer):
     """Dots (Kropki)."""
 
@@ -78,10 +90,10 @@ class DotsRenderer(BoardRenderer):
         c = self.cell(state)
         return LABEL + state.width * c, LABEL + state.height * c
 
-    def status(self, ruleset: AnyRuleset, state: DotsState) -> str | None:
+    def status(self, ruleset: AnyRuleset, state: DotsState, name: Callable[[Seat], str]) -> str | None:
         """Mention a stop in progress."""
         if not state.reason and state.stopped:
-            return f"Seat {state.stopped} stopped · Seat {state.turn} plays on, then writes end"
+            return f"{name(state.stopped)} stopped · {name(state.turn)} plays on, then writes end"
         return None
 
     def draw_board(self, ctx: Ctx, state: DotsState) -> None:
@@ -109,10 +121,12 @@ class DotsRenderer(BoardRenderer):
 
         colours = {s: ctx.palette.seat(s) for s in (1, 2)}
         line_w = max(2, c // 9)
+        fresh = new_area_polys(state, ctx.previous) if ctx.highlight else set()
         for seat, (polys, outline) in areas(state).items():
             fill = mix(colours[seat], t.board, 0.62)
+            strong = mix(colours[seat], t.board, 0.3)
             for poly in polys:
-                d.polygon([(ox + x * c, oy + y * c) for x, y in poly], fill=fill)
+                d.polygon([(ox + x * c, oy + y * c) for x, y in poly], fill=strong if tuple(poly) in fresh else fill)
             for (x1, y1), (x2, y2) in outline:
                 d.line((ox + x1 * c, oy + y1 * c, ox + x2 * c, oy + y2 * c), fill=colours[seat], width=line_w)
 
@@ -129,7 +143,7 @@ class DotsRenderer(BoardRenderer):
             x, y = geo.xy(i)
             sprite = dead[seat] if v >> 2 == 3 - seat else live[seat]
             paste_centered(image, sprite, ox + x * c, oy + y * c)
-        if state.last >= 0:
+        if state.last >= 0 and ctx.highlight:
             x, y = geo.xy(state.last)
             paste_centered(image, ring_sprite(size + max(6, c // 3), t.ink, max(1.5, c / 12)), ox + x * c, oy + y * c)
 

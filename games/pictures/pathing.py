@@ -1,6 +1,12 @@
-"""Pathing Dots & Boxes picture: the pathing board and the support board side by side."""
+"""Pathing Dots & Boxes picture: the pathing board and the support board side by side.
+
+Seat 1 is red, seat 2 blue. The last swap frames both squares and marks the support-board edge; a
+penalty pick frames its square.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from games.base import AnyRuleset, MoveError, Seat
 from games.pathing import EDGE_OF, EDGE_SQUARES, N_BOXES, N_EDGES, PICK, SIZE, PathingState
@@ -14,6 +20,8 @@ GAP = 36
 PAD = 18
 CAPTION = 20
 BOARD = SIZE * CELL
+MARK: RGB = (20, 20, 24)
+"""The last-move frame on the pathing board, whose squares keep their colours in both themes."""
 SUPPORT = (SIZE - 1) * CELL + 2 * PAD
 
 
@@ -40,20 +48,16 @@ class PathingRenderer(BoardRenderer):
         return LABEL + BOARD + GAP + LABEL + SUPPORT, CAPTION + LABEL + max(BOARD, SUPPORT)
 
     def seat_colour(self, ruleset: AnyRuleset, state: PathingState, palette: Palette, seat: Seat) -> RGB:
-        """Seat 1 is red, seat 2 blue."""
-        return palette.colour("red" if seat == 1 else "blue")
+        """Seat 1 is red, seat 2 blue (the rules' colours)."""
+        return palette.colour(self.colour_word(ruleset, state, seat))
 
-    def seat_note(self, ruleset: AnyRuleset, state: PathingState, seat: Seat) -> str:
-        """The colour."""
-        return "red" if seat == 1 else "blue"
-
-    def status(self, ruleset: AnyRuleset, state: PathingState) -> str | None:
+    def status(self, ruleset: AnyRuleset, state: PathingState, name: Callable[[Seat], str]) -> str | None:
         """Round number, and the penalty pick when one is due."""
         if state.winner:
             return None
         if state.phase == "penalty":
-            return f"Round {state.round_no} over: seat {state.turn} picks a square"
-        return f"Round {state.round_no} · Seat {state.turn} to swap"
+            return f"Round {state.round_no} over: {name(state.turn)} picks a square"
+        return f"Round {state.round_no} · {name(state.turn)} to swap"
 
     def draw_board(self, ctx: Ctx, state: PathingState) -> None:
         """Left: the coloured squares. Right: dots, filled edges and owned boxes of this round."""
@@ -61,7 +65,7 @@ class PathingRenderer(BoardRenderer):
         red, blue = ctx.palette.colour("red"), ctx.palette.colour("blue")
         cap = font("bold", 13)
         lab = font("bold", 13)
-        swap, pick = self._last(ctx, state)
+        swap, pick = self._last(ctx, state) if ctx.highlight else (None, None)
 
         # Pathing board.
         bx, by = ctx.x0 + LABEL, ctx.y0 + CAPTION + LABEL
@@ -74,22 +78,21 @@ class PathingRenderer(BoardRenderer):
             letter = "R" if state.red >> sq & 1 else "B" if state.blue >> sq & 1 else ""
             if letter:
                 d.text((x + CELL / 2, y + CELL / 2), letter, fill=readable_on(fill), font=font("bold", 18), anchor="mm")
-        if pick is not None:
-            r, c = divmod(pick, SIZE)
-            d.rectangle(
-                (bx + c * CELL + 3, by + r * CELL + 3, bx + c * CELL + CELL - 3, by + r * CELL + CELL - 3),
-                outline=t.ink,
-                width=4,
-            )
+        framed = [pick] if pick is not None else list(EDGE_SQUARES[swap]) if swap is not None else []
+        for sq in framed:
+            r, c = divmod(sq, SIZE)
+            x, y = bx + c * CELL, by + r * CELL
+            d.rectangle((x + 2, y + 2, x + CELL - 2, y + CELL - 2), outline=MARK, width=6)
+            d.rectangle((x + 6, y + 6, x + CELL - 6, y + CELL - 6), outline=(250, 250, 250), width=2)
         if swap is not None:
             a, b = EDGE_SQUARES[swap]
             (ay, ax), (by2, bx2) = divmod(a, SIZE), divmod(b, SIZE)
             p1 = (bx + ax * CELL + CELL / 2, by + ay * CELL + CELL / 2)
             p2 = (bx + bx2 * CELL + CELL / 2, by + by2 * CELL + CELL / 2)
-            for colour, w in ((t.ink, 7), ((250, 250, 250), 3)):
+            for colour, w in ((MARK, 7), ((250, 250, 250), 3)):
                 d.line((*p1, *p2), fill=colour, width=w)
             for p in (p1, p2):
-                paste_centered(ctx.image, disc(13, (250, 250, 250), t.ink, 2.5), *p)
+                paste_centered(ctx.image, disc(13, (250, 250, 250), MARK, 2.5), *p)
         winner_mask = state.red if state.winner == 1 else state.blue if state.winner == 2 else 0
         for c1, r1, c2, r2 in full_lines(winner_mask):
             box = (bx + c1 * CELL, by + r1 * CELL, bx + (c2 + 1) * CELL, by + (r2 + 1) * CELL)
@@ -128,8 +131,11 @@ class PathingRenderer(BoardRenderer):
                 continue
             colour = red if state.red_edges >> e & 1 else blue
             if e == swap:
-                d.rectangle((x1 - 6, y1 - 6, x2 + 6, y2 + 6), fill=t.ink)
+                d.rectangle((x1 - 7, y1 - 7, x2 + 7, y2 + 7), fill=t.ink)
             d.rectangle((x1 - 3, y1 - 3, x2 + 3, y2 + 3), fill=colour)
+            if e == swap:
+                paste_centered(ctx.image, disc(17, t.ink), (x1 + x2) / 2, (y1 + y2) / 2)
+                paste_centered(ctx.image, disc(9, colour), (x1 + x2) / 2, (y1 + y2) / 2)
         dot = disc(11, t.ink)
         for sq in range(SIZE * SIZE):
             r, c = divmod(sq, SIZE)

@@ -68,16 +68,32 @@ OKABE_ITO: dict[str, RGB] = {
 }
 
 
+RED: RGB = (214, 39, 40)
+"""The game red. Okabe–Ito's vermillion reads as orange next to blue, and players call these colours
+"red"; this red keeps Okabe–Ito's blue as its partner, a pair colour-blind players still tell apart
+by lightness."""
+BLUE: RGB = OKABE_ITO["blue"]
+WHITE: RGB = (250, 250, 250)
+HIGHLIGHT: RGB = OKABE_ITO["yellow"]
+"""The last-move marker where a board has its own dark face (Trax tiles)."""
+FORCED: RGB = OKABE_ITO["sky"]
+"""Trax tiles a move forced, as opposed to the tile the player placed."""
+
+
 @dataclass(frozen=True)
 class Palette:
-    """Player colours: one per seat for games without named colours, and the named game colours."""
+    """Player colours: one per seat for games without named colours, and the named game colours.
 
-    seats: tuple[RGB, RGB] = (OKABE_ITO["blue"], OKABE_ITO["vermillion"])
+    Seat 1 is red and seat 2 blue wherever the game lets the host choose (Boxes, Dots, Pathing), so a
+    seat keeps its colour from game to game.
+    """
+
+    seats: tuple[RGB, RGB] = (RED, BLUE)
     named: Mapping[str, RGB] = field(
         default_factory=lambda: {
-            "red": OKABE_ITO["vermillion"],
-            "blue": OKABE_ITO["blue"],
-            "white": (250, 250, 250),
+            "red": RED,
+            "blue": BLUE,
+            "white": WHITE,
         }
     )
 

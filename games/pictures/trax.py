@@ -2,17 +2,21 @@
 
 The board is drawn with a ring of empty cells around the tiles, labelled exactly as the notation
 names them (`@` column and `0` row included), so a player can read the next move off the picture.
+Tracks are white and red (style.WHITE, style.RED); the `first_color` option says which seat plays
+which. The last turn frames the placed tile in yellow and every tile it forced in sky blue with a
+notch in its corner.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from PIL import Image, ImageDraw
 
 from games.base import AnyRuleset, Seat
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx
-from games.pictures.style import OKABE_ITO, RGB, SUPERSAMPLE, Palette, font, mix
+from games.pictures.style import FORCED, HIGHLIGHT, RGB, SUPERSAMPLE, Palette, font, mix
 from games.trax.board import COLOUR_SIDES, OFF, RED, TURN, WHITE, E, N, S, W
 from games.trax.notation import col_label
 from games.trax.state import TraxState
@@ -21,7 +25,6 @@ LABEL = 26
 MAX_HEIGHT = 860
 """Board height the cells shrink to fit (a tall picture is scaled down by Discord anyway)."""
 TILE_FACE: RGB = (28, 28, 30)
-HIGHLIGHT: RGB = OKABE_ITO["yellow"]
 
 
 @cache
@@ -120,20 +123,20 @@ class TraxRenderer(BoardRenderer):
         s = self.tile(state)
         return LABEL + cols * s + 4, LABEL + rows * s + 4
 
-    def seat_colour(self, ruleset: AnyRuleset, state: TraxState, palette: Palette, seat: Seat) -> RGB:
-        """White or red track colour."""
-        return palette.colour("white" if state.colour_of(seat) == WHITE else "red")
-
-    def seat_note(self, ruleset: AnyRuleset, state: TraxState, seat: Seat) -> str:
-        """The colour played."""
+    def colour_word(self, ruleset: AnyRuleset, state: TraxState, seat: Seat) -> str:
+        """The track colour the seat plays ('white' or 'red', as the first_color option set it)."""
         return "white" if state.colour_of(seat) == WHITE else "red"
 
-    def status(self, ruleset: AnyRuleset, state: TraxState) -> str | None:
+    def seat_colour(self, ruleset: AnyRuleset, state: TraxState, palette: Palette, seat: Seat) -> RGB:
+        """White or red track colour."""
+        return palette.colour(self.colour_word(ruleset, state, seat))
+
+    def status(self, ruleset: AnyRuleset, state: TraxState, name: Callable[[Seat], str]) -> str | None:
         """Tiles and bounding box next to the usual line."""
         if state.finished:
             return None
         n = len(state.tiles)
-        return f"Seat {state.seat} to move · {n} tile{'s' * (n != 1)}, {state.width}×{state.height}"
+        return f"{name(state.seat)} to move · {n} tile{'s' * (n != 1)}, {state.width}×{state.height}"
 
     def draw_board(self, ctx: Ctx, state: TraxState) -> None:
         """Empty ring cells, tiles, last-turn frames, labels."""
@@ -162,12 +165,38 @@ class TraxRenderer(BoardRenderer):
             x, y = (key >> 16) - minx + 1, (key & 0xFFFF) - miny + 1
             sprite = tile_sprite(mask, s, red, white, glow if key in win else -1)
             image.paste(sprite, (gx + x * s, gy + y * s))
-        last = state.tiles[len(state.tiles) - state.turns[-1] :] if state.turns else ()
-        frame = max(2, s // 14)
-        for i, (key, _) in enumerate(last):
+        if not ctx.highlight:
+            return
+        # The last turn: the placed tile framed thick in yellow, each tile it forced framed thinner in sky
+        # blue with a corner notch, so the two read apart without relying on colour alone.
+        placed, forced = last_turn(state, ctx.previous)
+        frame = max(3, s // 11)
+        for i, key in enumerate((*placed, *forced)):
             x, y = (key >> 16) - minx + 1, (key & 0xFFFF) - miny + 1
             box = (gx + x * s, gy + y * s, gx + (x + 1) * s - 1, gy + (y + 1) * s - 1)
-            d.rectangle(box, outline=HIGHLIGHT, width=frame if i == 0 else max(1, frame // 2))
+            if i < len(placed):
+                d.rectangle(box, outline=HIGHLIGHT, width=frame)
+            else:
+                thin = max(1, frame * 2 // 3)
+                inset = frame // 2
+                inner = (box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset)
+                d.rectangle(inner, outline=FORCED, width=thin)
+                notch = max(3, s // 6)
+                d.polygon([(box[0], box[1]), (box[0] + notch, box[1]), (box[0], box[1] + notch)], fill=FORCED)
+
+
+def last_turn(state: TraxState, previous: object = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(placed tile, forced tiles) of the last turn as cell keys: the tiles new since `previous` when it
+    is an earlier position of this game, else the state's own last turn (its primary tile first)."""
+    before = previous.tiles if isinstance(previous, TraxState) else ()
+    n = len(before)
+    if n and n < len(state.tiles) and state.tiles[:n] == before:
+        fresh = [k for k, _ in state.tiles[n:]]
+    elif state.turns:
+        fresh = [k for k, _ in state.tiles[len(state.tiles) - state.turns[-1] :]]
+    else:
+        return (), ()
+    return tuple(fresh[:1]), tuple(fresh[1:])
 
 
 RENDERER = TraxRenderer()
