@@ -39,7 +39,20 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     for f in keep:
         clocks = "  ".join(f"{names.get(s, '?')} {clock_text(v)}" for s, v in sorted(f.clocks.items()))
         captions.append(f"{f.caption}   {clocks}")
-    data = pictures.render_replay_gif(ruleset, [f.state for f in keep], captions, names=names)
+    result = None
+    if stored.status == "finished" and stored.result_reason:
+        winner = names.get(stored.winner_seat) if stored.winner_seat else None
+        result = f"{winner} wins ({stored.result_reason})" if winner else f"A draw ({stored.result_reason})"
+    elif stored.status == "aborted":
+        result = "Aborted by the host"
+    data = pictures.render_replay_gif(
+        ruleset,
+        [f.state for f in keep],
+        captions,
+        names=names,
+        moves=[f.engine_move for f in keep] if every == 1 else None,
+        result=result,
+    )
     return data, len(keep)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import inspect
 import io
 import logging
 from dataclasses import dataclass, field
@@ -71,49 +70,27 @@ class Room:
     retries: int = 0
 
 
-def _picture_keywords() -> set[str]:
-    try:
-        from games import pictures
-    except ImportError:
-        return set()
-    return set(inspect.signature(pictures.render_image).parameters)
-
-
-def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, caption: str | None = None) -> bytes | None:
-    """A PNG of the position with both names and the last move (None when it cannot be drawn)."""
+def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:
+    """A PNG of the position with both names and colours, the last move highlighted, and at the end the
+    result (None when this game has no pictures or drawing fails: the text board is shown instead)."""
     try:
         from games import pictures
     except ImportError:
         return None
     if not pictures.has_renderer(live.game):
         return None
-    known = _picture_keywords()
-    kw: dict[str, Any] = {}
-    if "names" in known:
-        kw["names"] = {1: live.name(1), 2: live.name(2)}
-    if last_move is not None and "last_move" in known:
-        kw["last_move"] = last_move
-    if prev_state is not None:
-        if "prev_state" in known:
-            kw["prev_state"] = prev_state
-        elif "previous" in known:
-            kw["previous"] = prev_state
-    if caption and "caption" in known:
-        kw["caption"] = caption
     try:
-        png: bytes = pictures.render_png(live.ruleset, live.state, **kw)
-    except TypeError:
-        try:  # a renderer that takes names as a pair
-            if "names" in kw:
-                kw["names"] = (live.name(1), live.name(2))
-            png = pictures.render_png(live.ruleset, live.state, **kw)
-        except Exception:
-            log.exception("drawing match %s failed; showing the text board", live.id)
-            return None
+        return pictures.render_png(
+            live.ruleset,
+            live.state,
+            names=(live.name(1), live.name(2)),
+            last_move=last_move,
+            prev_state=prev_state,
+            result=result,
+        )
     except Exception:
         log.exception("drawing match %s failed; showing the text board", live.id)
         return None
-    return png
 
 
 def deadline_line(live: Live, now: float) -> str | None:
@@ -357,17 +334,19 @@ class Announcer(commands.Cog):
             content = "\n".join([head, *parts[-3:]])[:MAX_CONTENT]
         return content
 
-    def _caption(self, live: Live, room: Room) -> str | None:
+    @staticmethod
+    def _result(room: Room) -> str | None:
+        """The result line drawn under the final position."""
         if not room.over:
             return None
-        return room.lines[-1].replace("**", "") if room.lines else "The match is over."
+        return room.lines[-1].replace("**", "").removeprefix("Result: ") if room.lines else "The match is over."
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:
         live = room.live
         assert live is not None
         png = None
         if self.pictures:
-            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, caption=self._caption(live, room))
+            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=self._result(room))
         content = self.board_content(live, room, with_text_board=png is None)
         files: list[discord.File] = []
         if png is not None:
