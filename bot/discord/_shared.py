@@ -59,12 +59,22 @@ def parse_pairs(text: str | None, what: str) -> dict[str, str]:
 
 
 def find_match(
-    service: MatchService, channel_id: int | None, match_id: int | None = None, user_id: str | None = None
+    service: MatchService,
+    channel_id: int | None,
+    match_id: int | None = None,
+    user_id: str | None = None,
+    guild_id: int | None = None,
 ) -> Live:
-    """The match a command is about: the explicit id, else the one in this channel (the user's own first)."""
+    """The match a command is about: the explicit id, else the one in this channel (the user's own first).
+    Only matches of the invoking guild are found: another server's match is "no such match" here."""
     if match_id is not None:
-        return service.get(match_id)
-    here = service.matches_in_channel(channel_id) if channel_id is not None else []
+        live = service.live.get(match_id)
+        if live is None or not same_guild(live.guild_id, guild_id):
+            raise HostError(f"There is no running match {match_id} in this server.")
+        return live
+    here = (
+        [lv for lv in service.matches_in_channel(channel_id) if same_guild(lv.guild_id, guild_id)] if channel_id else []
+    )
     if user_id is not None:
         mine = [lv for lv in here if lv.seat_of(user_id) is not None]
         if len(mine) == 1:
@@ -75,6 +85,27 @@ def find_match(
         raise HostError("There is no running match in this channel: give the match id.")
     ids = ", ".join(str(lv.id) for lv in here)
     raise HostError(f"Several matches run here ({ids}): give the match id.")
+
+
+def same_guild(match_guild: int | None, invoking_guild: int | None) -> bool:
+    """Whether a match may be reached from where a command was invoked (its own guild only)."""
+    return match_guild is None or match_guild == invoking_guild
+
+
+def may_read_room(interaction: discord.Interaction[Any], room_id: int | None, player_ids: list[str]) -> bool:
+    """Whether the user may see a match: a player, a host, or someone who can read its room."""
+    user = interaction.user
+    if str(user.id) in player_ids or is_host(interaction):
+        return True
+    guild = interaction.guild
+    if guild is None or room_id is None or not isinstance(user, discord.Member):
+        return False
+    room = guild.get_channel_or_thread(room_id)
+    if room is None:
+        return False
+    if isinstance(room, discord.Thread) and room.is_private():
+        return room.permissions_for(user).manage_threads or any(m.id == user.id for m in room.members)
+    return room.permissions_for(user).read_messages
 
 
 def is_host(interaction: discord.Interaction[Any]) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from bot.discord._shared import host_bot
+from bot.discord._shared import host_bot, same_guild
 from bot.discord.errors import report_error
 from bot.service import HostError, SubmitResult
 
@@ -81,6 +81,9 @@ class MatchButton(
         player = str(interaction.user.id)
         match_id = self.match_id
         result: SubmitResult | None
+        live = service.live.get(match_id)
+        if live is None or not same_guild(live.guild_id, interaction.guild_id):
+            raise HostError("This match is over.")
         if self.action == "take":
             live = service.get(match_id)
             pending = live.pending

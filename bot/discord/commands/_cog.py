@@ -15,7 +15,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clocks import TimeControl
-from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond, state_words
+from bot.discord._shared import (
+    NO_PINGS,
+    find_match,
+    may_read_room,
+    parse_pairs,
+    pinging,
+    require_host,
+    respond,
+    same_guild,
+    state_words,
+)
 from bot.matchlog import build_log, format_log
 from bot.review import build_review
 from bot.service import HostError, Live, PlayerRef
@@ -32,6 +42,8 @@ MAX_EMBED = 4000
 
 
 MAX_FILES = 10
+HISTORY_SCAN = 100
+HISTORY_SHOWN = 15
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024
 
 
@@ -62,7 +74,18 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
+        self._practice: Any = None
         super().__init__()
+
+    async def cog_unload(self) -> None:
+        """The practice opponent stops thinking."""
+        if self._practice is not None:
+            await self._practice.close()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Resumed practice matches get their opponent back."""
+        await self.resume_practice()
 
     @property
     def service(self) -> Any:
@@ -70,8 +93,17 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         return self.bot.service
 
     def _match(self, interaction: discord.Interaction[Any], match_id: int | None) -> Live:
-        live = find_match(self.service, interaction.channel_id, match_id, str(interaction.user.id))
+        live = find_match(
+            self.service, interaction.channel_id, match_id, str(interaction.user.id), interaction.guild_id
+        )
         interaction.extras["match_id"] = live.id
+        return live
+
+    def _readable(self, interaction: discord.Interaction[Any], match: int | None) -> Live:
+        """A match the user may look at (players, hosts, and whoever can read its room)."""
+        live = self._match(interaction, match)
+        if not may_read_room(interaction, live.channel_id, [p.id for p in live.players.values()]):
+            raise HostError(f"There is no running match {live.id} that you can see here.")
         return live
 
     # -- autocomplete ---------------------------------------------------------------
@@ -164,12 +196,12 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         )
 
     def _check_start(
-        self, game: str, player1: discord.Member, player2: discord.Member, options: str, clock: str
+        self, game: str, player1: discord.Member, player2: discord.Member | None, options: str, clock: str
     ) -> tuple[Any, dict[str, str], dict[str, str]]:
-        """Everything `/dm start` can refuse before it opens a room."""
-        if player1.bot or player2.bot:
+        """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
+        if player1.bot or (player2 is not None and player2.bot):
             raise HostError("Bots cannot play.")
-        if player1.id == player2.id:
+        if player2 is not None and player1.id == player2.id:
             raise HostError("A match needs two different players.")
         opts = parse_pairs(options, "options")
         clk = parse_pairs(clock, "clock")
@@ -209,8 +241,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         mode: str,
         title: str,
         player1: discord.Member,
-        player2: discord.Member,
+        player2: discord.Member | None,
         host: discord.abc.User,
+        *,
+        opponent_name: str | None = None,
     ) -> tuple[Any, discord.Thread | None]:
         """The room of a new match: a public or private thread (players and host added), or this channel."""
         here: Any = interaction.channel
@@ -222,7 +256,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
         try:
             thread = await parent.create_thread(
-                name=f"{title}: {player1.display_name} vs {player2.display_name}"[:100],
+                name=f"{title}: {player1.display_name} vs {player2.display_name if player2 else opponent_name}"[:100],
                 type=kind,
                 auto_archive_duration=10080,
                 invitable=False,
@@ -232,7 +266,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 f"I may not open a {mode} thread in {parent.mention}: I need the Create "
                 f"{'Public' if mode == 'public' else 'Private'} Threads permission there."
             ) from None
-        for member in dict.fromkeys([player1.id, player2.id, host.id]):
+        for member in dict.fromkeys([player1.id, *([player2.id] if player2 else []), host.id]):
             try:
                 await thread.add_user(discord.Object(member))
             except discord.HTTPException:
@@ -264,14 +298,14 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """The text board (only for you)."""
-        live = self._match(interaction, match)
+        live = self._readable(interaction, match)
         await respond(interaction, f"**Match {live.id}**\n```\n{self.service.board_text(live.id)[:1900]}\n```")
 
     @app_commands.command(name="status", description="Show a match's clocks")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Both clocks and the match state."""
-        live = self._match(interaction, match)
+        live = self._readable(interaction, match)
         await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {self.service.clock_text(live)}")
 
     # -- players ----------------------------------------------------------------------
@@ -375,8 +409,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         match_id = match if match is not None else self._match(interaction, None).id
         interaction.extras["match_id"] = match_id
         stored = await self.service.store.load(match_id, with_events=True)
-        if stored is None:
-            raise HostError(f"There is no match {match_id}.")
+        if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
+            raise HostError(f"There is no match {match_id} in this server.")
         if not any(pid == str(interaction.user.id) for pid, _ in stored.players.values()):
             require_host(interaction)
         data = build_log(stored)
@@ -411,13 +445,22 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         await respond(interaction, embed=embed, files=files)
 
     @app_commands.command(name="history", description="A player's recent matches")
-    @app_commands.describe(player="whose matches (default: yours)")
-    async def history(self, interaction: discord.Interaction[Any], player: discord.Member | None = None) -> None:
-        """The last matches, newest first."""
+    @app_commands.describe(player="whose matches (default: yours)", practice="include practice matches")
+    async def history(
+        self, interaction: discord.Interaction[Any], player: discord.Member | None = None, practice: bool = False
+    ) -> None:
+        """The last matches in this server, newest first (practice matches only when asked for)."""
         who = player or interaction.user
-        matches = await self.service.store.history(str(who.id), limit=15)
+        found = await self.service.store.history(str(who.id), limit=HISTORY_SCAN)
+        practice_ids = self._practice_ids()
+        matches = [
+            m
+            for m in found
+            if (interaction.guild_id is None or m.guild_id in (None, interaction.guild_id))
+            and (practice or not any(pid in practice_ids for pid, _ in m.players.values()))
+        ][:HISTORY_SHOWN]
         if not matches:
-            await respond(interaction, f"{who.display_name} has no matches yet.")
+            await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
         lines = []
         for m in matches:
@@ -430,3 +473,127 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             lines.append(f"`#{m.id}` {_title(m.game)}: {names} — {result}")
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
+
+    # -- practice ---------------------------------------------------------------------
+    def _practice_ids(self) -> set[str]:
+        """The player ids of the practice opponent (this bot, and the terminal room's)."""
+        ids = {"local:dmhost-bot"}
+        if self.bot.user is not None:
+            ids.add(str(self.bot.user.id))
+        return ids
+
+    def practice_bot(self) -> Any:
+        """The practice opponent, playing as this bot's own user (created on first use)."""
+        if self._practice is None:
+            from bot.practice import PracticeBot
+
+            assert self.bot.user is not None
+            self._practice = PracticeBot(self.service, player_id=str(self.bot.user.id))
+        return self._practice
+
+    async def resume_practice(self) -> None:
+        """After a restart, the practice opponent takes its seats again (its level is in its name)."""
+        if self.bot.user is None:
+            return
+        me = str(self.bot.user.id)
+        for live in list(self.service.live.values()):
+            seat = live.seat_of(me)
+            if seat is None:
+                continue
+            level = live.players[seat].name.rpartition("(")[2].rstrip(")").strip()
+            try:
+                self.practice_bot().watch(live.id, level)
+            except Exception:
+                log.exception("match %s: the practice opponent could not take its seat again", live.id)
+
+    async def level_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The levels of the chosen game."""
+        try:
+            from games.opponents import LEVELS
+        except ImportError:
+            return []
+        game = str(getattr(interaction.namespace, "game", "") or "").strip().lower()
+        levels = LEVELS.get(game) or tuple(dict.fromkeys(lv for lvs in LEVELS.values() for lv in lvs))
+        return [app_commands.Choice(name=lv, value=lv) for lv in levels if current.strip().lower() in lv][:25]
+
+    @app_commands.command(name="practice", description="Play the practice opponent in a room of your own")
+    @app_commands.describe(
+        game="which game",
+        level="how strongly the opponent plays (random, easy, medium, hard; perfect for Dots-and-Boxes)",
+        options="game options as key=value pairs, e.g. `rows=2 cols=2`",
+        first="who moves first",
+        room="a public thread everyone can watch (default), a private thread, or this channel",
+    )
+    @app_commands.autocomplete(game=game_autocomplete, level=level_autocomplete)
+    @app_commands.choices(
+        first=[
+            app_commands.Choice(name="I move first", value="1"),
+            app_commands.Choice(name="the practice opponent moves first", value="2"),
+        ],
+        room=[
+            app_commands.Choice(name="a public thread everyone can watch", value="public"),
+            app_commands.Choice(name="a private thread", value="private"),
+            app_commands.Choice(name="this channel", value="channel"),
+        ],
+    )
+    @app_commands.guild_only()
+    async def practice(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        level: str = "medium",
+        options: str = "",
+        first: str = "1",
+        room: str = "public",
+    ) -> None:
+        """A match against the practice opponent, recorded like any other but kept out of `/dm history`."""
+        member = interaction.user
+        if not isinstance(member, discord.Member) or self.bot.user is None:
+            raise HostError("Practice works in a server channel only.")
+        try:
+            from games.opponents import check_level
+        except ImportError:
+            raise HostError("There is no practice opponent in this build.") from None
+        ruleset, opts, clk = self._check_start(game, member, None, options, "")
+        try:
+            level = check_level(ruleset.id, level)
+        except ValueError as exc:
+            raise HostError(str(exc).capitalize() + ".") from None
+        me = self.bot.user
+        opponent = PlayerRef(str(me.id), f"{me.display_name} ({level})")
+        await interaction.response.defer(thinking=True)
+        try:
+            channel, thread = await self._open_room(
+                interaction, room, ruleset.title, member, None, member, opponent_name=opponent.name
+            )
+        except HostError as exc:
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        players = [PlayerRef(str(member.id), member.display_name), opponent]
+        try:
+            match_id = await self.service.create_match(
+                ruleset.id,
+                players,
+                options=opts,
+                clock=clk,
+                first=1 if first != "2" else 2,
+                guild_id=interaction.guild_id,
+                channel_id=channel.id,
+                by=str(member.id),
+            )
+        except HostError as exc:
+            if thread is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        interaction.extras["match_id"] = match_id
+        self.practice_bot().watch(match_id, level)
+        where = f" in {thread.mention}" if thread is not None else ""
+        await interaction.followup.send(
+            f"Practice match {match_id} ({ruleset.title}): {member.mention} vs the practice opponent ({level}) "
+            f"has started{where}.",
+            allowed_mentions=pinging(member.id),
+        )
