@@ -39,6 +39,8 @@ PING_KINDS = frozenset({"choose", "presence", "presence_ok", "mulligan_offer", "
 
 END_KINDS = frozenset({"finished", "aborted"})
 MAX_CONTENT = 1900
+BOARD_SEARCH = 100
+"""How far back a restarted bot looks for a match's board message to keep editing it."""
 RETRIES = 5
 RETRY_SECONDS = 2.0
 MAX_LINES = 6
@@ -68,6 +70,7 @@ class Room:
     last_move: Any = None
     over: bool = False
     retries: int = 0
+    searched: bool = False
 
 
 def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:
@@ -355,6 +358,9 @@ class Announcer(commands.Cog):
             files.append(discord.File(io.BytesIO(live.ruleset.render_text(live.state).encode()), filename="board.txt"))
         actions, ply = open_actions(live) if not room.over else ([], live.ply)
         view = buttons(live.id, ply, actions) if actions else None
+        if room.board is None and not room.searched and any(ev.kind == "resumed" for ev in events):
+            room.searched = True
+            room.board = await self._earlier_board(channel, live.id)
         first = room.board is None
         if room.board is not None:
             try:
@@ -372,6 +378,18 @@ class Announcer(commands.Cog):
             content = " ".join(mention(p) for p in mentions) + "\n" + content
             room.unsent_pings = [(p, t) for p, t in room.unsent_pings if p not in mentions]
         room.board = await channel.send(content, **kwargs)
+
+    async def _earlier_board(self, channel: discord.abc.Messageable, match_id: int) -> discord.Message | None:
+        """The board message an earlier run of the bot posted for this match (reused after a restart)."""
+        me = self.bot.user
+        header = f"**Match {match_id} · "
+        try:
+            async for message in channel.history(limit=BOARD_SEARCH):
+                if me is not None and message.author.id == me.id and header in message.content:
+                    return message
+        except discord.HTTPException:
+            return None
+        return None
 
     def board_message_id(self, match_id: int) -> int | None:
         """The id of a match's board message, if one was posted by this process."""
