@@ -153,12 +153,12 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         first: str = "1",
         options: str = "",
         clock: str = "",
-        room: str = "public",
+        room: str | None = None,
     ) -> None:
         """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
         require_host(interaction)
-        ruleset, opts, clk = self._check_start(game, player1, player2, options, clock)
-        mode = "private" if room == "thread" else room
+        ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
+        mode = self._room_mode(interaction, room)
         host = interaction.user
         await interaction.response.defer(thinking=True)
         try:
@@ -195,8 +195,26 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             allowed_mentions=pinging(player1.id, player2.id),
         )
 
+    def _guild_settings(self, guild_id: int | None) -> Any:
+        """This server's settings from `/dm config` (None when the build has no per-server settings)."""
+        store = getattr(self.bot, "guild_settings", None)
+        return store.cached(guild_id) if store is not None and guild_id is not None else None
+
+    def _room_mode(self, interaction: discord.Interaction[Any], room: str | None) -> str:
+        """The room asked for, else this server's default (`/dm config`), else a public thread."""
+        if room is None:
+            configured = self._guild_settings(interaction.guild_id)
+            room = getattr(configured, "room_mode", None) or "public"
+        return "private" if room == "thread" else room
+
     def _check_start(
-        self, game: str, player1: discord.Member, player2: discord.Member | None, options: str, clock: str
+        self,
+        game: str,
+        player1: discord.Member,
+        player2: discord.Member | None,
+        options: str,
+        clock: str,
+        guild_id: int | None = None,
     ) -> tuple[Any, dict[str, str], dict[str, str]]:
         """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
         if player1.bot or (player2 is not None and player2.bot):
@@ -213,6 +231,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             parsed = ruleset.parse_options(opts)
         except OptionsError as exc:
             raise HostError(f"Options: {exc}") from None
+        configured = self._guild_settings(guild_id)
+        if configured is not None and hasattr(configured, "clock_for"):
+            clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
         try:
             TimeControl.from_spec(ruleset.default_clock(parsed), clk)
         except ValueError as exc:
@@ -227,8 +248,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
 
     def _room_parent(self, interaction: discord.Interaction[Any]) -> Any:
         """Where a public room opens: the guild's game-room channel when one is configured, else here."""
-        getter = getattr(self.service, "game_room_channel", None)
-        configured = getter(interaction.guild_id) if getter is not None else None
+        configured = getattr(self._guild_settings(interaction.guild_id), "room_channel_id", None)
         if configured is not None and interaction.guild is not None:
             channel = interaction.guild.get_channel(int(configured))
             if isinstance(channel, discord.TextChannel):
@@ -546,7 +566,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         level: str = "medium",
         options: str = "",
         first: str = "1",
-        room: str = "public",
+        room: str | None = None,
     ) -> None:
         """A match against the practice opponent, recorded like any other but kept out of `/dm history`."""
         member = interaction.user
@@ -556,7 +576,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             from games.opponents import check_level
         except ImportError:
             raise HostError("There is no practice opponent in this build.") from None
-        ruleset, opts, clk = self._check_start(game, member, None, options, "")
+        ruleset, opts, clk = self._check_start(game, member, None, options, "", interaction.guild_id)
         try:
             level = check_level(ruleset.id, level)
         except ValueError as exc:
@@ -566,7 +586,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         await interaction.response.defer(thinking=True)
         try:
             channel, thread = await self._open_room(
-                interaction, room, ruleset.title, member, None, member, opponent_name=opponent.name
+                interaction,
+                self._room_mode(interaction, room),
+                ruleset.title,
+                member,
+                None,
+                member,
+                opponent_name=opponent.name,
             )
         except HostError as exc:
             await self._refuse_after_defer(interaction, str(exc))
