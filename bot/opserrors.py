@@ -110,9 +110,7 @@ def _explain_os(exc: OSError, where: str) -> str:
     if isinstance(exc, socket.gaierror):
         return f"{where} cannot be reached: its host name does not resolve ({exc.strerror}): check the URL."
     if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
-        return (
-            f"{where} cannot be reached: connection refused: start the server or fix the URL."
-        )
+        return f"{where} cannot be reached: connection refused: start the server or fix the URL."
     if isinstance(exc, TimeoutError):
         return f"{where} did not answer in time: check the URL, the network and that the server is running."
     if isinstance(exc, PermissionError):
