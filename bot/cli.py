@@ -204,6 +204,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check the token, the privileged intents and every guild's permissions: exit 0 all good, 1 otherwise."""
+    from bot.settings import Settings
+
+    settings = Settings()
+    if settings.token is None:
+        return _usage("no Discord token configured: set DMHOST_TOKEN (environment or .env), then run doctor again")
+    try:
+        from bot.app import make_intents
+        from bot.doctor import discord_connector, run_doctor
+    except ModuleNotFoundError:
+        return _usage("the Discord adapter is not part of this build")
+    connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
+    return asyncio.run(run_doctor(connector, make_intents()))
+
+
 def cmd_health(args: argparse.Namespace) -> int:
     """Exit 0 when some host process wrote a heartbeat within `--max-age` seconds, else 1 (Docker HEALTHCHECK)."""
     from bot.db import utcnow
@@ -271,6 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the Discord bot")
     run.set_defaults(func=cmd_run)
+
+    doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
+    doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
+    doctor.set_defaults(func=cmd_doctor)
 
     health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")
     health.add_argument("--db", metavar="PATH")
