@@ -129,6 +129,13 @@ def _login_failure(exc: BaseException) -> Check | None:
             "Discord refused the token (wrong, reset or revoked)",
             f"copy the bot token from {PORTAL} (your application → Bot → Reset Token) into DMHOST_TOKEN",
         )
+    if isinstance(exc, discord.ConnectionClosed | discord.GatewayNotFound | discord.DiscordServerError):
+        return Check(
+            "login",
+            False,
+            f"Discord's gateway did not accept the session ({exc})",
+            "check https://discordstatus.com and run `dmhost doctor` again in a few minutes",
+        )
     if isinstance(exc, aiohttp.ClientError | OSError | asyncio.TimeoutError):
         return Check(
             "login",
@@ -192,13 +199,19 @@ async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
         return [failure]
     base = _without_privileged(wanted)
     enabled: dict[str, bool] = {}
-    for flag, _ in PRIVILEGED:
-        if getattr(wanted, flag):
-            one = discord.Intents(**dict(base))
-            setattr(one, flag, True)
-            enabled[flag] = await _connects(connect, one)
-    async with connect(base) as client:
-        return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client)]
+    try:
+        for flag, _ in PRIVILEGED:
+            if getattr(wanted, flag):
+                one = discord.Intents(**dict(base))
+                setattr(one, flag, True)
+                enabled[flag] = await _connects(connect, one)
+        async with connect(base) as client:
+            return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client)]
+    except Exception as exc:
+        failure = _login_failure(exc)
+        if failure is None:
+            raise
+        return [failure]
 
 
 async def run_doctor(connect: Connector, wanted: discord.Intents, out: TextIO | None = None) -> int:

@@ -96,6 +96,8 @@ def test_log_names_the_database_it_looked_in(tmp_path: Path) -> None:
     assert dmhost("db", "upgrade", "--db", str(db), cwd=tmp_path).returncode == 0
     proc = dmhost("log", "7", "--db", str(db), cwd=tmp_path)
     assert_one_line_error(proc, "no match 7", str(db))
+    resume = dmhost("room", "--resume", "7", "--db", str(db), cwd=tmp_path)
+    assert_one_line_error(resume, "no match 7", str(db))
     current = dmhost("db", "current", "--db", str(db), cwd=tmp_path)
     assert current.returncode == 0
     assert str(db) in current.stderr

@@ -12,10 +12,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import discord
+import pytest
 import simcord
 
 from bot.app import make_intents
-from bot.doctor import PERMISSIONS, Connector, diagnose, run_doctor
+from bot.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
+from tests.bot.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
 
 DMHOST = [sys.executable, "-m", "bot.cli"]
 
@@ -103,6 +105,14 @@ async def test_every_permission_is_checked() -> None:
 async def test_a_bot_in_no_server() -> None:
     checks = await diagnose(simcord_connector(everything_approved(), lambda env: None, []), make_intents())
     assert checks[-1].name == "servers" and not checks[-1].ok and "invite" in (checks[-1].fix or "")
+
+
+@pytest.mark.usefixtures("refusing_discord")
+async def test_the_real_connector_reports_a_refused_token() -> None:
+    checks = await diagnose(discord_connector("revoked.token.value", timeout=10), make_intents())
+    (login,) = checks
+    assert login.name == "login" and not login.ok
+    assert "refused the token" in login.detail and "DMHOST_TOKEN" in (login.fix or "")
 
 
 def _doctor(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
