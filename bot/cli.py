@@ -310,6 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.func(args)
     except SystemExit as exc:
         return int(exc.code or 0)
+    except BrokenPipeError:  # the reader went away (`dmhost log … | head`): nothing left to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception as exc:
         line = explain(exc, _url_for_message(args))
         if line is None:

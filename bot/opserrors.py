@@ -100,11 +100,13 @@ def _explain_dbapi(exc: DBAPIError, where: str) -> str:
     if "readonly" in text or "read-only" in text:
         return f"{where} is read-only ({text}): make the file and its folder writable."
     if isinstance(cause, OSError):
-        return _explain_os(cause, where)
+        line = _explain_os(cause, where)
+        if line is not None:
+            return line
     return f"{where} failed: {text} — check the URL and that the database server is running."
 
 
-def _explain_os(exc: OSError, where: str) -> str:
+def _explain_os(exc: OSError, where: str) -> str | None:
     import socket
 
     if isinstance(exc, socket.gaierror):
@@ -113,9 +115,9 @@ def _explain_os(exc: OSError, where: str) -> str:
         return f"{where} cannot be reached: connection refused: start the server or fix the URL."
     if isinstance(exc, TimeoutError):
         return f"{where} did not answer in time: check the URL, the network and that the server is running."
-    if isinstance(exc, PermissionError):
-        return f"{where}: permission denied ({exc.filename or exc}): make the file and its folder writable."
-    return f"{where}: {exc.strerror or exc}: check the URL and that the database server is running."
+    if exc.filename:  # a file the operator named (an output file, a folder)
+        return f"{exc.filename}: {exc.strerror or exc}: check the path and that its folder exists and is writable."
+    return None
 
 
 def _explain_discord(exc: BaseException) -> str | None:
