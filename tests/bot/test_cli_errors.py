@@ -103,6 +103,25 @@ def test_log_names_the_database_it_looked_in(tmp_path: Path) -> None:
     assert str(db) in current.stderr
 
 
+def test_an_output_file_in_a_missing_folder_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "dmhost.db"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("DMHOST_")}
+    room = subprocess.run(
+        [*DMHOST, "room", "boxes", "--player", "alice", "--player", "bob", "--db", str(db)],
+        input="alice: A1-B1\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=base,
+        timeout=120,
+    )
+    assert room.returncode == 0, room.stderr
+    gif = tmp_path / "no-such-folder" / "replay.gif"
+    proc = dmhost("log", "1", "--db", str(db), "--gif", str(gif), cwd=tmp_path)
+    line = assert_one_line_error(proc, str(gif), "No such file")
+    assert "database" not in line
+
+
 def test_downgrade_to_base_needs_yes(tmp_path: Path) -> None:
     db = tmp_path / "dmhost.db"
     head = dmhost("db", "upgrade", "--db", str(db), cwd=tmp_path)
