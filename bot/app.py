@@ -11,6 +11,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from bot.guilds import GuildSettingsStore
 from bot.service import MatchService
 from bot.settings import Settings
 from bot.store import MatchStore, StoredMatch
@@ -61,6 +62,7 @@ class DMHost(commands.Bot):
         )
         self.settings = settings
         self.service = service
+        self.guild_settings = GuildSettingsStore(service.store.engine)
         self.sync_commands = sync_commands
         self.resumed: list[int] = []
 
@@ -78,6 +80,7 @@ class DMHost(commands.Bot):
         """Features first (so resumes are announced), then migrations + resumes, then command sync."""
         await self.load_features()
         self.resumed = await self.service.start(select=self.owns)
+        await self.guild_settings.load()
         log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)
         if self.sync_commands:
             synced = await self.tree.sync()

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.db import sqlite_url_for
+from bot.opserrors import check_database_url, explain, shown_url
 
 EXIT_OK = 0
+EXIT_FAIL = 1
 EXIT_USAGE = 2
 
 
@@ -46,8 +48,10 @@ def cmd_room(args: argparse.Namespace) -> int:
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
+    url = _db_url(args.db)
+    check_database_url(url, must_exist=args.resume is not None)
     config = RoomConfig(
-        db_url=_db_url(args.db),
+        db_url=url,
         game=args.game,
         players=args.player or [],
         options=_kv(args.opt, "--opt"),
@@ -79,15 +83,18 @@ def cmd_log(args: argparse.Namespace) -> int:
     from bot.matchlog import build_log, format_log
     from bot.store import MatchStore
 
+    url = _db_url(args.db)
+    check_database_url(url, must_exist=True)
+
     async def main() -> int:
-        store = MatchStore(_db_url(args.db))
+        store = MatchStore(url)
         try:
             await store.open()
             stored = await store.load(args.match_id, with_events=True)
         finally:
             await store.close()
         if stored is None:
-            return _usage(f"there is no match {args.match_id}")
+            return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
         if args.gif:
             write_gif(stored, Path(args.gif))
         if args.sgf:
@@ -154,13 +161,19 @@ def cmd_db(args: argparse.Namespace) -> int:
     from bot.db import current_revision, migrate
 
     url = _db_url(args.db)
+    check_database_url(url, must_exist=args.action != "upgrade")
+    target = args.revision or ("head" if args.action == "upgrade" else "base")
+    if args.action == "downgrade" and target == "base" and not args.yes:
+        return _usage(
+            f"downgrading {shown_url(url)} to base drops every table and every match in it: "
+            "add --yes to do it, or give the revision to go back to (e.g. `dmhost db downgrade 0001`)"
+        )
 
     async def main() -> int:
-        if args.action == "upgrade":
-            await migrate(url, "upgrade", args.revision or "head")
-        elif args.action == "downgrade":
-            await migrate(url, "downgrade", args.revision or "base")
+        if args.action in ("upgrade", "downgrade"):
+            await migrate(url, args.action, target)
         print(await current_revision(url) or "empty")
+        print(f"database: {shown_url(url)}", file=sys.stderr)
         return EXIT_OK
 
     return asyncio.run(main())
@@ -184,7 +197,66 @@ def cmd_run(args: argparse.Namespace) -> int:
         from bot.app import run_bot
     except ModuleNotFoundError:
         return _usage("the Discord adapter is not part of this build")
-    run_bot(settings)
+    url = settings.db_url
+    check_database_url(url)
+    from bot.db import current_revision
+
+    try:
+        asyncio.run(current_revision(url))  # the database answers before the bot connects to Discord
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        return _usage(line)
+    try:
+        run_bot(settings)
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        return _usage(line)
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check the token, the privileged intents and every guild's permissions: exit 0 all good, 1 otherwise."""
+    from bot.settings import Settings
+
+    settings = Settings()
+    if settings.token is None:
+        return _usage("no Discord token configured: set DMHOST_TOKEN (environment or .env), then run doctor again")
+    try:
+        from bot.app import make_intents
+        from bot.doctor import discord_connector, run_doctor
+    except ModuleNotFoundError:
+        return _usage("the Discord adapter is not part of this build")
+    connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
+    return asyncio.run(run_doctor(connector, make_intents()))
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 when some host process wrote a heartbeat within `--max-age` seconds, else 1 (Docker HEALTHCHECK)."""
+    from bot.db import utcnow
+    from bot.health import newest_heartbeat
+
+    url = _db_url(args.db)
+    try:
+        check_database_url(url, must_exist=True)
+        newest = asyncio.run(newest_heartbeat(url))
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        print(f"unhealthy: {line}", file=sys.stderr)
+        return EXIT_FAIL
+    if newest is None:
+        print(f"unhealthy: no host has written a heartbeat to {shown_url(url)} yet", file=sys.stderr)
+        return EXIT_FAIL
+    age = (utcnow() - newest).total_seconds()
+    if age > args.max_age:
+        print(f"unhealthy: the newest heartbeat is {age:.0f} s old (limit {args.max_age:g} s)", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"healthy: heartbeat {age:.1f} s ago")
     return EXIT_OK
 
 
@@ -224,10 +296,20 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade", "downgrade", "current"])
     db.add_argument("revision", nargs="?")
     db.add_argument("--db", metavar="PATH")
+    db.add_argument("--yes", action="store_true", help="confirm a downgrade to base (drops every table)")
     db.set_defaults(func=cmd_db)
 
     run = sub.add_parser("run", help="run the Discord bot")
     run.set_defaults(func=cmd_run)
+
+    doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
+    doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
+    doctor.set_defaults(func=cmd_doctor)
+
+    health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")
+    health.add_argument("--db", metavar="PATH")
+    health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
+    health.set_defaults(func=cmd_health)
     return parser
 
 
@@ -242,7 +324,25 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.func(args)
     except SystemExit as exc:
         return int(exc.code or 0)
+    except BrokenPipeError:  # the reader went away (`dmhost log … | head`): nothing left to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:
+        line = explain(exc, _url_for_message(args))
+        if line is None:
+            raise
+        return _usage(line)
     return code
+
+
+def _url_for_message(args: argparse.Namespace) -> str | None:
+    """The database a command used, for an error line (None when even that cannot be worked out)."""
+    try:
+        return _db_url(getattr(args, "db", None))
+    except Exception:
+        return None
 
 
 if __name__ == "__main__":

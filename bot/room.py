@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.opserrors import shown_url
 from bot.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.store import MatchStore
 
@@ -161,7 +162,7 @@ class Room:
                 if cfg.resume not in resumed:
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
-                        raise HostError(f"there is no match {cfg.resume} in this database")
+                        raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
             else:
                 await self.service.start(select=lambda _m: False)

@@ -111,7 +111,17 @@ def main(argv: list[str] | None = None) -> int:
     shard_ids = args.shard_ids if args.shard_ids is not None else settings.shard_ids
     shard_count = args.shard_count if args.shard_count is not None else settings.shard_count
     heartbeat = args.heartbeat or settings.heartbeat_seconds
-    return asyncio.run(serve(url, shard_ids, shard_count, heartbeat))
+    from bot.opserrors import check_database_url, explain
+
+    try:
+        check_database_url(url)
+        return asyncio.run(serve(url, shard_ids, shard_count, heartbeat))
+    except Exception as exc:  # an operator's mistake is one line; anything else is a bug and keeps its traceback
+        line = explain(exc, url)
+        if line is None:
+            raise
+        print(f"shardhost: {line}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

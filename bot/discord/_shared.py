@@ -108,13 +108,22 @@ def may_read_room(interaction: discord.Interaction[Any], room_id: int | None, pl
     return room.permissions_for(user).read_messages
 
 
+def _guild_host_role(interaction: discord.Interaction[Any]) -> int | None:
+    """The host role this guild chose with `/dm config` (None: the role named in the bot's settings)."""
+    store = getattr(host_bot(interaction), "guild_settings", None)
+    return store.cached(interaction.guild_id).host_role_id if store is not None else None
+
+
 def is_host(interaction: discord.Interaction[Any]) -> bool:
-    """Manage Server permission, or the configured host role."""
+    """Manage Server permission, or the guild's host role (`/dm config`), else the configured role name."""
     user = interaction.user
     if not isinstance(user, discord.Member):
         return False
     if interaction.permissions.manage_guild or user.guild_permissions.manage_guild:
         return True
+    role_id = _guild_host_role(interaction)
+    if role_id is not None:
+        return any(role.id == role_id for role in user.roles)
     role_name = host_bot(interaction).settings.host_role.strip().lower()
     return any(role.name.lower() == role_name for role in user.roles)
 
@@ -123,6 +132,10 @@ def require_host(interaction: discord.Interaction[Any]) -> None:
     """Refuse politely unless the user may run host commands."""
     if not is_host(interaction):
         role = host_bot(interaction).settings.host_role
+        role_id = _guild_host_role(interaction)
+        if role_id is not None:
+            found = interaction.guild.get_role(role_id) if interaction.guild is not None else None
+            role = found.name if found is not None else "host"
         raise HostError(f"Only a host can do that: you need the `{role}` role or the Manage Server permission.")
 
 

@@ -26,6 +26,7 @@ from bot.discord._shared import (
     same_guild,
     state_words,
 )
+from bot.discord.commands._config import RESETTABLE, guild_config
 from bot.matchlog import build_log, format_log
 from bot.review import build_review
 from bot.service import HostError, Live, PlayerRef
@@ -292,6 +293,47 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             except discord.HTTPException:
                 log.warning("could not add %s to thread %s", member, thread.id)
         return thread, thread
+
+    # -- guild settings ---------------------------------------------------------------
+    @app_commands.command(name="config", description="Show this server's host settings, or change them (hosts)")
+    @app_commands.describe(
+        host_role="the role whose members may host (start, pause, award…)",
+        room_channel="the channel under which match rooms open",
+        room_mode="where /dm start opens a room by default",
+        game="the game whose default clock to set or reset",
+        clock="that game's default clock, e.g. `move=90 reserve=600`",
+        reset="put one setting back to the built-in default",
+    )
+    @app_commands.autocomplete(game=game_autocomplete)
+    @app_commands.choices(
+        room_mode=[
+            app_commands.Choice(name="a public thread (everyone can watch)", value="public"),
+            app_commands.Choice(name="a private thread", value="private"),
+            app_commands.Choice(name="the channel itself", value="channel"),
+        ],
+        reset=[app_commands.Choice(name=name.replace("_", " "), value=name) for name in RESETTABLE],
+    )
+    @app_commands.guild_only()
+    async def config(
+        self,
+        interaction: discord.Interaction[Any],
+        host_role: discord.Role | None = None,
+        room_channel: discord.TextChannel | None = None,
+        room_mode: str | None = None,
+        game: str | None = None,
+        clock: str | None = None,
+        reset: str | None = None,
+    ) -> None:
+        """No options: show the settings; options: change them (hosts only)."""
+        await guild_config(
+            interaction,
+            host_role=host_role,
+            room_channel=room_channel,
+            room_mode=room_mode,
+            game=game,
+            clock=clock,
+            reset=reset,
+        )
 
     # -- reading ----------------------------------------------------------------------
     @app_commands.command(name="rules", description="Show a game's rule card")

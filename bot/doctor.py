@@ -1,0 +1,251 @@
+"""`dmhost doctor`: check a deployment before it goes live — the token, the privileged intents, and in
+every guild the permissions the bot needs — one line per check, with the fix for each failure.
+
+The checks run over a *connector*: given the gateway intents to ask for, it yields a logged-in, ready
+`discord.Client`, and raises what discord.py raises when Discord says no (`LoginFailure` for the
+token, `PrivilegedIntentsRequired` for an intent the developer portal has not enabled). In production
+that is `discord_connector(token)`; tests hand in a client running on SimCord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import TextIO
+
+import aiohttp
+import discord
+
+Connector = Callable[[discord.Intents], AbstractAsyncContextManager[discord.Client]]
+
+PRIVILEGED: tuple[tuple[str, str], ...] = (
+    ("message_content", "Message Content Intent"),
+    ("members", "Server Members Intent"),
+)
+"""Privileged intents the bot uses: (discord.Intents flag, name in the developer portal)."""
+
+PERMISSIONS: tuple[tuple[str, str], ...] = (
+    ("view_channel", "View Channels"),
+    ("send_messages", "Send Messages"),
+    ("send_messages_in_threads", "Send Messages in Threads"),
+    ("create_public_threads", "Create Public Threads"),
+    ("create_private_threads", "Create Private Threads"),
+    ("manage_threads", "Manage Threads"),
+    ("attach_files", "Attach Files"),
+    ("embed_links", "Embed Links"),
+    ("read_message_history", "Read Message History"),
+)
+"""Permissions the bot needs in a guild: (discord.Permissions flag, name in Discord's settings)."""
+
+PORTAL = "https://discord.com/developers/applications"
+
+
+def needed_permissions() -> discord.Permissions:
+    """Every permission in `PERMISSIONS`, as one value (for an invite link)."""
+    return discord.Permissions(**{flag: True for flag, _ in PERMISSIONS})
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict: what was checked, whether it passed, what was found, and how to fix a failure."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+    def line(self) -> str:
+        """The line `dmhost doctor` prints."""
+        text = f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.detail}"
+        return text if self.ok or not self.fix else f"{text} — fix: {self.fix}"
+
+
+def all_passed(checks: list[Check]) -> bool:
+    """Whether every check passed (and there was at least one)."""
+    return bool(checks) and all(c.ok for c in checks)
+
+
+def invite_url(client: discord.Client) -> str | None:
+    """An invite link that grants the bot every permission it needs (None before the id is known)."""
+    app_id = client.application_id or (client.user.id if client.user else None)
+    if app_id is None:
+        return None
+    return discord.utils.oauth_url(app_id, permissions=needed_permissions(), scopes=("bot", "applications.commands"))
+
+
+async def check_guilds(client: discord.Client) -> list[Check]:
+    """Per guild the bot is in: which of the needed permissions its roles do not grant."""
+    invite = invite_url(client)
+    again = f", or invite the bot again with {invite}" if invite else ""
+    if not client.guilds:
+        return [
+            Check(
+                "servers",
+                False,
+                "the bot is in no server",
+                f"invite it{' with ' + invite if invite else ' from the developer portal (OAuth2 → URL Generator)'}",
+            )
+        ]
+    checks = []
+    for guild in sorted(client.guilds, key=lambda g: (g.name.lower(), g.id)):
+        me = guild.me
+        name = f"server {guild.name} ({guild.id})"
+        if me is None:
+            checks.append(Check(name, False, "the bot's own membership is not visible", "try again in a minute"))
+            continue
+        perms = me.guild_permissions
+        missing = [label for flag, label in PERMISSIONS if not getattr(perms, flag)]
+        if not missing:
+            checks.append(Check(name, True, f"all {len(PERMISSIONS)} permissions the bot needs are granted"))
+            continue
+        role = me.top_role.name if not me.top_role.is_default() else "its role"
+        checks.append(
+            Check(
+                name,
+                False,
+                "missing " + ", ".join(missing),
+                f"give the bot's role `{role}` {', '.join(missing)} in Server Settings → Roles{again}",
+            )
+        )
+    return checks
+
+
+def _without_privileged(intents: discord.Intents) -> discord.Intents:
+    base = discord.Intents(**dict(intents))
+    for flag, _ in PRIVILEGED:
+        setattr(base, flag, False)
+    return base
+
+
+def _login_failure(exc: BaseException) -> Check | None:
+    if isinstance(exc, discord.LoginFailure):
+        return Check(
+            "login",
+            False,
+            "Discord refused the token (wrong, reset or revoked)",
+            f"copy the bot token from {PORTAL} (your application → Bot → Reset Token) into DMHOST_TOKEN",
+        )
+    if isinstance(exc, discord.ConnectionClosed | discord.GatewayNotFound | discord.DiscordServerError):
+        return Check(
+            "login",
+            False,
+            f"Discord's gateway did not accept the session ({exc})",
+            "check https://discordstatus.com and run `dmhost doctor` again in a few minutes",
+        )
+    if isinstance(exc, aiohttp.ClientError | OSError | asyncio.TimeoutError):
+        return Check(
+            "login",
+            False,
+            f"cannot reach Discord ({exc or type(exc).__name__})",
+            "check the network connection, DNS and any proxy, then run `dmhost doctor` again",
+        )
+    return None
+
+
+async def _connects(connect: Connector, intents: discord.Intents) -> bool:
+    """Whether Discord accepts a gateway session with these intents (False: a privileged one is refused)."""
+    try:
+        async with connect(intents):
+            return True
+    except discord.PrivilegedIntentsRequired:
+        return False
+
+
+def _intent_checks(wanted: discord.Intents, enabled: dict[str, bool]) -> list[Check]:
+    checks = []
+    for flag, label in PRIVILEGED:
+        if not getattr(wanted, flag):
+            continue
+        if enabled.get(flag, False):
+            checks.append(Check(f"intent {label}", True, "enabled"))
+        else:
+            checks.append(
+                Check(
+                    f"intent {label}",
+                    False,
+                    "not enabled for this application",
+                    f"turn on {label} in {PORTAL} → your application → Bot → Privileged Gateway Intents",
+                )
+            )
+    return checks
+
+
+def _login_ok(client: discord.Client) -> Check:
+    who = str(client.user) if client.user else "the bot"
+    return Check("login", True, f"logged in as {who}")
+
+
+async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
+    """Every check, in order: login, each privileged intent of `wanted`, then one line per guild.
+
+    One gateway session with everything the bot asks for when all is well; when Discord refuses a
+    privileged intent, one session per privileged intent tells which, and the guild checks run on a
+    session without them.
+    """
+    try:
+        async with connect(wanted) as client:
+            everything = {flag: True for flag, _ in PRIVILEGED}
+            return [_login_ok(client), *_intent_checks(wanted, everything), *await check_guilds(client)]
+    except discord.PrivilegedIntentsRequired:
+        pass
+    except Exception as exc:
+        failure = _login_failure(exc)
+        if failure is None:
+            raise
+        return [failure]
+    base = _without_privileged(wanted)
+    enabled: dict[str, bool] = {}
+    try:
+        for flag, _ in PRIVILEGED:
+            if getattr(wanted, flag):
+                one = discord.Intents(**dict(base))
+                setattr(one, flag, True)
+                enabled[flag] = await _connects(connect, one)
+        async with connect(base) as client:
+            return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client)]
+    except Exception as exc:
+        failure = _login_failure(exc)
+        if failure is None:
+            raise
+        return [failure]
+
+
+async def run_doctor(connect: Connector, wanted: discord.Intents, out: TextIO | None = None) -> int:
+    """Print one line per check; the exit code of `dmhost doctor`: 0 when all pass, 1 otherwise."""
+    checks = await diagnose(connect, wanted)
+    for check in checks:
+        print(check.line(), file=out or sys.stdout)
+    return 0 if all_passed(checks) else 1
+
+
+def discord_connector(token: str, *, timeout: float = 60.0) -> Connector:
+    """Sessions on the real Discord: log in with the token, open the gateway, wait until ready."""
+
+    @contextlib.asynccontextmanager
+    async def connect(intents: discord.Intents) -> AsyncIterator[discord.Client]:
+        client = discord.Client(intents=intents, chunk_guilds_at_startup=False)
+        runner: asyncio.Task[None] | None = None
+        try:
+            await client.login(token)
+            runner = asyncio.create_task(client.connect(reconnect=False))
+            ready = asyncio.create_task(client.wait_until_ready())
+            done, _ = await asyncio.wait({runner, ready}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if ready not in done:
+                ready.cancel()
+                if runner in done:
+                    runner.result()  # raises what closed the gateway (PrivilegedIntentsRequired, …)
+                    raise ConnectionError("the gateway closed before the bot was ready")
+                raise TimeoutError(f"Discord's gateway did not get ready within {timeout:g} s")
+            yield client
+        finally:
+            await client.close()
+            if runner is not None:
+                runner.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await runner
+
+    return connect

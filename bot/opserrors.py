@@ -1,0 +1,143 @@
+"""Operator mistakes (a bad database URL, a refused token, no network) as one clear line each.
+
+The CLI catches what escapes a command and asks `explain` for the sentence to print instead of a
+traceback; anything `explain` does not recognise is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+SUPPORTED = {("sqlite", "aiosqlite"), ("postgresql", "asyncpg")}
+"""(backend, driver) pairs dmhost runs on."""
+DB_FIX = "give --db PATH (a file) or a URL, or set DMHOST_DATABASE_URL"
+
+
+class OperatorError(Exception):
+    """A mistake in how dmhost was started; its text is the line to print."""
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit to print: the password hidden, a SQLite URL as its file path."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return url
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.database or ":memory:"
+    return parsed.render_as_string(hide_password=True)
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and for in-memory SQLite)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
+def check_database_url(url: str, *, must_exist: bool = False) -> None:
+    """Refuse, before anything connects, a URL that cannot work; with `must_exist`, a SQLite file that is
+    not there yet (so that reading commands never create an empty database)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise OperatorError(f"`{url}` is neither a database file nor a database URL: {DB_FIX}.") from None
+    try:
+        supported = (parsed.get_backend_name(), parsed.get_driver_name()) in SUPPORTED
+    except NoSuchModuleError:
+        supported = False
+    if not supported:
+        raise OperatorError(
+            f"unsupported database URL `{shown_url(url)}`: use sqlite+aiosqlite:///PATH or "
+            "postgresql+asyncpg://USER:PASSWORD@HOST/DB."
+        )
+    path = sqlite_path(url)
+    if path is None:
+        if parsed.get_backend_name() == "sqlite":
+            raise OperatorError(f"an in-memory SQLite database keeps nothing between runs: {DB_FIX}.")
+        return
+    if not path.parent.is_dir():
+        raise OperatorError(f"the folder {path.parent} of the database {path} does not exist: create it, or {DB_FIX}.")
+    if must_exist and not path.is_file():
+        raise OperatorError(f"there is no database at {path} (nothing was created): {DB_FIX}.")
+
+
+def explain(exc: BaseException, db_url: str | None = None) -> str | None:
+    """The line to print for an operator's mistake, or None when `exc` is not one (a bug)."""
+    if isinstance(exc, OperatorError):
+        return str(exc)
+    discord_line = _explain_discord(exc)
+    if discord_line is not None:
+        return discord_line
+    where = f"the database {shown_url(db_url)}" if db_url else "the database"
+    if isinstance(exc, DBAPIError):
+        return _explain_dbapi(exc, where)
+    if isinstance(exc, OSError):
+        return _explain_os(exc, where)
+    return None
+
+
+def _explain_dbapi(exc: DBAPIError, where: str) -> str:
+    orig = exc.orig
+    cause = getattr(orig, "__cause__", None) or orig
+    text = str(cause or orig).strip().splitlines()[0] if str(cause or orig).strip() else type(cause).__name__
+    name = type(cause).__name__
+    if name == "InvalidCatalogNameError" or ("does not exist" in text and "database" in text):
+        return f"{where} does not exist on its server: create it (createdb) or {DB_FIX}."
+    if name in ("InvalidPasswordError", "InvalidAuthorizationSpecificationError") or "authentication" in text:
+        return f"{where} refused the login ({text}): check the user and password in the URL."
+    if "unable to open database file" in text:
+        return f"{where} cannot be opened ({text}): check that its folder exists and is writable, or {DB_FIX}."
+    if "not a database" in text or "malformed" in text:
+        return f"{where} is not a dmhost database ({text}): {DB_FIX}."
+    if "readonly" in text or "read-only" in text:
+        return f"{where} is read-only ({text}): make the file and its folder writable."
+    if isinstance(cause, OSError):
+        line = _explain_os(cause, where)
+        if line is not None:
+            return line
+    return f"{where} failed: {text} — check the URL and that the database server is running."
+
+
+def _explain_os(exc: OSError, where: str) -> str | None:
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return f"{where} cannot be reached: its host name does not resolve ({exc.strerror}): check the URL."
+    if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
+        return f"{where} cannot be reached: connection refused: start the server or fix the URL."
+    if isinstance(exc, TimeoutError):
+        return f"{where} did not answer in time: check the URL, the network and that the server is running."
+    if exc.filename:  # a file the operator named (an output file, a folder)
+        return f"{exc.filename}: {exc.strerror or exc}: check the path and that its folder exists and is writable."
+    return None
+
+
+def _explain_discord(exc: BaseException) -> str | None:
+    try:
+        import aiohttp
+        import discord
+    except ModuleNotFoundError:
+        return None
+    if isinstance(exc, discord.LoginFailure):
+        return (
+            "Discord refused the token (wrong, reset or revoked): copy the bot token from the developer portal "
+            "(your application → Bot → Reset Token) into DMHOST_TOKEN."
+        )
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return (
+            "Discord refused the privileged intents: enable Message Content Intent and Server Members Intent "
+            "in the developer portal (your application → Bot → Privileged Gateway Intents)."
+        )
+    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerTimeoutError):
+        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
+    if isinstance(exc, discord.GatewayNotFound | discord.DiscordServerError):
+        return "Discord is not answering properly right now (gateway or server error): try again in a few minutes."
+    return None

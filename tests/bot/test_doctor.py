@@ -1,0 +1,135 @@
+"""`dmhost doctor` on a simulated Discord: privileged intents the portal has not enabled and permissions a
+guild does not grant are named, with their fix; all fine exits 0. Plus the CLI's own refusals."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import discord
+import pytest
+import simcord
+
+from bot.app import make_intents
+from bot.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
+from tests.bot.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
+
+DMHOST = [sys.executable, "-m", "bot.cli"]
+
+
+def everything_approved() -> discord.Intents:
+    return discord.Intents.all()
+
+
+def build_guilds(*, drop: str | None = None) -> Callable[[simcord.Env], None]:
+    """Two guilds; in "Strict Club" neither the bot's role nor @everyone grants `drop` (when given)."""
+
+    def build(env: simcord.Env) -> None:
+        env.create_guild("Open Club").create_text_channel("general")
+        strict = env.create_guild("Strict Club")
+        strict.create_text_channel("general")
+        if drop is not None:
+            backend = env.backend
+            guild = backend.get_guild(strict.id)
+            for role in [r for r in guild.roles.values() if r.managed or r.id == strict.id]:  # bot's, @everyone
+                perms = discord.Permissions(role.permissions)
+                setattr(perms, drop, False)
+                backend.edit_role(strict.id, role.id, {"permissions": perms.value})
+
+    return build
+
+
+def simcord_connector(approved: discord.Intents, build: Callable[[simcord.Env], None], log: list[str]) -> Connector:
+    """A fresh simulated Discord per session; `approved` are the intents its developer portal enabled."""
+
+    @contextlib.asynccontextmanager
+    async def connect(intents: discord.Intents) -> AsyncIterator[discord.Client]:
+        log.append(",".join(flag for flag, on in intents if on and flag in ("members", "message_content")))
+        client = discord.Client(intents=intents)
+        async with simcord.run(client, approved_intents=approved) as env:
+            build(env)
+            await env.settle()
+            yield client
+
+    return connect
+
+
+async def test_one_intent_and_one_permission_missing() -> None:
+    approved = discord.Intents.all()
+    approved.message_content = False
+    sessions: list[str] = []
+    connect = simcord_connector(approved, build_guilds(drop="manage_threads"), sessions)
+    out = io.StringIO()
+    code = await run_doctor(connect, make_intents(), out)
+    lines = out.getvalue().splitlines()
+    assert code == 1, lines
+    by_name = {line.split(": ", 1)[0]: line for line in lines}
+    assert by_name["ok    login"].startswith("ok")
+    assert by_name["FAIL  intent Message Content Intent"].endswith(
+        "→ your application → Bot → Privileged Gateway Intents"
+    )
+    assert "ok    intent Server Members Intent" in by_name
+    (strict,) = [line for line in lines if "Strict Club" in line]
+    (open_,) = [line for line in lines if "Open Club" in line]
+    assert strict.startswith("FAIL") and "missing Manage Threads" in strict and "fix:" in strict
+    assert "Manage Threads in Server Settings → Roles" in strict
+    assert "permissions=" in strict  # an invite link carrying the needed permissions
+    assert "Send Messages" not in strict.split(" — fix")[0]  # only what is missing is named
+    assert open_.startswith("ok")
+    # one session with everything, then one per privileged intent, then one without them
+    assert sessions == ["members,message_content", "message_content", "members", ""]
+
+
+async def test_all_fine() -> None:
+    connect = simcord_connector(everything_approved(), build_guilds(), [])
+    checks = await diagnose(connect, make_intents())
+    assert [c.ok for c in checks] == [True] * 5
+    out = io.StringIO()
+    assert await run_doctor(connect, make_intents(), out) == 0
+    assert all(line.startswith("ok") for line in out.getvalue().splitlines())
+    assert f"all {len(PERMISSIONS)} permissions" in out.getvalue()
+
+
+async def test_every_permission_is_checked() -> None:
+    for flag, label in PERMISSIONS:
+        checks = await diagnose(simcord_connector(everything_approved(), build_guilds(drop=flag), []), make_intents())
+        (strict,) = [c for c in checks if "Strict Club" in c.name]
+        assert not strict.ok and strict.detail == f"missing {label}", (flag, strict)
+
+
+async def test_a_bot_in_no_server() -> None:
+    checks = await diagnose(simcord_connector(everything_approved(), lambda env: None, []), make_intents())
+    assert checks[-1].name == "servers" and not checks[-1].ok and "invite" in (checks[-1].fix or "")
+
+
+@pytest.mark.usefixtures("refusing_discord")
+async def test_the_real_connector_reports_a_refused_token() -> None:
+    checks = await diagnose(discord_connector("revoked.token.value", timeout=10), make_intents())
+    (login,) = checks
+    assert login.name == "login" and not login.ok
+    assert "refused the token" in login.detail and "DMHOST_TOKEN" in (login.fix or "")
+
+
+def _doctor(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("DMHOST_")}
+    return subprocess.run([*DMHOST, "doctor"], capture_output=True, text=True, cwd=tmp_path, env={**base, **env})
+
+
+def test_cli_without_a_token_is_a_usage_error(tmp_path: Path) -> None:
+    proc = _doctor(tmp_path, {})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "DMHOST_TOKEN" in proc.stderr
+
+
+def test_cli_with_a_bad_token_and_no_network(tmp_path: Path) -> None:
+    """No network here: the login check fails with its fix (with a network, Discord refuses the token)."""
+    proc = _doctor(tmp_path, {"DMHOST_TOKEN": "obviously.bad.token"})
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    assert line.startswith("FAIL  login:") and "fix:" in line
