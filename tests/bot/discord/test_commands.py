@@ -305,3 +305,17 @@ async def test_dotdash_pie_choice_buttons(world: World) -> None:
     assert answer(await w.alice.click(board, label="Take red")).ephemeral  # the setter does not choose
     await w.bob.click(board, label="Take red")
     assert live.ruleset.extra(live.state)["phase"] == "move"
+
+
+async def test_public_rooms_open_under_the_configured_game_room_channel(world: World) -> None:
+    w = world
+    games = w.guild.create_text_channel("games")
+    answer(await w.carol.slash(w.lobby, "dm config", room_channel=games))
+    result = await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob)
+    assert "has started in <#" in answer(result).content
+    assert w.lobby.threads == [] and len(games.threads) == 1
+    (live,) = w.bot.service.live.values()
+    assert live.channel_id == games.threads[0].id
+    answer(await w.carol.slash(w.lobby, "dm config", room_mode="channel"))
+    await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave)
+    assert any(lv.channel_id == w.lobby.id for lv in w.bot.service.live.values())
