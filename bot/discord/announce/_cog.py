@@ -71,6 +71,7 @@ class Room:
     over: bool = False
     retries: int = 0
     searched: bool = False
+    dirty: bool = False
 
 
 def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:
@@ -118,6 +119,17 @@ def deadline_line(live: Live, now: float) -> str | None:
         if words is not None:
             return f"{live.name(deadline.seat)}: {words} {stamp(deadline.at)}"
     return None
+
+
+def changes_board(ev: HostEvent) -> bool:
+    """Whether an event changes what the board shows (a clock warning or an answered attempt does not:
+    the countdown on the board runs by itself)."""
+    if ev.kind in ("illegal", "hint", "confirm"):
+        return False
+    if ev.kind == "clock":
+        notice = str(ev.data.get("notice") or "")
+        return not notice.startswith(("warn", "move_warn"))
+    return True
 
 
 REASON_WORDS = {"resign": "by resignation", "time": "on time", "award": "awarded by the host"}
@@ -243,7 +255,8 @@ class Announcer(commands.Cog):
             log.warning("match %s: no room to announce %d event(s) in", match_id, len(events))
             return
         await self._unarchive(channel)
-        if room.live is not None:
+        room.dirty = room.dirty or room.board is None or any(changes_board(ev) for ev in events)
+        if room.live is not None and room.dirty:
             try:
                 await self._draw_board(channel, room, events)
             except discord.HTTPException:
@@ -251,6 +264,7 @@ class Announcer(commands.Cog):
                 self._retry(match_id, room)
                 return
             room.retries = 0
+            room.dirty = False
         if room.unsent_pings:
             await self._send_pings(channel, room)
         if room.over and not room.unsent_pings:

@@ -129,7 +129,11 @@ async def test_board_countdown_is_a_discord_timestamp_and_idle_means_no_edits(wo
     await w.env.advance_time(25)  # bob thinks: nothing changes, nothing is sent or edited
     assert len(w.env.http_requests) == requests
     assert board_of(w, room, match_id).content == board.content
-    await w.env.advance_time(36)  # move time is up: the reserve deadline replaces it
+    await w.env.advance_time(20)  # 30 s left: bob is pinged, the board is not edited
+    (warning,) = w.env.http_requests[requests:]
+    assert warning.method == "POST" and f"<@{w.bob.id}>" in str(warning.json)
+    assert board_of(w, room, match_id).content == board.content
+    await w.env.advance_time(16)  # move time is up: the reserve deadline replaces it
     after = board_of(w, room, match_id)
     (reserve_stamp,) = [int(t) for t in re.findall(r"<t:(\d+):R>", after.content)]
     assert "time runs out" in after.content
@@ -233,3 +237,14 @@ async def test_a_failed_board_edit_loses_no_announcement(world: World) -> None:
     await w.env.advance_time(10)  # the announcer retries
     assert "alice played A1-B1" in board_of(w, room, match_id).content
     w.env._errors_acknowledged = w.env.error_cursor  # the 503 itself was expected
+
+
+async def test_a_failed_first_board_is_posted_again(world: World) -> None:
+    w = world
+    w.env.inject_error("POST", f"/channels/{w.lobby.id}/messages", status=500, times=1)
+    match_id, room = await start(w)
+    assert not [m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content]
+    await w.env.advance_time(5)
+    board = board_of(w, room, match_id)
+    assert "alice to move" in board.content
+    w.env._errors_acknowledged = w.env.error_cursor
