@@ -36,8 +36,10 @@ async def test_a_move_posted_while_away_is_taken_and_charged_only_up_to_its_time
     await w.alice.send(room, "A1-B1")
     await w.env.advance_time(20)  # bob thinks 20 s ...
     await go_away(w)
-    await w.bob.send(room, "A2-B2")  # ... and moves while the bot is away
-    await w.alice.send(room, "hello?")  # chat is still chat
+    await w.env.advance_time(30)  # the bot is away for a while ...
+    await w.bob.send(room, "A2-B2")  # ... bob moves meanwhile ...
+    await w.alice.send(room, "hello?")  # (chat is still chat)
+    await w.env.advance_time(45)  # ... and the bot is away a while longer
     await come_back(w, settings)
     live = w.bot.service.live[match_id]
     assert live.ply == 2 and live.ruleset.to_move(live.state) == 1
