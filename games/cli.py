@@ -52,12 +52,13 @@ def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tup
         if m:
             seat, line = int(m.group(1)), m.group(2)
         try:
-            if resigned is not None:
+            is_resign = bool(_RESIGN.match(line))
+            if resigned is not None or (is_resign and ruleset.to_move(state) is None):
+                if not is_resign:
+                    ruleset.parse_syntax(line)  # syntax errors come first, as for any move
                 raise_finished(line)
-            if _RESIGN.match(line):
+            if is_resign:
                 who = ruleset.to_move(state) if seat is None else seat
-                if who is None:
-                    raise_finished(line)
                 assert who is not None
                 resigned = (3 - who, Termination.RESIGN)
                 applied += 1
