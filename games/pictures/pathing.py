@@ -49,7 +49,7 @@ class PathingRenderer(BoardRenderer):
 
     def status(self, ruleset: AnyRuleset, state: PathingState) -> str | None:
         """Round number, and the penalty pick when one is due."""
-        if state.winner:
+        if state.finished:
             return None
         if state.phase == "penalty":
             return f"Round {state.round_no} over: seat {state.turn} picks a square"
