@@ -111,7 +111,7 @@ def summarise(
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a move list and print the result JSON."""
     ruleset = load_game(args.game)
-    raw_opts: dict[str, Any] = parse_kv(args.opt or [], "--opt")
+    raw_opts: dict[str, Any] = parse_kv([item for pair in args.opt or [] for item in pair.split()], "--opt")
     if args.sgf:
         if not ruleset.sgf_records:
             raise UsageError(f"{ruleset.id} has no SGF import (only {', '.join(_sgf_games())})")

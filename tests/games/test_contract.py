@@ -95,7 +95,8 @@ def test_several_options_after_one_opt_and_repeated_opt_agree(tmp_path: Path) ->
     game = tmp_path / "game.txt"
     game.write_text(moves)
     from_file = run("replay", "boxes", "--opt", "rows=1", "cols=2", str(game))
-    for proc in (one, repeated, from_file):
+    quoted = run("replay", "boxes", "--opt", "rows=1 cols=2", str(game))
+    for proc in (one, repeated, from_file, quoted):
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout)
         assert result["scores"] == {"1": 0, "2": 1} and result["moves_applied"] == 4
