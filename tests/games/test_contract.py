@@ -84,8 +84,8 @@ def test_dot_dash_declares_the_shifting_confirmation() -> None:
 # -- the command line --------------------------------------------------------------------------
 
 
-def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "games", *args], input=stdin, capture_output=True, text=True)
+def run(*args: str, stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "games", *args], input=stdin, capture_output=True, text=True, cwd=cwd)
 
 
 def test_several_options_after_one_opt_and_repeated_opt_agree(tmp_path: Path) -> None:
@@ -104,8 +104,9 @@ def test_several_options_after_one_opt_and_repeated_opt_agree(tmp_path: Path) ->
     assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_layout_presets_by_name_on_the_command_line() -> None:
-    proc = run("replay", "pathing", "--opt", "layout=corners", "ruleset=original", stdin="")
+def test_layout_presets_by_name_on_the_command_line(tmp_path: Path) -> None:
+    # From any working folder: the presets are found beside the package.
+    proc = run("replay", "pathing", "--opt", "layout=corners", "ruleset=original", stdin="", cwd=tmp_path)
     assert json.loads(proc.stdout)["extra"]["board"] == "R..B/..../..../B..R"
     proc = run("replay", "pathing", "--opt", "layout=nowhere", stdin="")
     assert proc.returncode == 2 and "corners" in proc.stderr
