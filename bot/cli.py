@@ -265,7 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dmhost", description="Death Match host")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    room = sub.add_parser("room", help="host one match in the terminal")
+    from games.cli import games_help
+
+    room = sub.add_parser(
+        "room",
+        help="host one match in the terminal",
+        epilog=games_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     room.add_argument("game", nargs="?")
     room.add_argument("--player", action="append", metavar="NAME")
     room.add_argument("--opt", action="extend", nargs="+", metavar="K=V")

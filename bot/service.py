@@ -598,7 +598,7 @@ class MatchService:
         events = list(events or [])
         loser = None if winner is None else 3 - winner
         if (
-            reason in ("loop", "line")
+            reason in ("loop", "line", "four-in-a-row")
             and live.policy.mulligans
             and loser is not None
             and not live.flags.get(f"mulligan_used_{loser}")

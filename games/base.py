@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -14,6 +15,18 @@ SCHEMA_VERSION = 1
 
 Seat = int
 """A seat number: 1 moves first, 2 second."""
+
+Point = tuple[int, int]
+"""A board point or square as (column, row), both from 0: `A1` is (0, 0)."""
+
+TITLES: dict[str, str] = {
+    "pathing": "Pathing Dots & Boxes",
+    "trax": "Trax",
+    "boxes": "Dots-and-Boxes",
+    "dots": "Dots (Kropki)",
+    "dotdash": "Dot Dash",
+}
+"""Every game id and its title, the one place they are written (a ruleset's `title` comes from here)."""
 
 
 class MoveError(ValueError):
@@ -66,13 +79,54 @@ class Event:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+class Termination(StrEnum):
+    """Why a game ended; the values are the `reason` strings of shared/CONTRACT.md.
+
+    Engines produce the game-specific ones; the host adds `time`, `resign` and `award`.
+    """
+
+    FOUR_IN_A_ROW = "four-in-a-row"
+    """Pathing: four squares of one colour fill a row or a column."""
+    ROUND_LIMIT = "round-limit"
+    """Pathing: the host's `max_rounds` ran out; more squares on the pathing board wins."""
+    LOOP = "loop"
+    """Trax: a closed loop of one colour."""
+    LINE = "line"
+    """Trax: a line of one colour joining opposite edges of an 8-wide span."""
+    SCORE = "score"
+    """Boxes: all boxes taken; Dots: the field is full. Higher score wins, equal is a draw."""
+    STOP = "stop"
+    """Dots: a player stopped the game with all their dots grounded."""
+    FIVE_ROWS = "five-rows"
+    """Dot Dash: a lead in five-rows at the start of the leader's turn."""
+    NO_MOVES = "no-moves"
+    """Dot Dash: the player to move has too few stones or no legal slide."""
+    SHIFT = "shift"
+    """Dot Dash: a slide that lowered the mover's own five-rows."""
+    TIME = "time"
+    """Host: a player's clock ran out."""
+    RESIGN = "resign"
+    """Host or replay: a player resigned."""
+    AWARD = "award"
+    """Host: a host declared the result."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended: the winning seat (None for a draw), why, and the scores."""
 
     winner: Seat | None
-    reason: str
+    termination: Termination
     scores: Mapping[Seat, int]
+
+    @property
+    def reason(self) -> str:
+        """The termination as the contract's plain string (`four-in-a-row`, `loop`...)."""
+        return self.termination.value
+
+
+class UnsupportedError(NotImplementedError):
+    """The game does not offer this optional ability (an SGF record, a rewind...)."""
 
 
 ClockKind = Literal["move_reserve", "grace"]
@@ -111,7 +165,14 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
 
     id: ClassVar[str]
     title: ClassVar[str]
+    """Filled from `TITLES` by the game's id."""
     options_model: ClassVar[type[GameOptions]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        game_id = cls.__dict__.get("id")
+        if game_id is not None:
+            cls.title = TITLES[game_id]
 
     # -- options -------------------------------------------------------------------
     def parse_options(self, raw: Mapping[str, Any] | None = None) -> Opt:
@@ -195,6 +256,34 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
     def turn_prompt(self, state: S) -> str | None:
         """What the seat to act must do now, when it is not an ordinary move (a setup, a choice...)."""
         return None
+
+    def rules_summary(self, options: Opt) -> str | None:
+        """A sentence for the start announcement about how these options change the usual rules, if any."""
+        return None
+
+    # -- optional abilities: every adapter calls these directly (defaults say "not here") ----------
+    def loses_by_shifting(self, state: S, move: M) -> bool:
+        """Whether a legal move loses at once by the mover's own doing, so a host may ask to confirm it."""
+        return False
+
+    def format_dm(self, state: S, move: M) -> str:
+        """The move in the Death Match texts' own notation (the canonical notation unless a game has one)."""
+        return self.format(state, move)
+
+    def rewind(self, state: S, turns: int = 1) -> S:
+        """The position `turns` whole turns back; raises `UnsupportedError` unless the game can rewind."""
+        raise UnsupportedError(f"{self.id} cannot rewind a position")
+
+    sgf_records: ClassVar[bool] = False
+    """Whether `export_sgf` / `import_sgf` work for this game."""
+
+    def export_sgf(self, options: Opt | Mapping[str, Any], moves: Sequence[M]) -> str:
+        """A game (its options and moves from the start) as an SGF record; `UnsupportedError` if none."""
+        raise UnsupportedError(f"{self.id} has no SGF records")
+
+    def import_sgf(self, text: str) -> tuple[dict[str, Any], list[str]]:
+        """An SGF record → (replay options, seat-prefixed move lines); `UnsupportedError` if none."""
+        raise UnsupportedError(f"{self.id} has no SGF records")
 
     # -- storage and display -------------------------------------------------------
     @abstractmethod

@@ -21,12 +21,12 @@ from games.base import (
     IllegalMoveError,
     MoveSyntaxError,
     Outcome,
+    Point,
     Ruleset,
     Seat,
+    Termination,
 )
 from games.coords import col_to_letters, find_points, point_name
-
-Point = tuple[int, int]
 
 
 class BoxesOptions(GameOptions):
@@ -118,7 +118,6 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
     """Classic Dots-and-Boxes."""
 
     id = "boxes"
-    title = "Dots-and-Boxes"
     options_model = BoxesOptions
 
     def default_clock(self, options: BoxesOptions) -> ClockSpec:
@@ -143,7 +142,7 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
             return None
         s = self.scores(state)
         winner = 1 if s[1] > s[2] else 2 if s[2] > s[1] else None
-        return Outcome(winner, "score", s)
+        return Outcome(winner, Termination.SCORE, s)
 
     def parse_syntax(self, text: str) -> tuple[Point, Point]:
         """Two dots: `A1-B1`, `a1 b1`, `B1 to A1`."""

@@ -8,10 +8,11 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from games import registry
-from games.base import AnyRuleset, MoveError, OptionsError, play_text
+from games.base import AnyRuleset, GameFinishedError, MoveError, OptionsError, Termination, play_text
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -41,7 +42,7 @@ def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tup
     state = ruleset.new_game(options)
     applied = 0
     error: dict[str, Any] | None = None
-    resigned: tuple[int, str] | None = None
+    resigned: tuple[int, Termination] | None = None
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n")
         if not line.strip() or line.lstrip().startswith("#"):
@@ -51,14 +52,15 @@ def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tup
         if m:
             seat, line = int(m.group(1)), m.group(2)
         try:
-            if resigned is not None:
+            is_resign = bool(_RESIGN.match(line))
+            if resigned is not None or (is_resign and ruleset.to_move(state) is None):
+                if not is_resign:
+                    ruleset.parse_syntax(line)  # syntax errors come first, as for any move
                 raise_finished(line)
-            if _RESIGN.match(line):
+            if is_resign:
                 who = ruleset.to_move(state) if seat is None else seat
-                if who is None:
-                    raise_finished(line)
                 assert who is not None
-                resigned = (3 - who, "resign")
+                resigned = (3 - who, Termination.RESIGN)
                 applied += 1
                 continue
             state, _move, _events = play_text(ruleset, state, line, seat)
@@ -72,8 +74,6 @@ def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tup
 
 def raise_finished(text: str) -> None:
     """Refuse a line after the game ended."""
-    from games.base import GameFinishedError
-
     raise GameFinishedError(text, "the game is already over")
 
 
@@ -82,7 +82,7 @@ def summarise(
     state: Any,
     applied: int,
     error: dict[str, Any] | None,
-    resigned: tuple[int, str] | None = None,
+    resigned: tuple[int, Termination] | None = None,
 ) -> dict[str, Any]:
     """The contract's JSON object for a state."""
     outcome = ruleset.outcome(state)
@@ -90,9 +90,9 @@ def summarise(
     winner: int | None
     reason: str | None
     if resigned is not None:
-        finished, winner, reason = True, resigned[0], resigned[1]
+        finished, winner, reason = True, resigned[0], resigned[1].value
     elif outcome is not None:
-        finished, winner, reason = True, outcome.winner, outcome.reason
+        finished, winner, reason = True, outcome.winner, outcome.termination.value
     else:
         finished, winner, reason = False, None, None
     return {
@@ -111,14 +111,13 @@ def summarise(
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a move list and print the result JSON."""
     ruleset = load_game(args.game)
-    raw_opts: dict[str, Any] = parse_kv(args.opt or [], "--opt")
+    raw_opts: dict[str, Any] = parse_kv([item for pair in args.opt or [] for item in pair.split()], "--opt")
     if args.sgf:
-        importer = getattr(ruleset, "import_sgf", None)
-        if importer is None:
-            raise UsageError(f"{ruleset.id} has no SGF import")
+        if not ruleset.sgf_records:
+            raise UsageError(f"{ruleset.id} has no SGF import (only {', '.join(_sgf_games())})")
         try:
             with open(args.sgf, encoding="utf-8") as fh:
-                sgf_opts, lines = importer(fh.read())
+                sgf_opts, lines = ruleset.import_sgf(fh.read())
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot read SGF {args.sgf}: {exc}") from None
         raw_opts = {**sgf_opts, **raw_opts}
@@ -158,6 +157,33 @@ def load_game(game_id: str) -> AnyRuleset:
         raise UsageError(str(exc.args[0])) from None
 
 
+def _sgf_games() -> list[str]:
+    return [key for key in registry.implemented() if registry.get(key).sgf_records]
+
+
+def games_help() -> str:
+    """Every game id, its title and its option keys (`--opt KEY=VALUE`), for `--help` texts."""
+    ready = set(registry.implemented())
+    lines = ["games and their options (--opt KEY=VALUE):"]
+    for key, title in registry.TITLES.items():
+        if key not in ready:
+            lines.append(f"  {key:<8} {title} (not implemented)")
+            continue
+        fields = registry.get(key).options_model.model_fields
+        lines.append(f"  {key:<8} {title}: {', '.join(fields) or 'no options'}")
+    return "\n".join(lines)
+
+
+def _split_file_from_opts(args: argparse.Namespace) -> None:
+    """`--opt rows=2 cols=2 -`: the trailing word that is not KEY=VALUE is the input file."""
+    opts: list[str] = list(args.opt or [])
+    if args.file is None and opts and "=" not in opts[-1]:
+        tail = opts[-1]
+        if tail == "-" or Path(tail).exists():
+            args.file = opts.pop()
+    args.opt = opts
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every game id with its title and whether it is available."""
     ready = set(registry.implemented())
@@ -178,19 +204,31 @@ def cmd_solve(argv: list[str]) -> int:
 
 def build_replay_parser() -> argparse.ArgumentParser:
     """Parser of `replay` (its own, so `--opt` may come before or after FILE)."""
-    rp = argparse.ArgumentParser(prog="python -m games replay", description="replay a game from move text")
+    rp = argparse.ArgumentParser(
+        prog="python -m games replay",
+        description="replay a game from move text",
+        epilog=games_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rp.add_argument("game")
-    rp.add_argument("--opt", action="append", metavar="KEY=VALUE")
+    rp.add_argument(
+        "--opt", action="extend", nargs="+", metavar="KEY=VALUE", help="game options; repeat or list several"
+    )
     rp.add_argument("--png", metavar="FILE", help="draw the final position")
     rp.add_argument("--sgf", metavar="FILE", help="read the game from an SGF record")
-    rp.add_argument("file", nargs="?", default="-")
+    rp.add_argument("file", nargs="?", default=None, help="move text, one per line ('-' or nothing: stdin)")
     rp.set_defaults(func=cmd_replay)
     return rp
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser (each command parses its own arguments)."""
-    parser = argparse.ArgumentParser(prog="python -m games", description="dmhost game engines")
+    parser = argparse.ArgumentParser(
+        prog="python -m games",
+        description="dmhost game engines",
+        epilog=games_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("replay", help="replay a game from move text", add_help=False)
     ls = sub.add_parser("list", help="list the games")
@@ -208,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args_list and args_list[0] == "replay":
                 args = build_replay_parser().parse_intermixed_args(args_list[1:])
+                _split_file_from_opts(args)
             else:
                 args = build_parser().parse_args(args_list)
         except SystemExit as exc:

@@ -23,8 +23,10 @@ from games.base import (
     IllegalMoveError,
     MoveSyntaxError,
     Outcome,
+    Point,
     Ruleset,
     Seat,
+    Termination,
 )
 from games.coords import column_header, letters_to_col, point_name
 
@@ -35,7 +37,6 @@ Colour = int
 
 Phase = Literal["setup", "choose", "move"]
 Variant = Literal["standard", "frozen", "sacrificial"]
-Point = tuple[int, int]
 """A (col, row) pair, 0-based, as parsed from text."""
 
 
@@ -276,7 +277,6 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
     """Dot Dash with the pie-rule opening and the standard, frozen and sacrificial variants."""
 
     id = "dotdash"
-    title = "Dot Dash"
     options_model = DotDashOptions
 
     def default_clock(self, options: DotDashOptions) -> ClockSpec:
@@ -304,7 +304,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
         """Winner and reason (`five-rows`, `no-moves` or `shift`) once over."""
         if state.reason is None:
             return None
-        return Outcome(state.winner, state.reason, self.scores(state))
+        return Outcome(state.winner, Termination(state.reason), self.scores(state))
 
     def scores(self, state: DotDashState) -> dict[Seat, int]:
         """Five-rows on the board per seat."""

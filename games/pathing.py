@@ -11,9 +11,12 @@ action timer), `round_end` (the round loser must now make a timed penalty pick),
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -25,13 +28,14 @@ from games.base import (
     IllegalMoveError,
     MoveSyntaxError,
     Outcome,
+    Point,
     Ruleset,
     Seat,
+    Termination,
 )
 from games.boxes import geometry
 from games.coords import column_header, parse_point, point_name
 
-Point = tuple[int, int]
 Phase = Literal["move", "penalty"]
 RulesetName = Literal["dm5", "original"]
 
@@ -47,7 +51,8 @@ PICK = N_EDGES
 COLOUR_NAME = {1: "red", 2: "blue"}
 COLOUR_LETTER = {1: "R", 2: "B"}
 EMPTY_BOARD = "/".join(["." * SIZE] * SIZE)
-DEFAULT_MAX_ROUNDS = 30
+LAYOUTS_FILE = Path("seeds") / "pathing" / "layouts.json"
+"""The named starting boards, relative to the repository (or the Docker image's working folder)."""
 
 
 def _square(p: Point) -> int:
@@ -122,14 +127,48 @@ def board_text(red: int, blue: int) -> str:
     return "/".join(rows)
 
 
+@cache
+def layout_presets() -> dict[str, str]:
+    """Preset name → layout text, from seeds/pathing/layouts.json (empty when the file is not found)."""
+    for base in (Path(__file__).resolve().parents[1], Path.cwd()):
+        path = base / LAYOUTS_FILE
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return {str(name).lower(): str(entry["layout"]) for name, entry in data.items()}
+    return {}
+
+
+def resolve_layout(value: str) -> str:
+    """A preset name (`corners`) or explicit rows (`R..B/..../..../B..R`) → the layout rows."""
+    key = value.strip().lower()
+    if "/" not in key:
+        presets = layout_presets()
+        if key in presets:
+            return presets[key]
+        known = ", ".join(sorted(presets)) or "none found"
+        raise ValueError(
+            f"no layout preset {value.strip()!r} (presets: {known}); or give 4 rows like R..B/..../..../B..R"
+        )
+    return value
+
+
 class PathingOptions(GameOptions):
     """Ruleset variant, starting pathing board and the round limit."""
 
     ruleset: RulesetName = Field("dm5", description="dm5 (default) or original: who wins a double line")
-    layout: str = Field(EMPTY_BOARD, description="starting pathing board, 4 rows of R/B/. joined by '/'")
-    max_rounds: int = Field(
-        DEFAULT_MAX_ROUNDS, ge=1, le=1000, description="rounds played before the square-count decision"
+    layout: str = Field(
+        EMPTY_BOARD, description="starting pathing board: a preset name or 4 rows of R/B/. joined by '/'"
     )
+    max_rounds: int | None = Field(
+        None, ge=1, le=1000, description="no limit unless set; after that round more squares wins, equal draws"
+    )
+
+    @field_validator("max_rounds", mode="before")
+    @classmethod
+    def _no_limit(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("", "none", "off"):
+            return None
+        return value
 
     @field_validator("ruleset", mode="before")
     @classmethod
@@ -139,7 +178,7 @@ class PathingOptions(GameOptions):
     @field_validator("layout")
     @classmethod
     def _check_layout(cls, value: str) -> str:
-        red, blue = parse_board(value)
+        red, blue = parse_board(resolve_layout(value))
         for colour, mask in (("red", red), ("blue", blue)):
             lines = _lines(mask)
             if lines:
@@ -154,7 +193,7 @@ class PathingState:
     `red`/`blue` are 16-bit square masks; `drawn` the round's filled edges, `red_edges` those filled
     by red (seat 1); `boxes_red`/`boxes_blue` 9-bit box masks. `turn` is the seat to act,
     `last_swapper` who made the latest swap (they start the next round). `winner` is 0 while the
-    match goes on.
+    match goes on and for a draw; `reason` is None until the match is decided.
     """
 
     red: int
@@ -168,9 +207,14 @@ class PathingState:
     round_no: int
     last_swapper: Seat
     winner: Seat
-    reason: str
+    reason: Termination | None
     ruleset: RulesetName
-    max_rounds: int
+    max_rounds: int | None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the match is decided (`winner` stays 0 for a draw at the round limit)."""
+        return self.reason is not None
 
     def colour_mask(self, seat: Seat) -> int:
         """Squares of the seat's colour."""
@@ -201,7 +245,6 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
     """Pathing Dots & Boxes: 4 in a row on the pathing board, Dots-and-Boxes on the support board."""
 
     id = "pathing"
-    title = "Pathing Dots & Boxes"
     options_model = PathingOptions
 
     def default_clock(self, options: PathingOptions) -> ClockSpec:
@@ -213,21 +256,31 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
     def new_game(self, options: PathingOptions) -> PathingState:
         """The layout on the pathing board, an empty support board, round 1, red (seat 1) to swap."""
         red, blue = parse_board(options.layout)
-        return PathingState(red, blue, 0, 0, 0, 0, 1, "move", 1, 1, 0, "", options.ruleset, options.max_rounds)
+        return PathingState(red, blue, 0, 0, 0, 0, 1, "move", 1, 1, 0, None, options.ruleset, options.max_rounds)
 
     def to_move(self, state: PathingState) -> Seat | None:
         """The seat to swap (or to pick during the penalty phase); None once decided."""
-        return None if state.winner else state.turn
+        return None if state.finished else state.turn
 
     def scores(self, state: PathingState) -> dict[Seat, int]:
         """Boxes of the current round (during the penalty phase: of the round just finished)."""
         return {1: state.boxes_red.bit_count(), 2: state.boxes_blue.bit_count()}
 
     def outcome(self, state: PathingState) -> Outcome | None:
-        """The winner and `line` / `round-limit` once decided."""
-        if not state.winner:
+        """The winner (None for a draw) and `four-in-a-row` / `round-limit` once decided."""
+        if state.reason is None:
             return None
-        return Outcome(state.winner, state.reason, self.scores(state))
+        return Outcome(state.winner or None, state.reason, self.scores(state))
+
+    def rules_summary(self, options: PathingOptions) -> str | None:
+        """The round limit, when the host set one (there is none by default)."""
+        if options.max_rounds is None:
+            return None
+        rounds = "round" if options.max_rounds == 1 else f"{options.max_rounds} rounds"
+        return (
+            f"Round limit: the match stops after {rounds}, penalty pick included. If nobody has a line by "
+            "then, the colour with more squares on the pathing board wins; equal numbers are a draw."
+        )
 
     def extra(self, state: PathingState) -> dict[str, Any]:
         """Round number, pathing board and phase."""
@@ -290,7 +343,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
 
     def turn_prompt(self, state: PathingState) -> str | None:
         """The round loser's penalty pick."""
-        if state.phase == "penalty" and not state.winner:
+        if state.phase == "penalty" and not state.finished:
             return self._penalty_task(state, seat_word=False)
         return None
 
@@ -301,7 +354,12 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         who = f"seat {loser} ({COLOUR_NAME[loser]})" if seat_word else "the round loser"
         if (state.red | state.blue) != (1 << N_SQUARES) - 1:
             return f"{who} must pick an empty square to paint {COLOUR_NAME[3 - loser]}, like pick C3"
-        return f"the board is full, so {who} must pick one of their {COLOUR_NAME[loser]} squares to empty"
+        if state.ruleset == "original":
+            return f"the board is full, so {who} must pick one of their {COLOUR_NAME[loser]} squares to empty"
+        return (
+            f"the board is full, so {who} must pick one of their {COLOUR_NAME[loser]} squares "
+            f"to turn {COLOUR_NAME[3 - loser]}"
+        )
 
     def format(self, state: PathingState, move: int) -> str:
         """`A1-B1` (left or upper square first) for a swap, `pick C3` for a penalty pick."""
@@ -327,7 +385,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
     # -- rules ---------------------------------------------------------------------
     def legal_moves(self, state: PathingState) -> list[int]:
         """Unfilled edges in the move phase; the allowed squares in the penalty phase."""
-        if state.winner:
+        if state.finished:
             return []
         if state.phase == "move":
             drawn = state.drawn
@@ -382,9 +440,9 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         winner = self._decide(red, blue, seat, state.ruleset)
         phase: Phase = "move"
         turn = seat if gained else 3 - seat
-        reason = ""
+        reason = None
         if winner:
-            reason = "line"
+            reason = Termination.FOUR_IN_A_ROW
         elif drawn == ALL_EDGES:
             phase = "penalty"
             round_winner = 1 if boxes_red.bit_count() > boxes_blue.bit_count() else 2
@@ -429,10 +487,14 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         round_winner = 3 - loser
         bit = 1 << sq
         red, blue = state.red, state.blue
-        if (red | blue) & bit:
+        if (red | blue) & bit and state.ruleset == "original":
             action, colour = "empty", COLOUR_NAME[loser]
             red &= ~bit
             blue &= ~bit
+        elif (red | blue) & bit:
+            action, colour = "turn", COLOUR_NAME[round_winner]
+            red ^= bit
+            blue ^= bit
         else:
             action, colour = "paint", COLOUR_NAME[round_winner]
             if round_winner == 1:
@@ -444,10 +506,10 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             Event("penalty", {"seat": loser, "square": square_name(sq), "action": action, "colour": colour}),
         ]
         winner = self._decide(red, blue, loser, state.ruleset)
-        reason = "line" if winner else ""
-        if not winner and state.round_no >= state.max_rounds:
-            winner, reason = self._round_limit_winner(red, blue, round_winner), "round-limit"
-        if winner:
+        reason = Termination.FOUR_IN_A_ROW if winner else None
+        if not winner and state.max_rounds is not None and state.round_no >= state.max_rounds:
+            winner, reason = self._round_limit_winner(red, blue), Termination.ROUND_LIMIT
+        if reason is not None:
             new = PathingState(
                 red,
                 blue,
@@ -479,7 +541,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             state.round_no + 1,
             starter,
             0,
-            "",
+            None,
             state.ruleset,
             state.max_rounds,
         )
@@ -487,16 +549,16 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         return new, events
 
     @staticmethod
-    def _round_limit_winner(red: int, blue: int, last_round_winner: Seat) -> Seat:
-        """After the last allowed round: more squares of one's colour wins, equal → that round's winner."""
+    def _round_limit_winner(red: int, blue: int) -> Seat:
+        """After the last allowed round: more squares of one's colour wins; equal → 0, a draw."""
         nr, nb = red.bit_count(), blue.bit_count()
-        if nr != nb:
-            return 1 if nr > nb else 2
-        return last_round_winner
+        if nr == nb:
+            return 0
+        return 1 if nr > nb else 2
 
     def _game_over(self, state: PathingState) -> Event:
-        data: dict[str, Any] = {"winner": state.winner, "reason": state.reason, "scores": self.scores(state)}
-        if state.reason == "line":
+        data: dict[str, Any] = {"winner": state.winner or None, "reason": state.reason, "scores": self.scores(state)}
+        if state.reason is Termination.FOUR_IN_A_ROW:
             data["lines"] = _lines(state.colour_mask(state.winner))
         return Event("game_over", data)
 
@@ -520,7 +582,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             "round": state.round_no,
             "last_swapper": state.last_swapper,
             "winner": state.winner,
-            "reason": state.reason,
+            "reason": "" if state.reason is None else state.reason.value,
         }
 
     def state_from_json(self, data: Mapping[str, Any]) -> PathingState:
@@ -559,9 +621,9 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
             int(data["round"]),
             int(data["last_swapper"]),
             int(data["winner"]),
-            str(data["reason"]),
+            _stored_reason(data.get("reason")),
             ruleset,
-            int(data["max_rounds"]),
+            None if data.get("max_rounds") is None else int(data["max_rounds"]),
         )
 
     def render_text(self, state: PathingState) -> str:
@@ -605,12 +667,25 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         return filled.format("r" if state.red_edges >> edge & 1 else "b")
 
     def _status(self, state: PathingState) -> str:
-        if state.winner:
-            why = "four in a line" if state.reason == "line" else f"after the {state.max_rounds}-round limit"
-            return f"game over: seat {state.winner} ({COLOUR_NAME[state.winner]}) wins, {why}"
+        if state.reason is Termination.FOUR_IN_A_ROW:
+            return f"game over: seat {state.winner} ({COLOUR_NAME[state.winner]}) wins, four in a row"
+        if state.reason is Termination.ROUND_LIMIT:
+            if not state.winner:
+                return f"game over: a draw after the {state.max_rounds}-round limit, equal squares"
+            return (
+                f"game over: seat {state.winner} ({COLOUR_NAME[state.winner]}) wins on squares "
+                f"after the {state.max_rounds}-round limit"
+            )
         if state.phase == "penalty":
             return f"round won by {COLOUR_NAME[3 - state.turn]}; {self._penalty_task(state)}"
         return f"seat {state.turn} ({COLOUR_NAME[state.turn]}) to swap"
+
+
+def _stored_reason(value: Any) -> Termination | None:
+    """A stored reason; `line` is how states written before the contract's names said four-in-a-row."""
+    if not value:
+        return None
+    return Termination.FOUR_IN_A_ROW if value == "line" else Termination(value)
 
 
 RULESET = PathingRuleset()

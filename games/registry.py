@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 
-from games.base import AnyRuleset
+from games.base import TITLES, AnyRuleset
+
+__all__ = ["GAME_MODULES", "TITLES", "GameNotImplementedError", "UnknownGameError", "get", "implemented"]
 
 GAME_MODULES: dict[str, str] = {
     "pathing": "games.pathing",
@@ -14,13 +16,6 @@ GAME_MODULES: dict[str, str] = {
     "dotdash": "games.dotdash",
 }
 
-TITLES: dict[str, str] = {
-    "pathing": "Pathing Dots & Boxes",
-    "trax": "Trax",
-    "boxes": "Dots-and-Boxes",
-    "dots": "Dots (Kropki)",
-    "dotdash": "Dot Dash",
-}
 
 _cache: dict[str, AnyRuleset] = {}
 

@@ -22,6 +22,7 @@ from games.base import (
     Outcome,
     Ruleset,
     Seat,
+    Termination,
     TurnError,
 )
 from games.coords import col_to_letters, letters_to_col, point_name
@@ -93,7 +94,6 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
     """Dots with automatic smallest-area capture, legal suicide and the grounding `stop`."""
 
     id = "dots"
-    title = "Dots (Kropki)"
     options_model = DotsOptions
 
     def default_clock(self, options: DotsOptions) -> ClockSpec:
@@ -143,7 +143,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
             return None
         s = self.scores(state)
         winner = 1 if s[1] > s[2] else 2 if s[2] > s[1] else None
-        return Outcome(winner, state.reason, s)
+        return Outcome(winner, Termination(state.reason), s)
 
     def extra(self, state: DotsState) -> dict[str, Any]:
         """`ungrounded`: per seat, own live dots plus enemy dots held, not joined to the edge."""
@@ -375,6 +375,8 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         return "\n".join(lines)
 
     # -- SGF -----------------------------------------------------------------------
+    sgf_records = True
+
     def import_sgf(self, text: str) -> tuple[dict[str, Any], list[str]]:
         """An SGF record (GM[40]) → replay options and seat-prefixed move lines."""
         from games.dots.sgf import import_sgf

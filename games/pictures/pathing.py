@@ -53,7 +53,7 @@ class PathingRenderer(BoardRenderer):
 
     def status(self, ruleset: AnyRuleset, state: PathingState, name: Callable[[Seat], str]) -> str | None:
         """Round number, and the penalty pick when one is due."""
-        if state.winner:
+        if state.finished:
             return None
         if state.phase == "penalty":
             return f"Round {state.round_no} over: {name(state.turn)} picks a square"

@@ -16,6 +16,7 @@ from games.base import (
     Outcome,
     Ruleset,
     Seat,
+    Termination,
 )
 from games.trax import notation
 from games.trax.board import (
@@ -61,7 +62,6 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
     """Unlimited Trax with the Death Match notation on top."""
 
     id = "trax"
-    title = "Trax"
     options_model = TraxOptions
 
     def __init__(self) -> None:
@@ -85,7 +85,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
         """Winner and 'loop' or 'line'."""
         if not state.finished:
             return None
-        return Outcome(state.winner, state.reason, self.scores(state))
+        return Outcome(state.winner, Termination(state.reason), self.scores(state))
 
     def scores(self, state: TraxState) -> dict[Seat, int]:
         """Trax has no score: 0 for both seats."""

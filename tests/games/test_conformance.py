@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from games import registry
-from games.base import AnyRuleset, MoveError, play_text
+from games.base import AnyRuleset, MoveError, Termination, play_text
 from tests import DATA as TEST_DATA
 
 DATA = TEST_DATA / "conformance"
@@ -47,7 +47,8 @@ def _playout(ruleset: AnyRuleset, opts: dict[str, Any], seed: int, max_plies: in
         assert (outcome is None) == (seat is not None), "to_move is None exactly when finished"
         if outcome is not None:
             assert outcome.winner in (None, 1, 2)
-            assert outcome.reason
+            assert isinstance(outcome.termination, Termination)
+            assert outcome.reason == outcome.termination.value
             assert ruleset.legal_moves(state) == []
             return
         moves = ruleset.legal_moves(state)

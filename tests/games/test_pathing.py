@@ -139,7 +139,7 @@ def test_looks_like_move() -> None:
 def test_line_mid_round_ends_the_match_at_once() -> None:
     state, events = play(start(layout="RRR./...R/..../...."), "D1-D2")
     out = R.outcome(state)
-    assert out is not None and out.winner == 1 and out.reason == "line"
+    assert out is not None and out.winner == 1 and out.reason == "four-in-a-row"
     assert kinds(events) == ["move", "game_over"] and events[-1].data["lines"] == ["row 1"]
     assert R.to_move(state) is None and R.legal_moves(state) == []
     for text, seat in [("A4-B4", None), ("pick A2", None), ("A4-B4", 2)]:
@@ -150,7 +150,7 @@ def test_line_mid_round_ends_the_match_at_once() -> None:
 def test_completing_only_the_opponents_line_makes_the_opponent_win() -> None:
     state, _ = play(start(layout="RRR./...R/..../...."), "A4-B4", "D1-D2")
     out = R.outcome(state)
-    assert out is not None and out.winner == 1 and out.reason == "line"
+    assert out is not None and out.winner == 1 and out.reason == "four-in-a-row"
 
 
 def test_columns_count_and_diagonals_do_not() -> None:
@@ -178,7 +178,7 @@ def test_both_colours_complete_a_line_in_one_swap(ruleset: str, layout: str, win
     state, events = play(state, "A1-B1")  # blue: A1 becomes red (column A), B1 blue (column B)
     assert has_line(state.red) and has_line(state.blue)
     out = R.outcome(state)
-    assert out is not None and (out.winner, out.reason) == (winner, "line")
+    assert out is not None and (out.winner, out.reason) == (winner, "four-in-a-row")
     assert events[-1].kind == "game_over"
 
 
@@ -208,20 +208,43 @@ def test_round_end_penalty_on_an_empty_square() -> None:
     assert R.to_move(state) == 2  # blue made the last swap of round 1
 
 
-def test_penalty_on_a_full_board_empties_one_of_the_losers_squares() -> None:
-    state, _ = play(start(layout="RBRB/BRBR/RBRB/BRBR"), *FULL_ROUND)
+@pytest.mark.parametrize(
+    ("ruleset", "task", "action", "colour", "after"),
+    [
+        # Ruling: in dm5 the loser's own square takes the round winner's colour ...
+        ("dm5", "one of their red squares to turn blue", "turn", "blue", "RBRR/BBBR/BRBB/BRRB"),
+        # ... while the original ruleset keeps "it becomes empty".
+        ("original", "one of their red squares to empty", "empty", "red", "RBRR/BBBR/BRBB/BRR."),
+    ],
+)
+def test_penalty_on_a_full_board_takes_one_of_the_losers_squares(
+    ruleset: str, task: str, action: str, colour: str, after: str
+) -> None:
+    state, _ = play(start(layout="RBRB/BRBR/RBRB/BRBR", ruleset=ruleset), *FULL_ROUND)
     assert state.phase == "penalty" and R.to_move(state) == 1 and R.scores(state) == {1: 1, 2: 8}
     assert board_text(state.red, state.blue) == "RBRR/BBBR/BRBB/BRRR"
     assert {R.format(state, m) for m in R.legal_moves(state)} == {
         f"pick {sq}" for sq in ["A1", "C1", "D1", "D2", "B3", "B4", "C4", "D4"]
     }
-    assert "one of their red squares to empty" in R.render_text(state)
+    assert task in R.render_text(state)
     with pytest.raises(IllegalMoveError, match="B1 is not yours"):
         play(state, "B1")
-    state, events = play(state, "A1")
-    assert events[1].data == {"seat": 1, "square": "A1", "action": "empty", "colour": "red"}
-    assert board_text(state.red, state.blue) == ".BRR/BBBR/BRBB/BRRR"
+    state, events = play(state, "D4")
+    assert events[1].data == {"seat": 1, "square": "D4", "action": action, "colour": colour}
+    assert board_text(state.red, state.blue) == after
     assert state.round_no == 2 and R.to_move(state) == 2
+
+
+def test_dm5_full_board_pick_that_hands_the_winner_a_line_ends_the_match() -> None:
+    # Blue won the round; red must give up a red square, and A1 turning blue completes column A.
+    state = _penalty_state("RRBR/BRRB/BBRR/BRBB", round_winner=2)
+    state, events = play(state, "pick A1")
+    assert events[1].data["action"] == "turn" and kinds(events)[-1] == "game_over"
+    out = R.outcome(state)
+    assert out is not None and (out.winner, out.reason) == (2, "four-in-a-row")
+    original = _penalty_state("RRBR/BRRB/BBRR/BRBB", round_winner=2, ruleset="original")
+    original, _ = play(original, "pick A1")
+    assert R.outcome(original) is None and board_text(original.red, original.blue).startswith(".RBR")
 
 
 def _penalty_state(board: str, round_winner: int, **fields: object) -> PathingState:
@@ -245,7 +268,7 @@ def test_the_penalty_placement_itself_completes_the_winners_line() -> None:
     state, events = play(state, "D1")
     assert kinds(events) == ["move", "penalty", "game_over"]
     out = R.outcome(state)
-    assert out is not None and (out.winner, out.reason) == (1, "line")
+    assert out is not None and (out.winner, out.reason) == (1, "four-in-a-row")
     assert R.extra(state)["phase"] == "penalty" and R.to_move(state) is None
 
 
@@ -260,16 +283,35 @@ def test_last_swap_of_a_round_making_a_line_ends_the_match_without_penalty() -> 
     assert R.outcome(state) is not None and state.winner == 1 and state.phase == "move"
 
 
-def test_round_limit_decides_by_squares_then_by_the_last_round() -> None:
+def test_no_round_limit_unless_the_host_sets_one() -> None:
+    options = R.parse_options({})
+    assert options.max_rounds is None and R.rules_summary(options) is None
+    assert R.parse_options({"max_rounds": "none"}).max_rounds is None
+    state = _penalty_state("RR../B.../..../....", round_winner=2, round=500)
+    state, events = play(state, "pick D4")
+    assert R.outcome(state) is None and state.round_no == 501 and kinds(events)[-1] == "round_start"
+
+
+def test_round_limit_decides_by_squares_and_equal_is_a_draw() -> None:
     state, _ = play(start(max_rounds=1), *IN_ORDER, "pick A1")
     out = R.outcome(state)
     assert out is not None and (out.winner, out.reason) == (2, "round-limit")
     state = _penalty_state("RR../B.../..../....", round_winner=2, max_rounds=3, round=3)
-    state, _ = play(state, "pick D4")  # 2 red, 2 blue: the last round's winner (blue) wins
-    assert state.winner == 2 and state.reason == "round-limit"
+    state, events = play(state, "pick D4")  # 2 red, 2 blue
+    out = R.outcome(state)
+    assert out is not None and (out.winner, out.reason) == (None, "round-limit")
+    assert R.to_move(state) is None and R.legal_moves(state) == []
+    assert events[-1].kind == "game_over" and events[-1].data["winner"] is None
+    assert "draw" in R.render_text(state).splitlines()[-1]
     state = _penalty_state("RR../B.../..../....", round_winner=2, max_rounds=4, round=3)
     state, _ = play(state, "pick D4")
-    assert state.winner == 0 and state.round_no == 4
+    assert R.outcome(state) is None and state.round_no == 4
+
+
+def test_a_set_round_limit_is_announced() -> None:
+    summary = R.rules_summary(R.parse_options({"max_rounds": 12}))
+    assert summary is not None
+    assert "12 rounds" in summary and "more squares" in summary and "draw" in summary
 
 
 def test_json_round_trip_in_the_penalty_phase() -> None:
@@ -306,7 +348,7 @@ def test_default_clock_per_ruleset() -> None:
     assert (original.kind, original.move, original.reserve) == ("move_reserve", 120, 300)
 
 
-def test_seed_layouts_all_validate() -> None:
+def test_seed_layouts_all_validate_and_load_by_name() -> None:
     presets = json.loads(LAYOUTS.read_text())
     assert {"empty", "corners"} <= set(presets)
     for name, preset in presets.items():
@@ -315,6 +357,13 @@ def test_seed_layouts_all_validate() -> None:
         assert red.bit_count() == blue.bit_count(), name
         assert preset["about"], name
         assert R.to_move(R.new_game(options)) == 1
+        assert R.parse_options({"layout": name}) == options, name
+        assert R.parse_options({"layout": f" {name.upper()} "}).layout == options.layout, name
+
+
+def test_unknown_layout_name_lists_the_presets() -> None:
+    with pytest.raises(OptionsError, match=r"no layout preset 'spiral'.*corners"):
+        R.parse_options({"layout": "spiral"})
 
 
 def test_render_shows_both_boards_labels_round_and_action() -> None:
@@ -370,17 +419,28 @@ def test_random_game_properties(layout: str, ruleset: str, seed: int) -> None:
                 assert sum(R.scores(state).values()) == 9
                 assert R.to_move(state) == 3 - events[-1].data["winner"]
         else:
-            assert abs(coloured_after - coloured_before) == 1
-            if not state.winner:
+            loser = before.turn
+            if coloured_before == 16 and ruleset == "dm5":
+                # The loser's own square takes the winner's colour: one square changes hands.
+                assert coloured_after == 16
+                assert state.colour_mask(loser).bit_count() == before.colour_mask(loser).bit_count() - 1
+            else:
+                assert abs(coloured_after - coloured_before) == 1
+            if R.outcome(state) is None:
                 assert swaps_this_round == 24 and state.phase == "move"
                 assert R.to_move(state) == before.last_swapper
                 swaps_this_round = 0
-        if state.winner and state.reason == "line":
+        if state.reason == "four-in-a-row":
             assert has_line(state.red) or has_line(state.blue)
-        elif not state.winner:
+        else:
             assert not has_line(state.red) and not has_line(state.blue)
     out = R.outcome(state)
-    assert out is not None and out.winner in (1, 2)
+    assert out is not None
+    if out.reason == "round-limit":
+        nr, nb = state.red.bit_count(), state.blue.bit_count()
+        assert out.winner == (None if nr == nb else 1 if nr > nb else 2)
+    else:
+        assert out.winner in (1, 2)
     assert R.legal_moves(state) == []
     for text in ["A1-B1", "pick A1", "C3"]:
         with pytest.raises(GameFinishedError):
