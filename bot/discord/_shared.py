@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -40,6 +41,44 @@ STATE_WORDS = {
 def state_words(status: str) -> str:
     """`mulligan_wait` → "waiting for a mulligan decision"."""
     return STATE_WORDS.get(status, status.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A provisional move as the adapters show it."""
+
+    seat: int
+    ply: int
+    notation: str
+    message_id: str | None
+
+
+def pending_of(live: Live) -> Pending | None:
+    """The match's provisional move (works with the service's dict or its `Provisional`)."""
+    raw: Any = live.pending
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        return Pending(int(raw["seat"]), int(raw.get("ply", live.ply)), str(raw["notation"]), raw.get("message_id"))
+    return Pending(int(raw.seat), int(raw.ply), str(raw.notation), raw.message_id)
+
+
+def timer_at(live: Live, rule: str, name: str, legacy: str) -> float | None:
+    """When one of the match's rule timers fires on the loop clock (None: not running)."""
+    getter = getattr(live, "timer_due", None)
+    if getter is not None:
+        due = getter(rule, name)
+        return None if due is None or due == float("inf") else float(due)
+    timers = getattr(live, "timers", None) or {}
+    return float(timers[legacy]) if legacy in timers else None
+
+
+def presence_waiting(live: Live) -> bool:
+    """Whether a presence check (Trax grace `ready`) waits for the opponent."""
+    flags = getattr(live, "flags", None)
+    if flags is not None:
+        return bool(flags.get("presence_wait"))
+    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in getattr(live, "rules", []))
 
 
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.discord._shared import NO_PINGS, mention, pinging
+from bot.discord._shared import NO_PINGS, mention, pending_of, pinging, presence_waiting, timer_at
 from bot.discord.announce._views import buttons
 from bot.service import HostEvent, Live
 
@@ -63,7 +63,7 @@ class Room:
     board: discord.Message | None = None
     lines: list[str] = field(default_factory=list)
     unsent_pings: list[tuple[str, str]] = field(default_factory=list)
-    pending: list[HostEvent] = field(default_factory=list)
+    queued: list[HostEvent] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     seen_state: Any = None
     prev_state: Any = None
@@ -106,14 +106,21 @@ def deadline_line(live: Live, now: float) -> str | None:
     def stamp(at: float) -> str:
         return discord.utils.format_dt(utc_now + dt.timedelta(seconds=max(0.0, at - now)), "R")
 
-    if live.pending is not None and "commit" in live.timers:
-        return f"{live.name(live.pending['seat'])}'s move becomes final {stamp(live.timers['commit'])}"
+    pending = pending_of(live)
+    commit = timer_at(live, "takeback", "commit", "commit")
+    if pending is not None and commit is not None:
+        return f"{live.name(pending.seat)}'s move becomes final {stamp(commit)}"
     if live.status != "ongoing":
-        if "mulligan" in live.timers:
-            return f"The mulligan offer ends {stamp(live.timers['mulligan'])}"
+        offer = timer_at(live, "mulligan", "offer", "mulligan")
+        if live.status == "mulligan_wait" and offer is not None:
+            return f"The mulligan offer ends {stamp(offer)}"
+        choose = timer_at(live, "advantage", "choose", "choose")
+        if live.status == "choosing" and choose is not None:
+            return f"The choice of who starts ends {stamp(choose)}"
         return None
-    if "presence" in live.timers:
-        return f"The presence check ends {stamp(live.timers['presence'])}"
+    presence = timer_at(live, "presence", "presence", "presence")
+    if presence is not None:
+        return f"The presence check ends {stamp(presence)}"
     for deadline in live.clocks.next_deadlines(now):
         words = DEADLINE_WORDS.get(deadline.kind)
         if words is not None:
@@ -159,9 +166,10 @@ def open_actions(live: Live) -> tuple[list[str], int]:
         return ["first", "second"], 0
     if live.status == "mulligan_wait":
         return ["mull", "decl"], live.ply
-    if live.pending is not None:
-        return ["take"], int(live.pending.get("ply", live.ply))
-    if live.flags.get("presence_wait"):
+    pending = pending_of(live)
+    if pending is not None:
+        return ["take"], pending.ply
+    if presence_waiting(live):
         return ["here"], 0
     if live.game == "dotdash":
         with contextlib.suppress(Exception):
@@ -198,7 +206,7 @@ class Announcer(commands.Cog):
                 elif ev.kind in ("takeback", "mulligan", "started", "resumed"):
                     room.prev_state = room.last_move = None
                 room.seen_state = live.state
-        room.pending.append(ev)
+        room.queued.append(ev)
         if room.task is None or room.task.done():
             room.task = asyncio.create_task(self._flush_later(ev.match_id), name=f"announce-{ev.match_id}")
 
@@ -234,9 +242,9 @@ class Announcer(commands.Cog):
     async def flush(self, match_id: int) -> None:
         """Fold everything buffered for a match into its board; ping who must act."""
         room = self.rooms.get(match_id)
-        if room is None or not (room.pending or room.retries):
+        if room is None or not (room.queued or room.retries):
             return
-        events, room.pending = room.pending, []
+        events, room.queued = room.queued, []
         fresh: list[str] = []
         for ev in events:
             if ev.kind in ("started", "resumed"):

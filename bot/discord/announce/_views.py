@@ -11,7 +11,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from bot.discord._shared import host_bot, same_guild
+from bot.discord._shared import host_bot, pending_of, same_guild
 from bot.discord.errors import report_error
 from bot.service import HostError, SubmitResult
 
@@ -86,12 +86,11 @@ class MatchButton(
             raise HostError("This match is over.")
         if self.action == "take":
             live = service.get(match_id)
-            pending = live.pending
-            if pending is None or pending.get("ply") != self.ply:
+            pending = pending_of(live)
+            if pending is None or pending.ply != self.ply:
                 raise HostError("That move is already final.")
-            mover = live.players[pending["seat"]]
-            if mover.id != player:
-                raise HostError(f"Only {live.name(pending['seat'])} can take back {pending['notation']}.")
+            if live.players[pending.seat].id != player:
+                raise HostError(f"Only {live.name(pending.seat)} can take back {pending.notation}.")
             result = await service.takeback(match_id, player, via="button")
         elif self.action == "mull":
             result = await service.mulligan(match_id, player)

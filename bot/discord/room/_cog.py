@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.discord._shared import pinging
+from bot.discord._shared import pending_of, pinging
 from bot.service import HostError, Live, SubmitResult
 
 if TYPE_CHECKING:
@@ -139,10 +139,10 @@ class GameRoom(commands.Cog):
     async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
         """Take back the provisional move posted in this message, if there is one."""
         for live in self.bot.service.matches_in_channel(channel_id):
-            pending = live.pending
-            if pending is None or pending.get("message_id") != str(message_id):
+            pending = pending_of(live)
+            if pending is None or pending.message_id != str(message_id):
                 continue
-            player = author_id or live.players[pending["seat"]].id
+            player = author_id or live.players[pending.seat].id
             await self.bot.service.takeback(live.id, player, message_id=str(message_id), via=via)
 
     @commands.Cog.listener()
