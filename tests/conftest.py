@@ -20,14 +20,40 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from sqlalchemy.engine import make_url
 
 from bot.db import sqlite_url_for
 from bot.service import HostEvent, MatchService
 from bot.store import MatchStore
+from tests import SEED_ENV, env_seed
 
 PG_ENV = "DMHOST_TEST_PG_URL"
+SEED = env_seed()
+
+# Hypothesis draws the same examples on every run: derived from each test's name (derandomize), or from
+# DMHOST_TEST_SEED when it is set. No example database either, so a run never depends on an earlier one.
+hypothesis.settings.register_profile("dmhost", derandomize=True)
+hypothesis.settings.register_profile("dmhost-seeded", database=None)
+hypothesis.settings.load_profile("dmhost" if SEED is None else "dmhost-seeded")
+
+
+def pytest_report_header() -> str:
+    if SEED is None:
+        return f"random seeds: each test's fixed ones ({SEED_ENV}=N to start every seeded test from N)"
+    return f"random seeds: {SEED_ENV}={SEED}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With DMHOST_TEST_SEED set, every Hypothesis test draws its examples from that seed."""
+    if SEED is None:
+        return
+    for item in items:
+        test = getattr(item, "obj", None)
+        test = getattr(test, "__func__", test)
+        if getattr(test, "is_hypothesis_test", False):
+            hypothesis.seed(SEED)(test)
 
 
 def _register_sqlite_futures_with_looptime() -> None:

@@ -18,7 +18,7 @@ from games.coords import col_to_letters
 from games.trax import RULESET as R
 from games.trax import THREE_SAME, TraxState, perft
 from games.trax.board import FIT, frontier, need
-from tests import DATA
+from tests import DATA, seeds
 
 CASES = DATA / "trax"
 """Real games and short upstream vectors (sources: tests/data/README.md)."""
@@ -136,9 +136,9 @@ def _random_state(seed: int, plies: int) -> TraxState:
     return state
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(0, 8))
 def test_legal_moves_are_exactly_the_playable_placements(seed: int) -> None:
-    state = _random_state(seed, 10 + seed * 3)
+    state = _random_state(seed, 10 + seed % 8 * 3)
     if state.finished:
         assert R.legal_moves(state) == [] and perft(state, 1) == 0
         return
