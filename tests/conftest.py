@@ -46,7 +46,11 @@ def pytest_report_header() -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With DMHOST_TEST_SEED set, every Hypothesis test draws its examples from that seed."""
+    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them); with DMHOST_TEST_SEED set, every
+    Hypothesis test draws its examples from that seed."""
+    for item in items:
+        if "pg_url" in getattr(item, "fixturenames", ()) or "pg_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.pg)
     if SEED is None:
         return
     for item in items:
