@@ -45,19 +45,19 @@ def pytest_report_header() -> str:
     return f"random seeds: {SEED_ENV}={SEED}"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """With DMHOST_TEST_SEED set, every Hypothesis test (inner ones included) draws from that seed, as
+    `--hypothesis-seed` would make it (read by Hypothesis' own pytest_configure, which runs after this)."""
+    if SEED is not None and config.getoption("hypothesis_seed", None) is None:
+        config.option.hypothesis_seed = str(SEED)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them); with DMHOST_TEST_SEED set, every
-    Hypothesis test draws its examples from that seed."""
+    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them)."""
     for item in items:
         if "pg_url" in getattr(item, "fixturenames", ()) or "pg_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.pg)
-    if SEED is None:
-        return
-    for item in items:
-        test = getattr(item, "obj", None)
-        test = getattr(test, "__func__", test)
-        if getattr(test, "is_hypothesis_test", False):
-            hypothesis.seed(SEED)(test)
 
 
 def _register_sqlite_futures_with_looptime() -> None:
