@@ -319,10 +319,6 @@ async def test_unexpected_errors_are_logged_not_shown(h: Harness, caplog: pytest
 
 
 async def test_dotdash_pie_choice_buttons(h: Harness) -> None:
-    from games import registry
-
-    if "dotdash" not in registry.implemented():
-        pytest.skip("dotdash engine not merged yet")
     replies = await h.slash(
         h.carol, "start", game="dotdash", player1=h.alice, player2=h.bob, options="size=7", room="channel"
     )

@@ -12,7 +12,6 @@ import pytest
 from bot import policies
 from bot.policies import HostPolicy
 from bot.service import PlayerRef
-from games import registry
 from tests.bot.discord.harness import Harness, text_of
 
 pytestmark = pytest.mark.looptime
@@ -179,8 +178,6 @@ async def test_takeback_button(room: Harness) -> None:
 
 @pytest.mark.parametrize("via", ["delete", "edit"])
 async def test_trax_takeback(room: Harness, via: str) -> None:
-    if "trax" not in registry.implemented():
-        pytest.skip("trax engine not merged yet")
     h = room
     match_id = await h.bot.service.create_match(
         "trax",
