@@ -1,5 +1,10 @@
 """The test suite; it mirrors the source tree (`tests/games`, `tests/bot`, `tests/bot/discord`)."""
 
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -8,3 +13,30 @@ DATA = TESTS / "data"
 """Every data file the tests read (nothing outside the repository)."""
 ROOT = TESTS.parent
 """The repository."""
+
+SEED_ENV = "DMHOST_TEST_SEED"
+"""Set it to an integer to run every seeded test from that seed instead of its fixed default."""
+
+
+def env_seed() -> int | None:
+    """The seed DMHOST_TEST_SEED names, or None when it is not set."""
+    text = os.environ.get(SEED_ENV, "").strip()
+    return int(text) if text else None
+
+
+def seeds(default: int, n: int = 1) -> list[int]:
+    """The seeds of a randomised test: `n` consecutive ones from DMHOST_TEST_SEED when it is set, else from
+    the test's fixed `default`. Rerunning with DMHOST_TEST_SEED=S starts from seed S."""
+    base = env_seed()
+    start = default if base is None else base
+    return [start + i for i in range(n)]
+
+
+@contextlib.contextmanager
+def seed_note(seed: int) -> Iterator[None]:
+    """Name the seed in a failure inside the block (pytest prints exception notes under the error)."""
+    try:
+        yield
+    except BaseException as exc:
+        exc.add_note(f"random seed {seed}; rerun it with {SEED_ENV}={seed}")
+        raise

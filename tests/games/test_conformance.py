@@ -14,6 +14,7 @@ import pytest
 from games import registry
 from games.base import AnyRuleset, MoveError, Termination, play_text
 from tests import DATA as TEST_DATA
+from tests import seed_note, seeds
 
 DATA = TEST_DATA / "conformance"
 
@@ -66,8 +67,9 @@ def _playout(ruleset: AnyRuleset, opts: dict[str, Any], seed: int, max_plies: in
 @pytest.mark.parametrize(("game", "opts", "games", "max_plies"), _cases())
 def test_random_playouts(game: str, opts: dict[str, Any], games: int, max_plies: int) -> None:
     ruleset = registry.get(game)
-    for seed in range(games):
-        _playout(ruleset, opts, seed, max_plies)
+    for seed in seeds(0, games):
+        with seed_note(seed):
+            _playout(ruleset, opts, seed, max_plies)
 
 
 @pytest.mark.parametrize("game", [g for g in registry.GAME_MODULES if g in registry.implemented()])

@@ -23,24 +23,15 @@ from games.base import (
 )
 from games.dots import END, RULESET, STOP, DotsState
 from games.dots.sgf import SgfError, parse_nodes
+from tests import DATA
 from tests.games.test_replay_cli import run_replay
 
 R = RULESET
-_HERE = Path(__file__).resolve()
-# CI clones the repo with shared/ beside it; a git worktree one level deeper finds it one step up.
-_SHARED = next(
-    (p for p in (_HERE.parents[1].parent / "shared", _HERE.parents[2].parent / "shared") if p.is_dir()),
-    None,
-)
-CASES_FILE = None if _SHARED is None else _SHARED / "cases" / "dots" / "cases.jsonl"
-needs_cases = pytest.mark.skipif(
-    CASES_FILE is None or not CASES_FILE.exists(), reason="shared/cases/dots is not beside the repository"
-)
+CASES_FILE = DATA / "dots" / "cases.jsonl"
+"""Positions, move orders and game records from public Dots engines (sources: tests/data/README.md)."""
 
 
 def _load_cases() -> list[dict[str, Any]]:
-    if CASES_FILE is None or not CASES_FILE.exists():
-        return []
     return [json.loads(line) for line in CASES_FILE.read_text().splitlines() if line.strip()]
 
 
@@ -72,7 +63,6 @@ def strs(d: dict[int, int]) -> dict[str, int]:
 # -- the shared upstream cases -------------------------------------------------------------------
 
 
-@needs_cases
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_shared_case_in_process(case: dict[str, Any]) -> None:
     lines = case_lines(case)
@@ -99,7 +89,6 @@ def test_shared_case_in_process(case: dict[str, Any]) -> None:
 CLI_CASES = ["A2-VeryLongGame", "B-simple_surround", "D-Grounding_propagation"]
 
 
-@needs_cases
 @pytest.mark.parametrize("name", CLI_CASES)
 def test_shared_case_through_cli(name: str) -> None:
     case = next(c for c in CASES if c["name"] == name)
@@ -117,7 +106,6 @@ def test_shared_case_through_cli(name: str) -> None:
         assert result["scores"] == case["expect"]["scores"]
 
 
-@needs_cases
 @pytest.mark.parametrize("case", [c for c in CASES if c.get("sgf")], ids=lambda c: c["name"])
 def test_sgf_records_import_to_the_case_lines(case: dict[str, Any]) -> None:
     opts, lines = R.import_sgf(case["sgf"])
@@ -129,7 +117,6 @@ def test_sgf_records_import_to_the_case_lines(case: dict[str, Any]) -> None:
     assert strs(R.scores(replay(opts, lines))) == case["expect"]["scores"]
 
 
-@needs_cases
 def test_sgf_through_cli(tmp_path: Path) -> None:
     case = next(c for c in CASES if c["name"] == "A4-playdots962686")
     f = tmp_path / "game.sgf"

@@ -1,13 +1,11 @@
-"""Trax: the shared case files, perft, notation round-trips and hand-worked positions."""
+"""Trax: the upstream case files, perft, notation round-trips and hand-worked positions."""
 
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,21 +18,13 @@ from games.coords import col_to_letters
 from games.trax import RULESET as R
 from games.trax import THREE_SAME, TraxState, perft
 from games.trax.board import FIT, frontier, need
+from tests import DATA, seeds
 
-# shared/ sits beside the repository (as CI clones it); DMHOST_SHARED_CASES overrides that for
-# checkouts elsewhere (e.g. a git worktree).
-CASES = (
-    Path(os.environ.get("DMHOST_SHARED_CASES", Path(__file__).resolve().parents[1].parent / "shared" / "cases"))
-    / "trax"
-)
-needs_cases = pytest.mark.skipif(
-    not CASES.is_dir(), reason=f"shared Trax cases not found at {CASES} (clone shared/ beside the repo)"
-)
+CASES = DATA / "trax"
+"""Real games and short upstream vectors (sources: tests/data/README.md)."""
 
 
 def _load(name: str) -> list[dict[str, Any]]:
-    if not CASES.is_dir():
-        return []
     return [json.loads(line) for line in (CASES / name).read_text().splitlines() if line.strip()]
 
 
@@ -76,10 +66,9 @@ def _play(moves: list[str], state: TraxState | None = None) -> TraxState:
     return state
 
 
-# -- shared case files ---------------------------------------------------------------------
+# -- upstream case files--------------------------------------------------------------------
 
 
-@needs_cases
 def test_every_real_game_replays_with_its_verdict() -> None:
     assert len(REAL) == 277
     options = R.parse_options({})
@@ -91,7 +80,6 @@ def test_every_real_game_replays_with_its_verdict() -> None:
     assert wrong == []
 
 
-@needs_cases
 @pytest.mark.parametrize("case", SHORT, ids=[c["source"][-50:] for c in SHORT])
 def test_short_case(case: dict[str, Any]) -> None:
     result, _state = replay_lines(R, R.parse_options({}), case["moves"])
@@ -102,7 +90,6 @@ def test_short_case(case: dict[str, Any]) -> None:
         assert result["error"]["kind"] == "illegal"
 
 
-@needs_cases
 @pytest.mark.parametrize("index", [0, 276])
 def test_real_games_through_the_cli(index: int) -> None:
     case = REAL[index]
@@ -117,7 +104,6 @@ def test_real_games_through_the_cli(index: int) -> None:
     assert _actual(json.loads(proc.stdout)) == _expected(case)
 
 
-@needs_cases
 def test_illegal_short_cases_through_the_cli() -> None:
     for case in [c for c in SHORT if c.get("illegal_at")][:2]:
         proc = subprocess.run(
@@ -150,9 +136,9 @@ def _random_state(seed: int, plies: int) -> TraxState:
     return state
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(0, 8))
 def test_legal_moves_are_exactly_the_playable_placements(seed: int) -> None:
-    state = _random_state(seed, 10 + seed * 3)
+    state = _random_state(seed, 10 + seed % 8 * 3)
     if state.finished:
         assert R.legal_moves(state) == [] and perft(state, 1) == 0
         return

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -16,18 +14,14 @@ from games.boxes import RULESET as R
 from games.solver import SolveOptions, choose_move, move_values, review_move, solve
 from games.solver.board import board
 from games.solver.pure import PureSearch
-from tests import ROOT
+from tests import DATA, ROOT
 
-CASES = (
-    Path(os.environ.get("DMHOST_SHARED_CASES") or Path(__file__).resolve().parents[1].parent / "shared" / "cases")
-    / "boxes"
-)
+CASES = DATA / "boxes"
+"""Published and computed positions with exact values (sources: tests/data/README.md)."""
 QUICK_EMPTY = {(1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (2, 2), (2, 3)}
 
 
 def _cases(name: str) -> list[dict[str, object]]:
-    if not CASES.is_dir():
-        pytest.skip(f"shared cases not found at {CASES}")
     return [json.loads(line) for line in (CASES / name).read_text().splitlines() if line.strip()]
 
 
@@ -65,7 +59,6 @@ def test_each_technique_off_gives_the_same_values(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["tt_move", "null_window", "tt_buckets"])
 def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
-    pytest.importorskip("numba")
     opts = SolveOptions().without(name)
     for case in _cases("positions.jsonl")[19:30]:
         rows, cols, drawn = case["rows"], case["cols"], case["drawn"]
@@ -77,7 +70,6 @@ def test_kernel_only_techniques_off_give_the_same_values(name: str) -> None:
 
 
 def test_kernel_closure_matches_the_pure_one() -> None:
-    pytest.importorskip("numba")
     import numpy as np
 
     from games.solver.api import make_search
@@ -137,7 +129,6 @@ def test_agrees_with_exhaustive_search_on_random_small_positions() -> None:
 
 
 def test_kernel_matches_on_empty_3x3() -> None:
-    pytest.importorskip("numba")
     res = solve(3, 3, [], all_best=True, engine="kernel")
     assert res.value == -3
     assert len(res.best) == 24

@@ -1,0 +1,53 @@
+"""The sentences after "X played M." (`bot/announce.py`), from the events the real engines emit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.announce import describe
+from games import registry
+from games.base import play_text
+
+NAMES = {1: "Ann", 2: "Ben"}
+
+
+def name(seat: int | None) -> str:
+    return NAMES[seat] if seat in NAMES else "nobody"
+
+
+def events_of_last(game: str, opts: dict[str, Any], moves: list[str]) -> list[Any]:
+    ruleset = registry.get(game)
+    state = ruleset.new_game(ruleset.parse_options(opts))
+    events: list[Any] = []
+    for text in moves:
+        state, _move, events = play_text(ruleset, state, text)
+    return events
+
+
+def test_a_plain_move_needs_no_extra_sentence() -> None:
+    assert describe(events_of_last("boxes", {"rows": 1, "cols": 2}, ["A1-B1"]), name) == ""
+    assert describe(events_of_last("trax", {}, ["@0+"]), name) == ""
+
+
+def test_taking_boxes_names_the_player_the_count_and_the_extra_move() -> None:
+    one = describe(events_of_last("boxes", {"rows": 1, "cols": 2}, ["A1-B1", "A2-B2", "A1-A2", "B1-B2"]), name)
+    assert one.startswith(" ") and one.endswith(".")
+    assert "Ben" in one and "1 box " in one
+    assert one.count("moves again") == 1  # the extra turn is said once, not twice
+    both = ["A1-B1", "B1-C1", "A2-B2", "B2-C2", "A1-A2", "C1-C2", "B1-B2"]
+    two = describe(events_of_last("boxes", {"rows": 1, "cols": 2}, both), name)
+    assert "Ann" in two and "2 boxes" in two and two.count("moves again") == 1
+
+
+def test_trax_forced_tiles_are_listed() -> None:
+    text = describe(events_of_last("trax", {}, ["@0+", "B1+", "A0/"]), name)
+    assert "forced" in text and "B1\\" in text
+
+
+def test_players_are_named_never_numbered() -> None:
+    texts = [
+        describe(events_of_last("boxes", {"rows": 1, "cols": 2}, ["A1-B1", "A2-B2", "A1-A2", "B1-B2"]), name),
+        describe(events_of_last("trax", {}, ["@0+", "B1+", "A0/"]), name),
+    ]
+    for text in texts:
+        assert "seat" not in text.lower() and "nobody" not in text
