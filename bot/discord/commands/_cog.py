@@ -280,7 +280,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 name=f"{title}: {player1.display_name} vs {player2.display_name if player2 else opponent_name}"[:100],
                 type=kind,
                 auto_archive_duration=10080,
-                invitable=False,
+                invitable=mode != "private",  # only moderators invite to a private room
             )
         except discord.Forbidden:
             raise HostError(
