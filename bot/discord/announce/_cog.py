@@ -97,6 +97,17 @@ def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result
         return None
 
 
+def player_label(live: Live, seat: int) -> str:
+    """A player's name with the colour they play in the picture ("alice (red)")."""
+    try:
+        from games import pictures
+
+        colour = pictures.renderer_for(live.game).colour_word(live.ruleset, live.state, seat)
+    except Exception:
+        return live.name(seat)
+    return f"{live.name(seat)} ({colour})"
+
+
 def deadline_line(live: Live, now: float) -> str | None:
     """The running deadline as a Discord timestamp (`<t:UNIX:R>`), or None when no clock runs."""
     if live.status in ("finished", "aborted"):
@@ -340,7 +351,7 @@ class Announcer(commands.Cog):
     def board_content(self, live: Live, room: Room, *, with_text_board: bool) -> str:
         """Header, what just happened, whose turn, clocks and the running deadline."""
         service = self.bot.service
-        head = f"**Match {live.id} · {live.ruleset.title}** · {live.name(1)} vs {live.name(2)}"
+        head = f"**Match {live.id} · {live.ruleset.title}** · {player_label(live, 1)} vs {player_label(live, 2)}"
         parts = [head]
         if with_text_board:
             parts.append(f"```\n{live.ruleset.render_text(live.state)}\n```")

@@ -18,7 +18,7 @@ async def test_full_boxes_match_board_edited_in_place_to_the_final_position(worl
     match_id, room = await start(w, options="rows=1 cols=2")
     board = board_of(w, room, match_id)
     assert board.attachments and board.attachments[0].filename == "board.png"
-    assert "alice vs bob" in board.content and "alice to move" in board.content
+    assert "alice (red) vs bob (blue)" in board.content and "alice to move" in board.content
     await play(
         w,
         room,
