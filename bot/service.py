@@ -2,7 +2,8 @@
 
 No Discord here. Adapters hand in `(match, player, text)` and listen to `HostEvent`s.
 Each match has one `asyncio.Lock`: texts are processed in arrival order, and only the first legal
-move of a turn counts. Every accepted action is committed to the database before it is announced.
+move of a turn counts. House rules (`bot.rules`) answer hooks with effects; this module applies them
+in one place: the match changes, the log is committed, then the room hears about it, then timers re-arm.
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.announce import describe
+from bot import announce, rules
 from bot.clocks import Clocks, TimeControl
-from bot.policies import HostPolicy, policy_for
+from bot.rules import Effects, HouseRule, Provisional, Refused
 from bot.store import MatchStore, NewEvent, StoredMatch
 from games import registry
 from games.base import AnyRuleset, IllegalMoveError, MoveError, MoveSyntaxError, OptionsError
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
+SNAPSHOT_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class PlayerRef:
 
 @dataclass
 class HostEvent:
-    """Something the room should hear about."""
+    """Something the room should hear about: a kind, its data, and the sentence `bot.announce` made of it."""
 
     match_id: int
     kind: str
@@ -64,29 +67,7 @@ class HostError(ValueError):
 
 Listener = Callable[[HostEvent], Awaitable[None] | None]
 
-_KEYWORDS = {
-    "resign": "resign",
-    "i resign": "resign",
-    "take back": "takeback",
-    "takeback": "takeback",
-    "undo": "takeback",
-    "mulligan": "mulligan",
-    "use mulligan": "mulligan",
-    "decline": "decline",
-    "no mulligan": "decline",
-    "decline mulligan": "decline",
-    "ready": "ready",
-    "here": "here",
-    "i'm here": "here",
-    "im here": "here",
-    "confirm": "confirm",
-    "first": "first",
-    "i go first": "first",
-    "me": "first",
-    "second": "second",
-    "you go first": "second",
-    "you": "second",
-}
+_KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
 _PUNCT = re.compile(r"[!.?`*_~]+")
 
 
@@ -107,7 +88,6 @@ class Live:
     ruleset: AnyRuleset
     options: Any
     raw_options: dict[str, Any]
-    policy: HostPolicy
     state: Any
     players: dict[int, PlayerRef]
     clocks: Clocks
@@ -118,9 +98,11 @@ class Live:
     ply: int = 0
     result: tuple[int | None, str] | None = None
     history: list[tuple[int, Any, int]] = field(default_factory=list)
-    flags: dict[str, Any] = field(default_factory=dict)
-    timers: dict[str, float] = field(default_factory=dict)
-    pending: dict[str, Any] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    rules: list[HouseRule] = field(default_factory=list)
+    due: dict[tuple[str, str], float] = field(default_factory=dict)
+    paused_at: float | None = None
+    resume_to: str = "ongoing"
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
 
@@ -133,7 +115,40 @@ class Live:
 
     def name(self, seat: int | None) -> str:
         """Display name of a seat."""
-        return _display(self.players[seat].name) if seat in self.players else "nobody"
+        return announce.display(self.players[seat].name) if seat in self.players else "nobody"
+
+    def to_move(self) -> int | None:
+        """The seat whose turn it is."""
+        return self.ruleset.to_move(self.state)
+
+    def player_id(self, seat: int) -> str:
+        """The stable id of a seat's player."""
+        return self.players[seat].id
+
+    def timer_due(self, rule: str, name: str) -> float | None:
+        """When a rule's timer fires (infinity while the match is paused)."""
+        due = self.due.get((rule, name))
+        return None if due is None else (math.inf if self.paused_at is not None else due)
+
+    def provisional(self) -> Provisional | None:
+        """The move a rule keeps provisional, if any."""
+        return next((p for r in self.rules if (p := r.provisional()) is not None), None)
+
+    @property
+    def pending(self) -> Provisional | None:
+        """The provisional move (read-only; adapters use `MatchService.pending_move`)."""
+        return self.provisional()
+
+
+@dataclass
+class _Batch:
+    """What one action does to a match: log entries to commit together, then events to publish."""
+
+    log: list[NewEvent] = field(default_factory=list)
+    out: list[HostEvent] = field(default_factory=list)
+    winner: int | None = None
+    reason: str | None = None
+    players: dict[int, tuple[str, str]] | None = None
 
 
 class MatchService:
@@ -213,6 +228,7 @@ class MatchService:
         *,
         options: Mapping[str, Any] | None = None,
         clock: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         first: int | None = 1,
         advantage: int | None = None,
         guild_id: int | None = None,
@@ -220,7 +236,9 @@ class MatchService:
         by: str | None = None,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
-        `advantage` (1 or 2) instead names the player who chooses."""
+        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices."""
+        from bot import rules as house
+
         try:
             ruleset = registry.get(game)
         except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
@@ -229,21 +247,20 @@ class MatchService:
             raise HostError("a match needs two different players")
         try:
             opts = ruleset.parse_options(options or {})
-        except OptionsError as exc:
+            settings = house.parse(ruleset.id, rules)
+            spec = ruleset.default_clock(opts)
+            tc = TimeControl.from_spec(spec, house.clock_overrides(settings, spec.kind, clock or {}))
+        except (OptionsError, ValueError) as exc:
             raise HostError(str(exc)) from None
-        try:
-            tc = TimeControl.from_spec(ruleset.default_clock(opts), clock)
-        except ValueError as exc:
-            raise HostError(str(exc)) from None
+        if tc.takeback is not None and not (rules and "takeback" in rules):
+            settings["takeback"] = tc.takeback
+        settings["clock"] = tc.kind
         order = list(players)
-        status = "ongoing"
-        if advantage is not None:
-            if advantage not in (1, 2):
-                raise HostError("advantage names player 1 or 2")
-            status = "choosing"
-        elif first == 2:
+        if advantage is not None and advantage not in (1, 2):
+            raise HostError("advantage names player 1 or 2")
+        if advantage is None and first == 2:
             order.reverse()
-        elif first != 1:
+        elif advantage is None and first != 1:
             raise HostError("first must be 1 or 2")
         raw_opts = opts.model_dump(mode="json")
         live = Live(
@@ -252,19 +269,22 @@ class MatchService:
             ruleset=ruleset,
             options=opts,
             raw_options=raw_opts,
-            policy=policy_for(ruleset.id),
             state=ruleset.new_game(opts),
             players={1: order[0], 2: order[1]},
             clocks=Clocks.new(tc),
-            status=status,
+            status="ongoing",
             seq=0,
             guild_id=guild_id,
             channel_id=channel_id,
+            settings=settings,
+            rules=house.build(ruleset.id, settings),
         )
-        if advantage is not None:
-            live.flags["chooser"] = advantage
         now = self.now()
-        if status == "ongoing":
+        eff = Effects()
+        for rule in live.rules:
+            eff = self._take(live, rule, rule.on_create(live, advantage), eff, now)
+        self._change(live, eff, now)
+        if live.status == "ongoing":
             self._start_turn(live, now)
         created = NewEvent(
             "created",
@@ -273,6 +293,7 @@ class MatchService:
                 "game": ruleset.id,
                 "options": raw_opts,
                 "clock": tc.to_json(),
+                "rules": settings,
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": advantage,
@@ -282,7 +303,7 @@ class MatchService:
             game=ruleset.id,
             options=raw_opts,
             clock=tc.to_json(),
-            status=status,
+            status=live.status,
             players={s: (p.id, p.name) for s, p in live.players.items()},
             guild_id=guild_id,
             channel_id=channel_id,
@@ -291,32 +312,32 @@ class MatchService:
         )
         live.seq = 1
         self.live[live.id] = live
-        if status == "choosing":
-            chooser = live.players[advantage or 1]
-            await self._publish(
-                HostEvent(
-                    live.id,
-                    "choose",
-                    f"{live.name(advantage or 1)} has the advantage: post `first` to move first or `second` to let "
-                    f"{live.name(3 - (advantage or 1))} start.",
-                    {"chooser": chooser.id},
-                )
-            )
-        else:
-            await self._publish(self._started_event(live))
+        out = [self._event(live, n.kind, n.data, n.seat) for n in eff.say]
+        for ev in out or [self._started_event(live)]:
+            await self._publish(ev)
         self._rearm(live)
         return live.id
 
     def _started_event(self, live: Live, kind: str = "started") -> HostEvent:
         p1, p2 = live.players[1], live.players[2]
-        verb = "resumed" if kind == "resumed" else "started"
-        return HostEvent(
-            live.id,
+        return self._event(
+            live,
             kind,
-            f"Match {live.id} ({live.ruleset.title}) {verb}: {live.name(1)} (seat 1) vs {live.name(2)} (seat 2). "
-            f"{self._turn_text(live)}",
             {"players": {"1": p1.name, "2": p2.name}, "game": live.game},
+            extra={"match": live.id, "title": live.ruleset.title},
         )
+
+    def _event(
+        self,
+        live: Live,
+        kind: str,
+        data: Mapping[str, Any],
+        seat: int | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> HostEvent:
+        """A host event with its sentence (`extra`: facts the sentence needs that the event does not carry)."""
+        text = announce.say(kind, {**data, **(extra or {})}, seat, live.name, self._turn_text(live))
+        return HostEvent(live.id, kind, text, dict(data), seat)
 
     # -- reading -------------------------------------------------------------------
     def get(self, match_id: int) -> Live:
@@ -330,38 +351,62 @@ class MatchService:
         """Live matches whose room is this channel."""
         return [lv for lv in self.live.values() if lv.channel_id == channel_id]
 
+    def pending_move(self, match_id: int) -> Provisional | None:
+        """The provisional move of a running match, if it has one."""
+        live = self.live.get(match_id)
+        return None if live is None else live.provisional()
+
+    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
+        """A player's recent matches, newest first."""
+        return await self.store.history(player_id, limit=limit)
+
+    async def record(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
+        """A stored match (running or over)."""
+        return await self.store.load(match_id, with_events=with_events)
+
+    async def channel_of(self, match_id: int) -> int | None:
+        """The room of a match, running or over."""
+        live = self.live.get(match_id)
+        if live is not None:
+            return live.channel_id
+        stored = await self.store.load(match_id)
+        return None if stored is None else stored.channel_id
+
+    def status_lines(self, match_id: int) -> list[str]:
+        """Whose turn it is and both clocks: the two lines under a board."""
+        live = self.get(match_id)
+        return [self._turn_text(live), self.clock_text(live)]
+
     def board_text(self, match_id: int) -> str:
         """The text board, whose turn it is and both clocks."""
         live = self.get(match_id)
-        return "\n".join([live.ruleset.render_text(live.state), self._turn_text(live), self.clock_text(live)])
+        return "\n".join([live.ruleset.render_text(live.state), *self.status_lines(match_id)])
 
     def clock_text(self, live: Live) -> str:
         """One line with both clocks."""
         now = self.now()
         parts = []
+        fmt = announce.seconds
         for seat in (1, 2):
             rem = live.clocks.remaining(seat, now)
             mark = "▶ " if live.clocks.running == seat else ""
             if live.clocks.tc.kind == "move_reserve":
-                parts.append(f"{mark}{live.name(seat)} {_fmt(rem['move'])} + {_fmt(rem['reserve'])} reserve")
+                parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} + {fmt(rem['reserve'])} reserve")
             else:
-                g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {_fmt(rem['grace'])}"
-                parts.append(f"{mark}{live.name(seat)} {_fmt(rem['move'])} ({g})")
+                g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {fmt(rem['grace'])}"
+                parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} ({g})")
         suffix = " (paused)" if live.status == "paused" else ""
         return "clocks: " + " | ".join(parts) + suffix
 
     def _turn_text(self, live: Live) -> str:
-        if live.status == "choosing":
-            return f"Waiting for {live.name(live.flags.get('chooser'))} to choose who starts."
-        if live.status in ("finished", "aborted"):
-            return "The match is over."
-        seat = live.ruleset.to_move(live.state)
-        if live.pending is not None:
-            return f"{live.name(live.pending['seat'])}'s move becomes final in a few seconds."
-        if seat is None:
-            return "The game is over."
-        prompt = live.ruleset.turn_prompt(live.state)
-        return f"{live.name(seat)} to move" + (f": {prompt}." if prompt else ".")
+        p = live.provisional()
+        to_move = None if live.status in rules.HOLD_STATUSES else live.to_move()
+        prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
+        status = live.resume_to if live.status == "paused" else live.status
+        return announce.turn(status, to_move, prompt, None if p is None else p.seat, live.name)
+
+    def _refusal(self, live: Live, exc: Refused) -> str:
+        return announce.refusal(exc.code, exc.data, live.name)
 
     # -- players' texts ------------------------------------------------------------
     async def submit(
@@ -389,7 +434,7 @@ class MatchService:
                 return SubmitResult("ignored", "empty")
             kw = keyword(text)
             if kw is not None:
-                handled = await self._keyword(live, seat, kw, message_id, arrived)
+                handled = await self._keyword(live, seat, kw, arrived)
                 if handled is not None:
                     return handled
             if len(text) > MAX_MOVE_TEXT:
@@ -404,26 +449,30 @@ class MatchService:
             return SubmitResult("ignored", "not a player of this match")
         return SubmitResult("rejected", f"Match {match_id} is over.", "finished")
 
-    async def _keyword(self, live: Live, seat: int, kw: str, message_id: str | None, at: float) -> SubmitResult | None:
-        try:
-            if kw == "resign":
-                return await self._resign(live, seat)
-            if kw == "takeback" and self._takeback_window(live):
-                return await self._takeback(live, seat, at, via="text")
-            if kw in ("mulligan", "decline") and live.policy.mulligans:
-                if kw == "mulligan":
-                    return await self._mulligan(live, seat)
-                return await self._decline_mulligan(live, seat)
-            if kw == "ready" and live.clocks.tc.kind == "grace":
-                return await self._ready(live, seat)
-            if kw == "here" and live.clocks.tc.kind == "grace":
-                return await self._here(live, seat)
-            if kw == "confirm" and live.flags.get("confirm"):
-                return await self._confirm(live, seat, at)
-            if kw in ("first", "second") and live.status == "choosing":
-                return await self._choose(live, seat, kw == "first")
-        except HostError as exc:
-            return SubmitResult("rejected", str(exc), "host")
+    async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
+        """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
+        if action == "resign":
+            return await self._resign(live, seat)
+        base = action.partition(":")[0]
+        for rule in live.rules:
+            if base not in rule.keywords.values():
+                continue
+            if live.status == "paused":
+                return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+            try:
+                eff = rule.on_keyword(live, seat, action, at)
+            except Refused as exc:
+                return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
+            if eff is None:
+                continue
+            if eff.replay is not None:
+                text, message_id = eff.replay
+                move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
+                return await self._play(live, seat, text, move, message_id, at)
+            batch = _Batch()
+            self._effects(live, rule, eff, batch)
+            await self._flush(live, batch)
+            return SubmitResult("accepted", events=batch.out)
         return None
 
     async def _move(self, live: Live, seat: int, text: str, message_id: str | None, at: float) -> SubmitResult:
@@ -432,76 +481,60 @@ class MatchService:
             parsed = ruleset.parse_syntax(text)
         except MoveSyntaxError as exc:
             if ruleset.looks_like_move(text) and live.status not in ("finished", "aborted"):
-                reason = f"I can't read {_quote(text)} as a move: {ruleset.move_hint()}."
+                reason = f"I can't read {announce.quote(text)} as a move: {ruleset.move_hint()}."
                 await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
                 return SubmitResult("rejected", reason, "syntax", [HostEvent(live.id, "hint", reason, seat=seat)])
             return SubmitResult("ignored", "chat")
-        if live.status == "choosing":
-            return SubmitResult(
-                "rejected", f"{live.name(live.flags.get('chooser'))} must first choose who starts.", "turn"
-            )
         if live.status == "paused":
-            return SubmitResult("rejected", "The match is paused.", "paused")
-        if live.status in ("finished", "aborted", "mulligan_wait") or ruleset.to_move(live.state) is None:
+            return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+        try:
+            for rule in live.rules:
+                rule.gate(live, seat)
+        except Refused as exc:
+            return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
+        if live.status != "ongoing" or ruleset.to_move(live.state) is None:
             return SubmitResult("rejected", "The game is over.", "finished")
-        if live.pending is not None:
-            return SubmitResult("rejected", "Wait: the last move is not final yet.", "turn")
         try:
             ruleset.check_turn(live.state, seat)
         except MoveError:
             reason = f"It is {live.name(ruleset.to_move(live.state))}'s turn."
             await self._record_attempt(live, seat, "turn", text, message_id, reason)
             return SubmitResult("rejected", reason, "turn")
-        if live.clocks.in_grace and live.clocks.running == seat and not live.flags.get("presence_ok"):
-            reason = (
-                f"You are in grace: post `ready` and wait for {live.name(3 - seat)} to confirm, then move."
-                if not live.flags.get("presence_wait")
-                else f"Waiting for {live.name(3 - seat)} to confirm they are here."
-            )
-            return SubmitResult("rejected", reason, "grace")
+        try:
+            for rule in live.rules:
+                rule.gate_mover(live, seat)
+        except Refused as exc:
+            return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
         try:
             move = ruleset.validate(live.state, parsed, seat)
         except IllegalMoveError as exc:
-            return await self._illegal(live, seat, text, message_id, exc, at)
-        if live.policy.confirm_shift and getattr(ruleset, "loses_by_shifting", None):
-            if ruleset.loses_by_shifting(live.state, move):
-                live.flags["confirm"] = {"seat": seat, "text": text, "message_id": message_id}
-                reason = "That move lowers your five-row count and loses at once. Post `confirm` to play it anyway."
-                return SubmitResult("rejected", reason, "confirm", [HostEvent(live.id, "confirm", reason, seat=seat)])
+            return await self._illegal(live, seat, text, message_id, exc)
+        for rule in live.rules:
+            eff = rule.after_validate(live, seat, text, move, message_id)
+            if eff is not None and eff.reject is not None:
+                reason = self._refusal(live, eff.reject)
+                return SubmitResult(
+                    "rejected", reason, eff.reject.kind, [HostEvent(live.id, eff.reject.kind, reason, seat=seat)]
+                )
         return await self._play(live, seat, text, move, message_id, at)
 
     async def _illegal(
-        self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError, at: float
+        self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
     ) -> SubmitResult:
-        reason = f"Illegal move {_quote(text)}: {exc.reason}."
-        events = [HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)]
-        extra: dict[str, Any] = {}
-        if exc.code == "three-same" and live.policy.three_same_restart and not live.flags.get("three_same_used"):
-            live.flags["three_same_used"] = True
-            live.clocks.start(seat, self.now())
-            extra["clock_restarted"] = True
-            note = f"{live.name(seat)}: that turn would leave three same-coloured tracks; your clock is restarted once."
-            events.append(HostEvent(live.id, "clock", note, {"notice": "restart"}, seat=seat))
-        await self._record_attempt(live, seat, "illegal", text, message_id, exc.reason, extra)
-        for ev in events:
-            await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("rejected", reason, "illegal", events)
+        reason = f"Illegal move {announce.quote(text)}: {exc.reason}."
+        batch = _Batch(
+            log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
+            out=[HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)],
+        )
+        for rule in live.rules:
+            self._effects(live, rule, rule.after_illegal(live, seat, exc.code), batch)
+        await self._flush(live, batch)
+        return SubmitResult("rejected", reason, "illegal", batch.out)
 
     async def _record_attempt(
-        self,
-        live: Live,
-        seat: int,
-        kind: str,
-        text: str,
-        message_id: str | None,
-        reason: str,
-        extra: dict[str, Any] | None = None,
+        self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
     ) -> None:
-        await self._commit(
-            live,
-            [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason, **(extra or {})})],
-        )
+        await self._commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
 
     async def _play(
         self, live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float
@@ -510,134 +543,165 @@ class MatchService:
         notation = ruleset.format(live.state, move)
         before = live.state
         new_state, game_events = ruleset.apply(live.state, move)
-        now = self.now()
-        if self._takeback_window(live) or live.policy.mulligans:
-            # Only games with take-backs or mulligans ever rewind, so only they keep earlier states.
+        if any(rule.needs_history for rule in live.rules):
+            # Only matches whose rules rewind keep earlier states.
             live.history.append((seat, before, live.ply))
             del live.history[:-HISTORY_DEPTH]
         live.state = new_state
         live.ply += 1
-        live.flags.pop("presence_ok", None)
-        live.flags.pop("presence_wait", None)
-        live.timers.pop("presence", None)
-        live.flags.pop("confirm", None)
         data: dict[str, Any] = {
             "move": notation,
             "ply": live.ply,
             "events": [{"kind": e.kind, **_jsonable(e.data)} for e in game_events],
         }
-        if self._takeback_window(live):
+        eff = Effects()
+        for rule in live.rules:
+            eff = self._take(live, rule, rule.after_play(live, seat, notation, message_id, at), eff, self.now())
+        batch = _Batch()
+        if eff.defer:
             # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
             live.clocks.pause(at)
-            live.pending = {
-                "seat": seat,
-                "message_id": message_id,
-                "at": at,
-                "ply": live.ply,
-                "notation": notation,
-            }
-            live.timers["commit"] = at + self._takeback_window(live)
             data["provisional"] = True
-            await self._commit(live, [NewEvent("move", seat, text, message_id, data)])
-            ev = HostEvent(
-                live.id,
-                "provisional",
-                f"{live.name(seat)} played {notation}. It becomes final in {self._takeback_window(live):g} s "
-                "(delete or edit your message, or post `take back`, to take it back).",
-                {"move": notation, "ply": live.ply},
-                seat=seat,
-            )
-            await self._publish(ev)
-            self._rearm(live)
-            return SubmitResult("accepted", events=[ev])
-        used = live.clocks.stop(at)
-        data["used"] = round(used, 3)
-        events = [NewEvent("move", seat, text, message_id, data)]
-        finished = self._engine_result(live)
-        if finished is None:
-            self._start_turn(live, now)
-        out = [
-            HostEvent(
-                live.id,
-                "move",
-                f"{live.name(seat)} played {notation}." + describe(game_events, live.name),
-                {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
-                seat=seat,
-            )
-        ]
-        if finished is not None:
-            out += await self._finish(live, finished[0], finished[1], events)
+            batch.log.append(NewEvent("move", seat, text, message_id, data))
+            self._effects(live, None, eff, batch)
         else:
-            await self._commit(live, events)
-            out.append(HostEvent(live.id, "turn", self._turn_text(live), {"seat": ruleset.to_move(live.state)}))
-        for ev in out:
-            await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("accepted", events=out)
-
-    @staticmethod
-    def _takeback_window(live: Live) -> float:
-        """Seconds a move stays provisional in this match (0: moves are final at once)."""
-        tc = live.clocks.tc.takeback
-        return live.policy.takeback_seconds if tc is None else tc
-
-    def _engine_result(self, live: Live) -> tuple[int | None, str] | None:
-        outcome = live.ruleset.outcome(live.state)
-        return None if outcome is None else (outcome.winner, outcome.reason)
+            used = live.clocks.stop(at)
+            data["used"] = round(used, 3)
+            batch.log.append(NewEvent("move", seat, text, message_id, data))
+            said = announce.describe(game_events, live.name)
+            batch.out.append(
+                self._event(
+                    live,
+                    "move",
+                    {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
+                    seat,
+                    extra={"said": said},
+                )
+            )
+            self._effects(live, None, eff, batch)
+            self._after_move(live, batch)
+        await self._flush(live, batch)
+        return SubmitResult("accepted", events=batch.out)
 
     def _start_turn(self, live: Live, now: float) -> None:
         seat = live.ruleset.to_move(live.state)
         if seat is not None:
             live.clocks.start(seat, now, paused=live.status == "paused")
 
-    # -- endings -------------------------------------------------------------------
-    async def _finish(
-        self, live: Live, winner: int | None, reason: str, events: list[NewEvent] | None = None
-    ) -> list[HostEvent]:
-        """End the match (or, where mulligans exist, ask the loser first). Commits."""
-        events = list(events or [])
-        loser = None if winner is None else 3 - winner
-        if (
-            reason in ("loop", "line")
-            and live.policy.mulligans
-            and loser is not None
-            and not live.flags.get(f"mulligan_used_{loser}")
-            and self._can_rewind(live, loser)
-        ):
-            live.status = "mulligan_wait"
-            live.clocks.stop(self.now())
-            live.flags["mulligan_wait"] = {"winner": winner, "reason": reason}
-            live.timers["mulligan"] = self.now() + live.policy.mulligan_prompt_seconds
-            events.append(NewEvent("mulligan_offer", loser, data={"winner": winner, "reason": reason}))
-            await self._commit(live, events)
-            return [
-                HostEvent(
-                    live.id,
-                    "mulligan_offer",
-                    f"{live.name(winner)} completed a {reason}. {live.name(loser)}, you still have your mulligan: "
-                    f"post `mulligan` to rewind, or `decline` (you have {live.policy.mulligan_prompt_seconds:g} s).",
-                    {"winner": winner, "loser": loser},
-                    seat=loser,
-                )
-            ]
+    # -- applying effects: the one place a rule's answer changes a match ------------------
+    def _take(self, live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
+        """Collect a rule's effects; its timers are set at once (they belong to that rule)."""
+        if eff is None:
+            return into
+        self._set_timers(live, rule, eff.timers, now)
+        eff.timers = {}
+        return into.merge(eff)
+
+    def _set_timers(self, live: Live, rule: HouseRule | None, timers: Mapping[str, float | None], now: float) -> None:
+        if rule is None:
+            return
+        base = live.paused_at if live.paused_at is not None else now
+        for name, after in timers.items():
+            if after is None:
+                live.due.pop((rule.key, name), None)
+            else:
+                live.due[(rule.key, name)] = base + after
+
+    def _change(self, live: Live, eff: Effects, now: float) -> None:
+        """The match-changing part of effects: rewind, status, seats, clocks."""
+        if eff.rewind_to is not None:
+            _seat, before, ply = live.history[eff.rewind_to]
+            del live.history[eff.rewind_to :]
+            live.state = before
+            live.ply = ply
+            for rule in live.rules:
+                after = rule.on_rewind()
+                if after is not None:
+                    self._set_timers(live, rule, after.timers, now)
+        if eff.status is not None:
+            live.status = eff.status
+        if eff.swap_seats:
+            live.players = {1: live.players[2], 2: live.players[1]}
+        for op in eff.clock:
+            if op == "pause":
+                live.clocks.pause(now)
+            elif op == "resume" and live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+                live.clocks.resume(now)
+            elif op == "restart":
+                self._start_turn(live, now)
+            elif op == "stop":
+                live.clocks.stop(now)
+        if eff.start:
+            self._start_turn(live, now)
+
+    def _effects(self, live: Live, rule: HouseRule | None, eff: Effects | None, batch: _Batch) -> None:
+        """Apply a rule's effects to the match and to this action's batch (committed later, in one go)."""
+        if eff is None:
+            return
+        now = self.now()
+        self._set_timers(live, rule, eff.timers, now)
+        self._change(live, eff, now)
+        batch.log += [NewEvent(e.kind, e.seat, data=dict(e.data)) for e in eff.log]
+        if eff.swap_seats:
+            batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
+        for note in eff.say:
+            extra = {"move": live.clocks.tc.move, "grace": live.clocks.tc.grace} if note.kind == "clock" else None
+            batch.out.append(self._event(live, note.kind, note.data, note.seat, extra))
+        if eff.start:
+            batch.out.append(self._started_event(live))
+        if eff.hand_over is not None:
+            self._hand_over(live, eff.hand_over, batch)
+        if eff.finish is not None:
+            self._end(live, eff.finish[0], eff.finish[1], batch, score=False)
+
+    def _hand_over(self, live: Live, p: Provisional, batch: _Batch) -> None:
+        """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
+        used = round(live.clocks.stop(self.now()), 3)
+        batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
+        batch.out.append(
+            self._event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True})
+        )
+        self._after_move(live, batch)
+
+    def _after_move(self, live: Live, batch: _Batch) -> None:
+        outcome = live.ruleset.outcome(live.state)
+        if outcome is None:
+            self._start_turn(live, self.now())
+            batch.out.append(self._event(live, "turn", {"seat": live.to_move()}))
+            return
+        for rule in live.rules:
+            held = rule.at_result(live, outcome.winner, outcome.reason)
+            if held is not None:
+                self._effects(live, rule, held, batch)
+                return
+        self._end(live, outcome.winner, outcome.reason, batch, score=True)
+
+    def _end(self, live: Live, winner: int | None, reason: str, batch: _Batch, *, score: bool) -> None:
+        """The match is over (committed and announced with the rest of the batch)."""
         live.status = "finished"
         live.result = (winner, reason)
         live.clocks.stop(self.now())
-        live.timers.clear()
-        live.pending = None
-        events.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason}))
-        await self._commit(live, events, winner=winner, reason=reason)
-        self._drop(live)
-        text = f"Game over: {live.name(winner)} wins ({reason})." if winner else f"Game over: a draw ({reason})."
-        scores = live.ruleset.scores(live.state)
-        return [
-            HostEvent(
-                live.id,
-                "finished",
-                text + f" Score {scores.get(1, 0)}–{scores.get(2, 0)}.",
-                {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason},
-            )
-        ]
+        live.due.clear()
+        for rule in live.rules:
+            rule.on_finish()
+        batch.winner, batch.reason = winner, reason
+        batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason}))
+        extra: dict[str, Any] = {"by_host": not score}
+        if score:
+            scores = live.ruleset.scores(live.state)
+            extra["score"] = (scores.get(1, 0), scores.get(2, 0))
+        data = {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason}
+        batch.out.append(self._event(live, "finished", data, extra=extra))
+
+    async def _flush(self, live: Live, batch: _Batch) -> None:
+        """Commit, then publish, then re-arm: the order every action ends with."""
+        if batch.log:
+            await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
+        if live.status in ("finished", "aborted"):
+            self._drop(live)
+        for ev in batch.out:
+            await self._publish(ev)
+        self._rearm(live)
 
     def _drop(self, live: Live) -> None:
         self.live.pop(live.id, None)
@@ -646,36 +710,14 @@ class MatchService:
             task.cancel()
         live.task = None
 
+    # -- endings and host actions ----------------------------------------------------
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
         if live.status in ("finished", "aborted"):
             raise HostError("The match is already over.")
-        live.status = "ongoing"
-        live.flags.pop("mulligan_wait", None)
-        events = await self._finish_now(live, 3 - seat, "resign", [NewEvent("resign", seat)])
-        return SubmitResult("accepted", events=events)
-
-    async def _finish_now(self, live: Live, winner: int | None, reason: str, events: list[NewEvent]) -> list[HostEvent]:
-        """End at once (no mulligan offer): resignation, time, award."""
-        live.status = "finished"
-        live.result = (winner, reason)
-        live.clocks.stop(self.now())
-        live.timers.clear()
-        live.pending = None
-        events = [*events, NewEvent("finished", winner, data={"winner": winner, "reason": reason})]
-        await self._commit(live, events, winner=winner, reason=reason)
-        self._drop(live)
-        text = f"Game over: {live.name(winner)} wins ({reason})." if winner else f"Game over: no winner ({reason})."
-        out = [
-            HostEvent(
-                live.id,
-                "finished",
-                text,
-                {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason},
-            )
-        ]
-        for ev in out:
-            await self._publish(ev)
-        return out
+        batch = _Batch(log=[NewEvent("resign", seat)])
+        self._end(live, 3 - seat, "resign", batch, score=False)
+        await self._flush(live, batch)
+        return SubmitResult("accepted", events=batch.out)
 
     async def _player_action(
         self,
@@ -692,70 +734,41 @@ class MatchService:
                 raise HostError(refusal)
             return await action(live, seat)
 
-    # -- host actions --------------------------------------------------------------
+    async def act(self, match_id: int, player_id: str, action: str, refusal: str) -> SubmitResult:
+        """A rule's action from a button or a command (`mulligan`, `decline`, `ready`, `here`): HostError if refused."""
+
+        async def run(live: Live, seat: int) -> SubmitResult:
+            result = await self._keyword(live, seat, action, self.now())
+            if result is None:
+                raise HostError(announce.refusal(f"no_rule:{action}", {}, live.name))
+            if result.status == "rejected":
+                raise HostError(result.reason or "That is not possible now.")
+            return result
+
+        return await self._player_action(match_id, player_id, refusal, run)
+
     async def resign(self, match_id: int, player_id: str) -> SubmitResult:
         """A player gives up."""
         return await self._player_action(match_id, player_id, "only a player of this match can resign", self._resign)
 
-    async def pause(self, match_id: int, by: str) -> None:
-        """Stop both clocks."""
-        live = self.get(match_id)
-        async with live.lock:
-            if live.status != "ongoing":
-                raise HostError(f"match {match_id} is {live.status}, not running")
-            live.status = "paused"
-            live.clocks.pause(self.now())
-            await self._commit(live, [NewEvent("pause", data={"by": by})])
-            await self._publish(HostEvent(live.id, "paused", f"Match {live.id} is paused by the host."))
-            self._rearm(live)
+    async def mulligan(self, match_id: int, player_id: str) -> SubmitResult:
+        """Use a mulligan (button or command)."""
+        return await self.act(match_id, player_id, "mulligan", "only a player of this match can use a mulligan")
 
-    async def resume(self, match_id: int, by: str) -> None:
-        """Continue after a pause."""
-        live = self.get(match_id)
-        async with live.lock:
-            if live.status != "paused":
-                raise HostError(f"match {match_id} is not paused")
-            live.status = "ongoing"
-            if live.pending is None:
-                live.clocks.resume(self.now())
-            await self._commit(live, [NewEvent("resume", data={"by": by})])
-            await self._publish(HostEvent(live.id, "unpaused", f"Match {live.id} continues. {self._turn_text(live)}"))
-            self._rearm(live)
+    async def decline_mulligan(self, match_id: int, player_id: str) -> SubmitResult:
+        """Decline the mulligan offered after a loss (button or command)."""
+        return await self.act(match_id, player_id, "decline", "only a player of this match can decline")
 
-    async def abort(self, match_id: int, by: str) -> None:
-        """End without a result."""
-        live = self.get(match_id)
-        async with live.lock:
-            live.clocks.stop(self.now())
-            live.status = "aborted"
-            live.timers.clear()
-            await self._commit(live, [NewEvent("abort", data={"by": by})], reason="aborted")
-            self._drop(live)
-            await self._publish(HostEvent(live.id, "aborted", f"Match {live.id} was aborted by the host."))
+    async def ready(self, match_id: int, player_id: str) -> SubmitResult:
+        """A player in grace says they are ready to move."""
+        return await self.act(match_id, player_id, "ready", "only a player of this match can do that")
 
-    async def adjust_time(self, match_id: int, seat: int, seconds: float, by: str) -> None:
-        """Add (positive) or remove (negative) time for a seat."""
-        if seat not in (1, 2):
-            raise HostError("seat must be 1 or 2")
-        live = self.get(match_id)
-        async with live.lock:
-            live.clocks.adjust(seat, seconds, self.now())
-            await self._commit(live, [NewEvent("time", seat, data={"seconds": seconds, "by": by})])
-            verb = "gets" if seconds >= 0 else "loses"
-            await self._publish(
-                HostEvent(live.id, "time", f"{live.name(seat)} {verb} {abs(seconds):g} s. {self.clock_text(live)}")
-            )
-            self._rearm(live)
+    async def here(self, match_id: int, player_id: str) -> SubmitResult:
+        """The opponent confirms presence (button or `here`)."""
+        return await self.act(match_id, player_id, "here", "only the opponent can confirm presence")
 
-    async def award(self, match_id: int, seat: int | None, by: str) -> None:
-        """The host declares the result (seat None: a draw)."""
-        live = self.get(match_id)
-        async with live.lock:
-            await self._finish_now(live, seat, "award", [NewEvent("award", seat, data={"by": by})])
-
-    # -- Trax flows: take-back, mulligan, grace -------------------------------------
     async def takeback(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
-        """Take back a provisional move (by delete, edit or text)."""
+        """Take back a provisional move (by delete, edit, button or text); `message_id`: only the move posted there."""
         arrived = self.now()
         live = self.live.get(match_id)
         if live is None:
@@ -764,215 +777,94 @@ class MatchService:
             seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult("ignored", "not a player")
-            pending = live.pending
-            if message_id is not None and (pending is None or pending.get("message_id") != message_id):
+            pending = live.provisional()
+            if message_id is not None and (pending is None or pending.message_id != message_id):
                 return SubmitResult("ignored", "not the provisional move's message")
-            try:
-                return await self._takeback(live, seat, arrived, via=via)
-            except HostError as exc:
-                return SubmitResult("rejected", str(exc), "host")
+            result = await self._keyword(live, seat, f"takeback:{via}", arrived)
+            if result is None:
+                return SubmitResult("rejected", announce.refusal("no_rule:takeback", {}, live.name), "host")
+            return result
 
-    async def _takeback(self, live: Live, seat: int, at: float, *, via: str) -> SubmitResult:
-        pending = live.pending
-        if pending is None or pending["seat"] != seat:
-            raise HostError(
-                f"There is no move of yours to take back: moves are final after {self._takeback_window(live):g} s."
+    async def takeback_message(
+        self, channel_id: int, message_id: str, author_id: str | None, via: str
+    ) -> SubmitResult | None:
+        """Take back the provisional move posted in message `message_id` of this room, if there is one."""
+        for live in self.matches_in_channel(channel_id):
+            pending = live.provisional()
+            if pending is None or pending.message_id != message_id:
+                continue
+            player = author_id or live.players[pending.seat].id
+            return await self.takeback(live.id, player, message_id=message_id, via=via)
+        return None
+
+    async def pause(self, match_id: int, by: str) -> None:
+        """Stop both clocks and every timer of the match (the rules' too)."""
+        live = self.get(match_id)
+        async with live.lock:
+            if live.status in ("paused", "finished", "aborted"):
+                raise HostError(announce.paused_refusal(live.id, live.status))
+            now = self.now()
+            live.resume_to, live.status, live.paused_at = live.status, "paused", now
+            live.clocks.pause(now)
+            batch = _Batch(
+                [NewEvent("pause", data={"by": by})], [self._event(live, "paused", {}, extra={"match": live.id})]
             )
-        if at > pending["at"] + self._takeback_window(live):
-            raise HostError("Too late: the move is already final.")
-        _last_seat, before, ply = live.history.pop()
-        live.state = before
-        live.ply = ply
-        live.pending = None
-        live.timers.pop("commit", None)
-        live.clocks.resume(self.now())
-        await self._commit(live, [NewEvent("takeback", seat, data={"via": via, "move": pending["notation"]})])
-        ev = HostEvent(
-            live.id,
-            "takeback",
-            f"{live.name(seat)} took back {pending['notation']}. {self._turn_text(live)}",
-            {"move": pending["notation"], "via": via},
-            seat=seat,
-        )
-        await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("accepted", events=[ev])
+            await self._flush(live, batch)
 
-    async def _commit_pending(self, live: Live) -> None:
-        pending = live.pending
-        if pending is None:
-            return
-        live.pending = None
-        live.timers.pop("commit", None)
-        now = self.now()
-        used = live.clocks.stop(now)
-        events = [NewEvent("commit", pending["seat"], data={"move": pending["notation"], "used": round(used, 3)})]
-        out = [
-            HostEvent(
-                live.id,
-                "move",
-                f"{live.name(pending['seat'])}'s move {pending['notation']} is final.",
-                {"move": pending["notation"], "ply": pending["ply"], "used": round(used, 3)},
-                seat=pending["seat"],
+    async def resume(self, match_id: int, by: str) -> None:
+        """Continue after a pause: the clocks and timers go on from where they stood."""
+        live = self.get(match_id)
+        async with live.lock:
+            if live.status != "paused":
+                raise HostError(f"match {match_id} is not paused")
+            now = self.now()
+            shift = now - (live.paused_at if live.paused_at is not None else now)
+            live.due = {k: v + shift for k, v in live.due.items()}
+            live.status, live.paused_at = live.resume_to, None
+            if live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+                live.clocks.resume(now)
+            batch = _Batch(
+                [NewEvent("resume", data={"by": by})], [self._event(live, "unpaused", {}, extra={"match": live.id})]
             )
-        ]
-        finished = self._engine_result(live)
-        if finished is not None:
-            out += await self._finish(live, finished[0], finished[1], events)
-        else:
-            self._start_turn(live, now)
-            await self._commit(live, events)
-            out.append(HostEvent(live.id, "turn", self._turn_text(live), {"seat": live.ruleset.to_move(live.state)}))
-        for ev in out:
-            await self._publish(ev)
+            await self._flush(live, batch)
 
-    def _can_rewind(self, live: Live, seat: int) -> bool:
-        return any(s == seat for s, _b, _p in live.history)
-
-    async def mulligan(self, match_id: int, player_id: str) -> SubmitResult:
-        """Use a mulligan (button or command)."""
-        return await self._player_action(
-            match_id, player_id, "only a player of this match can use a mulligan", self._mulligan
-        )
-
-    async def _mulligan(self, live: Live, seat: int) -> SubmitResult:
-        if not live.policy.mulligans:
-            raise HostError("This game has no mulligans.")
-        if live.flags.get(f"mulligan_used_{seat}"):
-            raise HostError("You have already used your mulligan.")
-        waiting = live.flags.get("mulligan_wait")
-        if waiting is None:
-            if live.status != "ongoing" or live.pending is not None or live.ruleset.to_move(live.state) != seat:
-                raise HostError("You can use your mulligan on your own turn.")
-        elif waiting["winner"] == seat:
-            raise HostError("Only the player who lost can use a mulligan now.")
-        idx = max((i for i, (s, _b, _p) in enumerate(live.history) if s == seat), default=None)
-        if idx is None:
-            raise HostError("You have no turn of your own to rewind yet.")
-        _s, before, ply = live.history[idx]
-        rewound = live.ply - ply
-        del live.history[idx:]
-        live.state = before
-        live.ply = ply
-        live.flags[f"mulligan_used_{seat}"] = True
-        live.flags.pop("mulligan_wait", None)
-        live.timers.pop("mulligan", None)
-        live.status = "ongoing"
-        live.clocks.start(seat, self.now())
-        await self._commit(live, [NewEvent("mulligan", seat, data={"rewound_plies": rewound, "to_ply": ply})])
-        ev = HostEvent(
-            live.id,
-            "mulligan",
-            f"{live.name(seat)} used their mulligan: the last {rewound} turn(s) are rewound. {self._turn_text(live)}",
-            {"rewound": rewound},
-            seat=seat,
-        )
-        await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("accepted", events=[ev])
-
-    async def decline_mulligan(self, match_id: int, player_id: str) -> SubmitResult:
-        """Decline the mulligan offered after a loss (button or command)."""
-        return await self._player_action(
-            match_id, player_id, "only a player of this match can decline", self._decline_mulligan
-        )
-
-    async def _decline_mulligan(self, live: Live, seat: int) -> SubmitResult:
-        waiting = live.flags.get("mulligan_wait")
-        if waiting is None or waiting["winner"] == seat:
-            raise HostError("There is no mulligan offer for you to decline.")
-        live.flags.pop("mulligan_wait", None)
-        live.status = "ongoing"
-        events = await self._finish_now(
-            live, waiting["winner"], waiting["reason"], [NewEvent("mulligan_declined", seat)]
-        )
-        return SubmitResult("accepted", events=events)
-
-    async def ready(self, match_id: int, player_id: str) -> SubmitResult:
-        """A player in grace says they are ready to move."""
-        return await self._player_action(match_id, player_id, "only a player of this match can do that", self._ready)
-
-    async def _ready(self, live: Live, seat: int) -> SubmitResult:
-        if not (live.clocks.in_grace and live.clocks.running == seat):
-            raise HostError("`ready` is for a player in grace, on their turn.")
-        if live.flags.get("presence_ok"):
-            raise HostError("You are cleared to move.")
-        live.flags["presence_wait"] = True
-        live.clocks.pause(self.now())
-        live.timers["presence"] = self.now() + live.clocks.tc.presence
-        await self._commit(live, [NewEvent("ready", seat)])
-        ev = HostEvent(
-            live.id,
-            "presence",
-            f"{live.name(seat)} is ready to move from grace. {live.name(3 - seat)}, please confirm you are here "
-            f"(button or `here`) within {live.clocks.tc.presence:g} s.",
-            {"asker": seat, "confirmer": 3 - seat, "confirmer_id": live.players[3 - seat].id},
-            seat=3 - seat,
-        )
-        await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("accepted", events=[ev])
-
-    async def here(self, match_id: int, player_id: str) -> SubmitResult:
-        """The opponent confirms presence (button or `here`)."""
-        return await self._player_action(match_id, player_id, "only the opponent can confirm presence", self._here)
-
-    async def _here(self, live: Live, seat: int) -> SubmitResult:
-        if not live.flags.get("presence_wait") or live.clocks.running != 3 - seat:
-            raise HostError("Nobody is waiting for your confirmation.")
-        await self._clear_presence(live, seat, "confirmed")
-        return SubmitResult("accepted")
-
-    async def _clear_presence(self, live: Live, confirmer: int | None, how: str) -> None:
-        live.flags.pop("presence_wait", None)
-        live.flags["presence_ok"] = True
-        live.timers.pop("presence", None)
-        if live.status == "ongoing":
-            live.clocks.resume(self.now())
-        await self._commit(live, [NewEvent("here", confirmer, data={"how": how})])
-        mover = live.clocks.running
-        await self._publish(
-            HostEvent(
-                live.id,
-                "presence_ok",
-                f"{live.name(mover)}, you may move now ({how}).",
-                {"how": how},
-                seat=mover,
+    async def abort(self, match_id: int, by: str) -> None:
+        """End without a result."""
+        live = self.get(match_id)
+        async with live.lock:
+            live.clocks.stop(self.now())
+            live.status = "aborted"
+            live.due.clear()
+            batch = _Batch(
+                [NewEvent("abort", data={"by": by})], [self._event(live, "aborted", {}, extra={"match": live.id})]
             )
-        )
-        self._rearm(live)
+            batch.reason = "aborted"
+            await self._flush(live, batch)
 
-    async def _confirm(self, live: Live, seat: int, at: float) -> SubmitResult:
-        pending = live.flags.get("confirm")
-        if not pending or pending["seat"] != seat:
-            raise HostError("There is nothing for you to confirm.")
-        live.flags.pop("confirm", None)
-        move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(pending["text"]), seat)
-        return await self._play(live, seat, pending["text"], move, pending["message_id"], at)
+    async def adjust_time(self, match_id: int, seat: int, seconds: float, by: str) -> None:
+        """Add (positive) or remove (negative) time for a seat."""
+        if seat not in (1, 2):
+            raise HostError("seat must be 1 or 2")
+        live = self.get(match_id)
+        async with live.lock:
+            live.clocks.adjust(seat, seconds, self.now())
+            ev = self._event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
+            await self._flush(live, _Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
 
-    async def _choose(self, live: Live, seat: int, chooser_first: bool) -> SubmitResult:
-        chooser = live.flags.get("chooser")
-        if seat != chooser:
-            raise HostError(f"{live.name(chooser)} chooses who starts.")
-        if (chooser == 1) != chooser_first:
-            live.players = {1: live.players[2], 2: live.players[1]}
-        live.status = "ongoing"
-        live.flags.pop("chooser", None)
-        self._start_turn(live, self.now())
-        await self._commit(
-            live,
-            [NewEvent("choice", seat, data={"first": live.players[1].id})],
-            players={s: (p.id, p.name) for s, p in live.players.items()},
-        )
-        ev = self._started_event(live)
-        await self._publish(ev)
-        self._rearm(live)
-        return SubmitResult("accepted", events=[ev])
+    async def award(self, match_id: int, seat: int | None, by: str) -> None:
+        """The host declares the result (seat None: a draw)."""
+        live = self.get(match_id)
+        async with live.lock:
+            batch = _Batch([NewEvent("award", seat, data={"by": by})])
+            self._end(live, seat, "award", batch, score=False)
+            await self._flush(live, batch)
 
     # -- clocks and timers ---------------------------------------------------------
     def _next_due(self, live: Live) -> float | None:
+        if live.status == "paused":
+            return None
         times = [d.at for d in live.clocks.next_deadlines(self.now())[:1]] if live.status == "ongoing" else []
-        times += list(live.timers.values())
+        times += list(live.due.values())
         return min(times) if times else None
 
     def _rearm(self, live: Live) -> None:
@@ -1005,25 +897,18 @@ class MatchService:
 
     async def _fire_due(self, live: Live) -> None:
         now = self.now()
-        for name, at in sorted(live.timers.items(), key=lambda kv: kv[1]):
-            if at > now + 1e-9 or name not in live.timers:
+        if live.status == "paused":
+            return
+        for (key, name), at in sorted(live.due.items(), key=lambda kv: kv[1]):
+            if at > now + 1e-9 or (key, name) not in live.due:
                 continue
-            if name == "commit":
-                await self._commit_pending(live)
-            elif name == "mulligan":
-                live.timers.pop("mulligan", None)
-                waiting = live.flags.pop("mulligan_wait", None)
-                if waiting is not None:
-                    live.status = "ongoing"
-                    loser = 3 - waiting["winner"]
-                    await self._finish_now(
-                        live,
-                        waiting["winner"],
-                        waiting["reason"],
-                        [NewEvent("mulligan_declined", loser, data={"how": "timeout"})],
-                    )
-            elif name == "presence":
-                await self._clear_presence(live, None, "no confirmation in time")
+            del live.due[(key, name)]
+            rule = next((r for r in live.rules if r.key == key), None)
+            if rule is None:
+                continue
+            batch = _Batch()
+            self._effects(live, rule, rule.on_timer(live, name), batch)
+            await self._flush(live, batch)
             if live.id not in self.live:
                 return
         if live.status != "ongoing":
@@ -1034,24 +919,32 @@ class MatchService:
             live.clocks.fire(deadline.kind)
             seat = deadline.seat
             if deadline.kind == "timeout":
-                await self._finish_now(live, 3 - seat, "time", [NewEvent("timeout", seat)])
+                batch = _Batch([NewEvent("timeout", seat)])
+                self._end(live, 3 - seat, "time", batch, score=False)
+                await self._flush(live, batch)
                 return
-            text = _notice_text(deadline.kind, live.name(seat), live.clocks)
+            tc = live.clocks.tc
+            ev = self._event(live, "clock", {"notice": deadline.kind}, seat, {"move": tc.move, "grace": tc.grace})
             await self._commit(live, [NewEvent("clock", seat, data={"notice": deadline.kind})])
-            await self._publish(HostEvent(live.id, "clock", text, {"notice": deadline.kind}, seat=seat))
+            await self._publish(ev)
 
     # -- persistence ---------------------------------------------------------------
     def _snapshot(self, live: Live, now: float) -> dict[str, Any]:
         rs = live.ruleset
+        base = live.paused_at if live.paused_at is not None else now
+        timers: dict[str, dict[str, float]] = {}
+        for (key, name), at in live.due.items():
+            timers.setdefault(key, {})[name] = at - base
         return {
+            "format": SNAPSHOT_FORMAT,
             "state": rs.to_json(live.state),
             "clocks": live.clocks.to_json(now),
             "status": live.status,
+            "resume_to": live.resume_to,
             "ply": live.ply,
             "history": [[s, rs.to_json(b), p] for s, b, p in live.history],
-            "flags": live.flags,
-            "timers": {k: v - now for k, v in live.timers.items()},
-            "pending": None if live.pending is None else {**live.pending, "at": live.pending["at"] - now},
+            "settings": live.settings,
+            "rules": {r.key: {"state": r.dump(now), "timers": timers.get(r.key, {})} for r in live.rules},
             "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
             "instance": self.instance,
             "loop_at": now,
@@ -1080,6 +973,8 @@ class MatchService:
         live.seq += len(events)
 
     async def _resume(self, stored: StoredMatch) -> None:
+        from bot import rules as house
+
         ruleset = registry.get(stored.game)
         snap = stored.snapshot
         now = self.now()
@@ -1091,13 +986,19 @@ class MatchService:
                 down = max(0.0, last - float(snap["loop_at"]))
         opts = ruleset.parse_options(stored.options)
         clocks = Clocks.from_json(snap["clocks"], now, extra_elapsed=down)
+        paused = snap["status"] == "paused"
+        settings = snap.get("settings")
+        if settings is None:  # written before house rules were chosen per match: the game's defaults
+            settings = house.defaults(ruleset.id)
+            if clocks.tc.takeback is not None:
+                settings["takeback"] = clocks.tc.takeback
+            settings["clock"] = clocks.tc.kind
         live = Live(
             id=stored.id,
             game=ruleset.id,
             ruleset=ruleset,
             options=opts,
             raw_options=stored.options,
-            policy=policy_for(ruleset.id),
             state=ruleset.from_json(snap["state"]),
             players={int(s): PlayerRef(pid, name) for s, (pid, name) in snap["players"].items()},
             clocks=clocks,
@@ -1107,12 +1008,27 @@ class MatchService:
             channel_id=stored.channel_id,
             ply=int(snap["ply"]),
             history=[(int(s), ruleset.from_json(b), int(p)) for s, b, p in snap["history"]],
-            flags=dict(snap["flags"]),
-            timers={k: now + max(0.0, float(v) - down) for k, v in snap["timers"].items()},
-            pending=None
-            if snap["pending"] is None
-            else {**snap["pending"], "at": now + float(snap["pending"]["at"]) - down},
+            settings=dict(settings),
+            rules=house.build(ruleset.id, settings),
+            paused_at=now if paused else None,
+            resume_to=snap.get("resume_to", "ongoing"),
         )
+
+        def due(rel: Any) -> float:
+            return now + float(rel) if paused else now + max(0.0, float(rel) - down)
+
+        if "rules" in snap:
+            for rule in live.rules:
+                saved = snap["rules"].get(rule.key, {})
+                rule.load(saved.get("state", {}), now - down)
+                for name, rel in saved.get("timers", {}).items():
+                    live.due[(rule.key, name)] = due(rel)
+        else:
+            for rule in live.rules:
+                rule.load_legacy(snap.get("flags") or {}, snap.get("pending"), now - down)
+                for old, rel in (snap.get("timers") or {}).items():
+                    if old in rule.legacy_timers:
+                        live.due[(rule.key, rule.legacy_timers[old])] = due(rel)
         self.live[live.id] = live
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": down > 0})])
         await self._publish(self._started_event(live, "resumed"))
@@ -1128,27 +1044,6 @@ class MatchService:
                 log.exception("listener failed for %s in match %s", event.kind, event.match_id)
 
 
-def _fmt(seconds: float) -> str:
-    s = max(0.0, seconds)
-    if s >= 60:
-        return f"{int(s // 60)}:{int(s % 60):02d}"
-    return f"{s:.1f}s" if s < 10 else f"{int(s)}s"
-
-
-def _quote(text: str) -> str:
-    clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
-    clean = clean.replace("`", "'").replace("@", "@\u200b")
-    return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
-
-
-def _display(name: str) -> str:
-    """A player's name as the host says it: one line, at most 40 characters, and it can never ping
-    (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
-    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
-    clean = clean.replace("@", "@\u200b")
-    return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
-
-
 def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in data.items():
@@ -1161,18 +1056,3 @@ def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = str(v)
     return out
-
-
-def _notice_text(kind: str, name: str, clocks: Clocks) -> str:
-    if kind == "reserve_started":
-        return f"{name}: move time is up, your reserve is running."
-    if kind == "grace_started":
-        return (
-            f"{name}: your {_fmt(clocks.tc.move)} are up and you are now in grace "
-            f"(at most {_fmt(clocks.tc.grace)} more); post `ready` before you move."
-        )
-    if kind.startswith("move_warn"):
-        return f"{name}: {kind.removeprefix('move_warn')} s left for this move."
-    if kind.startswith("warn"):
-        return f"{name}: {kind.removeprefix('warn')} s left before you lose on time."
-    return f"{name}: {kind}"
