@@ -168,9 +168,7 @@ def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
 
 def paused_refusal(match_id: int, status: str) -> str:
     """Why a match cannot be paused (never the internal status)."""
-    if status == "paused":
-        return f"match {match_id} is already paused"
-    return f"match {match_id} is over"
+    return f"match {match_id} is {'paused' if status == 'paused' else 'over'}, not running"
 
 
 def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:

@@ -13,6 +13,8 @@ from discord.ext import commands
 
 from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond
 from bot.matchlog import build_log, format_log
+from bot.rules import RulesError
+from bot.rules import parse as check_rules
 from bot.service import HostError, Live, PlayerRef
 from games import registry
 from games.base import OptionsError
@@ -75,6 +77,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         first="who moves first, or who gets the advantage of choosing",
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
+        rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
         room="play in a new private thread (default) or in this channel",
     )
     @app_commands.autocomplete(game=game_autocomplete)
@@ -101,6 +104,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options: str = "",
         clock: str = "",
         room: str = "thread",
+        rules: str = "",
     ) -> None:
         """Create the match (and its private thread), then announce it there."""
         require_host(interaction)
@@ -110,6 +114,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             raise HostError("A match needs two different players.")
         opts = parse_pairs(options, "options")
         clk = parse_pairs(clock, "clock")
+        house_rules = parse_pairs(rules, "rules")
         try:
             ruleset = registry.get(game)
         except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
@@ -118,6 +123,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             ruleset.parse_options(opts)
         except OptionsError as exc:
             raise HostError(f"Options: {exc}") from None
+        try:
+            check_rules(ruleset.id, house_rules)
+        except RulesError as exc:
+            raise HostError(f"Rules: {exc}") from None
         await interaction.response.defer(thinking=True)
         channel: Any = interaction.channel
         thread: discord.Thread | None = None
@@ -143,6 +152,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)],
                 options=opts,
                 clock=clk,
+                rules=house_rules,
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(interaction.user.id),

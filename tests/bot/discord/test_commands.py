@@ -11,8 +11,6 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot import policies
-from bot.policies import HostPolicy
 from tests.bot.discord.harness import Harness, Reply
 
 pytestmark = pytest.mark.looptime
@@ -258,9 +256,8 @@ async def test_history(h: Harness) -> None:
     assert "alice won (resign)" in r.embeds[0]["description"]
 
 
-async def test_mulligan_command_and_button(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(policies.POLICIES, "boxes", HostPolicy(mulligans=1))
-    match_id = await start(h, options="rows=2 cols=2")
+async def test_mulligan_command_and_button(h: Harness) -> None:
+    match_id = await start(h, options="rows=2 cols=2", rules="mulligan=1")
     assert "This game has no" not in last(await h.slash(h.alice, "mulligan")).content
     live = h.bot.service.live[match_id]
     await h.say(h.alice, "A1-B1")
