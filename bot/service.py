@@ -11,144 +11,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
-import re
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from bot import announce, rules
-from bot.clocks import Clocks, TimeControl
-from bot.rules import Effects, HouseRule, Provisional, Refused
+from bot import announce
+from bot.effects import after_move, apply, change, end, start_turn, take
+from bot.match import (
+    Batch,
+    HostError,
+    HostEvent,
+    Listener,
+    Live,
+    PlayerRef,
+    SubmitResult,
+    clock_line,
+    dump,
+    event,
+    jsonable,
+    keyword,
+    new_live,
+    restore,
+    started_event,
+    turn_text,
+)
+from bot.rules import Effects, Provisional, Refused
 from bot.store import MatchStore, NewEvent, StoredMatch
-from games import registry
-from games.base import AnyRuleset, IllegalMoveError, MoveError, MoveSyntaxError, OptionsError
+from games.base import IllegalMoveError, MoveError, MoveSyntaxError
+
+__all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "SubmitResult", "keyword"]
 
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
-SNAPSHOT_FORMAT = 2
-
-
-@dataclass(frozen=True)
-class PlayerRef:
-    """A player: a stable id (e.g. a Discord user id) and a display name."""
-
-    id: str
-    name: str
-
-
-@dataclass
-class HostEvent:
-    """Something the room should hear about: a kind, its data, and the sentence `bot.announce` made of it."""
-
-    match_id: int
-    kind: str
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    seat: int | None = None
-
-
-@dataclass
-class SubmitResult:
-    """What became of a player's text: accepted, ignored (chat) or rejected (with a reason)."""
-
-    status: str
-    reason: str | None = None
-    kind: str | None = None
-    events: list[HostEvent] = field(default_factory=list)
-
-
-class HostError(ValueError):
-    """A refused request, with a message for the person who made it."""
-
-
-Listener = Callable[[HostEvent], Awaitable[None] | None]
-
-_KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
-_PUNCT = re.compile(r"[!.?`*_~]+")
-
-
-def keyword(text: str) -> str | None:
-    """The host command a short text stands for, if any ('Take back!' → 'takeback')."""
-    if len(text) > 40:
-        return None
-    norm = " ".join(_PUNCT.sub(" ", text.replace("\u2019", "'")).lower().split())
-    return _KEYWORDS.get(norm)
-
-
-@dataclass
-class Live:
-    """A match being hosted right now."""
-
-    id: int
-    game: str
-    ruleset: AnyRuleset
-    options: Any
-    raw_options: dict[str, Any]
-    state: Any
-    players: dict[int, PlayerRef]
-    clocks: Clocks
-    status: str
-    seq: int
-    guild_id: int | None = None
-    channel_id: int | None = None
-    ply: int = 0
-    result: tuple[int | None, str] | None = None
-    history: list[tuple[int, Any, int]] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-    rules: list[HouseRule] = field(default_factory=list)
-    due: dict[tuple[str, str], float] = field(default_factory=dict)
-    paused_at: float | None = None
-    resume_to: str = "ongoing"
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    task: asyncio.Task[None] | None = None
-
-    def seat_of(self, player_id: str) -> int | None:
-        """The seat of a player id, or None for a non-player."""
-        for seat, p in self.players.items():
-            if p.id == player_id:
-                return seat
-        return None
-
-    def name(self, seat: int | None) -> str:
-        """Display name of a seat."""
-        return announce.display(self.players[seat].name) if seat in self.players else "nobody"
-
-    def to_move(self) -> int | None:
-        """The seat whose turn it is."""
-        return self.ruleset.to_move(self.state)
-
-    def player_id(self, seat: int) -> str:
-        """The stable id of a seat's player."""
-        return self.players[seat].id
-
-    def timer_due(self, rule: str, name: str) -> float | None:
-        """When a rule's timer fires (infinity while the match is paused)."""
-        due = self.due.get((rule, name))
-        return None if due is None else (math.inf if self.paused_at is not None else due)
-
-    def provisional(self) -> Provisional | None:
-        """The move a rule keeps provisional, if any."""
-        return next((p for r in self.rules if (p := r.provisional()) is not None), None)
-
-    @property
-    def pending(self) -> Provisional | None:
-        """The provisional move (read-only; adapters use `MatchService.pending_move`)."""
-        return self.provisional()
-
-
-@dataclass
-class _Batch:
-    """What one action does to a match: log entries to commit together, then events to publish."""
-
-    log: list[NewEvent] = field(default_factory=list)
-    out: list[HostEvent] = field(default_factory=list)
-    winner: int | None = None
-    reason: str | None = None
-    players: dict[int, tuple[str, str]] | None = None
 
 
 class MatchService:
@@ -237,55 +133,16 @@ class MatchService:
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices."""
-        from bot import rules as house
-
-        try:
-            ruleset = registry.get(game)
-        except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
-            raise HostError(str(exc.args[0])) from None
-        if len(players) != 2 or players[0].id == players[1].id:
-            raise HostError("a match needs two different players")
-        try:
-            opts = ruleset.parse_options(options or {})
-            settings = house.parse(ruleset.id, rules)
-            spec = ruleset.default_clock(opts)
-            tc = TimeControl.from_spec(spec, house.clock_overrides(settings, spec.kind, clock or {}))
-        except (OptionsError, ValueError) as exc:
-            raise HostError(str(exc)) from None
-        if tc.takeback is not None and not (rules and "takeback" in rules):
-            settings["takeback"] = tc.takeback
-        settings["clock"] = tc.kind
-        order = list(players)
-        if advantage is not None and advantage not in (1, 2):
-            raise HostError("advantage names player 1 or 2")
-        if advantage is None and first == 2:
-            order.reverse()
-        elif advantage is None and first != 1:
-            raise HostError("first must be 1 or 2")
-        raw_opts = opts.model_dump(mode="json")
-        live = Live(
-            id=0,
-            game=ruleset.id,
-            ruleset=ruleset,
-            options=opts,
-            raw_options=raw_opts,
-            state=ruleset.new_game(opts),
-            players={1: order[0], 2: order[1]},
-            clocks=Clocks.new(tc),
-            status="ongoing",
-            seq=0,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            settings=settings,
-            rules=house.build(ruleset.id, settings),
-        )
+        live = new_live(game, players, options, clock, rules, first, advantage)
+        live.guild_id, live.channel_id = guild_id, channel_id
+        ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
         now = self.now()
         eff = Effects()
         for rule in live.rules:
-            eff = self._take(live, rule, rule.on_create(live, advantage), eff, now)
-        self._change(live, eff, now)
+            eff = take(live, rule, rule.on_create(live, advantage), eff, now)
+        change(live, eff, now)
         if live.status == "ongoing":
-            self._start_turn(live, now)
+            start_turn(live, now)
         created = NewEvent(
             "created",
             text=None,
@@ -307,37 +164,16 @@ class MatchService:
             players={s: (p.id, p.name) for s, p in live.players.items()},
             guild_id=guild_id,
             channel_id=channel_id,
-            snapshot=self._snapshot(live, now),
+            snapshot=dump(live, now, self.instance),
             events=[created],
         )
         live.seq = 1
         self.live[live.id] = live
-        out = [self._event(live, n.kind, n.data, n.seat) for n in eff.say]
-        for ev in out or [self._started_event(live)]:
+        out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
+        for ev in out or [started_event(live)]:
             await self._publish(ev)
         self._rearm(live)
         return live.id
-
-    def _started_event(self, live: Live, kind: str = "started") -> HostEvent:
-        p1, p2 = live.players[1], live.players[2]
-        return self._event(
-            live,
-            kind,
-            {"players": {"1": p1.name, "2": p2.name}, "game": live.game},
-            extra={"match": live.id, "title": live.ruleset.title},
-        )
-
-    def _event(
-        self,
-        live: Live,
-        kind: str,
-        data: Mapping[str, Any],
-        seat: int | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> HostEvent:
-        """A host event with its sentence (`extra`: facts the sentence needs that the event does not carry)."""
-        text = announce.say(kind, {**data, **(extra or {})}, seat, live.name, self._turn_text(live))
-        return HostEvent(live.id, kind, text, dict(data), seat)
 
     # -- reading -------------------------------------------------------------------
     def get(self, match_id: int) -> Live:
@@ -375,7 +211,7 @@ class MatchService:
     def status_lines(self, match_id: int) -> list[str]:
         """Whose turn it is and both clocks: the two lines under a board."""
         live = self.get(match_id)
-        return [self._turn_text(live), self.clock_text(live)]
+        return [turn_text(live), self.clock_text(live)]
 
     def board_text(self, match_id: int) -> str:
         """The text board, whose turn it is and both clocks."""
@@ -384,29 +220,7 @@ class MatchService:
 
     def clock_text(self, live: Live) -> str:
         """One line with both clocks."""
-        now = self.now()
-        parts = []
-        fmt = announce.seconds
-        for seat in (1, 2):
-            rem = live.clocks.remaining(seat, now)
-            mark = "▶ " if live.clocks.running == seat else ""
-            if live.clocks.tc.kind == "move_reserve":
-                parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} + {fmt(rem['reserve'])} reserve")
-            else:
-                g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {fmt(rem['grace'])}"
-                parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} ({g})")
-        suffix = " (paused)" if live.status == "paused" else ""
-        return "clocks: " + " | ".join(parts) + suffix
-
-    def _turn_text(self, live: Live) -> str:
-        p = live.provisional()
-        to_move = None if live.status in rules.HOLD_STATUSES else live.to_move()
-        prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
-        status = live.resume_to if live.status == "paused" else live.status
-        return announce.turn(status, to_move, prompt, None if p is None else p.seat, live.name)
-
-    def _refusal(self, live: Live, exc: Refused) -> str:
-        return announce.refusal(exc.code, exc.data, live.name)
+        return clock_line(live, self.now())
 
     # -- players' texts ------------------------------------------------------------
     async def submit(
@@ -462,15 +276,15 @@ class MatchService:
             try:
                 eff = rule.on_keyword(live, seat, action, at)
             except Refused as exc:
-                return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
+                return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
             if eff is None:
                 continue
             if eff.replay is not None:
                 text, message_id = eff.replay
                 move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
                 return await self._play(live, seat, text, move, message_id, at)
-            batch = _Batch()
-            self._effects(live, rule, eff, batch)
+            batch = Batch()
+            apply(live, rule, eff, batch, self.now())
             await self._flush(live, batch)
             return SubmitResult("accepted", events=batch.out)
         return None
@@ -491,7 +305,7 @@ class MatchService:
             for rule in live.rules:
                 rule.gate(live, seat)
         except Refused as exc:
-            return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
+            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
         if live.status != "ongoing" or ruleset.to_move(live.state) is None:
             return SubmitResult("rejected", "The game is over.", "finished")
         try:
@@ -504,7 +318,7 @@ class MatchService:
             for rule in live.rules:
                 rule.gate_mover(live, seat)
         except Refused as exc:
-            return SubmitResult("rejected", self._refusal(live, exc), exc.kind)
+            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
         try:
             move = ruleset.validate(live.state, parsed, seat)
         except IllegalMoveError as exc:
@@ -512,7 +326,7 @@ class MatchService:
         for rule in live.rules:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
-                reason = self._refusal(live, eff.reject)
+                reason = announce.refusal(eff.reject.code, eff.reject.data, live.name)
                 return SubmitResult(
                     "rejected", reason, eff.reject.kind, [HostEvent(live.id, eff.reject.kind, reason, seat=seat)]
                 )
@@ -522,12 +336,12 @@ class MatchService:
         self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
     ) -> SubmitResult:
         reason = f"Illegal move {announce.quote(text)}: {exc.reason}."
-        batch = _Batch(
+        batch = Batch(
             log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
             out=[HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)],
         )
         for rule in live.rules:
-            self._effects(live, rule, rule.after_illegal(live, seat, exc.code), batch)
+            apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, self.now())
         await self._flush(live, batch)
         return SubmitResult("rejected", reason, "illegal", batch.out)
 
@@ -552,25 +366,25 @@ class MatchService:
         data: dict[str, Any] = {
             "move": notation,
             "ply": live.ply,
-            "events": [{"kind": e.kind, **_jsonable(e.data)} for e in game_events],
+            "events": [{"kind": e.kind, **jsonable(e.data)} for e in game_events],
         }
         eff = Effects()
         for rule in live.rules:
-            eff = self._take(live, rule, rule.after_play(live, seat, notation, message_id, at), eff, self.now())
-        batch = _Batch()
+            eff = take(live, rule, rule.after_play(live, seat, notation, message_id, at), eff, self.now())
+        batch = Batch()
         if eff.defer:
             # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
             live.clocks.pause(at)
             data["provisional"] = True
             batch.log.append(NewEvent("move", seat, text, message_id, data))
-            self._effects(live, None, eff, batch)
+            apply(live, None, eff, batch, self.now())
         else:
             used = live.clocks.stop(at)
             data["used"] = round(used, 3)
             batch.log.append(NewEvent("move", seat, text, message_id, data))
             said = announce.describe(game_events, live.name)
             batch.out.append(
-                self._event(
+                event(
                     live,
                     "move",
                     {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
@@ -578,122 +392,12 @@ class MatchService:
                     extra={"said": said},
                 )
             )
-            self._effects(live, None, eff, batch)
-            self._after_move(live, batch)
+            apply(live, None, eff, batch, self.now())
+            after_move(live, batch, self.now())
         await self._flush(live, batch)
         return SubmitResult("accepted", events=batch.out)
 
-    def _start_turn(self, live: Live, now: float) -> None:
-        seat = live.ruleset.to_move(live.state)
-        if seat is not None:
-            live.clocks.start(seat, now, paused=live.status == "paused")
-
-    # -- applying effects: the one place a rule's answer changes a match ------------------
-    def _take(self, live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
-        """Collect a rule's effects; its timers are set at once (they belong to that rule)."""
-        if eff is None:
-            return into
-        self._set_timers(live, rule, eff.timers, now)
-        eff.timers = {}
-        return into.merge(eff)
-
-    def _set_timers(self, live: Live, rule: HouseRule | None, timers: Mapping[str, float | None], now: float) -> None:
-        if rule is None:
-            return
-        base = live.paused_at if live.paused_at is not None else now
-        for name, after in timers.items():
-            if after is None:
-                live.due.pop((rule.key, name), None)
-            else:
-                live.due[(rule.key, name)] = base + after
-
-    def _change(self, live: Live, eff: Effects, now: float) -> None:
-        """The match-changing part of effects: rewind, status, seats, clocks."""
-        if eff.rewind_to is not None:
-            _seat, before, ply = live.history[eff.rewind_to]
-            del live.history[eff.rewind_to :]
-            live.state = before
-            live.ply = ply
-            for rule in live.rules:
-                after = rule.on_rewind()
-                if after is not None:
-                    self._set_timers(live, rule, after.timers, now)
-        if eff.status is not None:
-            live.status = eff.status
-        if eff.swap_seats:
-            live.players = {1: live.players[2], 2: live.players[1]}
-        for op in eff.clock:
-            if op == "pause":
-                live.clocks.pause(now)
-            elif op == "resume" and live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
-                live.clocks.resume(now)
-            elif op == "restart":
-                self._start_turn(live, now)
-            elif op == "stop":
-                live.clocks.stop(now)
-        if eff.start:
-            self._start_turn(live, now)
-
-    def _effects(self, live: Live, rule: HouseRule | None, eff: Effects | None, batch: _Batch) -> None:
-        """Apply a rule's effects to the match and to this action's batch (committed later, in one go)."""
-        if eff is None:
-            return
-        now = self.now()
-        self._set_timers(live, rule, eff.timers, now)
-        self._change(live, eff, now)
-        batch.log += [NewEvent(e.kind, e.seat, data=dict(e.data)) for e in eff.log]
-        if eff.swap_seats:
-            batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
-        for note in eff.say:
-            extra = {"move": live.clocks.tc.move, "grace": live.clocks.tc.grace} if note.kind == "clock" else None
-            batch.out.append(self._event(live, note.kind, note.data, note.seat, extra))
-        if eff.start:
-            batch.out.append(self._started_event(live))
-        if eff.hand_over is not None:
-            self._hand_over(live, eff.hand_over, batch)
-        if eff.finish is not None:
-            self._end(live, eff.finish[0], eff.finish[1], batch, score=False)
-
-    def _hand_over(self, live: Live, p: Provisional, batch: _Batch) -> None:
-        """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
-        used = round(live.clocks.stop(self.now()), 3)
-        batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
-        batch.out.append(
-            self._event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True})
-        )
-        self._after_move(live, batch)
-
-    def _after_move(self, live: Live, batch: _Batch) -> None:
-        outcome = live.ruleset.outcome(live.state)
-        if outcome is None:
-            self._start_turn(live, self.now())
-            batch.out.append(self._event(live, "turn", {"seat": live.to_move()}))
-            return
-        for rule in live.rules:
-            held = rule.at_result(live, outcome.winner, outcome.reason)
-            if held is not None:
-                self._effects(live, rule, held, batch)
-                return
-        self._end(live, outcome.winner, outcome.reason, batch, score=True)
-
-    def _end(self, live: Live, winner: int | None, reason: str, batch: _Batch, *, score: bool) -> None:
-        """The match is over (committed and announced with the rest of the batch)."""
-        live.status = "finished"
-        live.result = (winner, reason)
-        live.clocks.stop(self.now())
-        live.due.clear()
-        for rule in live.rules:
-            rule.on_finish()
-        batch.winner, batch.reason = winner, reason
-        batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason}))
-        extra: dict[str, Any] = {"by_host": not score}
-        if score:
-            scores = live.ruleset.scores(live.state)
-            extra["score"] = (scores.get(1, 0), scores.get(2, 0))
-        data = {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason}
-        batch.out.append(self._event(live, "finished", data, extra=extra))
-
-    async def _flush(self, live: Live, batch: _Batch) -> None:
+    async def _flush(self, live: Live, batch: Batch) -> None:
         """Commit, then publish, then re-arm: the order every action ends with."""
         if batch.log:
             await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
@@ -714,8 +418,8 @@ class MatchService:
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
         if live.status in ("finished", "aborted"):
             raise HostError("The match is already over.")
-        batch = _Batch(log=[NewEvent("resign", seat)])
-        self._end(live, 3 - seat, "resign", batch, score=False)
+        batch = Batch(log=[NewEvent("resign", seat)])
+        end(live, 3 - seat, "resign", batch, self.now(), score=False)
         await self._flush(live, batch)
         return SubmitResult("accepted", events=batch.out)
 
@@ -806,9 +510,7 @@ class MatchService:
             now = self.now()
             live.resume_to, live.status, live.paused_at = live.status, "paused", now
             live.clocks.pause(now)
-            batch = _Batch(
-                [NewEvent("pause", data={"by": by})], [self._event(live, "paused", {}, extra={"match": live.id})]
-            )
+            batch = Batch([NewEvent("pause", data={"by": by})], [event(live, "paused", {}, extra={"match": live.id})])
             await self._flush(live, batch)
 
     async def resume(self, match_id: int, by: str) -> None:
@@ -823,8 +525,8 @@ class MatchService:
             live.status, live.paused_at = live.resume_to, None
             if live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
                 live.clocks.resume(now)
-            batch = _Batch(
-                [NewEvent("resume", data={"by": by})], [self._event(live, "unpaused", {}, extra={"match": live.id})]
+            batch = Batch(
+                [NewEvent("resume", data={"by": by})], [event(live, "unpaused", {}, extra={"match": live.id})]
             )
             await self._flush(live, batch)
 
@@ -835,9 +537,7 @@ class MatchService:
             live.clocks.stop(self.now())
             live.status = "aborted"
             live.due.clear()
-            batch = _Batch(
-                [NewEvent("abort", data={"by": by})], [self._event(live, "aborted", {}, extra={"match": live.id})]
-            )
+            batch = Batch([NewEvent("abort", data={"by": by})], [event(live, "aborted", {}, extra={"match": live.id})])
             batch.reason = "aborted"
             await self._flush(live, batch)
 
@@ -848,15 +548,15 @@ class MatchService:
         live = self.get(match_id)
         async with live.lock:
             live.clocks.adjust(seat, seconds, self.now())
-            ev = self._event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
-            await self._flush(live, _Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
+            ev = event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
+            await self._flush(live, Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
 
     async def award(self, match_id: int, seat: int | None, by: str) -> None:
         """The host declares the result (seat None: a draw)."""
         live = self.get(match_id)
         async with live.lock:
-            batch = _Batch([NewEvent("award", seat, data={"by": by})])
-            self._end(live, seat, "award", batch, score=False)
+            batch = Batch([NewEvent("award", seat, data={"by": by})])
+            end(live, seat, "award", batch, self.now(), score=False)
             await self._flush(live, batch)
 
     # -- clocks and timers ---------------------------------------------------------
@@ -906,8 +606,8 @@ class MatchService:
             rule = next((r for r in live.rules if r.key == key), None)
             if rule is None:
                 continue
-            batch = _Batch()
-            self._effects(live, rule, rule.on_timer(live, name), batch)
+            batch = Batch()
+            apply(live, rule, rule.on_timer(live, name), batch, self.now())
             await self._flush(live, batch)
             if live.id not in self.live:
                 return
@@ -919,37 +619,16 @@ class MatchService:
             live.clocks.fire(deadline.kind)
             seat = deadline.seat
             if deadline.kind == "timeout":
-                batch = _Batch([NewEvent("timeout", seat)])
-                self._end(live, 3 - seat, "time", batch, score=False)
+                batch = Batch([NewEvent("timeout", seat)])
+                end(live, 3 - seat, "time", batch, self.now(), score=False)
                 await self._flush(live, batch)
                 return
             tc = live.clocks.tc
-            ev = self._event(live, "clock", {"notice": deadline.kind}, seat, {"move": tc.move, "grace": tc.grace})
+            ev = event(live, "clock", {"notice": deadline.kind}, seat, {"move": tc.move, "grace": tc.grace})
             await self._commit(live, [NewEvent("clock", seat, data={"notice": deadline.kind})])
             await self._publish(ev)
 
     # -- persistence ---------------------------------------------------------------
-    def _snapshot(self, live: Live, now: float) -> dict[str, Any]:
-        rs = live.ruleset
-        base = live.paused_at if live.paused_at is not None else now
-        timers: dict[str, dict[str, float]] = {}
-        for (key, name), at in live.due.items():
-            timers.setdefault(key, {})[name] = at - base
-        return {
-            "format": SNAPSHOT_FORMAT,
-            "state": rs.to_json(live.state),
-            "clocks": live.clocks.to_json(now),
-            "status": live.status,
-            "resume_to": live.resume_to,
-            "ply": live.ply,
-            "history": [[s, rs.to_json(b), p] for s, b, p in live.history],
-            "settings": live.settings,
-            "rules": {r.key: {"state": r.dump(now), "timers": timers.get(r.key, {})} for r in live.rules},
-            "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
-            "instance": self.instance,
-            "loop_at": now,
-        }
-
     async def _commit(
         self,
         live: Live,
@@ -964,7 +643,7 @@ class MatchService:
             live.id,
             live.seq,
             events,
-            snapshot=self._snapshot(live, now),
+            snapshot=dump(live, now, self.instance),
             status=live.status,
             winner_seat=winner,
             result_reason=reason,
@@ -973,65 +652,17 @@ class MatchService:
         live.seq += len(events)
 
     async def _resume(self, stored: StoredMatch) -> None:
-        from bot import rules as house
-
-        ruleset = registry.get(stored.game)
         snap = stored.snapshot
-        now = self.now()
         down = 0.0
         instance = snap.get("instance")
         if instance:
             last = await self.store.last_heartbeat(instance)
             if last is not None and instance != self.instance:
                 down = max(0.0, last - float(snap["loop_at"]))
-        opts = ruleset.parse_options(stored.options)
-        clocks = Clocks.from_json(snap["clocks"], now, extra_elapsed=down)
-        paused = snap["status"] == "paused"
-        settings = snap.get("settings")
-        if settings is None:  # written before house rules were chosen per match: the game's defaults
-            settings = house.defaults(ruleset.id)
-            if clocks.tc.takeback is not None:
-                settings["takeback"] = clocks.tc.takeback
-            settings["clock"] = clocks.tc.kind
-        live = Live(
-            id=stored.id,
-            game=ruleset.id,
-            ruleset=ruleset,
-            options=opts,
-            raw_options=stored.options,
-            state=ruleset.from_json(snap["state"]),
-            players={int(s): PlayerRef(pid, name) for s, (pid, name) in snap["players"].items()},
-            clocks=clocks,
-            status=snap["status"],
-            seq=stored.event_count,
-            guild_id=stored.guild_id,
-            channel_id=stored.channel_id,
-            ply=int(snap["ply"]),
-            history=[(int(s), ruleset.from_json(b), int(p)) for s, b, p in snap["history"]],
-            settings=dict(settings),
-            rules=house.build(ruleset.id, settings),
-            paused_at=now if paused else None,
-            resume_to=snap.get("resume_to", "ongoing"),
-        )
-
-        def due(rel: Any) -> float:
-            return now + float(rel) if paused else now + max(0.0, float(rel) - down)
-
-        if "rules" in snap:
-            for rule in live.rules:
-                saved = snap["rules"].get(rule.key, {})
-                rule.load(saved.get("state", {}), now - down)
-                for name, rel in saved.get("timers", {}).items():
-                    live.due[(rule.key, name)] = due(rel)
-        else:
-            for rule in live.rules:
-                rule.load_legacy(snap.get("flags") or {}, snap.get("pending"), now - down)
-                for old, rel in (snap.get("timers") or {}).items():
-                    if old in rule.legacy_timers:
-                        live.due[(rule.key, rule.legacy_timers[old])] = due(rel)
+        live = restore(stored, self.now(), down)
         self.live[live.id] = live
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": down > 0})])
-        await self._publish(self._started_event(live, "resumed"))
+        await self._publish(started_event(live, "resumed"))
         self._rearm(live)
 
     async def _publish(self, event: HostEvent) -> None:
@@ -1042,17 +673,3 @@ class MatchService:
                     await result
             except Exception:
                 log.exception("listener failed for %s in match %s", event.kind, event.match_id)
-
-
-def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in data.items():
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[k] = v
-        elif isinstance(v, Mapping):
-            out[k] = _jsonable(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
-        else:
-            out[k] = str(v)
-    return out
