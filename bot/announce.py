@@ -150,6 +150,8 @@ _REFUSALS: dict[str, str] = {
     "choose_not_you": "{chooser} chooses who starts.",
     "choose_first": "{chooser} must first choose who starts.",
     "paused": "The match is paused.",
+    "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
+    "failed": "The host could not handle that; the match is unchanged.",
     "no_rule:mulligan": "This match has no mulligans.",
     "no_rule:decline": "There is no mulligan offer for you to decline.",
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",

@@ -129,3 +129,15 @@ def end(live: Live, winner: int | None, reason: str, batch: Batch, now: float, *
         extra["score"] = (scores.get(1, 0), scores.get(2, 0))
     data = {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason}
     batch.out.append(event(live, "finished", data, extra=extra))
+
+
+def clock_deadline(live: Live, kind: str, seat: int, now: float) -> Batch:
+    """A clock deadline of the player on move: a notice, or the loss on time."""
+    live.clocks.fire(kind)
+    if kind == "timeout":
+        batch = Batch([NewEvent("timeout", seat)])
+        end(live, 3 - seat, "time", batch, now, score=False)
+        return batch
+    tc = live.clocks.tc
+    notice = event(live, "clock", {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
+    return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])

@@ -16,6 +16,7 @@ from typing import Any
 
 from bot import announce, rules
 from bot.clocks import Clocks, TimeControl
+from bot.db import utcnow
 from bot.rules import HouseRule, Provisional
 from bot.store import NewEvent, StoredMatch
 from games import registry
@@ -95,6 +96,8 @@ class Live:
     due: dict[tuple[str, str], float] = field(default_factory=dict)
     paused_at: float | None = None
     resume_to: str = "ongoing"
+    committed: tuple[dict[str, Any], int] | None = None
+    """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
 
@@ -130,6 +133,10 @@ class Live:
     def pending(self) -> Provisional | None:
         """The provisional move (read-only; adapters use `MatchService.pending_move`)."""
         return self.provisional()
+
+
+class Unsaved(Exception):
+    """The database did not take an action's write; the match is back where it was saved."""
 
 
 @dataclass
@@ -264,6 +271,34 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
                 if old in rule.legacy_timers:
                     live.due[(rule.key, rule.legacy_timers[old])] = due(rel)
     return live
+
+
+def roll_back(live: Live, now: float) -> None:
+    """Put a match back to its last committed snapshot (after a write that failed), in place: the clocks
+    are charged for the time since, as if the failed action had never been tried."""
+    if live.committed is None:
+        return
+    snap, seq = live.committed
+    stored = StoredMatch(
+        id=live.id,
+        game=live.game,
+        options=live.raw_options,
+        clock=live.clocks.tc.to_json(),
+        status=snap["status"],
+        guild_id=live.guild_id,
+        channel_id=live.channel_id,
+        created_at=utcnow(),
+        finished_at=None,
+        winner_seat=None,
+        result_reason=None,
+        event_count=seq,
+        snapshot=snap,
+        players={},
+    )
+    fresh = restore(stored, now, max(0.0, now - float(snap["loop_at"])))
+    for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due"):
+        setattr(live, name, getattr(fresh, name))
+    live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
 
 
 def clock_line(live: Live, now: float) -> str:

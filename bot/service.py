@@ -12,11 +12,11 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from bot import announce
-from bot.effects import after_move, apply, change, end, start_turn, take
+from bot.effects import after_move, apply, change, clock_deadline, end, start_turn, take
 from bot.match import (
     Batch,
     HostError,
@@ -25,6 +25,7 @@ from bot.match import (
     Live,
     PlayerRef,
     SubmitResult,
+    Unsaved,
     clock_line,
     dump,
     event,
@@ -32,6 +33,7 @@ from bot.match import (
     keyword,
     new_live,
     restore,
+    roll_back,
     started_event,
     turn_text,
 )
@@ -96,14 +98,12 @@ class MatchService:
     async def close(self) -> None:
         """Stop timers and the heartbeat (matches stay resumable in the database)."""
         self._closed = True
-        tasks = [lv.task for lv in self.live.values() if lv.task] + [self._heartbeat_task]
+        tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
         for task in tasks:
-            if task is not None:
-                task.cancel()
+            task.cancel()
         for task in tasks:
-            if task is not None:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         with contextlib.suppress(Exception):
             await self.store.heartbeat(self.instance, self.now())
         self.live.clear()
@@ -156,18 +156,23 @@ class MatchService:
                 "advantage": advantage,
             },
         )
-        live.id = await self.store.create_match(
-            game=ruleset.id,
-            options=raw_opts,
-            clock=tc.to_json(),
-            status=live.status,
-            players={s: (p.id, p.name) for s, p in live.players.items()},
-            guild_id=guild_id,
-            channel_id=channel_id,
-            snapshot=dump(live, now, self.instance),
-            events=[created],
-        )
-        live.seq = 1
+        snapshot = dump(live, now, self.instance)
+        try:
+            live.id = await self.store.create_match(
+                game=ruleset.id,
+                options=raw_opts,
+                clock=tc.to_json(),
+                status=live.status,
+                players={s: (p.id, p.name) for s, p in live.players.items()},
+                guild_id=guild_id,
+                channel_id=channel_id,
+                snapshot=snapshot,
+                events=[created],
+            )
+        except Exception:
+            log.exception("creating a %s match failed", ruleset.id)
+            raise HostError("the match could not be saved; try again in a moment") from None
+        live.seq, live.committed = 1, (snapshot, 1)
         self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
         for ev in out or [started_event(live)]:
@@ -195,10 +200,6 @@ class MatchService:
     async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
         """A player's recent matches, newest first."""
         return await self.store.history(player_id, limit=limit)
-
-    async def record(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
-        """A stored match (running or over)."""
-        return await self.store.load(match_id, with_events=with_events)
 
     async def channel_of(self, match_id: int) -> int | None:
         """The room of a match, running or over."""
@@ -246,14 +247,26 @@ class MatchService:
             text = text.strip()
             if not text:
                 return SubmitResult("ignored", "empty")
-            kw = keyword(text)
-            if kw is not None:
-                handled = await self._keyword(live, seat, kw, arrived)
-                if handled is not None:
-                    return handled
-            if len(text) > MAX_MOVE_TEXT:
-                return SubmitResult("ignored", "too long to be a move")
-            return await self._move(live, seat, text, message_id, arrived)
+            try:
+                return await self._text(live, seat, text, message_id, arrived)
+            except Unsaved:
+                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
+            except Exception:
+                # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
+                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
+                roll_back(live, self.now())
+                self._rearm(live)
+                return SubmitResult("rejected", announce.refusal("failed", {}, live.name), "error")
+
+    async def _text(self, live: Live, seat: int, text: str, message_id: str | None, at: float) -> SubmitResult:
+        kw = keyword(text)
+        if kw is not None:
+            handled = await self._keyword(live, seat, kw, at)
+            if handled is not None:
+                return handled
+        if len(text) > MAX_MOVE_TEXT:
+            return SubmitResult("ignored", "too long to be a move")
+        return await self._move(live, seat, text, message_id, at)
 
     async def _submit_to_stored(self, match_id: int, player_id: str, text: str) -> SubmitResult:
         stored = await self.store.load(match_id)
@@ -409,9 +422,8 @@ class MatchService:
 
     def _drop(self, live: Live) -> None:
         self.live.pop(live.id, None)
-        task = live.task
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
+        if live.task is not None and live.task is not asyncio.current_task():
+            live.task.cancel()
         live.task = None
 
     # -- endings and host actions ----------------------------------------------------
@@ -432,7 +444,7 @@ class MatchService:
     ) -> SubmitResult:
         """Run `action(live, seat)` under the match's lock for a player of the match, else refuse."""
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             seat = live.seat_of(player_id)
             if seat is None:
                 raise HostError(refusal)
@@ -484,7 +496,10 @@ class MatchService:
             pending = live.provisional()
             if message_id is not None and (pending is None or pending.message_id != message_id):
                 return SubmitResult("ignored", "not the provisional move's message")
-            result = await self._keyword(live, seat, f"takeback:{via}", arrived)
+            try:
+                result = await self._keyword(live, seat, f"takeback:{via}", arrived)
+            except Unsaved:
+                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
             if result is None:
                 return SubmitResult("rejected", announce.refusal("no_rule:takeback", {}, live.name), "host")
             return result
@@ -494,17 +509,24 @@ class MatchService:
     ) -> SubmitResult | None:
         """Take back the provisional move posted in message `message_id` of this room, if there is one."""
         for live in self.matches_in_channel(channel_id):
-            pending = live.provisional()
-            if pending is None or pending.message_id != message_id:
-                continue
-            player = author_id or live.players[pending.seat].id
-            return await self.takeback(live.id, player, message_id=message_id, via=via)
+            if (pending := live.provisional()) is not None and pending.message_id == message_id:
+                player = author_id or live.players[pending.seat].id
+                return await self.takeback(live.id, player, message_id=message_id, via=via)
         return None
+
+    @contextlib.asynccontextmanager
+    async def _host_action(self, live: Live) -> AsyncIterator[None]:
+        """The match's lock for a host's action; a write that fails is a refusal (the match is unchanged)."""
+        async with live.lock:
+            try:
+                yield
+            except Unsaved:
+                raise HostError(announce.refusal("unsaved", {}, live.name)) from None
 
     async def pause(self, match_id: int, by: str) -> None:
         """Stop both clocks and every timer of the match (the rules' too)."""
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             if live.status in ("paused", "finished", "aborted"):
                 raise HostError(announce.paused_refusal(live.id, live.status))
             now = self.now()
@@ -516,7 +538,7 @@ class MatchService:
     async def resume(self, match_id: int, by: str) -> None:
         """Continue after a pause: the clocks and timers go on from where they stood."""
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             if live.status != "paused":
                 raise HostError(f"match {match_id} is not paused")
             now = self.now()
@@ -533,7 +555,7 @@ class MatchService:
     async def abort(self, match_id: int, by: str) -> None:
         """End without a result."""
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             live.clocks.stop(self.now())
             live.status = "aborted"
             live.due.clear()
@@ -546,7 +568,7 @@ class MatchService:
         if seat not in (1, 2):
             raise HostError("seat must be 1 or 2")
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             live.clocks.adjust(seat, seconds, self.now())
             ev = event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
             await self._flush(live, Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
@@ -554,7 +576,7 @@ class MatchService:
     async def award(self, match_id: int, seat: int | None, by: str) -> None:
         """The host declares the result (seat None: a draw)."""
         live = self.get(match_id)
-        async with live.lock:
+        async with self._host_action(live):
             batch = Batch([NewEvent("award", seat, data={"by": by})])
             end(live, seat, "award", batch, self.now(), score=False)
             await self._flush(live, batch)
@@ -591,9 +613,14 @@ class MatchService:
                     return
                 try:
                     await self._fire_due(live)
+                except Unsaved:
+                    pass  # back to the saved state: the deadline is due again and is retried below
                 except Exception:
                     log.exception("timer handling failed in match %s", live.id)
-                    await asyncio.sleep(1)
+                    roll_back(live, self.now())
+                else:
+                    continue
+            await asyncio.sleep(1)
 
     async def _fire_due(self, live: Live) -> None:
         now = self.now()
@@ -616,17 +643,9 @@ class MatchService:
         for deadline in live.clocks.next_deadlines(now):
             if deadline.at > now + 1e-9:
                 break
-            live.clocks.fire(deadline.kind)
-            seat = deadline.seat
-            if deadline.kind == "timeout":
-                batch = Batch([NewEvent("timeout", seat)])
-                end(live, 3 - seat, "time", batch, self.now(), score=False)
-                await self._flush(live, batch)
+            await self._flush(live, clock_deadline(live, deadline.kind, deadline.seat, self.now()))
+            if live.status != "ongoing":
                 return
-            tc = live.clocks.tc
-            ev = event(live, "clock", {"notice": deadline.kind}, seat, {"move": tc.move, "grace": tc.grace})
-            await self._commit(live, [NewEvent("clock", seat, data={"notice": deadline.kind})])
-            await self._publish(ev)
 
     # -- persistence ---------------------------------------------------------------
     async def _commit(
@@ -639,26 +658,30 @@ class MatchService:
         players: dict[int, tuple[str, str]] | None = None,
     ) -> None:
         now = self.now()
-        await self.store.append(
-            live.id,
-            live.seq,
-            events,
-            snapshot=dump(live, now, self.instance),
-            status=live.status,
-            winner_seat=winner,
-            result_reason=reason,
-            players=players,
-        )
+        snapshot = dump(live, now, self.instance)
+        try:
+            await self.store.append(
+                live.id,
+                live.seq,
+                events,
+                snapshot=snapshot,
+                status=live.status,
+                winner_seat=winner,
+                result_reason=reason,
+                players=players,
+            )
+        except Exception:
+            log.exception("match %s: writing %d event(s) failed; back to the last saved state", live.id, len(events))
+            roll_back(live, self.now())
+            self._rearm(live)
+            raise Unsaved from None
         live.seq += len(events)
+        live.committed = (snapshot, live.seq)
 
     async def _resume(self, stored: StoredMatch) -> None:
-        snap = stored.snapshot
-        down = 0.0
-        instance = snap.get("instance")
-        if instance:
-            last = await self.store.last_heartbeat(instance)
-            if last is not None and instance != self.instance:
-                down = max(0.0, last - float(snap["loop_at"]))
+        instance = stored.snapshot.get("instance")
+        last = await self.store.last_heartbeat(instance) if instance and instance != self.instance else None
+        down = 0.0 if last is None else max(0.0, last - float(stored.snapshot["loop_at"]))
         live = restore(stored, self.now(), down)
         self.live[live.id] = live
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": down > 0})])
