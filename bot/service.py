@@ -322,20 +322,20 @@ class MatchService:
         if live.status != "ongoing" or ruleset.to_move(live.state) is None:
             return SubmitResult("rejected", "The game is over.", "finished")
         try:
-            ruleset.check_turn(live.state, seat)
-        except MoveError:
-            reason = f"It is {live.name(ruleset.to_move(live.state))}'s turn."
-            await self._record_attempt(live, seat, "turn", text, message_id, reason)
-            return SubmitResult("rejected", reason, "turn")
-        try:
             for rule in live.rules:
                 rule.gate_mover(live, seat)
         except Refused as exc:
             return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
         try:
+            ruleset.check_turn(live.state, seat)
             move = ruleset.validate(live.state, parsed, seat)
         except IllegalMoveError as exc:
             return await self._illegal(live, seat, text, message_id, exc)
+        except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
+            kind = "finished" if exc.kind == "finished" else "turn"
+            reason = "The game is over." if kind == "finished" else f"It is {live.name(live.to_move())}'s turn."
+            await self._record_attempt(live, seat, kind, text, message_id, reason)
+            return SubmitResult("rejected", reason, kind)
         for rule in live.rules:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
