@@ -29,7 +29,9 @@ __all__ = [
     "RulesError",
     "accepted",
     "build",
+    "clock_overrides",
     "defaults",
+    "describe",
     "keyword_actions",
     "parse",
 ]

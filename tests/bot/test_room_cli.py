@@ -198,3 +198,17 @@ def test_house_rules_per_match_and_in_the_log(tmp_path: Path) -> None:
     mid = str(events[0]["match"])
     text = subprocess.run([*DMHOST, "log", mid, "--db", db], capture_output=True, text=True).stdout
     assert "House rules: takeback=5 mulligan=1 clock=grace" in text
+
+
+def test_undecodable_input_is_a_hint_and_is_stored_safely(tmp_path: Path) -> None:
+    db = str(tmp_path / "u.db")
+    proc = subprocess.run(
+        [*DMHOST, "room", "boxes", "--player", "alice", "--player", "bob", "--events-json", "--db", db],
+        input=b"alice: A1\xff\nalice: A1-B1\n",
+        capture_output=True,
+    )
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    events = [json.loads(line) for line in proc.stdout.decode().splitlines() if line.startswith("{")]
+    assert [e["event"] for e in events if e["event"] in ("rejected", "move")] == ["rejected", "move"]
+    text = subprocess.run([*DMHOST, "log", str(events[0]["match"]), "--db", db], capture_output=True, text=True)
+    assert "'A1\ufffd'" in text.stdout and text.returncode == 0
