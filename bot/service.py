@@ -683,8 +683,8 @@ class MatchService:
         last = await self.store.last_heartbeat(instance) if instance and instance != self.instance else None
         down = 0.0 if last is None else max(0.0, last - float(stored.snapshot["loop_at"]))
         live = restore(stored, self.now(), down)
-        self.live[live.id] = live
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": down > 0})])
+        self.live[live.id] = live  # only once the database knows it runs here again
         await self._publish(started_event(live, "resumed"))
         self._rearm(live)
 

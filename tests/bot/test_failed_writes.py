@@ -186,3 +186,27 @@ async def test_any_sequence_of_faults_keeps_every_log_replayable(flaky: Any, see
 def test_the_games_used_are_registered() -> None:
     for game in ("boxes", "trax", "dots"):
         assert registry.get(game).id == game
+
+
+async def test_a_resume_that_cannot_be_saved_leaves_the_match_for_the_next_start(db_url: str) -> None:
+    first = MatchService(MatchStore(db_url))
+    await first.start()
+    mid = await first.create_match("boxes", [A, B])
+    assert (await first.submit(mid, A.id, "A1-B1")).status == "accepted"
+    await first.close()
+    await first.store.close()
+    store = FlakyStore(db_url)
+    store.fail_next = 1
+    second = MatchService(store)
+    try:
+        assert await second.start() == [] and mid not in second.live
+    finally:
+        await second.close()
+        await store.close()
+    third = MatchService(MatchStore(db_url))
+    try:
+        assert await third.start() == [mid] and third.get(mid).ply == 1
+        await assert_logs_replay(third, mid)
+    finally:
+        await third.close()
+        await third.store.close()
