@@ -168,6 +168,18 @@ def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
     return template.format(**values)
 
 
+def status_word(status: str) -> str:
+    """A match's status as people read it (never the internal name)."""
+    return {
+        "ongoing": "in play",
+        "paused": "paused",
+        "choosing": "waiting for the choice of who starts",
+        "mulligan_wait": "waiting for the mulligan answer",
+        "finished": "over",
+        "aborted": "aborted",
+    }.get(status, "in play")
+
+
 def paused_refusal(match_id: int, status: str) -> str:
     """Why a match cannot be paused (never the internal status)."""
     return f"match {match_id} is {'paused' if status == 'paused' else 'over'}, not running"
