@@ -44,7 +44,7 @@ class Room:
     channel_id: int | None = None
     live: Live | None = None
     board: discord.Message | None = None
-    pending: list[HostEvent] = field(default_factory=list)
+    queued: list[HostEvent] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
 
 
@@ -83,7 +83,7 @@ class Announcer(commands.Cog):
         if live is not None:
             room.live = live
             room.channel_id = live.channel_id
-        room.pending.append(ev)
+        room.queued.append(ev)
         if room.task is None or room.task.done():
             room.task = asyncio.create_task(self._flush_later(ev.match_id), name=f"announce-{ev.match_id}")
 
@@ -106,9 +106,9 @@ class Announcer(commands.Cog):
     async def flush(self, match_id: int) -> None:
         """Send one message with everything buffered for a match, then redraw its board."""
         room = self.rooms.get(match_id)
-        if room is None or not room.pending:
+        if room is None or not room.queued:
             return
-        events, room.pending = room.pending, []
+        events, room.queued = room.queued, []
         channel = await self._channel(match_id, room)
         if channel is None:
             log.warning("match %s: no room to announce %d event(s) in", match_id, len(events))
@@ -147,8 +147,7 @@ class Announcer(commands.Cog):
 
     async def _channel(self, match_id: int, room: Room) -> discord.abc.Messageable | None:
         if room.channel_id is None:
-            stored = await self.bot.service.store.load(match_id)
-            room.channel_id = stored.channel_id if stored else None
+            room.channel_id = await self.bot.service.channel_of(match_id)
         if room.channel_id is None:
             return None
         channel = self.bot.get_channel(room.channel_id)
@@ -201,7 +200,8 @@ class Announcer(commands.Cog):
         png = picture(live) if self.pictures else None
         files: list[discord.File] = []
         if png is not None:
-            status = text.splitlines()[-2:] if live.id in self.bot.service.live else ["The match is over."]
+            running = live.id in self.bot.service.live
+            status = self.bot.service.status_lines(live.id) if running else ["The match is over."]
             content = f"**Match {live.id}** ({live.ruleset.title})\n" + "\n".join(status)
             files.append(discord.File(io.BytesIO(png), filename="board.png"))
         else:

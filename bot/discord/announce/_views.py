@@ -74,8 +74,9 @@ class MatchButton(
         match_id = self.match_id
         result: SubmitResult | None
         if self.action == "take":
-            live = service.get(match_id)
-            if live.pending is None or live.pending.get("ply") != self.ply:
+            service.get(match_id)
+            provisional = service.pending_move(match_id)
+            if provisional is None or provisional.ply != self.ply:
                 raise HostError("That move is already final.")
             result = await service.takeback(match_id, player, via="button")
             if result.status == "ignored":

@@ -14,6 +14,8 @@ from discord.ext import commands
 from bot.discord._shared import NO_PINGS, find_match, parse_pairs, pinging, require_host, respond
 from bot.discord.commands._config import RESETTABLE, guild_config
 from bot.matchlog import build_log, format_log
+from bot.rules import RulesError
+from bot.rules import parse as check_rules
 from bot.service import HostError, Live, PlayerRef
 from games import registry
 from games.base import OptionsError
@@ -76,6 +78,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         first="who moves first, or who gets the advantage of choosing",
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
+        rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
         room="play in a new private thread (default) or in this channel",
     )
     @app_commands.autocomplete(game=game_autocomplete)
@@ -102,6 +105,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options: str = "",
         clock: str = "",
         room: str = "thread",
+        rules: str = "",
     ) -> None:
         """Create the match (and its private thread), then announce it there."""
         require_host(interaction)
@@ -111,6 +115,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             raise HostError("A match needs two different players.")
         opts = parse_pairs(options, "options")
         clk = parse_pairs(clock, "clock")
+        house_rules = parse_pairs(rules, "rules")
         try:
             ruleset = registry.get(game)
         except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
@@ -120,6 +125,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         except OptionsError as exc:
             raise HostError(f"Options: {exc}") from None
         clk = {**self.bot.guild_settings.cached(interaction.guild_id).clock_for(ruleset.id), **clk}  # guild default
+        try:
+            check_rules(ruleset.id, house_rules)
+        except RulesError as exc:
+            raise HostError(f"Rules: {exc}") from None
         await interaction.response.defer(thinking=True)
         channel: Any = interaction.channel
         thread: discord.Thread | None = None
@@ -145,6 +154,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)],
                 options=opts,
                 clock=clk,
+                rules=house_rules,
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(interaction.user.id),

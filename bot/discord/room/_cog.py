@@ -53,12 +53,7 @@ class GameRoom(commands.Cog):
 
     async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
         """Take back the provisional move posted in this message, if there is one."""
-        for live in self.bot.service.matches_in_channel(channel_id):
-            pending = live.pending
-            if pending is None or pending.get("message_id") != str(message_id):
-                continue
-            player = author_id or live.players[pending["seat"]].id
-            await self.bot.service.takeback(live.id, player, message_id=str(message_id), via=via)
+        await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:

@@ -11,8 +11,6 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot import policies
-from bot.policies import HostPolicy
 from tests.bot.discord.harness import Harness, Reply
 
 pytestmark = pytest.mark.looptime
@@ -163,6 +161,23 @@ async def test_start_refuses_bad_input_politely(h: Harness) -> None:
     assert h.bot.service.live == {}
 
 
+async def test_start_with_house_rules(h: Harness) -> None:
+    bad = last(
+        await h.slash(
+            h.carol, "start", game="boxes", player1=h.alice, player2=h.bob, rules="threesame=1", room="channel"
+        )
+    )
+    assert bad.ephemeral and "accepts takeback, mulligan, clock" in bad.content
+    assert h.bot.service.live == {}
+    match_id = await start(h, rules="takeback=5 clock=grace")
+    live = h.bot.service.live[match_id]
+    assert live.clocks.tc.kind == "grace"
+    await h.say(h.alice, "A1-B1")
+    assert h.bot.service.pending_move(match_id) is not None
+    await h.settle()
+    assert f"dm:{match_id}:1:take" in h.buttons()
+
+
 async def test_game_autocomplete(h: Harness) -> None:
     r = last(await h.autocomplete(h.carol, "start", "game", "box"))
     assert r.type == 8
@@ -258,9 +273,8 @@ async def test_history(h: Harness) -> None:
     assert "alice won (resign)" in r.embeds[0]["description"]
 
 
-async def test_mulligan_command_and_button(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(policies.POLICIES, "boxes", HostPolicy(mulligans=1))
-    match_id = await start(h, options="rows=2 cols=2")
+async def test_mulligan_command_and_button(h: Harness) -> None:
+    match_id = await start(h, options="rows=2 cols=2", rules="mulligan=1")
     assert "This game has no" not in last(await h.slash(h.alice, "mulligan")).content
     live = h.bot.service.live[match_id]
     await h.say(h.alice, "A1-B1")

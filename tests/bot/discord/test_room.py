@@ -9,8 +9,7 @@ from pathlib import Path
 import discord.ext.test.backend as back
 import pytest
 
-from bot import policies
-from bot.policies import HostPolicy
+from bot import rules as house
 from bot.service import PlayerRef
 from tests.bot.discord.harness import Harness, text_of
 
@@ -121,7 +120,7 @@ async def test_two_moves_racing_only_the_first_counts(room: Harness) -> None:
 @pytest.fixture
 def takeback_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Boxes with Trax's 5-second take-back window: the delete/edit path without the Trax engine."""
-    monkeypatch.setitem(policies.POLICIES, "boxes", HostPolicy(takeback_seconds=5.0))
+    monkeypatch.setitem(house.DEFAULTS, "boxes", {"takeback": 5.0})
 
 
 @pytest.mark.usefixtures("takeback_boxes")
