@@ -255,6 +255,7 @@ class MatchStore:
         async with self.engine.connect() as conn:
             raw = await conn.get_raw_connection()
             driver = raw.driver_connection
+            assert driver is not None, "the SQLite driver connection is open"
             try:
                 rows = [
                     (
