@@ -1,9 +1,191 @@
-"""Sentences for the engines' events, as a host would say them in the room."""
+"""Every sentence the host says: structured host events and refusals → text people read.
+
+Names, never seats: each function gets `name`, which turns a seat into the player's display name.
+The service and the house rules hand over kinds and data; only this module words them.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+Name = Callable[[int | None], str]
+
+
+def seconds(value: float) -> str:
+    """A duration as a clock shows it (`7.5s`, `42s`, `1:05`)."""
+    s = max(0.0, value)
+    if s >= 60:
+        return f"{int(s // 60)}:{int(s % 60):02d}"
+    return f"{s:.1f}s" if s < 10 else f"{int(s)}s"
+
+
+def quote(text: str) -> str:
+    """A player's text, quoted safely (one line, at most 40 characters, cannot ping or break formatting)."""
+    clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
+    clean = clean.replace("`", "'").replace("@", "@\u200b")
+    return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
+
+
+def display(name: str) -> str:
+    """A player's name as the host says it: one line, at most 40 characters, and it can never ping
+    (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
+    clean = clean.replace("@", "@\u200b")
+    return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
+
+
+def turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
+    """Whose turn it is, or what the match waits for."""
+    if status == "choosing":
+        return "Waiting for the advantage player to choose who starts."
+    if status in ("finished", "aborted"):
+        return "The match is over."
+    if status == "mulligan_wait":
+        return "Waiting for the mulligan answer."
+    if provisional is not None:
+        return f"{name(provisional)}'s move becomes final in a few seconds."
+    if to_move is None:
+        return "The game is over."
+    return f"{name(to_move)} to move" + (f": {prompt}." if prompt else ".")
+
+
+def notice(kind: str, who: str, move: float, grace: float) -> str:
+    """A clock notice for the player on move."""
+    if kind == "reserve_started":
+        return f"{who}: move time is up, your reserve is running."
+    if kind == "grace_started":
+        return (
+            f"{who}: your {seconds(move)} are up and you are now in grace "
+            f"(at most {seconds(grace)} more); post `ready` before you move."
+        )
+    if kind == "restart":
+        return f"{who}: that turn would leave three same-coloured tracks; your clock is restarted once."
+    if kind.startswith("move_warn"):
+        return f"{who}: {kind.removeprefix('move_warn')} s left for this move."
+    if kind.startswith("warn"):
+        return f"{who}: {kind.removeprefix('warn')} s left before you lose on time."
+    return f"{who}: {kind}"
+
+
+def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
+    """The sentence of a host event (`now_turn`: the turn line, for events that end with it)."""
+    d = data
+    if kind in ("started", "resumed"):
+        return f"Match {d['match']} ({d['title']}) {kind}: {name(1)} vs {name(2)}. {now_turn}"
+    if kind == "choose":
+        return (
+            f"{name(seat)} has the advantage: post `first` to move first or `second` to let {name(3 - (seat or 1))} "
+            f"start (within {seconds(float(d['seconds']))}; after that {name(seat)} moves first)."
+        )
+    if kind == "choice_timeout":
+        return f"{name(seat)} did not choose in time, so {name(seat)} moves first."
+    if kind == "provisional":
+        return (
+            f"{name(seat)} played {d['move']}. It becomes final in {float(d['seconds']):g} s "
+            "(delete or edit your message, or post `take back`, to take it back)."
+        )
+    if kind == "move" and d.get("final"):
+        return f"{name(seat)}'s move {d['move']} is final."
+    if kind == "move":
+        return f"{name(seat)} played {d['move']}." + str(d.get("said", ""))
+    if kind == "turn":
+        return now_turn
+    if kind == "takeback":
+        return f"{name(seat)} took back {d['move']}. {now_turn}"
+    if kind == "mulligan":
+        return f"{name(seat)} used their mulligan: the last {d['rewound']} turn(s) are rewound. {now_turn}"
+    if kind == "mulligan_offer":
+        return (
+            f"{name(d['winner'])} completed a {d['reason']}. {name(d['loser'])}, you still have your mulligan: "
+            f"post `mulligan` to rewind, or `decline` (you have {float(d['seconds']):g} s)."
+        )
+    if kind == "presence":
+        return (
+            f"{name(d['asker'])} is ready to move from grace. {name(d['confirmer'])}, please confirm you are here "
+            f"(button or `here`) within {float(d['seconds']):g} s."
+        )
+    if kind == "presence_ok":
+        return f"{name(seat)}, you may move now ({d['how']})."
+    if kind == "clock":
+        return notice(str(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
+    if kind == "finished":
+        winner = d.get("winner")
+        text = f"Game over: {name(winner)} wins ({d['reason']})." if winner else f"Game over: a draw ({d['reason']})."
+        if not winner and d.get("by_host"):
+            text = f"Game over: no winner ({d['reason']})."
+        if "score" in d:
+            text += f" Score {d['score'][0]}–{d['score'][1]}."
+        return text
+    if kind == "paused":
+        return f"Match {d['match']} is paused by the host."
+    if kind == "unpaused":
+        return f"Match {d['match']} continues. {now_turn}"
+    if kind == "aborted":
+        return f"Match {d['match']} was aborted by the host."
+    if kind == "time":
+        verb = "gets" if float(d["seconds"]) >= 0 else "loses"
+        return f"{name(seat)} {verb} {abs(float(d['seconds'])):g} s. {d.get('clocks', '')}".rstrip()
+    return kind.replace("_", " ")
+
+
+_REFUSALS: dict[str, str] = {
+    "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",
+    "takeback_late": "Too late: the move is already final.",
+    "not_final": "Wait: the last move is not final yet.",
+    "mulligan_used": "You have already used your mulligan.",
+    "mulligan_own_turn": "You can use your mulligan on your own turn.",
+    "mulligan_winner": "Only the player who lost can use a mulligan now.",
+    "mulligan_nothing": "You have no turn of your own to rewind yet.",
+    "mulligan_no_offer": "There is no mulligan offer for you to decline.",
+    "over": "The game is over.",
+    "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
+    "ready_cleared": "You are cleared to move.",
+    "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",
+    "here_nobody": "Nobody is waiting for your confirmation.",
+    "grace_ready": "You are in grace: post `ready` and wait for {other} to confirm, then move.",
+    "grace_wait": "Waiting for {other} to confirm they are here.",
+    "shift_confirm": "That move lowers your five-row count and loses at once. Post `confirm` to play it anyway.",
+    "confirm_nothing": "There is nothing for you to confirm.",
+    "choose_not_you": "{chooser} chooses who starts.",
+    "choose_first": "{chooser} must first choose who starts.",
+    "paused": "The match is paused.",
+    "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
+    "failed": "The host could not handle that; the match is unchanged.",
+    "no_rule:mulligan": "This match has no mulligans.",
+    "no_rule:decline": "There is no mulligan offer for you to decline.",
+    "no_rule:ready": "`ready` is for a player in grace, on their turn.",
+    "no_rule:here": "Nobody is waiting for your confirmation.",
+    "no_rule:takeback": "Moves are final at once in this match.",
+}
+_SEAT_FIELDS = ("other", "chooser")
+_SEAT_WORDS = re.compile(r"\bseat ([12])\b")
+"""An engine's "seat 2" in a sentence, replaced by the player's name."""
+
+
+def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
+    """The reply to a refused action (seats in `data` are said as names)."""
+    values = {k: name(int(v)) if k in _SEAT_FIELDS else v for k, v in data.items()}
+    template = _REFUSALS.get(code, "That is not possible now.")
+    return template.format(**values)
+
+
+def status_word(status: str) -> str:
+    """A match's status as people read it (never the internal name)."""
+    return {
+        "ongoing": "in play",
+        "paused": "paused",
+        "choosing": "waiting for the choice of who starts",
+        "mulligan_wait": "waiting for the mulligan answer",
+        "finished": "over",
+        "aborted": "aborted",
+    }.get(status, "in play")
+
+
+def paused_refusal(match_id: int, status: str) -> str:
+    """Why a match cannot be paused (never the internal status)."""
+    return f"match {match_id} is {'paused' if status == 'paused' else 'over'}, not running"
 
 
 def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
@@ -24,9 +206,11 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
         elif kind == "round_end":
             scores = d.get("scores", {})
             s1, s2 = scores.get(1, scores.get("1", 0)), scores.get(2, scores.get("2", 0))
+            task = _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), str(d.get("task") or ""))
+            if not task:
+                task = f"{name(d.get('picker'))} must pick a square, like pick C3"
             parts.append(
-                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and "
-                f"{name(d.get('picker'))} must now {d.get('task', 'pick a square')} (e.g. `pick C3`)"
+                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and {task}"
             )
         elif kind == "penalty":
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")

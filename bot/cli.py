@@ -26,7 +26,7 @@ def _db_url(path: str | None) -> str:
 
 
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
-    """`--opt`/`--clock` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
+    """`--opt`/`--clock`/`--rule` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
     from games.cli import UsageError, parse_kv
 
     try:
@@ -56,6 +56,7 @@ def cmd_room(args: argparse.Namespace) -> int:
         players=args.player or [],
         options=_kv(args.opt, "--opt"),
         clock=_kv(args.clock, "--clock"),
+        rules=_kv(args.rule, "--rule"),
         events_json=args.events_json,
         resume=args.resume,
         png_dir=Path(args.png) if args.png else None,
@@ -277,6 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument("--player", action="append", metavar="NAME")
     room.add_argument("--opt", action="extend", nargs="+", metavar="K=V")
     room.add_argument("--clock", action="extend", nargs="+", metavar="K=V")
+    room.add_argument(
+        "--rule",
+        action="extend",
+        nargs="+",
+        metavar="K=V",
+        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md)",
+    )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=int, metavar="MATCH_ID")

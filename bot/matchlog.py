@@ -47,6 +47,8 @@ def build_log(match: StoredMatch) -> dict[str, Any]:
             entry["message_id"] = e.message_id
         entry.update({k: v for k, v in e.data.items() if k not in entry})
         entries.append(entry)
+    created = next((e for e in match.events if e.kind == "created"), None)
+    rules = created.data.get("rules") if created is not None else None
     return {
         "match": match.id,
         "game": match.game,
@@ -54,6 +56,7 @@ def build_log(match: StoredMatch) -> dict[str, Any]:
         "players": players,
         "options": match.options,
         "clock": match.clock,
+        "rules": rules,
         "created_at": match.created_at.isoformat(),
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
         "result": {
@@ -74,6 +77,7 @@ def format_log(data: dict[str, Any]) -> str:
         f"Players: {p['1']['name']} (seat 1) vs {p['2']['name']} (seat 2)",
         f"Options: {_kv(data['options'])}",
         f"Clock: {_kv(data['clock'])}",
+        f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
     ]
     for e in data["events"]:
@@ -114,3 +118,12 @@ def format_log(data: dict[str, Any]) -> str:
 
 def _kv(d: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items()) or "defaults"
+
+
+def _rules(rules: dict[str, Any] | None) -> str:
+    """The house rules a match was played under (matches from before per-match rules: the game's defaults)."""
+    if rules is None:
+        return "the game's defaults of the time"
+    from bot.rules import describe
+
+    return describe(rules) or "none"

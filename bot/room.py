@@ -29,6 +29,7 @@ class RoomConfig:
     players: list[str] = field(default_factory=list)
     options: dict[str, str] = field(default_factory=dict)
     clock: dict[str, str] = field(default_factory=dict)
+    rules: dict[str, str] = field(default_factory=dict)
     events_json: bool = False
     resume: int | None = None
     png_dir: Path | None = None
@@ -179,6 +180,7 @@ class Room:
                     players,
                     options=cfg.options,
                     clock=cfg.clock,
+                    rules=cfg.rules,
                 )
                 self.match_id = mid
             return await self._loop(lines)

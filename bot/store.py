@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -212,20 +213,41 @@ class MatchStore:
         while self._queue:
             batch, self._queue = self._queue, []
             try:
-                if self._fast_sqlite and not any(p.players for p in batch):
-                    await self._write_sqlite(batch)
-                else:
-                    await self._write_generic(batch)
+                await self._write(batch)
+            except Exception:
+                if len(batch) == 1:
+                    self._settle(batch[0], sys.exc_info()[1])
+                    continue
+                # One bad row must not fail the other matches' actions: write each match alone.
+                for p in batch:
+                    try:
+                        await self._write([p])
+                    except Exception as exc:
+                        self._settle(p, exc)
+                    else:
+                        self._settle(p, None)
+                continue
             except BaseException as exc:
                 for p in batch:
-                    if not p.future.done():
-                        p.future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
-                if not isinstance(exc, Exception):
-                    raise
-                continue
+                    self._settle(p, RuntimeError(str(exc)))
+                raise
             for p in batch:
-                if not p.future.done():
-                    p.future.set_result(None)
+                self._settle(p, None)
+
+    async def _write(self, batch: list[_Pending]) -> None:
+        if self._fast_sqlite and not any(p.players for p in batch):
+            await self._write_sqlite(batch)
+        else:
+            await self._write_generic(batch)
+
+    @staticmethod
+    def _settle(p: _Pending, exc: BaseException | None) -> None:
+        if p.future.done():
+            return
+        if exc is None:
+            p.future.set_result(None)
+        else:
+            p.future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
 
     async def _write_sqlite(self, batch: list[_Pending]) -> None:
         """The hot path on SQLite: two executemany calls and a commit on the driver connection
@@ -233,6 +255,7 @@ class MatchStore:
         async with self.engine.connect() as conn:
             raw = await conn.get_raw_connection()
             driver = raw.driver_connection
+            assert driver is not None, "the SQLite driver connection is open"
             try:
                 rows = [
                     (
@@ -363,6 +386,20 @@ class MatchStore:
         return out
 
 
+def safe(value: Any) -> Any:
+    """What players type, made storable in every database: characters that cannot be encoded (lone
+    surrogates such as `"A1\\udcff"`) and NUL become U+FFFD; dicts and lists are cleaned throughout."""
+    if isinstance(value, str):
+        if value.isascii() and "\x00" not in value:
+            return value
+        return "".join("\ufffd" if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, dict):
+        return {safe(k): safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [safe(v) for v in value]
+    return value
+
+
 def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.datetime) -> list[dict[str, Any]]:
     return [
         {
@@ -371,9 +408,9 @@ def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.dat
             "at": now,
             "kind": e.kind,
             "seat": e.seat,
-            "text": e.text,
-            "message_id": e.message_id,
-            "data": e.data,
+            "text": safe(e.text),
+            "message_id": safe(e.message_id),
+            "data": safe(e.data),
         }
         for i, e in enumerate(events)
     ]

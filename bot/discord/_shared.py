@@ -55,7 +55,7 @@ class Pending:
 
 def pending_of(live: Live) -> Pending | None:
     """The match's provisional move (works with the service's dict or its `Provisional`)."""
-    raw: Any = live.pending
+    raw: Any = live.provisional() if hasattr(live, "provisional") else live.pending
     if raw is None:
         return None
     if isinstance(raw, dict):

@@ -217,13 +217,18 @@ class AtCrash:
     reserve_left: dict[str, float]
 
 
+def _takeback(snap: dict[str, Any]) -> dict[str, Any]:
+    """The take-back rule's part of a snapshot (its state and its timers)."""
+    return snap["rules"].get("takeback", {"state": {"pending": None}, "timers": {}})
+
+
 def at_crash(stored: Stored, t_kill: float) -> AtCrash:
     snap = stored.snapshot
     since = t_kill - float(snap["loop_at"])
     assert since >= -0.01, "the snapshot is from the future"
     clocks = snap["clocks"]
     elapsed = float(clocks["elapsed"]) + (since if clocks["ticking"] else 0.0)
-    commit = snap["timers"].get("commit")
+    commit = _takeback(snap)["timers"].get("commit")
     return AtCrash(
         clocks["running"],
         elapsed,
@@ -246,7 +251,7 @@ def check_resumed_clocks(db: Path, mid: int, crash: AtCrash, where: str) -> None
         f"{where}: {crash.elapsed:.3f} s used at the crash, {elapsed:.3f} s after resuming"
     )
     if crash.commit_left is not None:
-        left = float(stored.snapshot["timers"]["commit"])
+        left = float(_takeback(stored.snapshot)["timers"]["commit"])
         assert crash.commit_left - TOL <= left <= crash.commit_left + HEARTBEAT + TOL, (
             f"{where}: take-back window {crash.commit_left:.3f} s left at the crash, {left:.3f} s after resuming"
         )
@@ -407,7 +412,7 @@ def test_trax_killed_inside_the_take_back_window(tmp_path: Path, seed: int) -> N
     # A kill while bob's move goes in, then one while that move (or, if it was lost, a new one) is
     # being taken back.
     c.kill_mid_move()
-    pending = c.stored.snapshot["pending"]
+    pending = _takeback(c.stored.snapshot)["state"]["pending"]
     if pending is None:
         line = c.next_line(c.state())
         assert line is not None

@@ -175,3 +175,41 @@ def test_room_writes_a_picture_per_move(tmp_path: Path) -> None:
 
     with Image.open(files[-1]) as im:
         assert im.format == "PNG" and im.size[0] <= 1000
+
+
+RULES = ["--rule", "takeback=5", "mulligan=1", "--rule", "clock=grace"]
+
+
+def test_house_rules_per_match_and_in_the_log(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    refused = subprocess.run(
+        [*DMHOST, "room", "boxes", "--player", "a", "--player", "b", "--rule", "threesame=1", "--db", db],
+        capture_output=True,
+        text=True,
+        input="",
+    )
+    assert refused.returncode == 2 and "it accepts takeback, mulligan, clock" in refused.stderr
+    code, events = room(
+        ["boxes", "--player", "a", "--player", "b", "--events-json", "--db", db, *RULES],
+        "a: A1-B1\na: take back\n",
+        cwd=tmp_path,
+    )
+    assert code == 0
+    assert [e["event"] for e in events if e["event"] in ("provisional", "takeback")] == ["provisional", "takeback"]
+    mid = str(events[0]["match"])
+    text = subprocess.run([*DMHOST, "log", mid, "--db", db], capture_output=True, text=True).stdout
+    assert "House rules: takeback=5 mulligan=1 clock=grace" in text
+
+
+def test_undecodable_input_is_a_hint_and_is_stored_safely(tmp_path: Path) -> None:
+    db = str(tmp_path / "u.db")
+    proc = subprocess.run(
+        [*DMHOST, "room", "boxes", "--player", "alice", "--player", "bob", "--events-json", "--db", db],
+        input=b"alice: A1\xff\nalice: A1-B1\n",
+        capture_output=True,
+    )
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    events = [json.loads(line) for line in proc.stdout.decode().splitlines() if line.startswith("{")]
+    assert [e["event"] for e in events if e["event"] in ("rejected", "move")] == ["rejected", "move"]
+    text = subprocess.run([*DMHOST, "log", str(events[0]["match"]), "--db", db], capture_output=True, text=True)
+    assert "'A1\ufffd'" in text.stdout and text.returncode == 0

@@ -319,8 +319,7 @@ class Announcer(commands.Cog):
 
     async def _channel(self, match_id: int, room: Room) -> discord.abc.Messageable | None:
         if room.channel_id is None:
-            stored = await self.bot.service.store.load(match_id)
-            room.channel_id = stored.channel_id if stored else None
+            room.channel_id = await self.bot.service.channel_of(match_id)
         if room.channel_id is None:
             return None
         channel = self.bot.get_channel(room.channel_id)

@@ -29,6 +29,8 @@ from bot.discord._shared import (
 from bot.discord.commands._config import RESETTABLE, guild_config
 from bot.matchlog import build_log, format_log
 from bot.review import build_review
+from bot.rules import RulesError
+from bot.rules import parse as check_rules
 from bot.service import HostError, Live, PlayerRef
 from games import registry
 from games.base import OptionsError
@@ -129,6 +131,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
         room="a public thread everyone can watch (default), a private thread, or this channel",
+        rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -155,10 +158,16 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options: str = "",
         clock: str = "",
         room: str | None = None,
+        rules: str = "",
     ) -> None:
         """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
         require_host(interaction)
         ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
+        house_rules = parse_pairs(rules, "rules")
+        try:
+            check_rules(ruleset.id, house_rules)
+        except RulesError as exc:
+            raise HostError(f"Rules: {exc}") from None
         mode = self._room_mode(interaction, room)
         host = interaction.user
         await interaction.response.defer(thinking=True)
@@ -178,6 +187,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)],
                 options=opts,
                 clock=clk,
+                rules=house_rules,
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(host.id),

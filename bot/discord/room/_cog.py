@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.discord._shared import pending_of, pinging
+from bot.discord._shared import pinging
 from bot.service import HostError, Live, SubmitResult
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ class GameRoom(commands.Cog):
         if len(mine) > 1:
             for live in mine:
                 with contextlib.suppress(Exception):
-                    if live.ruleset.to_move(live.state) == live.seat_of(player_id) and live.pending is None:
+                    mine_to_move = live.ruleset.to_move(live.state) == live.seat_of(player_id)
+                    if mine_to_move and self.bot.service.pending_move(live.id) is None:
                         return live
         return mine[0] if mine else None
 
@@ -138,12 +139,7 @@ class GameRoom(commands.Cog):
 
     async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
         """Take back the provisional move posted in this message, if there is one."""
-        for live in self.bot.service.matches_in_channel(channel_id):
-            pending = pending_of(live)
-            if pending is None or pending.message_id != str(message_id):
-                continue
-            player = author_id or live.players[pending.seat].id
-            await self.bot.service.takeback(live.id, player, message_id=str(message_id), via=via)
+        await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:

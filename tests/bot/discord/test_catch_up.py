@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from simcord.env import _attach_bot  # the documented way to bring a detached bot back (ECOSYSTEM.md)
 
-from bot import policies
 from bot.app import create_bot
 from bot.settings import Settings
 from tests.bot.discord.conftest import World, board_of, bot_messages, now, start
@@ -71,13 +68,9 @@ async def test_two_moves_posted_while_away_only_the_first_legal_one_counts(world
     assert any("bob's turn" in r for r in replies)
 
 
-async def test_a_provisional_trax_move_deleted_while_away_never_happens(
-    world: World, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_provisional_trax_move_deleted_while_away_never_happens(world: World, settings: Settings) -> None:
     w = world
-    slow = dataclasses.replace(policies.POLICIES["trax"], takeback_seconds=30.0)  # longer than a slow test step
-    monkeypatch.setitem(policies.POLICIES, "trax", slow)
-    match_id, room = await start(w, "trax")
+    match_id, room = await start(w, "trax", rules="takeback=30")  # a window longer than a slow test step
     await go_away(w)
     msg = await w.alice.send(room, "@0+")
     await w.alice.delete(msg)  # taken back inside its window, while the bot was away

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 from discord import app_commands
 
-from bot import policies
-from bot.policies import HostPolicy
 from tests.bot.discord.conftest import World, answer, board_of, bot_text, now, start
 
 
@@ -197,6 +195,7 @@ async def test_log(world: World) -> None:
     await w.alice.send(room, "A1-B1")
     await w.bob.send(room, "A1-Z9")
     await w.carol.slash(room, "dm abort")
+    w.env.settle_timeout = 300.0  # the solver's verdicts: its first call compiles it (no clock runs any more)
     assert "Only a host" in answer(await w.dave.slash(w.lobby, "dm log", match=match_id)).content
     r = answer(await w.alice.slash(w.lobby, "dm log", match=match_id))  # a player of the match may read it
     assert r.ephemeral
@@ -211,6 +210,7 @@ async def test_log(world: World) -> None:
     data = json.loads(await r.attachments[1].read())
     assert [m["move"] for m in data["moves"]] == ["A1-B1"]
     assert "no match" in answer(await w.carol.slash(w.lobby, "dm log", match=999)).content
+    w.env.settle_timeout = 5.0
 
 
 async def test_history(world: World) -> None:
@@ -224,10 +224,9 @@ async def test_history(world: World) -> None:
     assert "alice won (resign)" in description
 
 
-async def test_mulligan_command_and_button(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_mulligan_command_and_button(world: World) -> None:
     w = world
-    monkeypatch.setitem(policies.POLICIES, "boxes", HostPolicy(mulligans=1))
-    match_id, room = await start(w, options="rows=2 cols=2")
+    match_id, room = await start(w, options="rows=2 cols=2", rules="mulligan=1")
     assert "This game has no" not in answer(await w.alice.slash(room, "dm mulligan")).content
     live = w.bot.service.live[match_id]
     await w.alice.send(room, "A1-B1")
@@ -319,3 +318,19 @@ async def test_public_rooms_open_under_the_configured_game_room_channel(world: W
     answer(await w.carol.slash(w.lobby, "dm config", room_mode="channel"))
     await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave)
     assert any(lv.channel_id == w.lobby.id for lv in w.bot.service.live.values())
+
+
+async def test_start_with_house_rules(world: World) -> None:
+    w = world
+    before = len(w.lobby.history())
+    bad = answer(
+        await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob, rules="threesame=1")
+    )
+    assert bad.ephemeral and "accepts takeback, mulligan, clock" in bad.content
+    assert w.bot.service.live == {} and w.lobby.threads == [] and len(w.lobby.history()) == before
+    match_id, room = await start(w, rules="takeback=30 clock=grace")
+    live = w.bot.service.live[match_id]
+    assert live.clocks.tc.kind == "grace"
+    await w.alice.send(room, "A1-B1")
+    assert w.bot.service.pending_move(match_id) is not None
+    assert "Take back" in str(board_of(w, room, match_id).components)

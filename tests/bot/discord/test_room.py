@@ -8,8 +8,6 @@ import re
 import discord
 import pytest
 
-from bot import policies
-from bot.policies import HostPolicy
 from tests.bot.discord.conftest import World, answer, board_of, bot_messages, bot_text, now, play, start
 
 
@@ -154,18 +152,14 @@ async def test_two_moves_racing_only_the_first_counts(world: World) -> None:
     await w.env.settle()
 
 
-@pytest.fixture
-def takeback_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Boxes with a take-back window (Trax's, made longer than a slow test machine needs): the
-    delete/edit path without the Trax engine."""
-    monkeypatch.setitem(policies.POLICIES, "boxes", HostPolicy(takeback_seconds=30.0))
+TAKEBACK = "takeback=30"
+"""Boxes with a take-back window (Trax's, made longer than a slow test step): the delete/edit path."""
 
 
-@pytest.mark.usefixtures("takeback_boxes")
 @pytest.mark.parametrize("via", ["delete", "edit"])
 async def test_takeback_by_deleting_or_editing_the_move(world: World, via: str) -> None:
     w = world
-    match_id, room = await start(w, options="rows=2 cols=2")
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
     msg = await w.alice.send(room, "A1-B1")
     live = w.bot.service.live[match_id]
     assert live.pending is not None
@@ -183,10 +177,9 @@ async def test_takeback_by_deleting_or_editing_the_move(world: World, via: str) 
     assert [e.data.get("via") for e in stored.events if e.kind == "takeback"] == [via]
 
 
-@pytest.mark.usefixtures("takeback_boxes")
 async def test_takeback_too_late_does_nothing_and_the_button_leaves_the_board(world: World) -> None:
     w = world
-    match_id, room = await start(w, options="rows=2 cols=2")
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
     msg = await w.alice.send(room, "A1-B1")
     await w.env.advance_time(31)  # the window is closed: the move is final
     board = board_of(w, room, match_id)
@@ -198,10 +191,9 @@ async def test_takeback_too_late_does_nothing_and_the_button_leaves_the_board(wo
     assert stored is not None and not [e for e in stored.events if e.kind == "takeback"]
 
 
-@pytest.mark.usefixtures("takeback_boxes")
 async def test_takeback_button(world: World) -> None:
     w = world
-    match_id, room = await start(w, options="rows=2 cols=2")
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
     await w.alice.send(room, "A1-B1")
     board = board_of(w, room, match_id)
     stranger = answer(await w.dave.click(board, label="Take back"))
@@ -218,7 +210,7 @@ async def test_takeback_button(world: World) -> None:
 @pytest.mark.parametrize("via", ["delete", "edit"])
 async def test_trax_takeback(world: World, via: str) -> None:
     w = world
-    match_id, room = await start(w, "trax")
+    match_id, room = await start(w, "trax", rules=TAKEBACK)
     msg = await w.alice.send(room, "@0+")
     live = w.bot.service.live[match_id]
     assert live.pending is not None
