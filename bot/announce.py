@@ -207,6 +207,7 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
             scores = d.get("scores", {})
             s1, s2 = scores.get(1, scores.get("1", 0)), scores.get(2, scores.get("2", 0))
             task = _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), str(d.get("task") or ""))
+            task = task.replace(" must pick", " must now pick", 1)
             if not task:
                 task = f"{name(d.get('picker'))} must pick a square, like pick C3"
             parts.append(
