@@ -221,11 +221,22 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
             parts.append(
                 f"{name(d.get('red'))} plays red, {name(d.get('blue'))} plays blue; {name(d.get('first'))} moves first"
             )
+        elif kind == "capture":
+            taken = int(d.get("taken") or 0)
+            text = f"{name(d.get('seat'))} captures {taken} dot{'s' if taken != 1 else ''}"
+            freed = int(d.get("freed") or 0)
+            if freed:
+                text += f" (freeing {freed} of their own)"
+            parts.append(text + (" (the dot was played inside their enclosure)" if d.get("suicide") else ""))
         elif kind == "stop":
-            parts.append(
-                f"{name(d.get('seat'))} stops (grounds). {name(3 - int(d.get('seat') or 1))} may place more dots, "
-                "then posts `end`"
+            seat = int(d.get("seat") or 1)
+            loose = int(d.get("ungrounded") or 0)
+            handed = (
+                f"hands {loose} ungrounded dot{'s' if loose != 1 else ''} over to {name(3 - seat)}"
+                if loose
+                else "hands nothing over (every dot is grounded)"
             )
+            parts.append(f"{name(seat)} stops and {handed}. {name(3 - seat)} may place more dots, then posts `end`")
         elif kind == "five_rows":
             counts = {k: v for k, v in d.items() if k in ("1", "2")}
             parts.append("five-rows: " + ", ".join(f"{name(int(k))} {v}" for k, v in sorted(counts.items())))

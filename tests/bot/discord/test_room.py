@@ -241,3 +241,16 @@ async def test_a_failed_first_board_is_posted_again(world: World) -> None:
     board = board_of(w, room, match_id)
     assert "alice to move" in board.content
     w.env._errors_acknowledged = w.env.error_cursor
+
+
+async def test_trax_forced_tiles_are_announced_when_the_move_becomes_final(world: World) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules=TAKEBACK)
+    for who, move in [(w.alice, "@0+"), (w.bob, "@1+")]:
+        await who.send(room, move)
+        await w.env.advance_time(31)
+    await w.alice.send(room, "A0/")  # forces a tile at B1
+    assert "forced" not in board_of(w, room, match_id).content.split("becomes final")[-1]
+    await w.env.advance_time(31)  # the window closes: the move is final, and so are its forced tiles
+    final_line = next(ln for ln in board_of(w, room, match_id).content.splitlines() if "A0/ is final" in ln)
+    assert "alice's move" in final_line and "forced: B1" in final_line
