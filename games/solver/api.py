@@ -24,8 +24,9 @@ compiled kernel is not loaded yet (a few milliseconds, and no numba import); eve
 every position once the kernel is loaded, goes to the kernel. The choice is made before searching:
 no search is ever thrown away and repeated."""
 
-POOL_BOARDS = 3
-"""Compiled searches (with their tables) kept per process for reuse, one per board and options."""
+POOL_BOARDS = 2
+"""Compiled searches (with their tables, up to 64 MB each) kept per process for reuse: one for each of
+the last boards (and options) searched."""
 
 searches_started: Counter[str] = Counter()
 """Searches started per engine in this process (instrumentation: the tests count them)."""
@@ -167,7 +168,7 @@ def searcher(
         with _pool_lock:
             free = _pool.pop(key, [])
             free.append(ks)
-            _pool[key] = free[-2:]
+            _pool[key] = free[-1:]
             while len(_pool) > POOL_BOARDS:
                 del _pool[next(iter(_pool))]
 
