@@ -13,8 +13,8 @@ from games.solver import SearchAborted, api, ensure_compiled, kernel_ready, move
 from games.solver.board import board, edge_points
 from tests import DATA, ROOT
 
-CASES = Path(os.environ["DMHOST_SHARED_CASES"]) / "boxes" if os.environ.get("DMHOST_SHARED_CASES") else DATA / "solver"
-"""The shared Dots-and-Boxes cases (a copy of shared/cases/boxes; DMHOST_SHARED_CASES points at another)."""
+CASES = DATA / "boxes"
+"""Published and computed positions with exact values (sources: tests/data/README.md)."""
 
 
 def _python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

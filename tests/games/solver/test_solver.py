@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +16,8 @@ from games.solver.board import board
 from games.solver.pure import PureSearch
 from tests import DATA, ROOT
 
-CASES = Path(os.environ["DMHOST_SHARED_CASES"]) / "boxes" if os.environ.get("DMHOST_SHARED_CASES") else DATA / "solver"
-"""The shared Dots-and-Boxes cases (a copy of shared/cases/boxes; DMHOST_SHARED_CASES points at another)."""
+CASES = DATA / "boxes"
+"""Published and computed positions with exact values (sources: tests/data/README.md)."""
 QUICK_EMPTY = {(1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (2, 2), (2, 3)}
 
 
