@@ -48,11 +48,13 @@ KNOWN: dict[tuple[int, int], tuple[int, str]] = {
     (1, 9): (-1, "shared cases"),
     (1, 10): (0, "shared cases"),
     (3, 4): (0, "shared cases"),
+    (1, 11): (-1, "plain-Python engine"),
     (3, 5): (-1, "Wilson"),
     (4, 4): (0, "Wilson; Barker & Korf"),
 }
-"""Values checked outside this solver: published (Wilson, the paper) or computed by the shared cases'
-separate reference solver (shared/cases/boxes/README.md). The other boards are not checked."""
+"""Values checked outside the compiled kernel: published (Wilson, the paper), computed by the shared
+cases' separate reference solver (tests/data/README.md), or by this package's plain-Python engine
+(1×11: 167 s of CPU). The other boards are not checked."""
 SWITCHES = [
     "chains",
     "center_order",
