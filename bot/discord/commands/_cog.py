@@ -120,13 +120,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
             raise HostError(str(exc.args[0])) from None
         try:
-            check_rules(ruleset.id, house_rules)
-        except RulesError as exc:
-            raise HostError(f"Rules: {exc}") from None
-        try:
             ruleset.parse_options(opts)
         except OptionsError as exc:
             raise HostError(f"Options: {exc}") from None
+        try:
+            check_rules(ruleset.id, house_rules)
+        except RulesError as exc:
+            raise HostError(f"Rules: {exc}") from None
         await interaction.response.defer(thinking=True)
         channel: Any = interaction.channel
         thread: discord.Thread | None = None
