@@ -151,6 +151,12 @@ _REFUSALS: dict[str, str] = {
     "choose_not_you": "{chooser} chooses who starts.",
     "choose_first": "{chooser} must first choose who starts.",
     "paused": "The match is paused.",
+    "match_over": "The match is over.",
+    "stored_over": "Match {match} is over.",
+    "already_over": "The match is already over.",
+    "turn": "It is {mover}'s turn.",
+    "unreadable": "I can't read {text} as a move: {hint}.",
+    "illegal": "Illegal move {text}: {reason}.",
     "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
     "failed": "The host could not handle that; the match is unchanged.",
     "no_rule:mulligan": "This match has no mulligans.",
@@ -159,14 +165,14 @@ _REFUSALS: dict[str, str] = {
     "no_rule:here": "Nobody is waiting for your confirmation.",
     "no_rule:takeback": "Moves are final at once in this match.",
 }
-_SEAT_FIELDS = ("other", "chooser")
+_SEAT_FIELDS = ("other", "chooser", "mover")
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b")
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
     """The reply to a refused action (seats in `data` are said as names)."""
-    values = {k: name(int(v)) if k in _SEAT_FIELDS else v for k, v in data.items()}
+    values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
     template = _REFUSALS.get(code, "That is not possible now.")
     return template.format(**values)
 

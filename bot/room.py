@@ -175,6 +175,7 @@ class Room:
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
+                    self._solver_loading = asyncio.create_task(asyncio.to_thread(_load_solver))
                 mid = await self.service.create_match(
                     cfg.game,
                     players,
@@ -282,3 +283,10 @@ async def stdin_lines(stream: TextIO | None = None) -> asyncio.Queue[str | None]
 
     threading.Thread(target=reader, daemon=True, name="room-stdin").start()
     return queue
+
+
+def _load_solver() -> None:
+    """Load (or compile) the solver's kernel off the event loop, before the practice opponent needs it."""
+    from games.solver import ensure_compiled
+
+    ensure_compiled()

@@ -240,7 +240,7 @@ class MatchService:
             return await self._submit_to_stored(match_id, player_id, text)
         async with live.lock:
             if live.id not in self.live:
-                return SubmitResult("rejected", "The match is over.", "finished")
+                return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
             seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult("ignored", "not a player of this match")
@@ -274,7 +274,7 @@ class MatchService:
             raise HostError(f"there is no match {match_id}")
         if not any(pid == player_id for pid, _ in stored.players.values()):
             return SubmitResult("ignored", "not a player of this match")
-        return SubmitResult("rejected", f"Match {match_id} is over.", "finished")
+        return SubmitResult("rejected", announce.refusal("stored_over", {"match": match_id}, str), "finished")
 
     async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
@@ -308,7 +308,7 @@ class MatchService:
             parsed = ruleset.parse_syntax(text)
         except MoveSyntaxError as exc:
             if ruleset.looks_like_move(text) and live.status not in ("finished", "aborted"):
-                reason = f"I can't read {announce.quote(text)} as a move: {ruleset.move_hint()}."
+                reason = announce.refusal("unreadable", {"text": text, "hint": ruleset.move_hint()}, live.name)
                 await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
                 return SubmitResult("rejected", reason, "syntax", [HostEvent(live.id, "hint", reason, seat=seat)])
             return SubmitResult("ignored", "chat")
@@ -320,7 +320,7 @@ class MatchService:
         except Refused as exc:
             return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
         if live.status != "ongoing" or ruleset.to_move(live.state) is None:
-            return SubmitResult("rejected", "The game is over.", "finished")
+            return SubmitResult("rejected", announce.refusal("over", {}, live.name), "finished")
         try:
             for rule in live.rules:
                 rule.gate_mover(live, seat)
@@ -333,7 +333,7 @@ class MatchService:
             return await self._illegal(live, seat, text, message_id, exc)
         except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
             kind = "finished" if exc.kind == "finished" else "turn"
-            reason = "The game is over." if kind == "finished" else f"It is {live.name(live.to_move())}'s turn."
+            reason = announce.refusal("over" if kind == "finished" else "turn", {"mover": live.to_move()}, live.name)
             await self._record_attempt(live, seat, kind, text, message_id, reason)
             return SubmitResult("rejected", reason, kind)
         for rule in live.rules:
@@ -348,7 +348,7 @@ class MatchService:
     async def _illegal(
         self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
     ) -> SubmitResult:
-        reason = f"Illegal move {announce.quote(text)}: {exc.reason}."
+        reason = announce.refusal("illegal", {"text": text, "reason": exc.reason}, live.name)
         batch = Batch(
             log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
             out=[HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)],
@@ -429,7 +429,7 @@ class MatchService:
     # -- endings and host actions ----------------------------------------------------
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
         if live.status in ("finished", "aborted"):
-            raise HostError("The match is already over.")
+            raise HostError(announce.refusal("already_over", {}, live.name))
         batch = Batch(log=[NewEvent("resign", seat)])
         end(live, 3 - seat, "resign", batch, self.now(), score=False)
         await self._flush(live, batch)

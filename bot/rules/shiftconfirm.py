@@ -20,9 +20,7 @@ class ShiftConfirm(HouseRule):
 
     def after_validate(self, m: MatchView, seat: int, text: str, move: Any, message_id: str | None) -> Effects | None:
         """Hold back a losing shift until the mover confirms it."""
-        # The one place that asks a ruleset for this optional hook (only Dot Dash has it for now).
-        loses = getattr(m.ruleset, "loses_by_shifting", None)
-        if loses is None or not loses(m.state, move):
+        if not m.ruleset.loses_by_shifting(m.state, move):
             return None
         self.held = (seat, text, message_id)
         return Effects(reject=Refused("shift_confirm", kind="confirm"))

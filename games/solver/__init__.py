@@ -19,13 +19,27 @@ API for the host:
   opponent; levels `easy`, `medium` (depth-limited search with the same chain rules) and `perfect`
   (exact when it fits the budget). Works on any board size.
 
-Engines: `"pure"` (plain Python), `"kernel"` (numba, compiled once and cached on disk) and `"auto"`
-(pure first with a small node budget, then the kernel), so small positions never import numba.
+Engines: `"pure"` (plain Python), `"kernel"` (numba, compiled once and cached on disk) and `"auto"`,
+which picks one before searching: the kernel once it is loaded in the process, else plain Python for
+positions with few undrawn edges (so they never import numba), else the kernel. Compiled searches
+and their tables are kept and reused within a process (`api.searcher`).
+
+- `ensure_compiled()` — load the kernel now (compiling it when its disk cache is missing, said once
+  on stderr); the bot calls it in a thread at start. `kernel_ready()` says whether it is loaded.
+
 Every technique can be switched off through `SolveOptions` (see `benchmarks/solver.py`).
 Raises `ValueError` for bad input and `SearchAborted` when `node_limit` runs out.
 """
 
-from games.solver.api import MoveReview, SolveResult, move_values, review_move, solve
+from games.solver.api import (
+    MoveReview,
+    SolveResult,
+    ensure_compiled,
+    kernel_ready,
+    move_values,
+    review_move,
+    solve,
+)
 from games.solver.options import SolveOptions
 from games.solver.play import choose_move
 from games.solver.pure import SearchAborted
@@ -36,6 +50,8 @@ __all__ = [
     "SolveOptions",
     "SolveResult",
     "choose_move",
+    "ensure_compiled",
+    "kernel_ready",
     "move_values",
     "review_move",
     "solve",

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from games.boxes import RULESET, geometry
-from games.solver.board import Board, board
+from games.solver.board import Board, board, edge_index
 from games.solver.options import FULL, SolveOptions
-from games.solver.pure import INF, PureSearch, SearchAborted
+from games.solver.pure import INF, PureSearch
 
-PURE_NODE_BUDGET = 20_000
-"""Nodes the pure search may spend in `engine="auto"` before the compiled kernel takes over."""
+if TYPE_CHECKING:
+    from games.solver.kernel import KernelSearch
+
+PURE_MAX_FREE = 16
+"""`engine="auto"` searches positions with at most this many undrawn edges in plain Python while the
+compiled kernel is not loaded yet (a few milliseconds, and no numba import); everything else, and
+every position once the kernel is loaded, goes to the kernel. The choice is made before searching:
+no search is ever thrown away and repeated."""
+
+POOL_BOARDS = 2
+"""Compiled searches (with their tables, up to 64 MB each) kept per process for reuse: one for each of
+the last boards (and options) searched."""
+
+searches_started: Counter[str] = Counter()
+"""Searches started per engine in this process (instrumentation: the tests count them)."""
+
+_pool: dict[tuple[int, int, int, int], list[KernelSearch]] = {}
+_pool_lock = threading.Lock()
 
 
 class Search(Protocol):
@@ -50,23 +69,25 @@ class SolveResult:
 
 def parse_drawn(rows: int, cols: int, drawn: int | Iterable[str | int]) -> int:
     """Edge set from a mask, or edge texts (`A1-B1`) / indices; ValueError on a bad edge."""
-    geo = geometry(rows, cols)
+    n_edges = 2 * rows * cols + rows + cols
     if isinstance(drawn, int):
-        if drawn < 0 or drawn >> geo.n_edges:
-            raise ValueError(f"edge mask has bits beyond the {geo.n_edges} edges of a {rows}x{cols} board")
+        if drawn < 0 or drawn >> n_edges:
+            raise ValueError(f"edge mask has bits beyond the {n_edges} edges of a {rows}x{cols} board")
         return drawn
     mask = 0
     for item in drawn:
         if isinstance(item, int):
-            if not 0 <= item < geo.n_edges:
+            if not 0 <= item < n_edges:
                 raise ValueError(f"edge index {item} is not on a {rows}x{cols} board")
             mask |= 1 << item
             continue
+        from games.boxes import RULESET  # only for edge texts: it imports pydantic
+
         try:
             a, b = RULESET.parse_syntax(item)
         except ValueError:
             raise ValueError(f"{item!r} is not an edge like A1-B1") from None
-        e = geo.edge_index(a, b)
+        e = edge_index(rows, cols, a, b)
         if e is None:
             raise ValueError(f"{item!r} is not an edge of a {rows}x{cols} board")
         mask |= 1 << e
@@ -86,13 +107,70 @@ def make_search(
     node_limit: int | None = None,
     tt_bits: int | None = None,
 ) -> Search:
-    """A fresh search ("pure" or "kernel"; the kernel imports numba)."""
+    """A fresh search ("pure" or "kernel"; the kernel imports numba) with an empty table."""
+    searches_started[engine] += 1
     if engine == "pure":
         return PureSearch(b, options, node_limit)
     from games.solver.kernel import KernelSearch
 
     bits = tt_bits if tt_bits is not None else default_tt_bits(b)
     return KernelSearch(b, options, node_limit, bits)
+
+
+def kernel_ready() -> bool:
+    """Whether the compiled kernel is loaded in this process (then every search goes to it)."""
+    kernel = sys.modules.get("games.solver.kernel")
+    return kernel is not None and bool(kernel.READY)
+
+
+def ensure_compiled() -> None:
+    """Load the compiled kernel now, compiling it first when its disk cache is missing or stale
+    (about 20 s, announced once on stderr). The bot runs this in a thread at start."""
+    from games.solver.kernel import load
+
+    load()
+
+
+def choose_engine(b: Board, d: int) -> str:
+    """The engine `engine="auto"` uses for a position, chosen before any search."""
+    if kernel_ready():
+        return "kernel"
+    return "pure" if b.n_edges - d.bit_count() <= PURE_MAX_FREE else "kernel"
+
+
+@contextmanager
+def searcher(
+    b: Board, options: SolveOptions = FULL, engine: str = "kernel", node_limit: int | None = None
+) -> Iterator[Search]:
+    """A search on board b ("pure" or "kernel"): plain Python, or a compiled one lent from the
+    process's pool (its table keeps what earlier searches proved: stored bounds stay true)."""
+    if engine not in ("pure", "kernel"):
+        raise ValueError(f"engine must be auto, pure or kernel, not {engine!r}")
+    if engine == "pure":
+        yield make_search(b, options, "pure", node_limit)
+        return
+    key = (b.rows, b.cols, options.flags(), default_tt_bits(b))
+    with _pool_lock:
+        free = _pool.get(key)
+        ks = free.pop() if free else None
+    if ks is None:
+        made = make_search(b, options, "kernel", node_limit)
+        from games.solver.kernel import KernelSearch
+
+        assert isinstance(made, KernelSearch)
+        ks = made
+    else:
+        searches_started["kernel"] += 1
+        ks.reset(node_limit)
+    try:
+        yield ks
+    finally:
+        with _pool_lock:
+            free = _pool.pop(key, [])
+            free.append(ks)
+            _pool[key] = free[-1:]
+            while len(_pool) > POOL_BOARDS:
+                del _pool[next(iter(_pool))]
 
 
 def _move_value(s: Search, d: int, e: int, alpha: int = -INF, beta: int = INF) -> int:
@@ -167,15 +245,10 @@ def _run(
     b: Board, d: int, all_best: bool, values: bool, options: SolveOptions, engine: str, node_limit: int | None
 ) -> tuple[int, list[int], dict[int, int], int]:
     if engine == "auto":
-        try:
-            s: Search = PureSearch(b, options, PURE_NODE_BUDGET)
-            v, best, vals = _root(s, b, d, all_best, values)
-            return v, best, vals, s.nodes
-        except SearchAborted:
-            engine = "kernel"
-    s = make_search(b, options, engine, node_limit)
-    v, best, vals = _root(s, b, d, all_best, values)
-    return v, best, vals, s.nodes
+        engine = choose_engine(b, d)
+    with searcher(b, options, engine, node_limit) as s:
+        v, best, vals = _root(s, b, d, all_best, values)
+        return v, best, vals, s.nodes
 
 
 def solve(

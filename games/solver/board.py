@@ -3,14 +3,15 @@
 Edge numbering is the engine's (`games.boxes`): horizontal edges row by row from the top, then
 vertical edges row by row. In strings-and-coins terms a box is a coin, an edge between two boxes is a
 string joining them, and an edge on the border is a string to the ground.
+
+The tables are built here rather than taken from `games.boxes`, whose module imports pydantic: the
+solver's command line starts in well under a second only without it (a test checks both agree).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-
-from games.boxes import geometry
 
 MAX_EDGES = 64
 
@@ -38,8 +39,41 @@ class Board:
         """`A1-B1` for an edge index."""
         from games.coords import point_name
 
-        a, b = geometry(self.rows, self.cols).edge_points[edge]
+        a, b = edge_points(self.rows, self.cols)[edge]
         return f"{point_name(*a)}-{point_name(*b)}"
+
+
+Point = tuple[int, int]
+
+
+@cache
+def edge_points(rows: int, cols: int) -> tuple[tuple[Point, Point], ...]:
+    """The two dots (column, row) of every edge, in edge order."""
+    points = [((c, r), (c + 1, r)) for r in range(rows + 1) for c in range(cols)]
+    points += [((c, r), (c, r + 1)) for r in range(rows) for c in range(cols + 1)]
+    return tuple(points)
+
+
+def edge_index(rows: int, cols: int, a: Point, b: Point) -> int | None:
+    """Index of the edge between two dots, or None when they are not adjacent on the board."""
+    try:
+        return edge_points(rows, cols).index(min((a, b), (b, a)))
+    except ValueError:
+        return None
+
+
+def _box_masks(rows: int, cols: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Edge mask of every box, and the boxes of every edge."""
+    n_h = (rows + 1) * cols
+    masks = []
+    edge_boxes: list[list[int]] = [[] for _ in range(n_h + rows * (cols + 1))]
+    for r in range(rows):
+        for c in range(cols):
+            edges = (r * cols + c, (r + 1) * cols + c, n_h + r * (cols + 1) + c, n_h + r * (cols + 1) + c + 1)
+            for e in edges:
+                edge_boxes[e].append(r * cols + c)
+            masks.append(sum(1 << e for e in edges))
+    return tuple(masks), tuple(tuple(x) for x in edge_boxes)
 
 
 def _dot_syms(rows: int, cols: int) -> list[tuple[tuple[int, int], bool]]:
@@ -63,13 +97,14 @@ def board(rows: int, cols: int) -> Board:
 @cache
 def any_board(rows: int, cols: int) -> Board:
     """Tables for an R×C board of any size (the pure, depth-limited searches handle big boards)."""
-    geo = geometry(rows, cols)
-    n_edges = geo.n_edges
-    box_edges = tuple(tuple(e for e in range(n_edges) if m >> e & 1) for m in geo.box_masks)
+    points = edge_points(rows, cols)
+    n_edges = len(points)
+    box_masks, edge_boxes = _box_masks(rows, cols)
+    box_edges = tuple(tuple(e for e in range(n_edges) if m >> e & 1) for m in box_masks)
     syms: list[tuple[int, ...]] = []
     for (fc, fr), transpose in _dot_syms(rows, cols):
         perm = []
-        for a, b in geo.edge_points:
+        for a, b in points:
             pts = []
             for c, r in (a, b):
                 c2 = cols - c if fc else c
@@ -77,17 +112,17 @@ def any_board(rows: int, cols: int) -> Board:
                 if transpose:
                     c2, r2 = r2, c2
                 pts.append((c2, r2))
-            image = geo.edge_index(pts[0], pts[1])
+            image = edge_index(rows, cols, pts[0], pts[1])
             assert image is not None
             perm.append(image)
         syms.append(tuple(perm))
     ground: list[tuple[int, ...]] = []
     for x in range(rows * cols):
-        g = tuple(e for e in box_edges[x] if len(geo.edge_boxes[e]) == 1)
+        g = tuple(e for e in box_edges[x] if len(edge_boxes[e]) == 1)
         ground.append(g if len(g) >= 2 else ())
 
     def dist(e: int) -> tuple[float, int]:
-        (c1, r1), (c2, r2) = geo.edge_points[e]
+        (c1, r1), (c2, r2) = points[e]
         x, y = (c1 + c2) / 2 - cols / 2, (r1 + r2) / 2 - rows / 2
         return (x * x + y * y, e)
 
@@ -97,9 +132,9 @@ def any_board(rows: int, cols: int) -> Board:
         n_edges=n_edges,
         n_boxes=rows * cols,
         full=(1 << n_edges) - 1,
-        box_mask=geo.box_masks,
+        box_mask=box_masks,
         box_edges=box_edges,
-        edge_boxes=geo.edge_boxes,
+        edge_boxes=edge_boxes,
         syms=tuple(syms),
         ground=tuple(ground),
         center_order=tuple(sorted(range(n_edges), key=dist)),

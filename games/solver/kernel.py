@@ -1,18 +1,21 @@
 """The exact search compiled with numba: the algorithm of `games.solver.pure` on uint64 edge sets, plus
 three techniques of its own (each a `SolveOptions` switch): the table keeps each position's best
 move and tries it first (`tt_move`); a wide window is searched as null-window tests, MTD(f) from a
-guess of 0 (`null_window`); and the table has two one-word entries per bucket, the bigger subtree
-kept (`tt_buckets`). Symmetry images are updated per added edge rather than recomputed.
+guess of 0 (`null_window`); and the table has buckets of four one-word entries, a new entry
+replacing the smallest subtree (`tt_buckets`). Symmetry images are updated per added edge rather than recomputed.
 
-Importing this module imports numba (slow: about half a second), so `games.solver` imports it only
-when a position is too big for the pure search. Compiled code is cached on disk (`cache=True`); see
+Importing this module imports numba (slow: about a quarter of a second, and loading the compiled
+code as much again), so `games.solver` imports it only when a position is too big for the pure
+search; `load` does it once per process. Compiled code is cached on disk (`cache=True`); see
 `ensure_cache_dir` for where.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +94,8 @@ H_COMPACT = 22
 H_IMG = 23
 HEADER = 32
 COMPACT_EDGES = 44
+BUCKET = 4
+BUCKET_MASK = 3
 """Boards with at most this many edges keep a table entry in one word: the key above 20 bits of
 bounds (6 bits each), player (1) and best move (7); bigger boards use two words (key, then those)."""
 
@@ -275,16 +280,15 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
     m: Any = 255
     buckets = compact and flags & F_BUCKETS
     if compact:
-        # with `tt_buckets`, two entries per bucket: the first keeps the bigger subtree (fewer
-        # edges drawn), the second the latest other position
+        # with `tt_buckets`, four entries per bucket (32 bytes, one cache line); a new entry
+        # replaces the one with the smallest subtree (most edges drawn), see the store below
         if buckets:
-            slot = at(t, H_TT) + (idx & ~1)
+            base = at(t, H_TT) + (idx & ~BUCKET_MASK)
+            for j in range(BUCKET):
+                if t[base + j] >> np.uint64(20) == key:
+                    slot = base + j
+                    break
         w = t[slot]
-        if buckets and w >> np.uint64(20) != key:
-            w1 = t[slot + 1]
-            if w1 >> np.uint64(20) == key:
-                slot += 1
-                w = w1
         if w >> np.uint64(20) == key and np.int64((w >> np.uint64(12)) & U1) == pp:
             hit = True
             lo = np.int64(w & np.uint64(63)) - 32
@@ -441,11 +445,19 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
         mv = at(t, o_perm + sidx * ne + first)
     if compact:
         if buckets and t[slot] >> np.uint64(20) != key:
-            w0 = t[slot]
-            if w0 == EMPTY or popcount(key) <= popcount(w0 >> np.uint64(20)):
-                t[slot + 1] = w0
-            else:
-                slot += 1
+            # the children may have moved things: find the key again, else the smallest subtree
+            base = at(t, H_TT) + (idx & ~BUCKET_MASK)
+            slot = base
+            most = -1
+            for j in range(BUCKET):
+                wj = t[base + j] >> np.uint64(20)
+                if wj == key:
+                    slot = base + j
+                    break
+                cj = popcount(wj)
+                if cj > most:
+                    most = cj
+                    slot = base + j
         t[slot] = (
             (key << np.uint64(20))
             | np.uint64(nlo + 32)
@@ -476,71 +488,131 @@ def _words(typingctx: Any, addr: Any) -> Any:
 
 
 @njit(cache=True)
-def search(d: Any, alpha: Any, beta: Any, p: Any, t: Any) -> Any:
-    """`node` at the top, on the array's memory through a raw pointer: numba reference-counts an
-    array argument on every call, a pointer not (the caller keeps the array alive)."""
-    return node(d, alpha, beta, p, _words(t.ctypes.data), d)  # type: ignore[call-arg]
+def search(d: Any, alpha: Any, beta: Any, p: Any, addr: Any) -> Any:
+    """`node` at the top, on the search array's memory given by its address: numba reference-counts
+    an array argument on every call, a raw pointer not (the caller keeps the array alive); and an
+    address is typed without numba looking at a numpy array (which imports numpy.ma: slow)."""
+    return node(d, alpha, beta, p, _words(addr), d)  # type: ignore[call-arg]
+
+
+@njit(cache=True)
+def closure_at(d: Any, addr: Any) -> Any:
+    """`closure` of any position, on the search array at an address (see `search`)."""
+    return closure(d, _words(addr), -1)  # type: ignore[call-arg]
+
+
+def address(t: Any) -> int:
+    """The data address of a numpy array."""
+    return int(t.__array_interface__["data"][0])
+
+
+def build_table(b: Board, opts: SolveOptions, node_limit: int | None, tt_bits: int) -> Any:
+    """The search's one uint64 array (header, board tables, an empty table of 2^tt_bits entries)."""
+    tb = tables(b)
+    ne, nb = b.n_edges, b.n_boxes
+    groups = [g for g in b.ground if g]
+    edge_group = [0] * ne
+    g_first: list[int] = []
+    for i, g in enumerate(groups):
+        firsts = [sum(1 << e for e in g[:k]) for k in range(len(g) + 1)]
+        g_first += firsts + [0] * (5 - len(firsts))
+        for e in g:
+            edge_group[e] = i + 1
+    edge_box: list[int] = []
+    for boxes in b.edge_boxes:
+        edge_box += [x + 1 for x in boxes] + [0] * (2 - len(boxes))
+    inv = [[0] * ne for _ in b.syms]
+    for s, perm in enumerate(b.syms):
+        for e, f in enumerate(perm):
+            inv[s][f] = e
+    parts: list[tuple[int, list[int]]] = [
+        (H_BOXMASK, list(b.box_mask)),
+        (H_BOXEDGES, [e for edges in b.box_edges for e in edges]),
+        (H_EDGEBOX, edge_box),
+        (H_ORDER, list(b.center_order if opts.center_order else tb.left_right)),
+        (H_EDGEGROUP, edge_group),
+        (H_SYMTAB, [v for per_sym in tb.sym_bytes for row in per_sym for v in row]),
+        (H_GMASK, [sum(1 << e for e in g) for g in groups]),
+        (H_GFIRST, g_first),
+        (H_PERM, [e for perm in b.syms for e in perm]),
+        (H_INV, [e for row in inv for e in row]),
+        (H_IMG, [0] * (8 * 65)),
+    ]
+    size = HEADER + sum(len(v) for _, v in parts)
+    compact = ne <= COMPACT_EDGES
+    # np.full writes every page now, so page faults are not paid inside the search
+    t = np.full(size + 8 + (1 if compact else 2) * (1 << tt_bits), EMPTY, dtype=np.uint64)
+    # the table starts on a 64-byte boundary, so that a bucket of four entries is one cache line
+    tt_at = size + (-(address(t) // 8 + size) % 8)
+    t[:HEADER] = 0
+    at_ = HEADER
+    for h, values in parts:
+        t[h] = at_
+        t[at_ : at_ + len(values)] = np.array(values, dtype=np.uint64)
+        at_ += len(values)
+    t[H_NB] = nb
+    t[H_NE] = ne
+    t[H_NSYM] = len(b.syms)
+    t[H_NBYTES] = len(tb.sym_bytes[0])
+    t[H_NG] = len(groups)
+    t[H_TT] = tt_at
+    t[H_COMPACT] = compact
+    t[H_SHIFT] = 64 - tt_bits
+    t[H_FULL] = b.full
+    t[H_FLAGS] = opts.flags()
+    t[H_LIMIT] = node_limit if node_limit is not None else 2**62
+    return t
+
+
+READY = False
+"""Set once the compiled search has run in this process (loaded from the disk cache or compiled)."""
+COMPILING_NOTICE = "compiling the solver, once, about 20 s"
+_load_lock = threading.Lock()
+
+
+def needs_compiling() -> bool:
+    """Whether the disk cache lacks a usable compiled search (numba would compile it on first call)."""
+    try:
+        index = search._cache._cache_file._load_index()  # type: ignore[attr-defined]  # numba internals
+    except Exception:  # a change in numba's internals: just don't announce
+        return False
+    return not index
+
+
+def load() -> None:
+    """Load (or compile, saying so once on stderr) the compiled search and closure; idempotent and
+    thread-safe, so a background warm-up and a player's request can race."""
+    global READY
+    if READY:
+        return
+    with _load_lock:
+        if READY:
+            return
+        if needs_compiling():
+            print(COMPILING_NOTICE, file=sys.stderr, flush=True)
+        from games.solver.board import board
+
+        t = build_table(board(1, 2), FULL, None, 4)
+        search(np.uint64(0), -INF, INF, 0, address(t))
+        closure_at(np.uint64(0b110100), address(t))
+        READY = True
 
 
 class KernelSearch:
     """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
 
     def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20) -> None:
-        tb = tables(b)
         self.b = b
         self.o = opts
-        ne, nb = b.n_edges, b.n_boxes
-        groups = [g for g in b.ground if g]
-        edge_group = [0] * ne
-        g_first: list[int] = []
-        for i, g in enumerate(groups):
-            firsts = [sum(1 << e for e in g[:k]) for k in range(len(g) + 1)]
-            g_first += firsts + [0] * (5 - len(firsts))
-            for e in g:
-                edge_group[e] = i + 1
-        edge_box: list[int] = []
-        for boxes in b.edge_boxes:
-            edge_box += [x + 1 for x in boxes] + [0] * (2 - len(boxes))
-        inv = [[0] * ne for _ in b.syms]
-        for s, perm in enumerate(b.syms):
-            for e, f in enumerate(perm):
-                inv[s][f] = e
-        parts: list[tuple[int, list[int]]] = [
-            (H_BOXMASK, list(b.box_mask)),
-            (H_BOXEDGES, [e for edges in b.box_edges for e in edges]),
-            (H_EDGEBOX, edge_box),
-            (H_ORDER, list(b.center_order if opts.center_order else tb.left_right)),
-            (H_EDGEGROUP, edge_group),
-            (H_SYMTAB, [v for per_sym in tb.sym_bytes for row in per_sym for v in row]),
-            (H_GMASK, [sum(1 << e for e in g) for g in groups]),
-            (H_GFIRST, g_first),
-            (H_PERM, [e for perm in b.syms for e in perm]),
-            (H_INV, [e for row in inv for e in row]),
-            (H_IMG, [0] * (8 * 65)),
-        ]
-        size = HEADER + sum(len(v) for _, v in parts)
-        tt_at = size + (size & 1)
-        compact = ne <= COMPACT_EDGES
-        # np.full writes every page now, so page faults are not paid inside the search
-        t = np.full(tt_at + (1 if compact else 2) * (1 << tt_bits), EMPTY, dtype=np.uint64)
-        t[:HEADER] = 0
-        at_ = HEADER
-        for h, values in parts:
-            t[h] = at_
-            t[at_ : at_ + len(values)] = np.array(values, dtype=np.uint64)
-            at_ += len(values)
-        t[H_NB] = nb
-        t[H_NE] = ne
-        t[H_NSYM] = len(b.syms)
-        t[H_NBYTES] = len(tb.sym_bytes[0])
-        t[H_NG] = len(groups)
-        t[H_TT] = tt_at
-        t[H_COMPACT] = compact
-        t[H_SHIFT] = 64 - tt_bits
-        t[H_FULL] = b.full
-        t[H_FLAGS] = opts.flags()
-        t[H_LIMIT] = node_limit if node_limit is not None else 2**62
-        self.t = t
+        self.t = build_table(b, opts, node_limit, tt_bits)
+        self.addr = address(self.t)
+        load()
+
+    def reset(self, node_limit: int | None) -> None:
+        """Start counting nodes again, with a new budget; the table keeps its entries."""
+        self.t[H_NODES] = 0
+        self.t[H_ABORT] = 0
+        self.t[H_LIMIT] = node_limit if node_limit is not None else 2**62
 
     @property
     def nodes(self) -> int:
@@ -571,7 +643,7 @@ class KernelSearch:
 
     def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
         dd = np.uint64(d)
-        v = search(dd, alpha, beta, p, self.t)
+        v = search(dd, alpha, beta, p, self.addr)
         if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
@@ -579,8 +651,7 @@ class KernelSearch:
     def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
         """Fail-soft value of any position for the player to move."""
         if self.o.chains and any((d & m).bit_count() == 3 for m in self.b.box_mask):
-            k, r, h = closure(np.uint64(d), self.t, -1)
-            k, r, h = int(k), int(r), int(h)
+            k, r, h = self.closure(d)
             a, bb = alpha - k, beta - k
             v1 = self.node(r, a, bb, p)
             if h == 0 or v1 >= bb:
@@ -592,3 +663,8 @@ class KernelSearch:
     def completes(self, d: int, e: int) -> int:
         """Boxes completed by drawing e in d."""
         return sum(1 for y in self.b.edge_boxes[e] if (d & self.b.box_mask[y]).bit_count() == 3)
+
+    def closure(self, d: int) -> tuple[int, int, int]:
+        """(K captured, quiet position R, handout cost h) of a position with capturable boxes."""
+        k, r, h = closure_at(np.uint64(d), self.addr)
+        return int(k), int(r), int(h)

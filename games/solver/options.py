@@ -27,8 +27,9 @@ class SolveOptions:
     """Null-window searches: MTD(f) from 0 for a whole-range value, and a null window for every move
     after the first (principal variation search, compiled kernel)."""
     tt_buckets: bool = True
-    """Two table entries per bucket, one kept for the bigger subtree; else one entry, always replaced
-    (compiled kernel, boards of at most 44 edges)."""
+    """Four table entries per bucket (one cache line), a new entry replacing the one with the smallest
+    subtree (most edges drawn); else one entry, always replaced (compiled kernel, boards of at most
+    44 edges)."""
 
     def without(self, name: str) -> SolveOptions:
         """A copy with one technique switched off."""

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import random
 import time
+from typing import TYPE_CHECKING
 
-from games.boxes import BoxesState
 from games.solver.board import MAX_EDGES, Board, any_board
 from games.solver.options import FULL
 from games.solver.pure import INF, PureSearch, SearchAborted
+
+if TYPE_CHECKING:
+    from games.boxes import BoxesState
 
 LEVELS = ("easy", "medium", "perfect")
 MEDIUM_MAX_DEPTH = 3
 EXACT_FREE_EDGES = 12
 KERNEL_NODES_PER_SECOND = 2_000_000
+PURE_NODES_PER_SECOND = 50_000
 
 
 class _Limited(PureSearch):
@@ -117,17 +121,18 @@ def choose_move(
     free = b.n_edges - d.bit_count()
     if level == "easy":
         return _easy(b, d, rng)
-    from games.solver.api import exact_best
+    from games.solver.api import choose_engine, exact_best, searcher
 
-    if free <= EXACT_FREE_EDGES:
-        return rng.choice(exact_best(PureSearch(b), b, d))
-    if level == "perfect" and b.n_edges <= MAX_EDGES:
-        from games.solver.api import make_search
-
-        limit = int(budget_seconds * KERNEL_NODES_PER_SECOND)
+    if b.n_edges <= MAX_EDGES and (free <= EXACT_FREE_EDGES or level == "perfect"):
+        engine = choose_engine(b, d)
+        rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
+        limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
         try:
-            return rng.choice(exact_best(make_search(b, engine="kernel", node_limit=limit), b, d))
+            with searcher(b, FULL, engine, limit) as s:
+                return rng.choice(exact_best(s, b, d))
         except SearchAborted:
             pass
+    elif free <= EXACT_FREE_EDGES:
+        return rng.choice(exact_best(PureSearch(b), b, d))
     depth = 64 if level == "perfect" else MEDIUM_MAX_DEPTH
     return _limited(b, d, rng, deadline, depth)

@@ -37,14 +37,11 @@ class Tables:
         for perm in b.syms:
             per_byte = []
             for k in range((b.n_edges + 7) // 8):
-                row = []
-                for v in range(256):
-                    out = 0
-                    for i in range(8):
-                        e = 8 * k + i
-                        if v >> i & 1 and e < b.n_edges:
-                            out |= 1 << perm[e]
-                    row.append(out)
+                row = [0] * 256
+                for v in range(1, 256):
+                    low = v & -v  # the image of v is that of v without its lowest bit, plus that bit's
+                    e = 8 * k + low.bit_length() - 1
+                    row[v] = row[v ^ low] | (1 << perm[e] if e < b.n_edges else 0)
                 per_byte.append(row)
             self.sym_bytes.append(per_byte)
         # Border strings of one box: mask of the group and "first k drawn" masks.

@@ -37,9 +37,14 @@ def test_a_losing_shift_waits_for_confirm() -> None:
     assert rule.on_keyword(match, 1, "confirm", 0.0) is None  # nothing held: `confirm` is chat
 
 
-def test_rulesets_without_the_hook_never_ask() -> None:
-    match = FakeMatch(ruleset=SimpleNamespace())
-    assert ShiftConfirm().after_validate(match, 1, "A1-B1", object(), None) is None
+def test_games_whose_moves_never_lose_by_shifting_are_never_held() -> None:
+    from games import registry
+
+    boxes = registry.get("boxes")
+    state = boxes.new_game(boxes.parse_options({}))
+    move = boxes.legal_moves(state)[0]
+    match = FakeMatch(ruleset=boxes, state=state)
+    assert ShiftConfirm().after_validate(match, 1, boxes.format(state, move), move, None) is None
 
 
 def choosing(match: FakeMatch, chooser: int) -> AdvantageChoice:
