@@ -22,8 +22,17 @@ def settings(sqlite_url: str) -> Settings:
     )
 
 
+@pytest.fixture(scope="session")
+def solver_compiled() -> None:
+    """The bot warms the solver up in a worker thread at start; done here first, once, so that SimCord
+    (which waits for a bot's worker threads a few seconds at most) never waits for numba."""
+    from games.solver import ensure_compiled
+
+    ensure_compiled()
+
+
 @pytest.fixture
-def simcord_bot(settings: Settings) -> DMHost:
+def simcord_bot(settings: Settings, solver_compiled: None) -> DMHost:
     """The bot as `dmhost run` builds it, commands synced."""
     return create_bot(settings, sync_commands=True)
 
