@@ -27,6 +27,9 @@ from bot.discord._shared import (
     state_words,
 )
 from bot.discord.commands._config import RESETTABLE, guild_config
+from bot.discord.commands._practice import check_level as check_practice_level
+from bot.discord.commands._practice import levels as practice_levels
+from bot.discord.commands._practice import opponent as practice_opponent
 from bot.matchlog import build_log, format_log
 from bot.review import build_review
 from bot.rules import RulesError
@@ -557,10 +560,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     def practice_bot(self) -> Any:
         """The practice opponent, playing as this bot's own user (created on first use)."""
         if self._practice is None:
-            from bot.practice import PracticeBot
-
             assert self.bot.user is not None
-            self._practice = PracticeBot(self.service, player_id=str(self.bot.user.id))
+            self._practice = practice_opponent(self.service, str(self.bot.user.id))
         return self._practice
 
     async def resume_practice(self) -> None:
@@ -582,13 +583,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         """The levels of the chosen game."""
-        try:
-            from games.opponents import LEVELS
-        except ImportError:
-            return []
         game = str(getattr(interaction.namespace, "game", "") or "").strip().lower()
-        levels = LEVELS.get(game) or tuple(dict.fromkeys(lv for lvs in LEVELS.values() for lv in lvs))
-        return [app_commands.Choice(name=lv, value=lv) for lv in levels if current.strip().lower() in lv][:25]
+        known = practice_levels(game) or practice_levels("boxes")
+        return [app_commands.Choice(name=lv, value=lv) for lv in known if current.strip().lower() in lv][:25]
 
     @app_commands.command(name="practice", description="Play the practice opponent in a room of your own")
     @app_commands.describe(
@@ -624,13 +621,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         member = interaction.user
         if not isinstance(member, discord.Member) or self.bot.user is None:
             raise HostError("Practice works in a server channel only.")
-        try:
-            from games.opponents import check_level
-        except ImportError:
-            raise HostError("There is no practice opponent in this build.") from None
         ruleset, opts, clk = self._check_start(game, member, None, options, "", interaction.guild_id)
         try:
-            level = check_level(ruleset.id, level)
+            level = check_practice_level(ruleset.id, level)
         except ValueError as exc:
             raise HostError(str(exc).capitalize() + ".") from None
         me = self.bot.user

@@ -9,16 +9,8 @@ from tests.bot.discord.conftest import World, answer, board_of
 
 @pytest.fixture(autouse=True)
 def quick_opponent(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The opponent thinks briefly, and the solver is compiled before the simulated world runs."""
+    """The opponent thinks briefly (the solver is compiled by the `solver_compiled` fixture)."""
     monkeypatch.setenv("DMHOST_BOT_BUDGET", "0.2")
-    from games.opponents import pick
-
-    from games import registry
-
-    ruleset = registry.get("boxes")
-    import random
-
-    pick(ruleset, ruleset.new_game(ruleset.parse_options({"rows": 2, "cols": 2})), "perfect", random.Random(1), 0.2)
 
 
 async def test_practice_boxes_perfect_plays_a_whole_match(world: World) -> None:
@@ -56,6 +48,6 @@ async def test_practice_boxes_perfect_plays_a_whole_match(world: World) -> None:
 
 async def test_practice_refuses_an_unknown_level_privately(world: World) -> None:
     w = world
-    r = answer(await w.alice.slash(w.lobby, "dm practice", game="trax", level="perfect"))
-    assert r.ephemeral and "perfect" in r.content and "hard" in r.content
+    r = answer(await w.alice.slash(w.lobby, "dm practice", game="boxes", level="impossible"))
+    assert r.ephemeral and "impossible" in r.content and "perfect" in r.content
     assert w.bot.service.live == {} and w.lobby.threads == []
