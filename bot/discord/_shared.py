@@ -183,6 +183,9 @@ async def respond(interaction: discord.Interaction[Any], content: str | None = N
     kwargs.setdefault("ephemeral", True)
     kwargs.setdefault("allowed_mentions", NO_PINGS)
     if interaction.response.is_done():
-        await interaction.followup.send(content, **kwargs)
+        if content is None:
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.followup.send(content, **kwargs)
     else:
         await interaction.response.send_message(content, **kwargs)
