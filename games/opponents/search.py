@@ -1,0 +1,168 @@
+"""One alpha-beta search for every game: a game brings an evaluation and its candidate moves.
+
+Values are from the point of view of one seat (`me`): a node maximises when `me` is to act and
+minimises otherwise, so extra turns (Boxes, Pathing) and one-sided phases (Dots after a stop) need
+no special case. Wins score `WIN` minus the plies it takes, so the nearest win is preferred and
+the farthest loss.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.base import AnyRuleset, Seat
+
+WIN = 1_000_000.0
+Evaluate = Callable[[Any, Seat], float]
+Candidates = Callable[[AnyRuleset, Any], list[Any]]
+
+
+class OutOfTime(Exception):
+    """The deadline passed in the middle of a search."""
+
+
+def all_moves(ruleset: AnyRuleset, state: Any) -> list[Any]:
+    """The default candidate list: every legal move."""
+    return ruleset.legal_moves(state)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the search needs to know about one game."""
+
+    evaluate: Evaluate
+    """A heuristic score of a non-final state for a seat (higher is better for that seat)."""
+    candidates: Candidates = all_moves
+    """The moves worth searching (a subset of the legal ones, never empty while the game goes on)."""
+    beam: int = 12
+    """Below the root, only this many children (best first by the evaluation) are searched."""
+    depth: dict[str, int] = field(default_factory=lambda: {"easy": 1, "medium": 2, "hard": 8})
+    """Search depth per level; `hard` deepens one ply at a time up to this while time lasts."""
+    noise: float = 0.0
+    """Random spread added to `easy`'s scores, so it plays less predictably than a greedy rule."""
+
+
+@dataclass
+class Search:
+    """Alpha-beta for the seat `me` with a deadline (checked every few nodes)."""
+
+    ruleset: AnyRuleset
+    profile: Profile
+    me: Seat
+    deadline: float
+    nodes: int = 0
+
+    def terminal(self, state: Any, ply: int) -> float | None:
+        """The value of a finished state, else None."""
+        out = self.ruleset.outcome(state)
+        if out is None:
+            return None
+        if out.winner is None:
+            return 0.0
+        return WIN - ply if out.winner == self.me else -WIN + ply
+
+    def static(self, state: Any, ply: int) -> float:
+        """Terminal value or the evaluation."""
+        t = self.terminal(state, ply)
+        return self.profile.evaluate(state, self.me) if t is None else t
+
+    def children(self, state: Any, ply: int, beam: int | None) -> list[tuple[float, Any, Any]]:
+        """(static value, move, child state), best first for the seat to act, cut to `beam`."""
+        out = []
+        for move in self.profile.candidates(self.ruleset, state):
+            child, _events = self.ruleset.apply(state, move)
+            out.append((self.static(child, ply + 1), move, child))
+        maximise = self.ruleset.to_move(state) == self.me
+        out.sort(key=lambda t: t[0], reverse=maximise)
+        return out if beam is None else out[:beam]
+
+    def value(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Alpha-beta value of `state` searched `depth` more plies."""
+        t = self.terminal(state, ply)
+        if t is not None:
+            return t
+        if depth <= 0:
+            return self.profile.evaluate(state, self.me)
+        self.nodes += 1
+        if self.nodes & 15 == 0 and time.monotonic() > self.deadline:
+            raise OutOfTime
+        kids = self.children(state, ply, self.profile.beam)
+        if not kids:
+            return self.profile.evaluate(state, self.me)
+        maximise = self.ruleset.to_move(state) == self.me
+        if depth == 1:
+            return kids[0][0]
+        best = -WIN * 2 if maximise else WIN * 2
+        for _static, _move, child in kids:
+            v = self.value(child, depth - 1, alpha, beta, ply + 1)
+            if maximise:
+                if v > best:
+                    best = v
+                alpha = max(alpha, v)
+            else:
+                if v < best:
+                    best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return best
+
+
+def best_move(
+    ruleset: AnyRuleset,
+    profile: Profile,
+    state: Any,
+    level: str,
+    rng: random.Random,
+    budget_seconds: float,
+) -> Any:
+    """The move `level` plays: `easy` looks one ply ahead (with noise), `medium` two, `hard` deepens
+    while the budget lasts. Ties are broken with `rng`."""
+    me = ruleset.to_move(state)
+    if me is None:
+        raise ValueError("the game is over")
+    start = time.monotonic()
+    search = Search(ruleset, profile, me, start + budget_seconds)
+    roots = search.children(state, 0, None)
+    if not roots:
+        raise ValueError("no move")
+    # A move that wins at once is always taken, at every level but random.
+    if roots[0][0] >= WIN - 1:
+        return _pick(rng, [(v, m) for v, m, _ in roots])
+    if level == "easy":
+        scored = [(v + rng.uniform(-profile.noise, profile.noise), m) for v, m, _ in roots]
+        return _pick(rng, scored)
+    max_depth = profile.depth.get(level, 2)
+    scored = [(v, m) for v, m, _ in roots]
+    depth = 2
+    while depth <= max_depth:
+        try:
+            cur: list[tuple[float, Any]] = []
+            alpha = -WIN * 2
+            for _v, move, child in roots:
+                v = search.value(child, depth - 1, alpha - 1e-9, WIN * 2, 1)
+                cur.append((v, move))
+                alpha = max(alpha, v)
+        except OutOfTime:
+            break
+        scored = cur
+        if max(v for v, _ in scored) >= WIN - depth or level != "hard":
+            break
+        # Search the best moves first next time: alpha-beta cuts more.
+        order = {id(m): v for v, m in scored}
+        roots.sort(key=lambda t: order[id(t[1])], reverse=True)
+        depth += 1
+        if time.monotonic() > search.deadline:
+            break
+    return _pick(rng, scored)
+
+
+def _pick(rng: random.Random, scored: list[tuple[float, Any]]) -> Any:
+    """A random move among the best (within a hair)."""
+    top = max(v for v, _ in scored)
+    best = [m for v, m in scored if v >= top - 1e-6]
+    return best[rng.randrange(len(best))]
