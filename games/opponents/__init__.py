@@ -17,6 +17,7 @@ central sample.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from games import registry
@@ -62,8 +63,10 @@ def pick(
     level: str,
     rng: random.Random,
     budget_seconds: float = DEFAULT_BUDGET,
+    avoid: Sequence[Any] = (),
 ) -> Any:
-    """The move (an engine move value) `level` plays for the seat to act."""
+    """The move (an engine move value) `level` plays for the seat to act, other than those in
+    `avoid` when there is another (the practice bot avoids the move that lost before its mulligan)."""
     level = check_level(ruleset.id, level)
     if ruleset.to_move(state) is None:
         raise NoMoveError("the game is over")
@@ -71,6 +74,7 @@ def pick(
         return _boxes(ruleset, state, level, rng, budget_seconds)
     if level == "random":
         moves = RANDOM_MOVES.get(ruleset.id, all_moves)(ruleset, state)
+        moves = [m for m in moves if m not in avoid] or moves
         if not moves:
             raise NoMoveError("no legal move")
         return moves[rng.randrange(len(moves))]
@@ -78,7 +82,7 @@ def pick(
         return dotdash.setup(ruleset, state, rng)
     profile = PROFILES[ruleset.id]
     try:
-        return best_move(ruleset, profile, state, level, rng, budget_seconds)
+        return best_move(ruleset, profile, state, level, rng, budget_seconds, avoid)
     except ValueError as exc:
         raise NoMoveError(str(exc)) from None
 

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from games.base import AnyRuleset, Seat
+from games.dotdash import RULESET as DOTDASH
 from games.dotdash import DotDashState, Slide, geometry
 
 FIVE = 100.0
@@ -42,7 +43,7 @@ def candidates(ruleset: AnyRuleset, state: DotDashState) -> list[Any]:
 def random_moves(ruleset: AnyRuleset, state: DotDashState) -> list[Any]:
     """Every legal move except slides that lose by shifting (unless nothing else is left)."""
     moves = ruleset.legal_moves(state)
-    safe = [m for m in moves if not (isinstance(m, Slide) and ruleset.loses_by_shifting(state, m))]
+    safe = [m for m in moves if not (isinstance(m, Slide) and DOTDASH.loses_by_shifting(state, m))]
     return safe or moves
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +119,7 @@ def best_move(
     level: str,
     rng: random.Random,
     budget_seconds: float,
+    avoid: Sequence[Any] = (),
 ) -> Any:
     """The move `level` plays: `easy` looks one ply ahead (with noise), `medium` two, `hard` deepens
     while the budget lasts. Ties are broken with `rng`."""
@@ -128,6 +129,7 @@ def best_move(
     start = time.monotonic()
     search = Search(ruleset, profile, me, start + budget_seconds)
     roots = search.children(state, 0, None)
+    roots = [r for r in roots if r[1] not in avoid] or roots
     if not roots:
         raise ValueError("no move")
     # A move that wins at once is always taken, at every level but random.
@@ -158,11 +160,16 @@ def best_move(
         depth += 1
         if time.monotonic() > search.deadline:
             break
-    return _pick(rng, scored)
+    static = {id(m): v for v, m, _ in roots}
+    return _pick(rng, scored, static)
 
 
-def _pick(rng: random.Random, scored: list[tuple[float, Any]]) -> Any:
-    """A random move among the best (within a hair)."""
+def _pick(rng: random.Random, scored: list[tuple[float, Any]], static: dict[int, float] | None = None) -> Any:
+    """A random move among the best (within a hair); among equals, the one that looks best now, so a
+    gain the search sees as merely postponable (a capture, a five-row) is taken at once."""
     top = max(v for v, _ in scored)
     best = [m for v, m in scored if v >= top - 1e-6]
+    if static is not None:
+        now = max(static[id(m)] for m in best)
+        best = [m for m in best if static[id(m)] >= now - 1e-6]
     return best[rng.randrange(len(best))]
