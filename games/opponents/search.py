@@ -44,6 +44,15 @@ class Profile:
     """Search depth per level; `hard` deepens one ply at a time up to this while time lasts."""
     noise: float = 0.0
     """Random spread added to `easy`'s scores, so it plays less predictably than a greedy rule."""
+    play: Callable[[Any, Any], Any] | None = None
+    """A faster `apply` returning only the new state (the engine's own), when the game has one."""
+    quiet_leaves: bool = False
+    """One ply from the horizon, look only for moves that end the game (the evaluation is costly):
+    the node keeps its own evaluation unless a child finishes the game."""
+    tactical: Candidates | None = None
+    """The moves that may end the game at once (for `quiet_leaves`); the candidates when None."""
+    root_all: bool = True
+    """Search every legal move at the root (the candidate filter applies below it)."""
 
 
 @dataclass
@@ -70,11 +79,22 @@ class Search:
         t = self.terminal(state, ply)
         return self.profile.evaluate(state, self.me) if t is None else t
 
-    def children(self, state: Any, ply: int, beam: int | None) -> list[tuple[float, Any, Any]]:
+    def after(self, state: Any, move: Any) -> Any:
+        """The state after `move`."""
+        if self.profile.play is not None:
+            return self.profile.play(state, move)
+        return self.ruleset.apply(state, move)[0]
+
+    def children(self, state: Any, ply: int, beam: int | None, root: bool = False) -> list[tuple[float, Any, Any]]:
         """(static value, move, child state), best first for the seat to act, cut to `beam`."""
         out = []
-        for move in self.profile.candidates(self.ruleset, state):
-            child, _events = self.ruleset.apply(state, move)
+        moves = (
+            self.ruleset.legal_moves(state)
+            if root and self.profile.root_all
+            else self.profile.candidates(self.ruleset, state)
+        )
+        for move in moves:
+            child = self.after(state, move)
             out.append((self.static(child, ply + 1), move, child))
         maximise = self.ruleset.to_move(state) == self.me
         out.sort(key=lambda t: t[0], reverse=maximise)
@@ -90,6 +110,8 @@ class Search:
         self.nodes += 1
         if self.nodes & 15 == 0 and time.monotonic() > self.deadline:
             raise OutOfTime
+        if depth == 1 and self.profile.quiet_leaves:
+            return self.quiet(state, ply)
         kids = self.children(state, ply, self.profile.beam)
         if not kids:
             return self.profile.evaluate(state, self.me)
@@ -111,6 +133,21 @@ class Search:
                 break
         return best
 
+    def quiet(self, state: Any, ply: int) -> float:
+        """The evaluation of `state`, unless the seat to act can end the game at once."""
+        maximise = self.ruleset.to_move(state) == self.me
+        best: float | None = None
+        for move in (self.profile.tactical or self.profile.candidates)(self.ruleset, state):
+            t = self.terminal(self.after(state, move), ply + 1)
+            if t is not None and (best is None or (t > best if maximise else t < best)):
+                best = t
+                if (t > 0) == maximise and t != 0:
+                    break
+        value = self.profile.evaluate(state, self.me)
+        if best is None:
+            return value
+        return max(best, value) if maximise else min(best, value)
+
 
 def best_move(
     ruleset: AnyRuleset,
@@ -128,7 +165,7 @@ def best_move(
         raise ValueError("the game is over")
     start = time.monotonic()
     search = Search(ruleset, profile, me, start + budget_seconds)
-    roots = search.children(state, 0, None)
+    roots = search.children(state, 0, None, root=True)
     roots = [r for r in roots if r[1] not in avoid] or roots
     if not roots:
         raise ValueError("no move")
