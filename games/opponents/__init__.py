@@ -37,7 +37,15 @@ LEVELS: dict[str, tuple[str, ...]] = {
 
 PROFILES: dict[str, Profile] = {
     "trax": trax.PROFILE,
-    "dots": Profile(evaluate=dots.evaluate, candidates=dots.candidates, beam=8, depth={"hard": 4}, noise=0.5),
+    "dots": Profile(
+        evaluate=dots.evaluate,
+        candidates=dots.candidates,
+        beam=8,
+        depth={"hard": 4},
+        noise=0.5,
+        root_all=False,
+        depth_step=2,
+    ),
     "dotdash": Profile(evaluate=dotdash.evaluate, candidates=dotdash.candidates, beam=10, depth={"hard": 5}, noise=1.5),
     "pathing": Profile(evaluate=pathing.evaluate, beam=12, depth={"hard": 10}, noise=1.0),
 }

@@ -52,6 +52,9 @@ class Profile:
     tactical: Candidates | None = None
     """The moves that may end the game at once (for `quiet_leaves`); the candidates when None."""
     root_all: bool = True
+    depth_step: int = 1
+    """`hard` deepens by this many plies at a time (2 keeps the opponent's reply last, for games
+    where a capture at the horizon is often answered by a recapture)."""
     """Search every legal move at the root (the candidate filter applies below it)."""
 
 
@@ -194,7 +197,7 @@ def best_move(
         # Search the best moves first next time: alpha-beta cuts more.
         order = {id(m): v for v, m in scored}
         roots.sort(key=lambda t: order[id(t[1])], reverse=True)
-        depth += 1
+        depth += profile.depth_step
         if time.monotonic() > search.deadline:
             break
     static = {id(m): v for v, m, _ in roots}

@@ -103,5 +103,6 @@ PROFILE = Profile(
     noise=1.0,
     play=play,
     quiet_leaves=True,
+    root_all=False,
     tactical=tactical,
 )
