@@ -132,3 +132,46 @@ def test_budget_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("", "soon", "-1"):
         monkeypatch.setenv("DMHOST_BOT_BUDGET", bad)
         assert budget_from_env(1.5) == 1.5
+
+
+@pytest.mark.parametrize(("level", "answer"), [("easy", "mulligan_declined")])
+async def test_bot_answers_the_trax_mulligan_offer(sqlite_url: str, level: str, answer: str) -> None:
+    # Al plays hard against the bot until he completes a loop or line; the bot then owes a decision on
+    # its mulligan: easy declines at once (medium and hard would use it).
+    rec = Recorder()
+    service = await make_service(sqlite_url, rec)
+    al = PlayerRef("local:al", "al")
+    bot = PracticeBot(service, level, budget_seconds=BUDGET, seed=SEED)
+    rng = random.Random(SEED)
+    try:
+        mid = await service.create_match("trax", [al, PlayerRef(BOT_ID, "dmhost")])
+        live = service.get(mid)
+        for _ in range(600):
+            await bot.wait_idle()
+            if rec.of("mulligan_offer") or mid not in service.live:
+                break
+            seat = live.ruleset.to_move(live.state)
+            if live.status != "ongoing" or seat is None or live.players[seat].id == BOT_ID:
+                await asyncio.sleep(1)
+                continue
+            move = pick(live.ruleset, live.state, "hard", rng, BUDGET)
+            result = await service.submit(mid, al.id, live.ruleset.format(live.state, move))
+            if result.status != "accepted":
+                await asyncio.sleep(1)
+        offers = rec.of("mulligan_offer")
+        assert offers and offers[0][1].seat == 2, f"seed {SEED}"
+        offered_at = offers[0][0]
+        await bot.wait_idle()
+        await asyncio.sleep(0.5)
+        stored = await service.store.load(mid, with_events=True)
+        assert stored is not None
+        kinds = [e.kind for e in stored.events]
+        assert answer in kinds, (f"seed {SEED}", kinds[-5:])
+        if answer == "mulligan":
+            assert rec.of("mulligan")[0][0] - offered_at < 1.0
+        else:
+            assert rec.of("finished")[0][0] - offered_at < 1.0
+    finally:
+        await bot.close()
+        await service.close()
+        await service.store.close()
