@@ -111,7 +111,7 @@ class Search:
         if depth <= 0:
             return self.profile.evaluate(state, self.me)
         self.nodes += 1
-        if self.nodes & 15 == 0 and time.monotonic() > self.deadline:
+        if time.monotonic() > self.deadline:
             raise OutOfTime
         if depth == 1 and self.profile.quiet_leaves:
             return self.quiet(state, ply)

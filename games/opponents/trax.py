@@ -6,7 +6,7 @@ from typing import Any
 
 from games.base import AnyRuleset, Seat
 from games.opponents.search import Profile
-from games.trax.board import OFF, PARTNER, STRIDE, TURN, WHITE
+from games.trax.board import FIT, OFF, PARTNER, STRIDE, TURN, WHITE, ThreeSame, need
 from games.trax.state import TraxState, legal_moves, play
 
 # Weight of a track by the distance between the empty cells its two ends enter.
@@ -79,11 +79,23 @@ def candidates(ruleset: AnyRuleset, state: TraxState) -> list[Any]:
 
 
 def tactical(ruleset: AnyRuleset, state: TraxState) -> list[Any]:
-    """Moves that may win at once: at the ends of tracks whose ends are close (loops) or that
-    nearly span a bounding box big enough for a line."""
+    """Placements that may win at once: at the ends of tracks whose ends are close (loops) or that
+    nearly span a bounding box big enough for a line. Not checked for the three-same rule (that costs
+    a play each): `play_or_stay` turns an illegal one into no change."""
+    if not state.tiles:
+        return []
     hot: set[int] = set()
     threats(state, hot)
-    return [m for m in legal_moves(state) if m[0] in hot]
+    board = state.board
+    return [(cell, t) for cell in hot if cell not in board for t in FIT[need(board, cell)]]
+
+
+def play_or_stay(state: TraxState, move: Any) -> TraxState:
+    """The position after `move`, or `state` itself when the turn breaks the three-same rule."""
+    try:
+        return play(state, move)
+    except ThreeSame:
+        return state
 
 
 def evaluate(state: TraxState, me: Seat) -> float:
@@ -101,7 +113,7 @@ PROFILE = Profile(
     beam=10,
     depth={"easy": 1, "medium": 2, "hard": 6},
     noise=1.0,
-    play=play,
+    play=play_or_stay,
     quiet_leaves=True,
     root_all=False,
     tactical=tactical,
