@@ -45,6 +45,7 @@ PROFILES: dict[str, Profile] = {
         noise=0.5,
         root_all=False,
         depth_step=2,
+        deeper_margin=3 * dots.CAPTURE,
     ),
     "dotdash": Profile(evaluate=dotdash.evaluate, candidates=dotdash.candidates, beam=10, depth={"hard": 5}, noise=1.5),
     "pathing": Profile(evaluate=pathing.evaluate, beam=12, depth={"hard": 10}, noise=1.0),

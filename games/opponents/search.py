@@ -53,6 +53,8 @@ class Profile:
     """The moves that may end the game at once (for `quiet_leaves`); the candidates when None."""
     root_all: bool = True
     depth_step: int = 1
+    deeper_margin: float = 0.0
+    """How much better (in evaluation units) a deeper iteration must find another move to switch."""
     """`hard` deepens by this many plies at a time (2 keeps the opponent's reply last, for games
     where a capture at the horizon is often answered by a recapture)."""
     """Search every legal move at the root (the candidate filter applies below it)."""
@@ -182,21 +184,29 @@ def best_move(
     scored = [(v, m) for v, m, _ in roots]
     depth = 2
     while depth <= max_depth:
+        cur: list[tuple[float, Any]] = []
         try:
-            cur: list[tuple[float, Any]] = []
             alpha = -WIN * 2
             for _v, move, child in roots:
                 v = search.value(child, depth - 1, alpha - 1e-9, WIN * 2, 1)
                 cur.append((v, move))
                 alpha = max(alpha, v)
         except OutOfTime:
+            # An iteration cut short is dropped: below the root the beam can hide the reply that
+            # refutes a move, and a half-finished iteration trusts those moves too much.
             break
+        if profile.deeper_margin and depth > 2:
+            # Trust a deeper search only when it clearly prefers another move (its beam can hide
+            # the reply that refutes a move; the shallower choice was searched in full).
+            top = max(v for v, _ in scored)
+            previous = {id(m) for v, m in scored if v >= top - 1e-6}
+            cur = [(v + profile.deeper_margin if id(m) in previous else v, m) for v, m in cur]
         scored = cur
         if max(v for v, _ in scored) >= WIN - depth or level != "hard":
             break
         # Search the best moves first next time: alpha-beta cuts more.
         order = {id(m): v for v, m in scored}
-        roots.sort(key=lambda t: order[id(t[1])], reverse=True)
+        roots.sort(key=lambda t: (order[id(t[1])], t[0]), reverse=True)
         depth += profile.depth_step
         if time.monotonic() > search.deadline:
             break
