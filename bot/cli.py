@@ -292,9 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument(
         "--bot",
         nargs="?",
-        const="perfect",
-        choices=["easy", "medium", "perfect"],
-        help="play boxes against the practice opponent (default level: perfect)",
+        const="hard",
+        choices=["random", "easy", "medium", "hard", "perfect"],
+        help="play against the practice opponent (default level: hard; perfect is boxes only)",
     )
     room.set_defaults(func=cmd_room)
 

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.opserrors import shown_url
+from bot.practice import BOT_ID, PracticeBot
 from bot.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.store import MatchStore
+from games.opponents import check_level
 
-BOT_ID = "local:dmhost-bot"
-BOT_BUDGET_SECONDS = 1.0
+__all__ = ["BOT_ID", "Room", "RoomConfig", "stdin_lines"]
 _SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
 
 
@@ -51,7 +52,7 @@ class Room:
         self._live: Any = None
         self._shown: Any = None
         self._moves: dict[int, tuple[str | None, Any]] = {}
-        self._bot_task: asyncio.Task[None] | None = None
+        self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
@@ -87,32 +88,6 @@ class Room:
             self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
         if ev.kind in ("finished", "aborted"):
             self.finished.set()
-        elif self.config.bot_level and ev.kind in ("started", "resumed", "turn", "takeback", "mulligan"):
-            self._maybe_bot_move(ev.match_id)
-
-    def _maybe_bot_move(self, match_id: int) -> None:
-        live = self.service.live.get(match_id)
-        if live is None or (self._bot_task is not None and not self._bot_task.done()):
-            return
-        seat = live.ruleset.to_move(live.state)
-        if seat is None or live.players[seat].id != BOT_ID:
-            return
-        # Scheduled, not awaited: the listener runs inside the match's lock.
-        self._bot_task = asyncio.get_running_loop().create_task(self._bot_move(match_id, live.state))
-
-    async def _bot_move(self, match_id: int, state: Any) -> None:
-        from games.solver import choose_move
-
-        live = self.service.live.get(match_id)
-        if live is None:
-            return
-        level = self.config.bot_level or "perfect"
-        edge = await asyncio.to_thread(choose_move, state, level, None, BOT_BUDGET_SECONDS)
-        text = live.ruleset.format(state, edge)
-        result = await self.service.submit(match_id, BOT_ID, text)
-        self._bot_task = None
-        if result.status == "accepted" and match_id in self.service.live:
-            self._maybe_bot_move(match_id)
 
     def _save_picture(self, match_id: int, ev: HostEvent) -> None:
         """One --png frame: names, the last move highlighted; after the end, the final position and result."""
@@ -169,13 +144,17 @@ class Room:
                 await self.service.start(select=lambda _m: False)
                 if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):
                     raise HostError("name a game and two --player (or one --player and --bot)")
-                if cfg.bot_level and cfg.game != "boxes":
-                    raise HostError("the practice opponent plays boxes only")
+                if cfg.bot_level:
+                    try:
+                        check_level(cfg.game, cfg.bot_level)
+                    except ValueError as exc:
+                        raise HostError(str(exc)) from None
                 self.match_id = -1
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
-                    self._solver_loading = asyncio.create_task(asyncio.to_thread(_load_solver))
+                    if cfg.game == "boxes":  # only the Boxes opponent uses the compiled solver
+                        self._solver_loading = asyncio.create_task(asyncio.to_thread(_load_solver))
                 mid = await self.service.create_match(
                     cfg.game,
                     players,
@@ -186,6 +165,8 @@ class Room:
                 self.match_id = mid
             return await self._loop(lines)
         finally:
+            if self.bot is not None:
+                await self.bot.close()
             await self.service.close()
             await self.service.store.close()
 

@@ -1,4 +1,4 @@
-"""`python -m games replay|list|solve`: the engines' scriptable face (see shared/CONTRACT.md)."""
+"""`python -m games replay|list|solve|duel|move`: the engines' scriptable face (see shared/CONTRACT.md)."""
 
 from __future__ import annotations
 
@@ -234,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list the games")
     ls.set_defaults(func=cmd_list)
     sub.add_parser("solve", help="exact Dots-and-Boxes analysis", add_help=False)
+    sub.add_parser("duel", help="play two practice-opponent levels against each other", add_help=False)
+    sub.add_parser("move", help="the move a practice opponent plays in a position", add_help=False)
     return parser
 
 
@@ -243,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args_list and args_list[0] == "solve":
             return cmd_solve(args_list[1:])
+        if args_list and args_list[0] in ("duel", "move"):
+            from games.opponents import cli as opponents_cli
+
+            return opponents_cli.main(args_list[0], args_list[1:])
         try:
             if args_list and args_list[0] == "replay":
                 args = build_replay_parser().parse_intermixed_args(args_list[1:])

@@ -1,4 +1,4 @@
-"""The practice opponent (`dmhost room boxes --bot`) and move analysis (`dmhost log --analyse`)."""
+"""The Boxes practice opponent (`dmhost room boxes --bot`) and move analysis (`dmhost log --analyse`)."""
 
 from __future__ import annotations
 
@@ -80,12 +80,12 @@ async def test_practice_opponent_plays_legal_moves_and_perfect_never_loses(tmp_p
 def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
     db = str(tmp_path / "c.db")
     bad = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "room", "trax", "--player", "a", "--bot", "--db", db],
+        [sys.executable, "-m", "bot.cli", "room", "trax", "--player", "a", "--bot", "perfect", "--db", db],
         capture_output=True,
         text=True,
         input="",
     )
-    assert bad.returncode == 2 and "boxes" in bad.stderr
+    assert bad.returncode == 2 and "random, easy, medium, hard" in bad.stderr
     room = subprocess.run(
         [
             sys.executable,

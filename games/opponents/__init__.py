@@ -1,0 +1,122 @@
+"""Practice opponents for every game, at levels from `random` to `hard` (pure, seeded, time-budgeted).
+
+`choose_move(game, state, level, seed=..., budget_seconds=...)` returns the move text the opponent
+plays for the seat to act, in the game's notation. Levels:
+
+- `random`: any legal move (Dots never stops; Dot Dash avoids slides that lose by shifting).
+- `easy`: takes a win in one, otherwise the best-looking move one ply ahead, with some noise.
+- `medium`: two plies (its move and the reply), so it sees the opponent's immediate threats.
+- `hard`: deepens the search one ply at a time while its time budget lasts (default 2 s).
+- Boxes keeps the solver's levels (`easy`, `medium`, `perfect`; `hard` is `perfect`).
+
+Duties outside the ordinary turn are moves of the engines too (Dot Dash colour choice, Pathing penalty
+pick) and go through the same search; the Dot Dash opening placement is drawn from the engine's
+central sample.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from games import registry
+from games.base import AnyRuleset
+from games.opponents import dotdash, dots, pathing, trax
+from games.opponents.search import Candidates, Profile, all_moves, best_move
+
+DEFAULT_BUDGET = 2.0
+BASE_LEVELS = ("random", "easy", "medium", "hard")
+LEVELS: dict[str, tuple[str, ...]] = {
+    "trax": BASE_LEVELS,
+    "dots": BASE_LEVELS,
+    "dotdash": BASE_LEVELS,
+    "pathing": BASE_LEVELS,
+    "boxes": (*BASE_LEVELS, "perfect"),
+}
+
+PROFILES: dict[str, Profile] = {
+    "trax": trax.PROFILE,
+    "dots": Profile(
+        evaluate=dots.evaluate,
+        candidates=dots.candidates,
+        beam=8,
+        depth={"hard": 4},
+        noise=0.5,
+        root_all=False,
+        depth_step=2,
+        deeper_margin=3 * dots.CAPTURE,
+    ),
+    "dotdash": Profile(evaluate=dotdash.evaluate, candidates=dotdash.candidates, beam=10, depth={"hard": 5}, noise=1.5),
+    "pathing": Profile(evaluate=pathing.evaluate, beam=12, depth={"hard": 10}, noise=1.0),
+}
+RANDOM_MOVES: dict[str, Candidates] = {"dots": dots.random_moves, "dotdash": dotdash.random_moves}
+
+
+class NoMoveError(ValueError):
+    """The game is over, or the seat to act has no move."""
+
+
+def check_level(game: str, level: str) -> str:
+    """The level in canonical form, or a ValueError naming the levels of `game`."""
+    key = level.strip().lower()
+    levels = LEVELS.get(game, BASE_LEVELS)
+    if key not in levels:
+        raise ValueError(f"unknown level {level!r} for {game}; levels: {', '.join(levels)}")
+    return key
+
+
+def pick(
+    ruleset: AnyRuleset,
+    state: Any,
+    level: str,
+    rng: random.Random,
+    budget_seconds: float = DEFAULT_BUDGET,
+    avoid: Sequence[Any] = (),
+) -> Any:
+    """The move (an engine move value) `level` plays for the seat to act, other than those in
+    `avoid` when there is another (the practice bot avoids the move that lost before its mulligan)."""
+    level = check_level(ruleset.id, level)
+    if ruleset.to_move(state) is None:
+        raise NoMoveError("the game is over")
+    if ruleset.id == "boxes":
+        return _boxes(ruleset, state, level, rng, budget_seconds)
+    if level == "random":
+        moves = RANDOM_MOVES.get(ruleset.id, all_moves)(ruleset, state)
+        moves = [m for m in moves if m not in avoid] or moves
+        if not moves:
+            raise NoMoveError("no legal move")
+        return moves[rng.randrange(len(moves))]
+    if ruleset.id == "dotdash" and state.phase == "setup":
+        return dotdash.setup(ruleset, state, rng)
+    profile = PROFILES[ruleset.id]
+    try:
+        return best_move(ruleset, profile, state, level, rng, budget_seconds, avoid)
+    except ValueError as exc:
+        raise NoMoveError(str(exc)) from None
+
+
+def _boxes(ruleset: AnyRuleset, state: Any, level: str, rng: random.Random, budget: float) -> Any:
+    moves = ruleset.legal_moves(state)
+    if not moves:
+        raise NoMoveError("no legal move")
+    if level == "random":
+        return moves[rng.randrange(len(moves))]
+    from games.solver.play import choose_move as solver_move
+
+    return solver_move(state, "perfect" if level == "hard" else level, rng, budget)
+
+
+def choose_move(
+    ruleset_id: str,
+    state: Any,
+    level: str,
+    *,
+    seed: int | None = None,
+    rng: random.Random | None = None,
+    budget_seconds: float = DEFAULT_BUDGET,
+) -> str:
+    """The move text the opponent at `level` plays for the seat to act in `state`."""
+    ruleset = registry.get(ruleset_id)
+    move = pick(ruleset, state, level, rng or random.Random(seed), budget_seconds)
+    return ruleset.format(state, move)

@@ -1,0 +1,120 @@
+"""Trax: threats are tracks whose two open ends lie close together (a tile or two closes a loop)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import AnyRuleset, Seat
+from games.opponents.search import Profile
+from games.trax.board import FIT, OFF, PARTNER, STRIDE, TURN, WHITE, ThreeSame, need
+from games.trax.state import TraxState, legal_moves, play
+
+# Weight of a track by the distance between the empty cells its two ends enter.
+_CLOSE = {1: 6.0, 2: 3.0, 3: 1.5, 4: 0.75}
+# A track reaching across the bounding box is a line in the making.
+_SPAN = 0.15
+HOT_DISTANCE = 2
+LINE_SPAN = 8
+NEAR = 2
+
+
+def threats(state: TraxState, hot: set[int] | None = None) -> tuple[float, float]:
+    """(red, white) threat scores of a position: closer open ends and longer spans score more.
+
+    With `hot`, the empty cells at the ends of tracks whose ends are close are added to it."""
+    board = state.board
+    get = board.get
+    minx, maxx, miny, maxy = state.box
+    wide = maxx - minx >= LINE_SPAN - 2
+    tall = maxy - miny >= LINE_SPAN - 2
+    scores = [0.0, 0.0]
+    seen: set[tuple[int, int]] = set()
+    for key, mask in board.items():
+        for side in range(4):
+            if key + OFF[side] in board or (key, side) in seen:
+                continue
+            colour = mask >> side & 1
+            # Follow the track from this open end to its other end.
+            k, d = key, PARTNER[mask][side]
+            while True:
+                n = k + OFF[d]
+                m = get(n)
+                if m is None:
+                    break
+                d = TURN[m << 2 | d]
+                k = n
+            seen.add((k, d))
+            seen.add((key, side))
+            a = key + OFF[side]
+            b = k + OFF[d]
+            dist = abs((a >> 16) - (b >> 16)) + abs((a & 0xFFFF) - (b & 0xFFFF))
+            scores[colour] += _CLOSE.get(dist, 0.0)
+            if hot is not None:
+                ax, ay, bx, by = a >> 16, a & 0xFFFF, b >> 16, b & 0xFFFF
+                if dist <= HOT_DISTANCE or (
+                    (wide and abs(ax - bx) >= maxx - minx) or (tall and abs(ay - by) >= maxy - miny)
+                ):
+                    hot.add(a)
+                    hot.add(b)
+            span = max(abs((a >> 16) - (b >> 16)), abs((a & 0xFFFF) - (b & 0xFFFF)))
+            scores[colour] += _SPAN * span
+    return scores[0], scores[1]
+
+
+def candidates(ruleset: AnyRuleset, state: TraxState) -> list[Any]:
+    """Moves where the fight is: near the last two turns' tiles, or at the ends of tracks whose ends
+    are close (where loops are made and stopped); every move when none of those is legal."""
+    moves = legal_moves(state)
+    if len(state.turns) < 2:
+        return moves
+    hot: set[int] = set()
+    threats(state, hot)
+    recent = sum(state.turns[-2:])
+    for key, _mask in state.tiles[len(state.tiles) - recent :]:
+        for dx in range(-NEAR, NEAR + 1):
+            for dy in range(-NEAR, NEAR + 1):
+                hot.add(key + dx * STRIDE + dy)
+    near = [m for m in moves if m[0] in hot]
+    return near or moves
+
+
+def tactical(ruleset: AnyRuleset, state: TraxState) -> list[Any]:
+    """Placements that may win at once: at the ends of tracks whose ends are close (loops) or that
+    nearly span a bounding box big enough for a line. Not checked for the three-same rule (that costs
+    a play each): `play_or_stay` turns an illegal one into no change."""
+    if not state.tiles:
+        return []
+    hot: set[int] = set()
+    threats(state, hot)
+    board = state.board
+    return [(cell, t) for cell in hot if cell not in board for t in FIT[need(board, cell)]]
+
+
+def play_or_stay(state: TraxState, move: Any) -> TraxState:
+    """The position after `move`, or `state` itself when the turn breaks the three-same rule."""
+    try:
+        return play(state, move)
+    except ThreeSame:
+        return state
+
+
+def evaluate(state: TraxState, me: Seat) -> float:
+    """My threats minus the opponent's; the side to move gets the benefit of the doubt."""
+    red, white = threats(state)
+    mine, theirs = (white, red) if state.colour_of(me) == WHITE else (red, white)
+    if state.seat == me:
+        return 1.2 * mine - theirs
+    return mine - 1.2 * theirs
+
+
+PROFILE = Profile(
+    evaluate=evaluate,
+    candidates=candidates,
+    beam=10,
+    depth={"easy": 1, "medium": 2, "hard": 6},
+    noise=1.0,
+    play=play_or_stay,
+    quiet_leaves=True,
+    root_all=False,
+    tactical=tactical,
+)

@@ -1,0 +1,86 @@
+"""`python -m games duel` and `python -m games move` as scripts use them (shared/CONTRACT.md)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from games import registry
+from games.opponents import LEVELS, choose_move, pick
+from games.opponents.cli import duel
+
+GAMES = [sys.executable, "-m", "games"]
+
+
+def run(args: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*GAMES, *args], input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def test_duel_prints_the_contract_object_and_is_deterministic() -> None:
+    args = ["duel", "pathing", "easy", "random", "--games", "4", "--seed", "5"]
+    first, second = run(args), run(args)
+    assert first.returncode == 0, first.stderr
+    got = json.loads(first.stdout)
+    assert set(got) == {"game", "a", "b", "games", "a_wins", "b_wins", "draws", "seconds_per_move"}
+    assert (got["game"], got["a"], got["b"], got["games"]) == ("pathing", "easy", "random", 4)
+    assert got["a_wins"] + got["b_wins"] + got["draws"] == 4
+    assert set(got["seconds_per_move"]) == {"a", "b"}
+    again = json.loads(second.stdout)
+    for key in ("a_wins", "b_wins", "draws"):
+        assert got[key] == again[key]
+
+
+def test_duel_move_cap_scores_a_draw() -> None:
+    r = registry.get("dots")
+    result = duel(r, r.parse_options({"width": 5, "height": 5}), "random", "random", 2, 1, 0.1, max_plies=3)
+    assert result["draws"] == 2 and result["a_wins"] == result["b_wins"] == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["duel", "trax", "perfect", "easy"],
+        ["duel", "chess", "easy", "easy"],
+        ["duel", "dots", "easy", "easy", "--opt", "width=2"],
+        ["duel", "dots", "easy", "easy", "--games", "0"],
+        ["move", "trax", "expert"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
+    done = run(args)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and done.stderr.strip()
+
+
+def test_move_answers_in_notation_that_replay_accepts() -> None:
+    done = run(["move", "trax", "medium", "--budget", "0.2", "-"], "@0+\nB1+\n")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["seconds"] >= 0
+    check = run(["replay", "trax", "-"], f"@0+\nB1+\n{answer['move']}\n")
+    assert check.returncode == 0 and json.loads(check.stdout)["moves_applied"] == 3
+
+
+def test_move_exit_2_when_the_game_is_over_and_3_on_a_rejected_line() -> None:
+    over = run(["move", "boxes", "easy", "--opt", "rows=1", "cols=1"], "A1-B1\nA1-A2\nB1-B2\nA2-B2\n")
+    assert over.returncode == 2
+    rejected = run(["move", "trax", "easy"], "@0+\nZ9/\n")
+    assert rejected.returncode == 3
+    assert json.loads(rejected.stdout)["error"]["line"] == 2
+
+
+@pytest.mark.parametrize("game", list(LEVELS))
+def test_every_level_plays_a_legal_move_from_the_start(game: str) -> None:
+    r = registry.get(game)
+    state = r.new_game(r.parse_options({"width": 8, "height": 8} if game == "dots" else {}))
+    for level in LEVELS[game]:
+        text = choose_move(game, state, level, seed=1, budget_seconds=0.1)
+        r.parse(state, text)  # raises when the text is not a legal move here
+    # Dot Dash: the colour choice is a move the opponent makes too.
+    if game == "dotdash":
+        after = r.apply(state, pick(r, state, "easy", random.Random(1)))[0]
+        assert r.format(after, pick(r, after, "hard", random.Random(1), 0.1)) in ("take red", "take blue")
