@@ -77,7 +77,9 @@ def format_analysis(entries: list[dict[str, Any]], names: dict[int, str]) -> str
             continue
         text = f"{head}: {e['value']:+d}"
         if e["threw_away"]:
-            text += f"  threw away {e['loss']} box{'es' if e['loss'] != 1 else ''}; best {e['best_value']:+d} with "
+            boxes = max(1, e["loss"] // 2)  # the margin moves by two for every box handed over
+            text += f"  threw away {boxes} box{'es' if boxes != 1 else ''} (margin {-e['loss']:+d})"
+            text += f"; best {e['best_value']:+d} with "
             text += ", ".join(e["best"][:4]) + ("…" if len(e["best"]) > 4 else "")
         else:
             text += "  (best)"

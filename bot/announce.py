@@ -6,6 +6,7 @@ The service and the house rules hand over kinds and data; only this module words
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -165,6 +166,8 @@ _REFUSALS: dict[str, str] = {
     "no_rule:takeback": "Moves are final at once in this match.",
 }
 _SEAT_FIELDS = ("other", "chooser", "mover")
+_SEAT_WORDS = re.compile(r"\bseat ([12])\b")
+"""An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
@@ -209,9 +212,12 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
         elif kind == "round_end":
             scores = d.get("scores", {})
             s1, s2 = scores.get(1, scores.get("1", 0)), scores.get(2, scores.get("2", 0))
+            task = _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), str(d.get("task") or ""))
+            task = task.replace(" must pick", " must now pick", 1)
+            if not task:
+                task = f"{name(d.get('picker'))} must pick a square, like pick C3"
             parts.append(
-                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and "
-                f"{name(d.get('picker'))} must now {d.get('task', 'pick a square')} (e.g. `pick C3`)"
+                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and {task}"
             )
         elif kind == "penalty":
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")
@@ -221,11 +227,22 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
             parts.append(
                 f"{name(d.get('red'))} plays red, {name(d.get('blue'))} plays blue; {name(d.get('first'))} moves first"
             )
+        elif kind == "capture":
+            taken = int(d.get("taken") or 0)
+            text = f"{name(d.get('seat'))} captures {taken} dot{'s' if taken != 1 else ''}"
+            freed = int(d.get("freed") or 0)
+            if freed:
+                text += f" (freeing {freed} of their own)"
+            parts.append(text + (" (the dot was played inside their enclosure)" if d.get("suicide") else ""))
         elif kind == "stop":
-            parts.append(
-                f"{name(d.get('seat'))} stops (grounds). {name(3 - int(d.get('seat') or 1))} may place more dots, "
-                "then posts `end`"
+            seat = int(d.get("seat") or 1)
+            loose = int(d.get("ungrounded") or 0)
+            handed = (
+                f"hands {loose} ungrounded dot{'s' if loose != 1 else ''} over to {name(3 - seat)}"
+                if loose
+                else "hands nothing over (every dot is grounded)"
             )
+            parts.append(f"{name(seat)} stops and {handed}. {name(3 - seat)} may place more dots, then posts `end`")
         elif kind == "five_rows":
             counts = {k: v for k, v in d.items() if k in ("1", "2")}
             parts.append("five-rows: " + ", ".join(f"{name(int(k))} {v}" for k, v in sorted(counts.items())))

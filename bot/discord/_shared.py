@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -26,6 +27,60 @@ def mention(player_id: str) -> str:
     return f"<@{player_id}>" if player_id.isdigit() else player_id
 
 
+STATE_WORDS = {
+    "ongoing": "in play",
+    "paused": "paused by the host",
+    "choosing": "waiting for the choice of who starts",
+    "mulligan_wait": "waiting for a mulligan decision",
+    "finished": "finished",
+    "aborted": "aborted",
+}
+"""A match's state as people read it (the stored names never reach a user)."""
+
+
+def state_words(status: str) -> str:
+    """`mulligan_wait` → "waiting for a mulligan decision"."""
+    return STATE_WORDS.get(status, status.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A provisional move as the adapters show it."""
+
+    seat: int
+    ply: int
+    notation: str
+    message_id: str | None
+
+
+def pending_of(live: Live) -> Pending | None:
+    """The match's provisional move (works with the service's dict or its `Provisional`)."""
+    raw: Any = live.provisional() if hasattr(live, "provisional") else live.pending
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        return Pending(int(raw["seat"]), int(raw.get("ply", live.ply)), str(raw["notation"]), raw.get("message_id"))
+    return Pending(int(raw.seat), int(raw.ply), str(raw.notation), raw.message_id)
+
+
+def timer_at(live: Live, rule: str, name: str, legacy: str) -> float | None:
+    """When one of the match's rule timers fires on the loop clock (None: not running)."""
+    getter = getattr(live, "timer_due", None)
+    if getter is not None:
+        due = getter(rule, name)
+        return None if due is None or due == float("inf") else float(due)
+    timers = getattr(live, "timers", None) or {}
+    return float(timers[legacy]) if legacy in timers else None
+
+
+def presence_waiting(live: Live) -> bool:
+    """Whether a presence check (Trax grace `ready`) waits for the opponent."""
+    flags = getattr(live, "flags", None)
+    if flags is not None:
+        return bool(flags.get("presence_wait"))
+    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in getattr(live, "rules", []))
+
+
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
     """The bot an interaction arrived on."""
     return cast("DMHost", interaction.client)
@@ -43,12 +98,22 @@ def parse_pairs(text: str | None, what: str) -> dict[str, str]:
 
 
 def find_match(
-    service: MatchService, channel_id: int | None, match_id: int | None = None, user_id: str | None = None
+    service: MatchService,
+    channel_id: int | None,
+    match_id: int | None = None,
+    user_id: str | None = None,
+    guild_id: int | None = None,
 ) -> Live:
-    """The match a command is about: the explicit id, else the one in this channel (the user's own first)."""
+    """The match a command is about: the explicit id, else the one in this channel (the user's own first).
+    Only matches of the invoking guild are found: another server's match is "no such match" here."""
     if match_id is not None:
-        return service.get(match_id)
-    here = service.matches_in_channel(channel_id) if channel_id is not None else []
+        live = service.live.get(match_id)
+        if live is None or not same_guild(live.guild_id, guild_id):
+            raise HostError(f"There is no running match {match_id} in this server.")
+        return live
+    here = (
+        [lv for lv in service.matches_in_channel(channel_id) if same_guild(lv.guild_id, guild_id)] if channel_id else []
+    )
     if user_id is not None:
         mine = [lv for lv in here if lv.seat_of(user_id) is not None]
         if len(mine) == 1:
@@ -59,6 +124,27 @@ def find_match(
         raise HostError("There is no running match in this channel: give the match id.")
     ids = ", ".join(str(lv.id) for lv in here)
     raise HostError(f"Several matches run here ({ids}): give the match id.")
+
+
+def same_guild(match_guild: int | None, invoking_guild: int | None) -> bool:
+    """Whether a match may be reached from where a command was invoked (its own guild only)."""
+    return match_guild is None or match_guild == invoking_guild
+
+
+def may_read_room(interaction: discord.Interaction[Any], room_id: int | None, player_ids: list[str]) -> bool:
+    """Whether the user may see a match: a player, a host, or someone who can read its room."""
+    user = interaction.user
+    if str(user.id) in player_ids or is_host(interaction):
+        return True
+    guild = interaction.guild
+    if guild is None or room_id is None or not isinstance(user, discord.Member):
+        return False
+    room = guild.get_channel_or_thread(room_id)
+    if room is None:
+        return False
+    if isinstance(room, discord.Thread) and room.is_private():
+        return room.permissions_for(user).manage_threads or any(m.id == user.id for m in room.members)
+    return room.permissions_for(user).read_messages
 
 
 def _guild_host_role(interaction: discord.Interaction[Any]) -> int | None:
@@ -97,6 +183,9 @@ async def respond(interaction: discord.Interaction[Any], content: str | None = N
     kwargs.setdefault("ephemeral", True)
     kwargs.setdefault("allowed_mentions", NO_PINGS)
     if interaction.response.is_done():
-        await interaction.followup.send(content, **kwargs)
+        if content is None:
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.followup.send(content, **kwargs)
     else:
         await interaction.response.send_message(content, **kwargs)

@@ -51,3 +51,26 @@ def test_players_are_named_never_numbered() -> None:
     ]
     for text in texts:
         assert "seat" not in text.lower() and "nobody" not in text
+
+
+def test_dots_captures_are_counted_and_a_stop_says_what_it_hands_over() -> None:
+    from tests.bot.test_room_games import SETUPS, scripted_game
+
+    ruleset = registry.get("dots")
+    opts = SETUPS["dots"]["opts"]
+    state = ruleset.new_game(ruleset.parse_options(opts))
+    lines, _outcome = scripted_game("dots")
+    captured = None
+    for line in lines:
+        state, _move, events = play_text(ruleset, state, line.split(": ", 1)[1])
+        if any(e.kind == "capture" for e in events):
+            captured = describe(events, name)
+            break
+    assert captured is not None, "the scripted game has a capture"
+    (capture,) = [e for e in events if e.kind == "capture"][:1]
+    taken = capture.data["taken"]
+    assert f"captures {taken} dot" in captured and "capture." not in captured
+    _after, _move, stop_events = play_text(ruleset, state, "stop")
+    stop = describe(stop_events, name)
+    assert "stops and hands" in stop and ("ungrounded" in stop or "nothing" in stop)
+    assert "seat" not in (captured + stop).lower()

@@ -116,7 +116,7 @@ def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
         timeout=120,
     )
     assert log.returncode == 0, log.stderr
-    assert "threw away 2 boxes; best -2 with B2-C2" in log.stdout
+    assert "threw away 1 box (margin -2); best -2 with B2-C2" in log.stdout  # a margin of 2 is one box
     as_json = subprocess.run(
         [sys.executable, "-m", "bot.cli", "log", "1", "--db", db, "--analyse", "--json"],
         capture_output=True,

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord.ext import commands
 
-from bot.discord._shared import host_bot
+from bot.discord._shared import host_bot, pending_of, same_guild
 from bot.discord.errors import report_error
 from bot.service import HostError, SubmitResult
 
@@ -59,28 +60,38 @@ class MatchButton(
         return cls(int(match["match"]), int(match["ply"]), action)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Hand the click to the host; on success the buttons leave the message, else say why (privately)."""
+        """Hand the click to the host, else say why (privately). On success the board is redrawn by the
+        announcer with the buttons that are open now; a button on any other message is simply removed."""
         interaction.extras["match_id"] = self.match_id
         try:
             await self._act(interaction)
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await interaction.response.edit_message(view=None)
+        if interaction.response.is_done():
+            return
+        board = _board_id(interaction, self.match_id)
+        if interaction.message is not None and interaction.message.id == board:
+            await interaction.response.defer()
+        else:
+            await interaction.response.edit_message(view=None)
 
     async def _act(self, interaction: discord.Interaction[Any]) -> None:
         service = host_bot(interaction).service
         player = str(interaction.user.id)
         match_id = self.match_id
         result: SubmitResult | None
+        live = service.live.get(match_id)
+        if live is None or not same_guild(live.guild_id, interaction.guild_id):
+            raise HostError("This match is over.")
         if self.action == "take":
-            service.get(match_id)
-            provisional = service.pending_move(match_id)
-            if provisional is None or provisional.ply != self.ply:
+            live = service.get(match_id)
+            pending = pending_of(live)
+            if pending is None or pending.ply != self.ply:
                 raise HostError("That move is already final.")
+            if live.players[pending.seat].id != player:
+                raise HostError(f"Only {live.name(pending.seat)} can take back {pending.notation}.")
             result = await service.takeback(match_id, player, via="button")
-            if result.status == "ignored":
-                raise HostError("Only the player who made the move can take it back.")
         elif self.action == "mull":
             result = await service.mulligan(match_id, player)
         elif self.action == "decl":
@@ -96,6 +107,13 @@ class MatchButton(
                 raise HostError("That choice is not open any more.")
         if result is not None and result.status == "rejected":
             raise HostError(result.reason or "That is not possible now.")
+
+
+def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | None:
+    """The id of the match's board message in this process, if the announcer knows it."""
+    announcer = interaction.client.get_cog("Announcer") if isinstance(interaction.client, commands.Bot) else None
+    getter = getattr(announcer, "board_message_id", None)
+    return getter(match_id) if getter is not None else None
 
 
 def buttons(match_id: int, ply: int, actions: list[str]) -> discord.ui.View:

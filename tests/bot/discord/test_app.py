@@ -2,65 +2,53 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from bot.app import DMHost, create_bot, make_intents, owns_guild, shard_of
 from bot.settings import Settings
-from tests.bot.discord.harness import Harness, text_of
+from tests.bot.discord.conftest import World, bot_text, now, start
+from tests.conftest import make_service
 
-pytestmark = pytest.mark.looptime
 
-
-async def test_restart_resumes_the_match_and_its_clocks(
-    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    first = await Harness.start(db_url, fixed=True)
-    first.hosts.add(first.carol.id)
-    await first.slash(
-        first.carol, "start", game="boxes", player1=first.alice, player2=first.bob, room="channel", clock="reserve=30"
-    )
-    (match_id,) = first.bot.service.live
-    await first.say(first.alice, "A1-B1")
-    await asyncio.sleep(20)  # bob thinks for 20 s, then the process dies
-    await first.stop()
-    del first  # the bot object is discarded
-
-    second = await Harness.start(db_url, fixed=True)
-    try:
-        assert second.bot.resumed == [match_id]
-        live = second.bot.service.live[match_id]
-        assert live.ply == 1 and live.players[2].id == str(second.bob.id)
-        remaining = live.clocks.remaining(2, second.bot.service.now())
-        assert remaining["move"] == pytest.approx(40, abs=1)  # bob's 20 s are still spent
-        await second.settle()
-        assert "resumed" in text_of(second.messages())
-        await second.say(second.bob, "A2-B2")  # the room still works
-        assert live.ply == 2
-        await asyncio.sleep(60 + 30 + 5)  # alice never moves: move time, then her reserve, run out
-        await second.settle()
-        assert "bob wins (time)" in text_of(second.messages())
-    finally:
-        await second.stop()
+async def test_restart_resumes_the_match_and_its_clocks(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, clock="reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)  # bob thinks for 20 s, then the process is stopped and replaced
+    old = w.bot
+    with w.env._bot_scope():
+        await old.service.close()  # what `close()` does first on SIGTERM: timers stop, heartbeat written
+        await old.service.store.close()
+    await w.env.restart_bot(create_bot(settings, sync_commands=True))
+    bot = w.bot
+    assert bot.resumed == [match_id]
+    live = bot.service.live[match_id]
+    assert live.ply == 1 and live.players[2].id == str(w.bob.id)
+    remaining = live.clocks.remaining(2, now(w))
+    assert remaining["move"] == pytest.approx(40, abs=1)  # bob's 20 s are still spent
+    assert "resumed" in bot_text(w, room)
+    await w.bob.send(room, "A2-B2")  # the room still works
+    assert live.ply == 2
+    await w.env.advance_time(60 + 30 + 5)  # alice never moves: move time, then her reserve, run out
+    assert "bob wins (on time" in bot_text(w, room)
 
 
 async def test_resume_only_the_matches_of_this_shard(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    h = await Harness.start(db_url)
-    service = h.bot.service
     from bot.service import PlayerRef
 
+    service = await make_service(db_url)
     players = [PlayerRef("1", "a"), PlayerRef("2", "b")]
     on_shard_0 = 0 << 22
     on_shard_1 = (1 << 22) + 5
     await service.create_match("boxes", players, guild_id=on_shard_0, channel_id=1)
     await service.create_match("boxes", players, guild_id=on_shard_1, channel_id=2)
-    await h.stop()
+    await service.close()
+    await service.store.close()
 
     settings = Settings(_env_file=None, database_url=db_url, shard_ids=[1], shard_count=2)  # type: ignore[call-arg]
     bot = create_bot(settings, sync_commands=False)

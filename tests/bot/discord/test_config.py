@@ -29,7 +29,7 @@ def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def simcord_bot(url: str) -> DMHost:
+def simcord_bot(url: str, solver_compiled: None) -> DMHost:
     """SimCord's `simcord_env` fixture runs this bot."""
     return make_bot(url)
 

@@ -1,207 +1,256 @@
-"""The game-room message path through dpytest: real discord.py objects, real service, real SQLite."""
+"""The game room on a simulated Discord: who is heard, replies, take-backs, the live board."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
+import re
 
-import discord.ext.test.backend as back
+import discord
 import pytest
 
-from bot import rules as house
-from bot.service import PlayerRef
-from tests.bot.discord.harness import Harness, text_of
-
-pytestmark = pytest.mark.looptime
+from tests.bot.discord.conftest import World, answer, board_of, bot_messages, bot_text, now, play, start
 
 
-@pytest.fixture
-async def room(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Harness]:
-    monkeypatch.chdir(tmp_path)  # dpytest writes attachments into the working directory
-    h = await Harness.start(db_url)
-    yield h
-    await h.stop()
-
-
-async def start_boxes(h: Harness, rows: int = 1, cols: int = 1) -> int:
-    match_id = await h.bot.service.create_match(
-        "boxes",
-        [PlayerRef(str(h.alice.id), "alice"), PlayerRef(str(h.bob.id), "bob")],
-        options={"rows": rows, "cols": cols},
-        guild_id=h.guild.id,
-        channel_id=h.channel.id,
+async def test_full_boxes_match_board_edited_in_place_to_the_final_position(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=1 cols=2")
+    board = board_of(w, room, match_id)
+    assert board.attachments and board.attachments[0].filename == "board.png"
+    assert "alice (red) vs bob (blue)" in board.content and "alice to move" in board.content
+    await play(
+        w,
+        room,
+        [
+            (w.alice, "A1-B1"),
+            (w.bob, "B1-C1"),
+            (w.alice, "A2-B2"),
+            (w.bob, "B2-C2"),
+            (w.alice, "A1-A2"),
+            (w.bob, "C1-C2"),  # closes nothing
+            (w.alice, "B1-B2"),  # closes both boxes: alice wins 2-0
+        ],
     )
-    await h.settle()
-    return match_id
-
-
-async def test_full_boxes_match_in_the_room(room: Harness) -> None:
-    h = room
-    match_id = await start_boxes(h, 1, 2)
-    opening = h.messages()
-    assert "Match" in opening[0].content and "```" in opening[0].content  # the board message
-    assert "started" in text_of(opening)
-    board = opening[0]
-    for who, move in [(h.alice, "A1-B1"), (h.bob, "B1-C1"), (h.alice, "A2-B2"), (h.bob, "B2-C2"), (h.alice, "A1-A2")]:
-        await h.say(who, move)
-    await h.settle()
-    await h.say(h.bob, "C1-C2")  # closes nothing
-    await h.say(h.alice, "B1-B2")  # closes both boxes: alice wins 2-0
-    await h.settle()
-    sent = h.messages()
-    assert all(m.id != board.id for m in sent), "the board is edited, not re-posted"
-    assert "alice wins" in text_of(sent)
-    stored = await h.bot.service.store.load(match_id)
+    final = board_of(w, room, match_id)
+    assert final.id == board.id, "the board is edited, never re-posted"
+    assert "alice wins" in final.content and "The match is over" in final.content
+    assert final.attachments and final.attachments[0].id != board.attachments[0].id  # a new picture
+    assert "<t:" not in final.content and final.components == []
+    stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.status == "finished" and stored.winner_seat == 1
-    assert match_id not in h.bot.service.live
-    # the one board message now shows the final position
-    (final,) = [m for m in back._cur_config.messages[h.channel.id] if int(m["id"]) == board.id]
-    assert "The match is over" in final["content"] and "A1-B1" not in final["content"]
+    assert match_id not in w.bot.service.live
 
 
-async def test_illegal_and_malformed_moves_get_short_replies(room: Harness) -> None:
-    h = room
-    await start_boxes(h)
-    h.messages()
-    await h.say(h.alice, "A1-C1")
-    await h.say(h.alice, "A1-Z")
-    await h.say(h.alice, "hello there, good luck @everyone")  # chat: silently ignored
-    await h.say(h.bob, "A1-B1")  # out of turn
-    await h.settle()
-    replies = h.messages()
+async def test_illegal_and_malformed_moves_get_short_replies(world: World) -> None:
+    w = world
+    _match_id, room = await start(w)
+    before = len(bot_messages(w, room))
+    for who, text in [
+        (w.alice, "A1-C1"),
+        (w.alice, "A1-Z"),
+        (w.alice, "hello there, good luck @everyone"),  # chat: silently ignored
+        (w.bob, "A1-B1"),  # out of turn
+    ]:
+        await who.send(room, text)
+    replies = bot_messages(w, room)[before:]
     texts = [m.content for m in replies]
     assert len(texts) == 3, texts
     assert texts[0].startswith("Illegal move") and "A1-C1" in texts[0]
     assert texts[1].startswith("I can't read")
     assert "alice's turn" in texts[2]
-    assert all("@everyone" not in t for t in texts)
+    assert all("@everyone" not in t and not m.mention_everyone for t, m in zip(texts, replies, strict=True))
 
 
-async def test_mass_mentions_are_never_echoed_as_pings(room: Harness) -> None:
-    h = room
-    await start_boxes(h)
-    h.messages()
-    await h.say(h.alice, "A1-@everyone")
-    await h.settle()
-    (reply,) = h.messages()
-    assert "@everyone" not in reply.content  # the service breaks it, and allowed_mentions forbids it anyway
-    assert not reply.mention_everyone
+async def test_mass_mentions_are_never_echoed_as_pings(world: World) -> None:
+    w = world
+    _match_id, room = await start(w)
+    await w.alice.send(room, "A1-@everyone")
+    reply = bot_messages(w, room)[-1]
+    assert "@everyone" not in reply.content and not reply.mention_everyone
 
 
-async def test_non_players_and_bots_are_ignored(room: Harness) -> None:
-    h = room
-    match_id = await start_boxes(h)
-    h.messages()
-    await h.say(h.carol, "A1-B1")
-    await h.settle()
-    assert h.messages() == []
-    assert h.bot.service.live[match_id].ply == 0
+async def test_spectator_reads_the_public_room_and_is_ignored(world: World) -> None:
+    w = world
+    match_id, room = await start(w, room="public")
+    assert not room.is_thread or room.threads == []
+    texts_before = bot_text(w, room)
+    seen = room.history(viewer=w.dave)  # a spectator can read the public room ...
+    assert any(f"**Match {match_id} · " in m.content for m in seen)  # ... and its board
+    await w.dave.send(room, "A1-B1")  # ... but their move-shaped messages are ignored silently
+    await w.dave.send(room, "resign")
+    assert bot_text(w, room) == texts_before
+    assert w.bot.service.live[match_id].ply == 0
+    await w.alice.send(room, "A1-B1")
+    assert w.bot.service.live[match_id].ply == 1
 
 
-async def test_two_moves_racing_only_the_first_counts(room: Harness) -> None:
-    h = room
-    match_id = await start_boxes(h, 2, 2)
-    h.messages()
-    service = h.bot.service
-    # both arrive before either is processed: the match lock orders them, the first legal one wins
-    first, second = await asyncio.gather(
-        service.submit(match_id, str(h.alice.id), "A1-B1", message_id="1"),
-        service.submit(match_id, str(h.alice.id), "B1-C1", message_id="2"),
-    )
+@pytest.mark.parametrize("mode", ["public", "private", "channel"])
+async def test_the_host_can_read_the_room_in_every_mode(world: World, mode: str) -> None:
+    w = world
+    match_id, room = await start(w, room=mode)
+    assert room.is_thread == (mode != "channel")
+    for member in (w.carol, w.alice, w.bob):
+        assert any(f"**Match {match_id} · " in m.content for m in room.history(viewer=member))
+    if mode == "private":
+        with pytest.raises(Exception, match="cannot read"):
+            room.history(viewer=w.dave)
+    if room.is_thread:
+        thread = w.bot.get_channel(room.id)
+        assert thread is not None and thread.auto_archive_duration == 10080  # type: ignore[union-attr]
+
+
+async def test_an_archived_thread_is_reopened_when_the_board_changes(world: World) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=60")
+    thread = w.bot.get_channel(room.id)
+    assert isinstance(thread, discord.Thread)
+    with w.env._bot_scope():  # a week without messages: Discord archives the thread
+        await thread.edit(archived=True)
+    await w.env.settle()
+    assert w.env.backend.get_channel(room.id).thread_metadata.archived
+    await w.env.advance_time(61)  # alice's move time runs out: the board changes
+    assert not w.env.backend.get_channel(room.id).thread_metadata.archived
+    assert "time runs out" in board_of(w, room, match_id).content
+
+
+async def test_board_countdown_is_a_discord_timestamp_and_idle_means_no_edits(world: World) -> None:
+    w = world
+    match_id, room = await start(w, clock="move=60 reserve=120")
+    await w.alice.send(room, "A1-B1")
+    board = board_of(w, room, match_id)
+    stamps = [int(t) for t in re.findall(r"<t:(\d+):R>", board.content)]
+    assert len(stamps) == 1
+    live = w.bot.service.live[match_id]
+    due = next(d for d in live.clocks.next_deadlines(now(w)) if d.kind == "reserve_started")
+    real_deadline = w.env.now().timestamp() + (due.at - now(w))
+    assert abs(stamps[0] - real_deadline) <= 1
+    requests = len(w.env.http_requests)
+    await w.env.advance_time(25)  # bob thinks: nothing changes, nothing is sent or edited
+    assert len(w.env.http_requests) == requests
+    assert board_of(w, room, match_id).content == board.content
+    await w.env.advance_time(20)  # 30 s left: bob is pinged, the board is not edited
+    (warning,) = w.env.http_requests[requests:]
+    assert warning.method == "POST" and f"<@{w.bob.id}>" in str(warning.json)
+    assert board_of(w, room, match_id).content == board.content
+    await w.env.advance_time(16)  # move time is up: the reserve deadline replaces it
+    after = board_of(w, room, match_id)
+    (reserve_stamp,) = [int(t) for t in re.findall(r"<t:(\d+):R>", after.content)]
+    assert "time runs out" in after.content
+    assert abs(reserve_stamp - (real_deadline + 120)) <= 1
+
+
+async def test_two_moves_racing_only_the_first_counts(world: World) -> None:
+    w = world
+    match_id, _room = await start(w, options="rows=2 cols=2")
+    service = w.bot.service
+    with w.env._bot_scope():
+        first, second = await asyncio.gather(
+            service.submit(match_id, str(w.alice.id), "A1-B1", message_id="1"),
+            service.submit(match_id, str(w.alice.id), "B1-C1", message_id="2"),
+        )
     assert first.status == "accepted"
     assert second.status == "rejected" and second.kind == "turn"
-    # and through Discord: alice and bob post at once, both handled, one accepted
-    await asyncio.gather(h.say(h.bob, "A3-B3"), h.say(h.bob, "B3-C3"))
-    await h.settle()
-    assert service.live[match_id].ply == 2
+    await w.env.settle()
 
 
-@pytest.fixture
-def takeback_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Boxes with Trax's 5-second take-back window: the delete/edit path without the Trax engine."""
-    monkeypatch.setitem(house.DEFAULTS, "boxes", {"takeback": 5.0})
+TAKEBACK = "takeback=30"
+"""Boxes with a take-back window (Trax's, made longer than a slow test step): the delete/edit path."""
 
 
-@pytest.mark.usefixtures("takeback_boxes")
 @pytest.mark.parametrize("via", ["delete", "edit"])
-async def test_takeback_by_deleting_or_editing_the_move(room: Harness, via: str) -> None:
-    h = room
-    match_id = await start_boxes(h, 2, 2)
-    h.messages()
-    msg = await h.say(h.alice, "A1-B1")
-    live = h.bot.service.live[match_id]
+async def test_takeback_by_deleting_or_editing_the_move(world: World, via: str) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
+    msg = await w.alice.send(room, "A1-B1")
+    live = w.bot.service.live[match_id]
     assert live.pending is not None
+    board = board_of(w, room, match_id)
+    assert "becomes final <t:" in board.content and "Take back" in str(board.components)
     if via == "delete":
-        await h.delete(msg)
+        await w.alice.delete(msg)
     else:
-        await h.edit(msg, "A1-B1 oops")
-    await h.settle()
+        await w.alice.edit(msg, "A1-B1 oops")
     assert live.pending is None and live.ply == 0
-    assert "took back A1-B1" in text_of(h.messages())
-    stored = await h.bot.service.store.load(match_id, with_events=True)
+    board = board_of(w, room, match_id)
+    assert "took back A1-B1" in board.content and board.components == []
+    stored = await w.bot.service.store.load(match_id, with_events=True)
     assert stored is not None
     assert [e.data.get("via") for e in stored.events if e.kind == "takeback"] == [via]
 
 
-@pytest.mark.usefixtures("takeback_boxes")
-async def test_takeback_too_late_and_by_the_opponent_does_nothing(room: Harness) -> None:
-    h = room
-    match_id = await start_boxes(h, 2, 2)
-    msg = await h.say(h.alice, "A1-B1")
-    await asyncio.sleep(6)  # the window is closed: the move is final
-    await h.delete(msg)
-    await h.settle()
-    live = h.bot.service.live[match_id]
+async def test_takeback_too_late_does_nothing_and_the_button_leaves_the_board(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
+    msg = await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(31)  # the window is closed: the move is final
+    board = board_of(w, room, match_id)
+    assert board.components == [] and "is final" in board.content
+    await w.alice.delete(msg)
+    live = w.bot.service.live[match_id]
     assert live.ply == 1 and live.pending is None
-    stored = await h.bot.service.store.load(match_id, with_events=True)
+    stored = await w.bot.service.store.load(match_id, with_events=True)
     assert stored is not None and not [e for e in stored.events if e.kind == "takeback"]
 
 
-@pytest.mark.usefixtures("takeback_boxes")
-async def test_takeback_button(room: Harness) -> None:
-    h = room
-    match_id = await start_boxes(h, 2, 2)
-    await h.say(h.alice, "A1-B1")
-    await h.settle()
-    take = f"dm:{match_id}:1:take"
-    assert take in h.buttons()
-    stranger = await h.click(h.carol, take)
-    assert stranger[-1].ephemeral and "Only the player" in stranger[-1].content
-    opponent = await h.click(h.bob, take)
-    assert opponent[-1].ephemeral and "no move of yours" in opponent[-1].content
-    done = await h.click(h.alice, take)
-    assert done[-1].type == 7  # the message is updated (buttons removed)
-    assert h.bot.service.live[match_id].ply == 0
+async def test_takeback_button(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
+    await w.alice.send(room, "A1-B1")
+    board = board_of(w, room, match_id)
+    stranger = answer(await w.dave.click(board, label="Take back"))
+    assert stranger.ephemeral and "Only alice can take back A1-B1" in stranger.content
+    opponent = answer(await w.bob.click(board, label="Take back"))
+    assert opponent.ephemeral and "Only alice can take back A1-B1" in opponent.content
+    assert "no move of yours" not in opponent.content
+    await w.alice.click(board, label="Take back")
+    assert w.bot.service.live[match_id].ply == 0
+    board = board_of(w, room, match_id)
+    assert board.components == [] and "took back" in board.content
 
 
 @pytest.mark.parametrize("via", ["delete", "edit"])
-async def test_trax_takeback(room: Harness, via: str) -> None:
-    h = room
-    match_id = await h.bot.service.create_match(
-        "trax",
-        [PlayerRef(str(h.alice.id), "alice"), PlayerRef(str(h.bob.id), "bob")],
-        guild_id=h.guild.id,
-        channel_id=h.channel.id,
-    )
-    await h.settle()
-    msg = await h.say(h.alice, "@0+")
-    live = h.bot.service.live[match_id]
+async def test_trax_takeback(world: World, via: str) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules=TAKEBACK)
+    msg = await w.alice.send(room, "@0+")
+    live = w.bot.service.live[match_id]
     assert live.pending is not None
     if via == "delete":
-        await h.delete(msg)
+        await w.alice.delete(msg)
     else:
-        await h.edit(msg, "@0/")
-    await h.settle()
+        await w.alice.edit(msg, "@0/")
     assert live.pending is None and live.ply == 0
 
 
-async def test_board_picture_when_pictures_exist(room: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.discord.announce import _cog
+async def test_a_failed_board_edit_loses_no_announcement(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2")
+    w.env.inject_error("PATCH", "/channels/*/messages/*", status=503, times=1)
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(10)  # the announcer retries
+    assert "alice played A1-B1" in board_of(w, room, match_id).content
+    w.env._errors_acknowledged = w.env.error_cursor  # the 503 itself was expected
 
-    monkeypatch.setattr(_cog, "picture", lambda live: b"\x89PNG fake")
-    room.announcer.pictures = True
-    await start_boxes(room)
-    room.messages()
-    written = [f.read_bytes() for f in Path.cwd().glob("dpytest_*.dat")]  # dpytest's copy of the upload
-    assert written == [b"\x89PNG fake"]
+
+async def test_a_failed_first_board_is_posted_again(world: World) -> None:
+    w = world
+    w.env.inject_error("POST", f"/channels/{w.lobby.id}/messages", status=500, times=1)
+    match_id, room = await start(w)
+    await w.env.advance_time(5)  # the announcer retries (within the slash command's settling, here)
+    posts = [r for r in w.env.http_requests if r.method == "POST" and r.path == f"/channels/{w.lobby.id}/messages"]
+    assert len(posts) == 2  # the refused one, then the board
+    board = board_of(w, room, match_id)
+    assert "alice to move" in board.content
+    w.env._errors_acknowledged = w.env.error_cursor
+
+
+async def test_trax_forced_tiles_are_announced_when_the_move_becomes_final(world: World) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules=TAKEBACK)
+    for who, move in [(w.alice, "@0+"), (w.bob, "@1+")]:
+        await who.send(room, move)
+        await w.env.advance_time(31)
+    await w.alice.send(room, "A0/")  # forces a tile at B1
+    assert "forced" not in board_of(w, room, match_id).content.split("becomes final")[-1]
+    await w.env.advance_time(31)  # the window closes: the move is final, and so are its forced tiles
+    final_line = next(ln for ln in board_of(w, room, match_id).content.splitlines() if "A0/ is final" in ln)
+    assert "alice's move" in final_line and "forced: B1" in final_line
