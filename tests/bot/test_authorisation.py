@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from bot.service import HostError, MatchService, PlayerRef
+from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import R, W, _trax_until_win
-from tests.conftest import Recorder, make_service
 
 ALICE, BOB, CAROL, DAVE = (PlayerRef(str(i), n) for i, n in enumerate(["alice", "bob", "carol", "dave"], 1))
 STRANGER = PlayerRef("999", "mallory")

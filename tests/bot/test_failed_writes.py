@@ -16,7 +16,7 @@ from bot.replay import replay_match
 from bot.service import MatchService, PlayerRef
 from bot.store import MatchStore
 from games import registry
-from tests.conftest import Recorder
+from tests.bot.conftest import Recorder
 
 A, B = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 C, D = PlayerRef("c", "carol"), PlayerRef("d", "dave")

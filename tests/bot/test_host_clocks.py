@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from bot.service import MatchService, PlayerRef
-from tests.conftest import Recorder
+from tests.bot.conftest import Recorder
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 pytestmark = pytest.mark.looptime

@@ -10,7 +10,7 @@ import pytest
 
 from bot.service import MatchService, PlayerRef
 from tests import DATA as TEST_DATA
-from tests.conftest import Recorder
+from tests.bot.conftest import Recorder
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 DATA = TEST_DATA / "host"

@@ -10,7 +10,7 @@ import pytest
 from bot.db import current_revision, migrate
 from bot.matchlog import build_log, format_log
 from bot.service import MatchService, PlayerRef
-from tests.conftest import Recorder, make_service
+from tests.bot.conftest import Recorder, make_service
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 

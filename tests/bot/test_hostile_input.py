@@ -20,7 +20,7 @@ from bot.db import sqlite_url_for
 from bot.service import HostEvent, MatchService, PlayerRef, SubmitResult
 from games import registry
 from games.base import MoveError, play_text
-from tests.conftest import make_service
+from tests.bot.conftest import make_service
 
 GAMES = sorted(registry.GAME_MODULES)
 MAX_REPLY = 400

@@ -12,8 +12,8 @@ import pytest
 from bot.service import HostError, MatchService, PlayerRef
 from bot.store import MatchStore, NewEvent
 from tests import DATA
+from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import _trax_until_win
-from tests.conftest import Recorder, make_service
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 pytestmark = pytest.mark.looptime

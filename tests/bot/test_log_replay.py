@@ -12,7 +12,7 @@ from PIL import Image
 
 from bot.replay import replay_match
 from bot.service import MatchService, PlayerRef
-from tests.conftest import Recorder
+from tests.bot.conftest import Recorder
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 

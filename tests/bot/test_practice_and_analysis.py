@@ -15,7 +15,7 @@ from bot.analysis import analyse_match
 from bot.room import BOT_ID, Room, RoomConfig
 from bot.service import HostEvent, MatchService, PlayerRef
 from tests import DATA as TEST_DATA
-from tests.conftest import Recorder
+from tests.bot.conftest import Recorder
 
 DATA = TEST_DATA / "host"
 

@@ -17,7 +17,7 @@ from bot.practice import BOT_ID, PracticeBot, budget_from_env
 from bot.room import Room, RoomConfig
 from bot.service import HostEvent, PlayerRef
 from games.opponents import pick
-from tests.conftest import Recorder, make_service
+from tests.bot.conftest import Recorder, make_service
 
 pytestmark = pytest.mark.looptime
 

@@ -8,7 +8,7 @@ from PIL import Image
 
 from bot.review import build_review
 from bot.service import PlayerRef
-from tests.conftest import make_service
+from tests.bot.conftest import make_service
 
 
 async def _finished_boxes(sqlite_url: str) -> object:

