@@ -140,6 +140,7 @@ _REFUSALS: dict[str, str] = {
     "mulligan_nothing": "You have no turn of your own to rewind yet.",
     "mulligan_no_offer": "There is no mulligan offer for you to decline.",
     "over": "The game is over.",
+    "late": "Too late: your time had run out before you posted this.",
     "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
     "ready_cleared": "You are cleared to move.",
     "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",

@@ -109,6 +109,7 @@ def create_bot(settings: Settings, *, service: MatchService | None = None, sync_
             MatchStore(settings.db_url),
             heartbeat_seconds=settings.heartbeat_seconds,
             owns_guild=lambda guild_id: owns_guild(settings, guild_id),
+            wall=discord.utils.utcnow,  # Discord's time, which message times are read against
         )
     if settings.shard_count:
         return ShardedDMHost(

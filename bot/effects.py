@@ -131,6 +131,21 @@ def end(live: Live, winner: int | None, reason: str, batch: Batch, now: float, *
     batch.out.append(event(live, "finished", data, extra=extra))
 
 
+def ran_out(live: Live, seat: int, at: float) -> bool:
+    """Whether `seat`, on move, had used all its time by loop time `at` (a message read back late): the
+    deadlines passed by then count as passed (grace begun), without announcements that are stale now."""
+    clocks = live.clocks
+    if clocks.running != seat or clocks.since is None:
+        return False
+    for deadline in clocks.next_deadlines(at):
+        if deadline.at > at + 1e-9:
+            break
+        if deadline.kind == "timeout":
+            return True
+        clocks.fire(deadline.kind)
+    return False
+
+
 def clock_deadline(live: Live, kind: str, seat: int, now: float) -> Batch:
     """A clock deadline of the player on move: a notice, or the loss on time."""
     live.clocks.fire(kind)

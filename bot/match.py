@@ -8,6 +8,7 @@ of their own: `flags`, `timers`, `pending`).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -18,7 +19,7 @@ from bot import announce, rules
 from bot.clocks import Clocks, TimeControl
 from bot.db import utcnow
 from bot.rules import HouseRule, Provisional
-from bot.store import NewEvent, StoredMatch
+from bot.store import MatchStore, NewEvent, StoredMatch
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -52,6 +53,16 @@ class SubmitResult:
     reason: str | None = None
     kind: str | None = None
     events: list[HostEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Outage:
+    """How a resumed match came back: when its previous host was last alive (wall clock, UTC), and when
+    its clocks restarted here (this process's loop clock and the wall clock)."""
+
+    last_alive: dt.datetime
+    resumed_loop: float
+    resumed_wall: dt.datetime
 
 
 class HostError(ValueError):
@@ -96,6 +107,8 @@ class Live:
     due: dict[tuple[str, str], float] = field(default_factory=dict)
     paused_at: float | None = None
     resume_to: str = "ongoing"
+    outage: Outage | None = None
+    """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
     committed: tuple[dict[str, Any], int] | None = None
     """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -273,6 +286,35 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
     return live
 
 
+async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitResult:
+    """A text for a match that is not running here: over (or HostError: there is no such match)."""
+    stored = await store.load(match_id)
+    if stored is None:
+        raise HostError(f"there is no match {match_id}")
+    if not any(pid == player_id for pid, _ in stored.players.values()):
+        return SubmitResult("ignored", "not a player of this match")
+    return SubmitResult("rejected", announce.refusal("stored_over", {"match": match_id}, str), "finished")
+
+
+def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[float, dt.datetime] | None) -> Live:
+    """A match its previous host left, live again here; `last`: that host's last sign of life (loop time
+    there, wall time), up to which its clocks ran. The outage after it is not charged."""
+    down = 0.0 if last is None else max(0.0, last[0] - float(stored.snapshot["loop_at"]))
+    live = restore(stored, now, down)
+    if last is not None:
+        live.outage = Outage(last[1], now, wall_now)
+    return live
+
+
+def next_due(live: Live, now: float) -> float | None:
+    """When the match's timers next need the host: a clock deadline or a rule's timer (None: nothing due)."""
+    if live.status == "paused":
+        return None
+    times = [d.at for d in live.clocks.next_deadlines(now)[:1]] if live.status == "ongoing" else []
+    times += list(live.due.values())
+    return min(times) if times else None
+
+
 def roll_back(live: Live, now: float) -> None:
     """Put a match back to its last committed snapshot (after a write that failed), in place: the clocks
     are charged for the time since, as if the failed action had never been tried."""
@@ -299,6 +341,25 @@ def roll_back(live: Live, now: float) -> None:
     for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due"):
         setattr(live, name, getattr(fresh, name))
     live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
+
+
+def loop_time_of(live: Live, posted_at: dt.datetime, now: float, wall_now: dt.datetime) -> float:
+    """A message's own (Discord) time on this process's loop clock, within the current action.
+
+    Posted while the host was away: as much after the restarted clocks as it was after the previous host's
+    last sign of life (that time counts; the rest of the outage does not). Posted while this process ran
+    (a gateway outage): its age, counted back from now. Never before the action started."""
+    away = live.outage
+    if away is not None and posted_at <= away.resumed_wall:
+        # the clocks restarted here as they stood at the last sign of life: the outage is not in them
+        latest = away.resumed_loop + (wall_now - away.last_alive).total_seconds()
+        at = away.resumed_loop + (posted_at - away.last_alive).total_seconds()
+    else:
+        latest = now
+        at = now - (wall_now - posted_at).total_seconds()
+    clocks = live.clocks
+    start = clocks.since - clocks.elapsed if clocks.since is not None else now
+    return max(start, min(latest, at))
 
 
 def clock_line(live: Live, now: float) -> str:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from bot import announce
-from bot.effects import after_move, apply, change, clock_deadline, end, start_turn, take
+from bot.db import utcnow
+from bot.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
 from bot.match import (
     Batch,
     HostError,
@@ -31,10 +33,13 @@ from bot.match import (
     event,
     jsonable,
     keyword,
+    loop_time_of,
     new_live,
-    restore,
+    next_due,
+    resumed,
     roll_back,
     started_event,
+    to_stored,
     turn_text,
 )
 from bot.rules import Effects, Provisional, Refused
@@ -59,8 +64,11 @@ class MatchService:
         instance: str | None = None,
         heartbeat_seconds: float = 1.0,
         owns_guild: Callable[[int | None], bool] | None = None,
+        wall: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.store = store
+        self.wall = wall or utcnow
+        """The wall clock (aware UTC) that players' message times are read against."""
         self.instance = instance or uuid.uuid4().hex
         self.heartbeat_seconds = heartbeat_seconds
         self.owns_guild = owns_guild or (lambda _g: True)
@@ -105,13 +113,13 @@ class MatchService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         with contextlib.suppress(Exception):
-            await self.store.heartbeat(self.instance, self.now())
+            await self.store.heartbeat(self.instance, self.now(), self.wall())
         self.live.clear()
 
     async def _heartbeat_loop(self) -> None:
         while True:
             try:
-                await self.store.heartbeat(self.instance, self.now())
+                await self.store.heartbeat(self.instance, self.now(), self.wall())
             except Exception:
                 log.exception("heartbeat failed")
             await asyncio.sleep(self.heartbeat_seconds)
@@ -231,14 +239,16 @@ class MatchService:
         text: str,
         *,
         message_id: str | None = None,
-        at: float | None = None,
+        posted_at: dt.datetime | None = None,
     ) -> SubmitResult:
-        """Take a player's text: a move, a host keyword, or chat."""
-        arrived = self.now() if at is None else at
+        """Take a player's text: a move, a host keyword, or chat. `posted_at` (aware UTC): when a message read
+        back late was posted; the mover is charged up to then, and loses on time if it was too late."""
         live = self.live.get(match_id)
         if live is None:
-            return await self._submit_to_stored(match_id, player_id, text)
+            return await to_stored(self.store, match_id, player_id)
         async with live.lock:
+            now = self.now()
+            arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
             if live.id not in self.live:
                 return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
             seat = live.seat_of(player_id)
@@ -248,7 +258,13 @@ class MatchService:
             if not text:
                 return SubmitResult("ignored", "empty")
             try:
-                return await self._text(live, seat, text, message_id, arrived)
+                kw = keyword(text)
+                handled = None if kw is None else await self._keyword(live, seat, kw, arrived)
+                if handled is not None:
+                    return handled
+                if len(text) > MAX_MOVE_TEXT:
+                    return SubmitResult("ignored", "too long to be a move")
+                return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
             except Unsaved:
                 return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
             except Exception:
@@ -257,24 +273,6 @@ class MatchService:
                 roll_back(live, self.now())
                 self._rearm(live)
                 return SubmitResult("rejected", announce.refusal("failed", {}, live.name), "error")
-
-    async def _text(self, live: Live, seat: int, text: str, message_id: str | None, at: float) -> SubmitResult:
-        kw = keyword(text)
-        if kw is not None:
-            handled = await self._keyword(live, seat, kw, at)
-            if handled is not None:
-                return handled
-        if len(text) > MAX_MOVE_TEXT:
-            return SubmitResult("ignored", "too long to be a move")
-        return await self._move(live, seat, text, message_id, at)
-
-    async def _submit_to_stored(self, match_id: int, player_id: str, text: str) -> SubmitResult:
-        stored = await self.store.load(match_id)
-        if stored is None:
-            raise HostError(f"there is no match {match_id}")
-        if not any(pid == player_id for pid, _ in stored.players.values()):
-            return SubmitResult("ignored", "not a player of this match")
-        return SubmitResult("rejected", announce.refusal("stored_over", {"match": match_id}, str), "finished")
 
     async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
@@ -302,7 +300,9 @@ class MatchService:
             return SubmitResult("accepted", events=batch.out)
         return None
 
-    async def _move(self, live: Live, seat: int, text: str, message_id: str | None, at: float) -> SubmitResult:
+    async def _move(
+        self, live: Live, seat: int, text: str, message_id: str | None, at: float, late: bool
+    ) -> SubmitResult:
         ruleset = live.ruleset
         try:
             parsed = ruleset.parse_syntax(text)
@@ -326,6 +326,10 @@ class MatchService:
                 rule.gate_mover(live, seat)
         except Refused as exc:
             return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+        if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
+            batch = clock_deadline(live, "timeout", seat, self.now())
+            await self._flush(live, batch)
+            return SubmitResult("rejected", announce.refusal("late", {}, live.name), "time", batch.out)
         try:
             ruleset.check_turn(live.state, seat)
             move = ruleset.validate(live.state, parsed, seat)
@@ -582,13 +586,6 @@ class MatchService:
             await self._flush(live, batch)
 
     # -- clocks and timers ---------------------------------------------------------
-    def _next_due(self, live: Live) -> float | None:
-        if live.status == "paused":
-            return None
-        times = [d.at for d in live.clocks.next_deadlines(self.now())[:1]] if live.status == "ongoing" else []
-        times += list(live.due.values())
-        return min(times) if times else None
-
     def _rearm(self, live: Live) -> None:
         if self._closed or live.id not in self.live:
             return
@@ -602,7 +599,7 @@ class MatchService:
     async def _timer_loop(self, live: Live) -> None:
         loop = asyncio.get_running_loop()
         while live.id in self.live:
-            due = self._next_due(live)
+            due = next_due(live, self.now())
             if due is None:
                 return
             delay = due - loop.time()
@@ -680,10 +677,9 @@ class MatchService:
 
     async def _resume(self, stored: StoredMatch) -> None:
         instance = stored.snapshot.get("instance")
-        last = await self.store.last_heartbeat(instance) if instance and instance != self.instance else None
-        down = 0.0 if last is None else max(0.0, last - float(stored.snapshot["loop_at"]))
-        live = restore(stored, self.now(), down)
-        await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": down > 0})])
+        last = await self.store.last_alive(instance) if instance and instance != self.instance else None
+        live = resumed(stored, self.now(), self.wall(), last)
+        await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
         self.live[live.id] = live  # only once the database knows it runs here again
         await self._publish(started_event(live, "resumed"))
         self._rearm(live)

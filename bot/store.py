@@ -309,20 +309,29 @@ class MatchStore:
                         .values(player_id=pid, name=name)
                     )
 
-    async def heartbeat(self, instance: str, loop_time: float) -> None:
-        """Record that this process is alive at loop time `loop_time`."""
+    async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
+        """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
+        wall = at or utcnow()
         async with self.engine.begin() as conn:
             updated = await conn.execute(
-                update(Heartbeat).where(Heartbeat.instance == instance).values(loop_time=loop_time, at=utcnow())
+                update(Heartbeat).where(Heartbeat.instance == instance).values(loop_time=loop_time, at=wall)
             )
             if updated.rowcount == 0:
-                await conn.execute(insert(Heartbeat).values(instance=instance, loop_time=loop_time, at=utcnow()))
+                await conn.execute(insert(Heartbeat).values(instance=instance, loop_time=loop_time, at=wall))
 
     async def last_heartbeat(self, instance: str) -> float | None:
         """The last loop time a process recorded, if any."""
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(Heartbeat.loop_time).where(Heartbeat.instance == instance))).first()
         return None if row is None else float(row[0])
+
+    async def last_alive(self, instance: str) -> tuple[float, dt.datetime] | None:
+        """The last loop time a process recorded, and the wall time (UTC) it recorded it at."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(select(Heartbeat.loop_time, Heartbeat.at).where(Heartbeat.instance == instance))
+            ).first()
+        return None if row is None else (float(row[0]), row[1])
 
     async def unfinished(self) -> list[StoredMatch]:
         """Every match that is not over, with players."""

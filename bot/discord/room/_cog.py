@@ -49,9 +49,9 @@ class GameRoom(commands.Cog):
         """A player's message in their match's room is a move attempt, a host keyword, or chat."""
         await self.handle(message)
 
-    async def handle(self, message: discord.Message, *, at: float | None = None) -> bool:
-        """Hand a player's message to their match (`at`: when it counts as arrived, on the loop clock).
-        Whether the message belonged to a match."""
+    async def handle(self, message: discord.Message, *, late: bool = False) -> bool:
+        """Hand a player's message to their match (`late`: read back after the bot was away, so it counts
+        at its own Discord time). Whether the message belonged to a match."""
         if message.author.bot or message.webhook_id is not None:
             return False
         player = str(message.author.id)
@@ -60,7 +60,10 @@ class GameRoom(commands.Cog):
             return False
         self.last_seen[live.id] = max(self.last_seen.get(live.id, 0), message.id)
         try:
-            result = await self.bot.service.submit(live.id, player, message.content, message_id=str(message.id), at=at)
+            posted_at = message.created_at if late else None
+            result = await self.bot.service.submit(
+                live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
+            )
         except HostError as exc:
             result = SubmitResult("rejected", str(exc), "host")
         except Exception:
@@ -103,7 +106,8 @@ class GameRoom(commands.Cog):
     async def catch_up(self, channel_id: int) -> int:
         """Handle, in Discord's order, the players' messages posted since the last one seen (as they are
         now: deleted ones are gone, edited ones count as edited). Clocks are charged up to each message's
-        own time and never for the time the bot was away. The number of messages handled."""
+        own time (a move posted after the mover's time ran out loses on time), never for the time the bot was
+        away after it. The number of messages handled."""
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return 0
@@ -120,22 +124,10 @@ class GameRoom(commands.Cog):
             missed.append(message)
         handled = 0
         for message in reversed(missed):
-            handled += await self.handle(message, at=self._arrival(message))
+            handled += await self.handle(message, late=True)
         if handled:
             log.info("room %s: caught up with %d message(s) posted while away", channel_id, handled)
         return handled
-
-    def _arrival(self, message: discord.Message) -> float | None:
-        """The message's own time on the loop clock, but never before the running clock (re)started:
-        time the bot was away is not charged."""
-        player = str(message.author.id)
-        live = self._match_of(message.channel.id, player, message.guild.id if message.guild else None)
-        if live is None:
-            return None
-        now = self.bot.service.now()
-        age = max(0.0, (discord.utils.utcnow() - message.created_at).total_seconds())
-        since = live.clocks.since
-        return max(now - age, since) if since is not None else now
 
     async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
         """Take back the provisional move posted in this message, if there is one."""

@@ -43,7 +43,8 @@ async def test_a_move_posted_while_away_is_taken_and_charged_only_up_to_its_time
     stored = await w.bot.service.store.load(match_id, with_events=True)
     assert stored is not None
     (bobs,) = [e for e in stored.events if e.kind == "move" and e.seat == 2]
-    assert bobs.data["used"] == pytest.approx(20, abs=1)  # not a second of the downtime
+    # 20 s before the bot left and the 30 s until he posted: not the 45 s of downtime after his message
+    assert bobs.data["used"] == pytest.approx(50, abs=1)
     board = board_of(w, room, match_id)  # the same board message, kept current
     assert "bob played A2-B2" in board.content and "alice to move" in board.content
     assert len([m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content]) == 1
@@ -79,3 +80,57 @@ async def test_a_provisional_trax_move_deleted_while_away_never_happens(world: W
     stored = await w.bot.service.store.load(match_id, with_events=True)
     assert stored is not None
     assert [e.data["move"] for e in stored.events if e.kind == "move"] == ["@0/"]
+
+
+async def test_a_move_posted_after_the_movers_time_ran_out_while_away_loses_on_time(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(75)  # 95 s in all: bob's 90 s ran out while the bot was away
+    await w.bob.send(room, "A2-B2")
+    await come_back(w, settings)
+    assert match_id not in w.bot.service.live
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert (stored.status, stored.winner_seat, stored.result_reason) == ("finished", 1, "time")
+    assert [e.data["move"] for e in stored.events if e.kind == "move"] == ["A1-B1"]
+    replies = [m.content for m in bot_messages(w, room) if m.reference is not None]
+    assert any(r.startswith("Too late") for r in replies)
+
+
+async def test_a_move_posted_in_time_while_away_is_taken_even_if_the_bot_came_back_after_the_deadline(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(50)  # 70 s: in his reserve, still in time
+    await w.bob.send(room, "A2-B2")
+    await w.env.advance_time(100)  # the deadline passes while the bot is still away
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.ply == 2
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    (bobs,) = [e for e in stored.events if e.kind == "move" and e.seat == 2]
+    assert bobs.data["used"] == pytest.approx(70, abs=1)
+    assert live.clocks.reserve_left[2] == pytest.approx(20, abs=1)
+
+
+async def test_without_a_message_from_the_mover_the_downtime_is_not_charged(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(500)
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.status == "ongoing"
+    assert live.clocks.remaining(2, now(w))["move"] == pytest.approx(40, abs=1)
