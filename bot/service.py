@@ -209,6 +209,10 @@ class MatchService:
         """A player's recent matches, newest first."""
         return await self.store.history(player_id, limit=limit)
 
+    async def record(self, match_id: int) -> StoredMatch | None:
+        """A match as stored, with its whole log (running or over), or None when there is no such match."""
+        return await self.store.load(match_id, with_events=True)
+
     async def channel_of(self, match_id: int) -> int | None:
         """The room of a match, running or over."""
         live = self.live.get(match_id)

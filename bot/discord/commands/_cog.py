@@ -483,7 +483,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         the solver's verdicts (Boxes, Pathing), within the upload limit (frames or files dropped, with a note)."""
         match_id = match if match is not None else self._match(interaction, None).id
         interaction.extras["match_id"] = match_id
-        stored = await self.service.store.load(match_id, with_events=True)
+        stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
             raise HostError(f"There is no match {match_id} in this server.")
         if not any(pid == str(interaction.user.id) for pid, _ in stored.players.values()):
@@ -526,7 +526,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     ) -> None:
         """The last matches in this server, newest first (practice matches only when asked for)."""
         who = player or interaction.user
-        found = await self.service.store.history(str(who.id), limit=HISTORY_SCAN)
+        found = await self.service.history(str(who.id), limit=HISTORY_SCAN)
         practice_ids = self._practice_ids()
         matches = [
             m

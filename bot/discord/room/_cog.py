@@ -97,7 +97,7 @@ class GameRoom(commands.Cog):
         newest = 0
         for live in self.bot.service.matches_in_channel(channel_id):
             newest = max(newest, self.last_seen.get(live.id, 0))
-            stored = await self.bot.service.store.load(live.id, with_events=True)
+            stored = await self.bot.service.record(live.id)
             for event in stored.events if stored is not None else []:
                 if event.message_id and event.message_id.isdigit():
                     newest = max(newest, int(event.message_id))
