@@ -45,6 +45,10 @@ BOARD_SEARCH = 100
 RETRIES = 5
 RETRY_SECONDS = 2.0
 MAX_LINES = 6
+CHANNEL_WRITES, CHANNEL_WINDOW = 3, 5.0
+"""The announcer starts a flush only while a room had at most this many of its writes in the last window:
+a flush writes at most twice (board, pings), so a room stays within Discord's 5 messages per 5 s, with a
+little room left for the replies to players. Events that come meanwhile are folded into that flush."""
 """At most this many of the latest announcement lines are shown on the board."""
 
 DEADLINE_WORDS = {
@@ -197,6 +201,8 @@ class Announcer(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.rooms: dict[int, Room] = {}
+        self.writes: dict[int, list[float]] = {}
+        """Loop times of the announcer's recent message creates and edits, per channel."""
         self.pictures = True
         bot.service.subscribe(self.on_host_event)
 
@@ -254,10 +260,25 @@ class Announcer(commands.Cog):
         delay = self.bot.settings.announce_batch_seconds
         if delay > 0:
             await asyncio.sleep(delay)
+        room = self.rooms.get(match_id)
+        if delay > 0 and room is not None and room.channel_id is not None:  # 0: every event at once (tests)
+            await self._pace(room.channel_id)
         try:
             await self.flush(match_id)
         except Exception:
             log.exception("announcing in match %s failed", match_id)
+
+    async def _pace(self, channel_id: int) -> None:
+        """Wait until the room's recent writes leave room for one more flush (Discord's per-channel limit)."""
+        loop = asyncio.get_running_loop()
+        recent = [t for t in self.writes.get(channel_id, []) if t > loop.time() - CHANNEL_WINDOW]
+        self.writes[channel_id] = recent
+        if len(recent) > CHANNEL_WRITES:
+            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - loop.time())
+
+    def _wrote(self, room: Room) -> None:
+        if room.channel_id is not None:
+            self.writes.setdefault(room.channel_id, []).append(asyncio.get_running_loop().time())
 
     async def drain(self) -> None:
         """Wait until every buffered event has been sent (tests, shutdown)."""
@@ -304,6 +325,7 @@ class Announcer(commands.Cog):
         room.dirty = room.dirty or room.board is None or any(changes_board(ev) for ev in events)
         if room.live is not None and room.dirty:
             try:
+                self._wrote(room)
                 await self._draw_board(channel, room, events)
             except discord.HTTPException:
                 log.warning("match %s: the board could not be updated; it is retried", match_id)
@@ -312,6 +334,7 @@ class Announcer(commands.Cog):
             room.retries = 0
             room.dirty = False
         if room.unsent_pings:
+            self._wrote(room)
             await self._send_pings(channel, room)
         if room.over and not room.unsent_pings:
             self.rooms.pop(match_id, None)
