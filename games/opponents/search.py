@@ -52,12 +52,18 @@ class Profile:
     tactical: Candidates | None = None
     """The moves that may end the game at once (for `quiet_leaves`); the candidates when None."""
     root_all: bool = True
+    """Search every legal move at the root (the candidate filter applies below it)."""
     depth_step: int = 1
-    deeper_margin: float = 0.0
-    """How much better (in evaluation units) a deeper iteration must find another move to switch."""
     """`hard` deepens by this many plies at a time (2 keeps the opponent's reply last, for games
     where a capture at the horizon is often answered by a recapture)."""
-    """Search every legal move at the root (the candidate filter applies below it)."""
+    deeper_margin: float = 0.0
+    """How much better (in evaluation units) a deeper iteration must find another move to switch."""
+    medium_roots: int = 0
+    """When set, `medium` searches only this many of its moves, those that look best one ply ahead
+    (with `noise`): it checks the replies to a few candidate moves rather than to every one."""
+    medium_noise: float = 0.0
+    """Random spread added to `medium`'s searched scores (wins and losses stay apart), so that a
+    level which searches as deep as the next one still plays the quiet moves less well."""
 
 
 @dataclass
@@ -180,6 +186,9 @@ def best_move(
     if level == "easy":
         scored = [(v + rng.uniform(-profile.noise, profile.noise), m) for v, m, _ in roots]
         return _pick(rng, scored)
+    if level == "medium" and profile.medium_roots:
+        noisy = sorted(roots, key=lambda r: r[0] + rng.uniform(-profile.noise, profile.noise), reverse=True)
+        roots = noisy[: profile.medium_roots]
     max_depth = profile.depth.get(level, 2)
     scored = [(v, m) for v, m, _ in roots]
     depth = 2
@@ -202,7 +211,7 @@ def best_move(
             previous = {id(m) for v, m in scored if v >= top - 1e-6}
             cur = [(v + profile.deeper_margin if id(m) in previous else v, m) for v, m in cur]
         scored = cur
-        if max(v for v, _ in scored) >= WIN - depth or level != "hard":
+        if max(v for v, _ in scored) >= WIN - depth:
             break
         # Search the best moves first next time: alpha-beta cuts more.
         order = {id(m): v for v, m in scored}
@@ -210,6 +219,9 @@ def best_move(
         depth += profile.depth_step
         if time.monotonic() > search.deadline:
             break
+    if level == "medium" and profile.medium_noise:
+        spread = profile.medium_noise
+        scored = [(v if abs(v) >= WIN / 2 else v + rng.uniform(-spread, spread), m) for v, m in scored]
     static = {id(m): v for v, m, _ in roots}
     return _pick(rng, scored, static)
 
