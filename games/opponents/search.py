@@ -202,7 +202,11 @@ def best_move(
                 alpha = max(alpha, v)
         except OutOfTime:
             # An iteration cut short is dropped: below the root the beam can hide the reply that
-            # refutes a move, and a half-finished iteration trusts those moves too much.
+            # refutes a move, and a half-finished iteration trusts those moves too much. The first
+            # one (two plies) is kept for the moves it searched, the most promising ones: without
+            # it a loaded machine would leave only the one-ply scores.
+            if depth == 2 and cur:
+                scored = cur
             break
         if profile.deeper_margin and depth > 2:
             # Trust a deeper search only when it clearly prefers another move (its beam can hide
