@@ -9,9 +9,6 @@ from games.dots import END, STOP, DotsState
 
 CAPTURE = 10.0
 PRESSURE = 0.3
-TERRITORY = 1.0
-"""`hard` also counts the empty points inside each side's enclosures: an enemy dot put there dies,
-and the enclosing dots can no longer be surrounded from inside."""
 
 
 def evaluate(state: DotsState, me: Seat) -> float:
@@ -34,17 +31,6 @@ def evaluate(state: DotsState, me: Seat) -> float:
                 n += 1
         press += n if other == me else -n
     return score + PRESSURE * press
-
-
-def evaluate_hard(state: DotsState, me: Seat) -> float:
-    """`evaluate` plus the margin of empty points enclosed by each side (`TERRITORY` each)."""
-    b = state.board
-    land = 0
-    for i in state.geo.points:
-        v = b[i]
-        if v and not v & 3:
-            land += 1 if v >> 2 == me else -1
-    return evaluate(state, me) + TERRITORY * land
 
 
 def candidates(ruleset: AnyRuleset, state: DotsState) -> list[Any]:
