@@ -61,9 +61,6 @@ class Profile:
     medium_roots: int = 0
     """When set, `medium` searches only this many of its moves, those that look best one ply ahead
     (with `noise`): it checks the replies to a few candidate moves rather than to every one."""
-    medium_noise: float = 0.0
-    """Random spread added to `medium`'s searched scores (wins and losses stay apart), so that a
-    level which searches as deep as the next one still plays the quiet moves less well."""
 
 
 @dataclass
@@ -223,9 +220,6 @@ def best_move(
         depth += profile.depth_step
         if time.monotonic() > search.deadline:
             break
-    if level == "medium" and profile.medium_noise:
-        spread = profile.medium_noise
-        scored = [(v if abs(v) >= WIN / 2 else v + rng.uniform(-spread, spread), m) for v, m in scored]
     static = {id(m): v for v, m, _ in roots}
     return _pick(rng, scored, static)
 
