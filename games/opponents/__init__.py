@@ -6,6 +6,8 @@ plays for the seat to act, in the game's notation. Levels:
 - `random`: any legal move (Dots never stops; Dot Dash avoids slides that lose by shifting).
 - `easy`: takes a win in one, otherwise the best-looking move one ply ahead, with some noise.
 - `medium`: two plies (its move and the reply), so it sees the opponent's immediate threats.
+  In Dots it checks the replies only to the seven moves that look best one ply ahead (with
+  `easy`'s noise), which leaves room below `hard` (a full two-ply search at least).
 - `hard`: deepens the search one ply at a time while its time budget lasts (default 2 s).
 - Boxes keeps the solver's levels (`easy`, `medium`, `perfect`; `hard` is `perfect`).
 
@@ -46,6 +48,7 @@ PROFILES: dict[str, Profile] = {
         root_all=False,
         depth_step=2,
         deeper_margin=3 * dots.CAPTURE,
+        medium_roots=7,
     ),
     "dotdash": Profile(evaluate=dotdash.evaluate, candidates=dotdash.candidates, beam=10, depth={"hard": 5}, noise=1.5),
     "pathing": Profile(evaluate=pathing.evaluate, beam=12, depth={"hard": 10}, noise=1.0),

@@ -52,12 +52,15 @@ class Profile:
     tactical: Candidates | None = None
     """The moves that may end the game at once (for `quiet_leaves`); the candidates when None."""
     root_all: bool = True
+    """Search every legal move at the root (the candidate filter applies below it)."""
     depth_step: int = 1
-    deeper_margin: float = 0.0
-    """How much better (in evaluation units) a deeper iteration must find another move to switch."""
     """`hard` deepens by this many plies at a time (2 keeps the opponent's reply last, for games
     where a capture at the horizon is often answered by a recapture)."""
-    """Search every legal move at the root (the candidate filter applies below it)."""
+    deeper_margin: float = 0.0
+    """How much better (in evaluation units) a deeper iteration must find another move to switch."""
+    medium_roots: int = 0
+    """When set, `medium` searches only this many of its moves, those that look best one ply ahead
+    (with `noise`): it checks the replies to a few candidate moves rather than to every one."""
 
 
 @dataclass
@@ -180,6 +183,9 @@ def best_move(
     if level == "easy":
         scored = [(v + rng.uniform(-profile.noise, profile.noise), m) for v, m, _ in roots]
         return _pick(rng, scored)
+    if level == "medium" and profile.medium_roots:
+        noisy = sorted(roots, key=lambda r: r[0] + rng.uniform(-profile.noise, profile.noise), reverse=True)
+        roots = noisy[: profile.medium_roots]
     max_depth = profile.depth.get(level, 2)
     scored = [(v, m) for v, m, _ in roots]
     depth = 2
@@ -193,7 +199,11 @@ def best_move(
                 alpha = max(alpha, v)
         except OutOfTime:
             # An iteration cut short is dropped: below the root the beam can hide the reply that
-            # refutes a move, and a half-finished iteration trusts those moves too much.
+            # refutes a move, and a half-finished iteration trusts those moves too much. The first
+            # one (two plies) is kept for the moves it searched, the most promising ones: without
+            # it a loaded machine would leave only the one-ply scores.
+            if depth == 2 and cur:
+                scored = cur
             break
         if profile.deeper_margin and depth > 2:
             # Trust a deeper search only when it clearly prefers another move (its beam can hide
@@ -202,7 +212,7 @@ def best_move(
             previous = {id(m) for v, m in scored if v >= top - 1e-6}
             cur = [(v + profile.deeper_margin if id(m) in previous else v, m) for v, m in cur]
         scored = cur
-        if max(v for v, _ in scored) >= WIN - depth or level != "hard":
+        if max(v for v, _ in scored) >= WIN - depth:
             break
         # Search the best moves first next time: alpha-beta cuts more.
         order = {id(m): v for v, m in scored}

@@ -74,9 +74,11 @@ def test_trax_hard_never_allows_a_win_in_one_it_can_prevent(moves: list[str]) ->
     assert not losing, f"{r.format(state, move)} lets {r.format(after, losing[0])} win"
 
 
+@pytest.mark.parametrize("level", ["medium", "hard"])
 @pytest.mark.parametrize("moves", DOTS[2], ids=ids(DOTS[2]))
-def test_dots_hard_takes_a_safe_capture_of_three_or_more(moves: list[str]) -> None:
-    # Positions where some dot captures 3 or more and the reply can take nothing back.
+def test_dots_takes_a_safe_capture_of_three_or_more(moves: list[str], level: str) -> None:
+    # Positions where some dot captures 3 or more and the reply can take nothing back. `medium`
+    # searches only a few of its moves, but a capture always looks best enough to be among them.
     r, options, _ = DOTS
     state = position(r, options, moves)
     me = state.turn
@@ -92,7 +94,7 @@ def test_dots_hard_takes_a_safe_capture_of_three_or_more(moves: list[str]) -> No
         and not any(gain(r.apply(state, m)[0], x, 3 - me) for x in r.legal_moves(r.apply(state, m)[0]))
     ]
     assert safe
-    move = pick(r, state, "hard", random.Random(0), BUDGET)
+    move = pick(r, state, level, random.Random(0), BUDGET)
     assert gain(state, move, me) >= 3, r.format(state, move)
 
 
