@@ -87,7 +87,7 @@ def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_tu
             "(delete or edit your message, or post `take back`, to take it back)."
         )
     if kind == "move" and d.get("final"):
-        return f"{name(seat)}'s move {d['move']} is final."
+        return f"{name(seat)}'s move {d['move']} is final." + str(d.get("said", ""))
     if kind == "move":
         return f"{name(seat)} played {d['move']}." + str(d.get("said", ""))
     if kind == "turn":

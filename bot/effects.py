@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bot import announce
 from bot.match import Batch, Live, event, started_event
 from bot.rules import Effects, HouseRule, Provisional
 from bot.store import NewEvent
@@ -94,8 +95,23 @@ def hand_over(live: Live, p: Provisional, batch: Batch, now: float) -> None:
     """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
     used = round(live.clocks.stop(now), 3)
     batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
-    batch.out.append(event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True}))
+    said = consequences(live, p)
+    batch.out.append(
+        event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True, "said": said})
+    )
     after_move(live, batch, now)
+
+
+def consequences(live: Live, p: Provisional) -> str:
+    """What a provisional move did (Trax's forced tiles, boxes taken), said once it is final."""
+    for seat, before, ply in reversed(live.history):
+        if seat == p.seat and ply == p.ply - 1:
+            try:
+                _after, game_events = live.ruleset.apply(before, live.ruleset.parse(before, p.notation, seat))
+            except Exception:  # a move that was legal then replays; never let the sentence stop the host
+                return ""
+            return announce.describe(game_events, live.name)
+    return ""
 
 
 def after_move(live: Live, batch: Batch, now: float) -> None:

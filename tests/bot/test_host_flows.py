@@ -46,6 +46,23 @@ async def test_trax_move_is_provisional_then_final(host: tuple[MatchService, Rec
     await play(service, mid, [(R, "B1+")])
 
 
+async def test_trax_forced_tiles_are_announced_when_the_move_becomes_final(
+    host: tuple[MatchService, Recorder],
+) -> None:
+    """While a move is provisional nothing is said of its forced tiles; once final, the sentence names them."""
+    service, rec = host
+    mid = await service.create_match("trax", [W, R])
+    await play(service, mid, [(W, "@0/")], settle=6)
+    await play(service, mid, [(R, "@1\\")], settle=6)
+    await play(service, mid, [(W, "A0/")])
+    provisional = rec.of("provisional")[-1][1]
+    assert "forced" not in provisional.text
+    await asyncio.sleep(5.01)
+    final = rec.of("move")[-1][1]
+    assert final.data["move"] == "A0/"
+    assert "wendy's move A0/ is final" in final.text and "forced: B1\\" in final.text
+
+
 @pytest.mark.parametrize("via", ["delete", "edit", "text"])
 async def test_trax_take_back_within_five_seconds(host: tuple[MatchService, Recorder], via: str) -> None:
     service, rec = host

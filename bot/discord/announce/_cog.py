@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.announce import describe
 from bot.discord._shared import NO_PINGS, mention, pending_of, pinging, presence_waiting, timer_at
 from bot.discord.announce._views import buttons
 from bot.service import HostEvent, Live
@@ -76,7 +75,6 @@ class Room:
     over: bool = False
     retries: int = 0
     searched: bool = False
-    provisional_ply: int | None = None
     dirty: bool = False
 
 
@@ -240,22 +238,6 @@ class Announcer(commands.Cog):
         except Exception:
             return None
 
-    @staticmethod
-    def _made_final(room: Room, ev: HostEvent) -> bool:
-        """Whether a move event is a provisional move becoming final (the same ply as the provisional one)."""
-        return room.provisional_ply is not None and ev.data.get("ply") == room.provisional_ply
-
-    @staticmethod
-    def _consequences(live: Live, room: Room) -> str:
-        """What a provisional move did (Trax's forced tiles, boxes taken), said when it becomes final."""
-        if room.prev_state is None or room.last_move is None:
-            return ""
-        try:
-            _after, game_events = live.ruleset.apply(room.prev_state, room.last_move)
-        except Exception:
-            return ""
-        return describe(game_events, live.name)
-
     async def _flush_later(self, match_id: int) -> None:
         delay = self.bot.settings.announce_batch_seconds
         if delay > 0:
@@ -299,16 +281,10 @@ class Announcer(commands.Cog):
         for ev in events:
             if ev.kind in ("started", "resumed"):
                 room.lines = []
-            if ev.kind == "provisional":
-                room.provisional_ply = ev.data.get("ply")
-            elif ev.kind == "takeback":
-                room.provisional_ply = None
             if ev.kind in QUIET_KINDS:
                 continue
             if ev.kind == "finished" and room.live is not None:
                 fresh.append(result_line(room.live, ev))
-            elif ev.kind == "move" and room.live is not None and self._made_final(room, ev):
-                fresh.append(ev.text + self._consequences(room.live, room))
             else:
                 fresh.append(ev.text)
             who = self._attention(ev, room.live)
