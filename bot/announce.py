@@ -69,8 +69,17 @@ def notice(kind: str, who: str, move: float, grace: float) -> str:
     return f"{who}: {kind}"
 
 
+def named(text: str, name: Name) -> str:
+    """Engine text speaks of seats ("seat 2 to move"); people read names."""
+    return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
+
+
 def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
     """The sentence of a host event (`now_turn`: the turn line, for events that end with it)."""
+    return named(_say(kind, data, seat, name, now_turn), name)
+
+
+def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str:
     d = data
     if kind in ("started", "resumed"):
         return f"Match {d['match']} ({d['title']}) {kind}: {name(1)} vs {name(2)}. {now_turn}"
@@ -167,7 +176,7 @@ _REFUSALS: dict[str, str] = {
     "no_rule:takeback": "Moves are final at once in this match.",
 }
 _SEAT_FIELDS = ("other", "chooser", "mover")
-_SEAT_WORDS = re.compile(r"\bseat ([12])\b")
+_SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
@@ -175,7 +184,7 @@ def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
     """The reply to a refused action (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
     template = _REFUSALS.get(code, "That is not possible now.")
-    return template.format(**values)
+    return named(template.format(**values), name)
 
 
 def status_word(status: str) -> str:

@@ -229,7 +229,8 @@ class MatchService:
     def board_text(self, match_id: int) -> str:
         """The text board, whose turn it is and both clocks."""
         live = self.get(match_id)
-        return "\n".join([live.ruleset.render_text(live.state), *self.status_lines(match_id)])
+        board = announce.named(live.ruleset.render_text(live.state), live.name)  # names, never seats
+        return "\n".join([board, *self.status_lines(match_id)])
 
     def clock_text(self, live: Live) -> str:
         """One line with both clocks."""

@@ -74,3 +74,32 @@ def test_dots_captures_are_counted_and_a_stop_says_what_it_hands_over() -> None:
     stop = describe(stop_events, name)
     assert "stops and hands" in stop and ("ungrounded" in stop or "nothing" in stop)
     assert "seat" not in (captured + stop).lower()
+
+
+def test_engine_text_about_seats_is_said_with_names() -> None:
+    from bot.announce import named
+
+    assert named("boxes: seat 1 0, seat 2 3; Seat 2 to move", name) == "boxes: Ann 0, Ben 3; Ben to move"
+    assert named("a seat 12 is not a seat", name) == "a seat 12 is not a seat"
+
+
+async def test_the_room_board_and_an_engine_refusal_name_the_players(tmp_path: Any) -> None:
+    """Every game's text board says names, and an engine reason that speaks of seats is reworded."""
+    from bot.db import sqlite_url_for
+    from bot.service import MatchService, PlayerRef
+    from bot.store import MatchStore
+
+    service = MatchService(MatchStore(sqlite_url_for(tmp_path / "t.db")), heartbeat_seconds=3600)
+    await service.start()
+    try:
+        players = [PlayerRef("a", "Ann"), PlayerRef("b", "Ben")]
+        for game in registry.implemented():
+            mid = await service.create_match(game, players)
+            assert "seat" not in service.board_text(mid).lower(), game
+        dotdash = await service.create_match("dotdash", players)
+        refused = await service.submit(dotdash, "a", "take red")
+        assert refused.status == "rejected" and refused.reason
+        assert "seat" not in refused.reason.lower() and "Ann" in refused.reason
+    finally:
+        await service.close()
+        await service.store.close()
