@@ -54,31 +54,20 @@ class Pending:
 
 
 def pending_of(live: Live) -> Pending | None:
-    """The match's provisional move (works with the service's dict or its `Provisional`)."""
-    raw: Any = live.provisional() if hasattr(live, "provisional") else live.pending
-    if raw is None:
-        return None
-    if isinstance(raw, dict):
-        return Pending(int(raw["seat"]), int(raw.get("ply", live.ply)), str(raw["notation"]), raw.get("message_id"))
-    return Pending(int(raw.seat), int(raw.ply), str(raw.notation), raw.message_id)
+    """The match's provisional move, as the adapters show it."""
+    raw = live.provisional()
+    return None if raw is None else Pending(raw.seat, raw.ply, raw.notation, raw.message_id)
 
 
-def timer_at(live: Live, rule: str, name: str, legacy: str) -> float | None:
-    """When one of the match's rule timers fires on the loop clock (None: not running)."""
-    getter = getattr(live, "timer_due", None)
-    if getter is not None:
-        due = getter(rule, name)
-        return None if due is None or due == float("inf") else float(due)
-    timers = getattr(live, "timers", None) or {}
-    return float(timers[legacy]) if legacy in timers else None
+def timer_at(live: Live, rule: str, name: str) -> float | None:
+    """When one of the match's rule timers fires on the loop clock (None: not running or paused)."""
+    due = live.timer_due(rule, name)
+    return None if due is None or due == float("inf") else float(due)
 
 
 def presence_waiting(live: Live) -> bool:
     """Whether a presence check (Trax grace `ready`) waits for the opponent."""
-    flags = getattr(live, "flags", None)
-    if flags is not None:
-        return bool(flags.get("presence_wait"))
-    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in getattr(live, "rules", []))
+    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in live.rules)
 
 
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:

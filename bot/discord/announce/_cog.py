@@ -122,18 +122,18 @@ def deadline_line(live: Live, now: float) -> str | None:
         return discord.utils.format_dt(utc_now + dt.timedelta(seconds=max(0.0, at - now)), "R")
 
     pending = pending_of(live)
-    commit = timer_at(live, "takeback", "commit", "commit")
+    commit = timer_at(live, "takeback", "commit")
     if pending is not None and commit is not None:
         return f"{live.name(pending.seat)}'s move becomes final {stamp(commit)}"
     if live.status != "ongoing":
-        offer = timer_at(live, "mulligan", "offer", "mulligan")
+        offer = timer_at(live, "mulligan", "offer")
         if live.status == "mulligan_wait" and offer is not None:
             return f"The mulligan offer ends {stamp(offer)}"
-        choose = timer_at(live, "advantage", "choose", "choose")
+        choose = timer_at(live, "advantage", "choose")
         if live.status == "choosing" and choose is not None:
             return f"The choice of who starts ends {stamp(choose)}"
         return None
-    presence = timer_at(live, "presence", "presence", "presence")
+    presence = timer_at(live, "presence", "presence")
     if presence is not None:
         return f"The presence check ends {stamp(presence)}"
     for deadline in live.clocks.next_deadlines(now):
