@@ -123,30 +123,10 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 def write_gif(stored: Any, path: Path) -> None:
     """An animated replay: a frame per turn with names, the move highlighted and both clocks; it ends on the
-    final position with the result."""
-    from bot.replay import replay_match
-    from games import pictures
+    final position with the result (the same picture `/dm log` attaches)."""
+    from bot.review import replay_gif
 
-    ruleset, frames = replay_match(stored)
-    names = {seat: name for seat, (_pid, name) in stored.players.items()}
-    captions = []
-    for f in frames:
-        clocks = "  ".join(f"{names.get(s, s)} {pictures.clock_text(v)}" for s, v in sorted(f.clocks.items()))
-        captions.append(f"{f.caption}   {clocks}")
-    result = None
-    if stored.status == "finished" and stored.result_reason:
-        winner = names.get(stored.winner_seat) if stored.winner_seat else None
-        result = f"{winner} wins ({stored.result_reason})" if winner else f"No winner ({stored.result_reason})"
-    path.write_bytes(
-        pictures.render_replay_gif(
-            ruleset,
-            [f.state for f in frames],
-            captions,
-            names=names,
-            moves=[f.engine_move for f in frames],
-            result=result,
-        )
-    )
+    path.write_bytes(replay_gif(stored)[0])
 
 
 def write_sgf(stored: Any, path: Path) -> None:

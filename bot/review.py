@@ -61,11 +61,7 @@ def sgf_text(stored: StoredMatch) -> str | None:
     if stored.game != "dots":
         return None
     ruleset, frames = replay_match(stored)
-    export = getattr(ruleset, "export_sgf", None)
-    if export is None:
-        return None
-    text: str = export(stored.options, [f.engine_move for f in frames[1:]])
-    return text
+    return ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]])
 
 
 def analysis_text(stored: StoredMatch) -> str | None:
