@@ -17,6 +17,8 @@ WORKDIR /app
 USER dmhost
 ENV DMHOST_DATABASE_URL=sqlite+aiosqlite:////data/dmhost.db \
     NUMBA_CACHE_DIR=/home/dmhost/.cache/numba
+# The slim image has no C compiler, so the solver uses numba's just-in-time code here, not the extension
+# module built ahead of time (games/solver/aot.py; add gcc to this stage to get it).
 # Compile the solver's numba kernel now, so the first `/dm practice` or `--analyse` does not wait for it
 # (about a minute on a small machine). The compiled code lands in NUMBA_CACHE_DIR, owned by the user the
 # bot runs as (numba only reads a cache folder it can also write to); a 2x2 board compiles the same code

@@ -19,7 +19,9 @@ API for the host:
   opponent; levels `easy`, `medium` (depth-limited search with the same chain rules) and `perfect`
   (exact when it fits the budget). Works on any board size.
 
-Engines: `"pure"` (plain Python), `"kernel"` (numba, compiled once and cached on disk) and `"auto"`,
+Engines: `"pure"` (plain Python), `"kernel"` (compiled once and kept on disk: an extension module
+built ahead of time where a C compiler is at hand, so that loading it needs no numba, else numba's
+just-in-time code; see `games.solver.kernel.load`) and `"auto"`,
 which picks one before searching: the kernel once it is loaded in the process, else plain Python for
 positions with few undrawn edges (so they never import numba), else the kernel. Compiled searches
 and their tables are kept and reused within a process (`api.searcher`).

@@ -1,0 +1,32 @@
+"""Build the compiled search ahead of time: `python -m games.solver.aot_build NAME FOLDER` writes the
+extension module NAME (see `games.solver.aot`) into FOLDER with numba's `pycc`, for this processor."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from typing import Any
+
+
+def build(name: str, folder: str) -> None:
+    """Compile `search` and `closure_at` of `games.solver.jit` into the extension module `name`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba marks pycc as pending deprecation
+        pycc: Any = importlib.import_module("numba.pycc")
+
+    from games.solver import jit
+
+    cc = pycc.CC(name)
+    cc.output_dir = folder
+    cc.target_cpu = "host"
+    cc.verbose = False
+    cc.export("search", "i8(u8, i8, i8, i8, i8)")(jit.search.py_func)
+    cc.export("closure_at", "Tuple((i8, u8, i8))(u8, i8)")(jit.closure_at.py_func)
+    cc.compile()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m games.solver.aot_build NAME FOLDER")
+    build(sys.argv[1], sys.argv[2])
