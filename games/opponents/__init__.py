@@ -9,6 +9,10 @@ plays for the seat to act, in the game's notation. Levels:
   In Dots it checks the replies only to the seven moves that look best one ply ahead (with
   `easy`'s noise), which leaves room below `hard` (a full two-ply search at least).
 - `hard`: deepens the search one ply at a time while its time budget lasts (default 2 s).
+  In Trax it first spends up to 30 % of the budget looking for a move that wins next turn whatever
+  the reply (`trax.unstoppable`: threats no nearby reply stops, double threats), and keeps 30 % at
+  the end to check its best moves against the same from the opponent, playing the best one not
+  refuted.
 - Boxes keeps the solver's levels (`easy`, `medium`, `perfect`; `hard` is `perfect`).
 
 Duties outside the ordinary turn are moves of the engines too (Dot Dash colour choice, Pathing penalty

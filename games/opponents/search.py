@@ -19,6 +19,11 @@ from games.base import AnyRuleset, Seat
 WIN = 1_000_000.0
 Evaluate = Callable[[Any, Seat], float]
 Candidates = Callable[[AnyRuleset, Any], list[Any]]
+Forcing = Callable[[AnyRuleset, Any, float], Any]
+FORCING_SHARE = 0.3
+"""Of `hard`'s budget: the part the forcing-win search may use before the ordinary search starts,
+and the part kept at the end for checking the chosen moves against the opponent's forcing wins."""
+REFUTE_CHECKS = 6
 
 
 class OutOfTime(Exception):
@@ -61,6 +66,13 @@ class Profile:
     medium_roots: int = 0
     """When set, `medium` searches only this many of its moves, those that look best one ply ahead
     (with `noise`): it checks the replies to a few candidate moves rather than to every one."""
+    forcing: Forcing | None = None
+    """For `hard`: a move that wins by force (beyond the search's horizon), looked for first with
+    part of the budget; None when there is none or the time is up."""
+    refutes: Forcing | None = None
+    """For `hard`: given the position after one of its moves, a winning move of the opponent's by
+    force (None if none found in time). The best-scored moves are checked in order and the first
+    that is not refuted is played."""
 
 
 @dataclass
@@ -172,7 +184,9 @@ def best_move(
     if me is None:
         raise ValueError("the game is over")
     start = time.monotonic()
-    search = Search(ruleset, profile, me, start + budget_seconds)
+    end = start + budget_seconds
+    checks = level == "hard" and profile.refutes is not None
+    search = Search(ruleset, profile, me, end - budget_seconds * FORCING_SHARE if checks else end)
     roots = search.children(state, 0, None, root=True)
     roots = [r for r in roots if r[1] not in avoid] or roots
     if not roots:
@@ -180,6 +194,10 @@ def best_move(
     # A move that wins at once is always taken, at every level but random.
     if roots[0][0] >= WIN - 1:
         return _pick(rng, [(v, m) for v, m, _ in roots])
+    if level == "hard" and profile.forcing is not None:
+        forced = profile.forcing(ruleset, state, start + budget_seconds * FORCING_SHARE)
+        if forced is not None and forced not in avoid:
+            return forced
     if level == "easy":
         scored = [(v + rng.uniform(-profile.noise, profile.noise), m) for v, m, _ in roots]
         return _pick(rng, scored)
@@ -221,7 +239,33 @@ def best_move(
         if time.monotonic() > search.deadline:
             break
     static = {id(m): v for v, m, _ in roots}
+    if checks:
+        scored = _unrefuted(ruleset, profile, roots, scored, end)
     return _pick(rng, scored, static)
+
+
+def _unrefuted(
+    ruleset: AnyRuleset,
+    profile: Profile,
+    roots: list[tuple[float, Any, Any]],
+    scored: list[tuple[float, Any]],
+    end: float,
+) -> list[tuple[float, Any]]:
+    """`scored` without the best moves that the opponent answers with a forcing win (checked best
+    first, up to REFUTE_CHECKS of them, while time lasts): the best unrefuted move comes out on top."""
+    assert profile.refutes is not None
+    child = {id(m): c for _v, m, c in roots}
+    refuted: set[int] = set()
+    checked = 0
+    for v, m in sorted(scored, key=lambda vm: vm[0], reverse=True):
+        if checked >= REFUTE_CHECKS or v <= -WIN / 2 or time.monotonic() > end:
+            break
+        checked += 1
+        if profile.refutes(ruleset, child[id(m)], end) is None:
+            # the unchecked moves scored as high are left out: this one is known to hold
+            return [(v, m)] + [(w, n) for w, n in scored if w < v - 1e-6]
+        refuted.add(id(m))
+    return [(v, m) for v, m in scored if id(m) not in refuted] or scored
 
 
 def _pick(rng: random.Random, scored: list[tuple[float, Any]], static: dict[int, float] | None = None) -> Any:

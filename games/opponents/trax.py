@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from games.base import AnyRuleset, Seat
@@ -98,6 +99,67 @@ def play_or_stay(state: TraxState, move: Any) -> TraxState:
         return state
 
 
+def passed(state: TraxState) -> TraxState:
+    """The same position with the other seat to act (an empty turn): what the seat that just moved
+    could do if it moved again, which is what it threatens."""
+    return TraxState(state.tiles, (*state.turns, 0), state.seat1_white, 0, "", state.box, state.board)
+
+
+def winning_moves(ruleset: AnyRuleset, state: TraxState) -> list[Any]:
+    """The moves that win at once for the seat to act (loops and lines the tactical cells can close)."""
+    out = []
+    for move in tactical(ruleset, state):
+        child = play_or_stay(state, move)
+        if child is not state and child.winner == state.seat:
+            out.append(move)
+    return out
+
+
+def _near(cell: int, cells: set[int], reach: int) -> bool:
+    x, y = cell >> 16, cell & 0xFFFF
+    return any(abs(x - (c >> 16)) <= reach and abs(y - (c & 0xFFFF)) <= reach for c in cells)
+
+
+def unstoppable(ruleset: AnyRuleset, state: TraxState, deadline: float) -> Any | None:
+    """A move after which the seat to act wins next turn whatever the reply: it makes threats (moves
+    that would win at once) that no reply near them stops, usually two far apart (a double threat).
+    Replies are looked for within two cells of the threats' cells (a tile far away rarely changes a
+    track near them). None when there is no such move, or when `deadline` (time.monotonic) passes."""
+    me = state.seat
+    seen: set[Any] = set()
+    for move in tactical(ruleset, state) + candidates(ruleset, state):
+        if move in seen:
+            continue
+        seen.add(move)
+        if time.monotonic() > deadline:
+            return None
+        child = play_or_stay(state, move)
+        if child is state or child.finished:
+            continue  # illegal (three same), or already won or lost: not a threat to look at
+        threats = winning_moves(ruleset, passed(child))
+        if not threats or winning_moves(ruleset, child):
+            continue  # nothing threatened, or the opponent wins first
+        cells = {cell for cell, _tile in threats}
+        stopped = False
+        for reply in legal_moves(child):
+            if not _near(reply[0], cells, 2):
+                continue
+            after = play_or_stay(child, reply)
+            if after is child:
+                continue
+            if after.finished:
+                if after.winner == me:
+                    continue
+                stopped = True  # the reply wins
+                break
+            if not winning_moves(ruleset, after):
+                stopped = True
+                break
+        if not stopped:
+            return move
+    return None
+
+
 def evaluate(state: TraxState, me: Seat) -> float:
     """My threats minus the opponent's; the side to move gets the benefit of the doubt."""
     red, white = threats(state)
@@ -117,4 +179,6 @@ PROFILE = Profile(
     quiet_leaves=True,
     root_all=False,
     tactical=tactical,
+    forcing=unstoppable,
+    refutes=unstoppable,
 )

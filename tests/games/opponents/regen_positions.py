@@ -4,6 +4,8 @@
 positions with a tactic on the board, judged by the engines alone (not by the opponents):
 - trax_win.json: the side to move has a move that wins at once;
 - trax_defend.json: the opponent threatens to win next turn and some move stops every such win;
+- trax_force.json: no move wins at once, but one wins next turn whatever the reply (checked over
+  every legal reply: `forces_win`);
 - dots_capture.json: a dot captures 3 or more enemy dots and the reply can take nothing back;
 - dotdash_lead.json: a slide makes a five-row lead the opponent cannot answer;
 - pathing_line.txt: one position per block (blank-line separated), a swap completes four in a row.
@@ -73,6 +75,41 @@ def trax() -> None:
     (OUT / "trax_defend.json").write_text(json.dumps({"options": {}, "positions": defend}, indent=1) + "\n")
 
 
+def forces_win(r: AnyRuleset, state: Any, move: Any) -> bool:
+    """Whether, after `move`, every legal reply leaves the mover a move that wins at once (or itself
+    hands the mover the win). Checked with the engine over every reply and every answer."""
+    me = r.to_move(state)
+    after, _ = r.apply(state, move)
+    if r.outcome(after) is not None:
+        return False
+    for reply in r.legal_moves(after):
+        again, _ = r.apply(after, reply)
+        out = r.outcome(again)
+        if out is not None:
+            if out.winner != me:
+                return False
+            continue
+        if not any(wins_now(r, again, m) for m in r.legal_moves(again)):
+            return False
+    return True
+
+
+def trax_force() -> None:
+    from games.opponents.trax import unstoppable
+
+    r = registry.get("trax")
+    found: list[list[str]] = []
+    for texts, state in games(r, r.parse_options({}), 60, ("easy", "easy"), 500):
+        if len(found) >= 6:
+            break
+        if len(texts) < 6 or any(wins_now(r, state, m) for m in r.legal_moves(state)):
+            continue
+        move = unstoppable(r, state, float("inf"))
+        if move is not None and forces_win(r, state, move):
+            found.append(list(texts))
+    (OUT / "trax_force.json").write_text(json.dumps({"options": {}, "positions": found}, indent=1) + "\n")
+
+
 def dots() -> None:
     r = registry.get("dots")
     raw = {"width": "10", "height": "10"}
@@ -137,6 +174,6 @@ def pathing() -> None:
 
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
-    for job in (trax, dots, dotdash, pathing):
+    for job in (trax, trax_force, dots, dotdash, pathing):
         job()
         print(job.__name__, "done")

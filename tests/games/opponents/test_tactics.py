@@ -19,6 +19,7 @@ from games.base import AnyRuleset
 from games.cli import replay_lines
 from games.opponents import pick
 from tests import DATA
+from tests.games.opponents.regen_positions import forces_win
 
 POSITIONS = DATA / "opponents"
 BUDGET = 0.5
@@ -48,6 +49,7 @@ def ids(positions: list[list[str]]) -> list[str]:
 
 TRAX_WIN = load("trax_win.json")
 TRAX_DEFEND = load("trax_defend.json")
+TRAX_FORCE = load("trax_force.json")
 DOTS = load("dots_capture.json")
 DOTDASH = load("dotdash_lead.json")
 
@@ -72,6 +74,18 @@ def test_trax_hard_never_allows_a_win_in_one_it_can_prevent(moves: list[str]) ->
         return
     losing = [x for x in r.legal_moves(after) if wins_now(r, after, x)]
     assert not losing, f"{r.format(state, move)} lets {r.format(after, losing[0])} win"
+
+
+@pytest.mark.parametrize("moves", TRAX_FORCE[2], ids=ids(TRAX_FORCE[2]))
+def test_trax_hard_plays_a_threat_no_reply_stops(moves: list[str]) -> None:
+    # No move wins at once, but one does next turn whatever the reply (a double threat, or a threat
+    # whose every defence is forced into the loop); `hard` must play such a move. Checked over every
+    # legal reply by the engine.
+    r, options, _ = TRAX_FORCE
+    state = position(r, options, moves)
+    assert not any(wins_now(r, state, m) for m in r.legal_moves(state))
+    move = pick(r, state, "hard", random.Random(0), BUDGET)
+    assert forces_win(r, state, move), r.format(state, move)
 
 
 @pytest.mark.parametrize("level", ["medium", "hard"])
