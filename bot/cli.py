@@ -211,8 +211,32 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from bot.doctor import discord_connector, run_doctor
     except ModuleNotFoundError:
         return _usage("the Discord adapter is not part of this build")
+    rooms = asyncio.run(configured_rooms(args.db))
     connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
-    return asyncio.run(run_doctor(connector, make_intents()))
+    return asyncio.run(run_doctor(connector, make_intents(), rooms=rooms))
+
+
+async def configured_rooms(db: str | None) -> dict[int, int]:
+    """Guild id → game-room channel set with `/dm config`, read from the database (`--db`, else the
+    configured one). A default SQLite database that does not exist yet has none (nothing is created);
+    a `--db` that does not exist is an operator's mistake."""
+    from bot.guilds import GuildSettingsStore
+    from bot.opserrors import sqlite_path
+    from bot.store import MatchStore
+
+    url = _db_url(db)
+    path = sqlite_path(url)
+    if db is None and path is not None and not path.is_file():
+        return {}
+    check_database_url(url, must_exist=True)
+    store = MatchStore(url)
+    try:
+        await store.open()
+        guilds = GuildSettingsStore(store.engine)
+        await guilds.load()
+        return guilds.rooms()
+    finally:
+        await store.close()
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -299,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
     doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
+    doctor.add_argument("--db", help="database whose game-room channels (/dm config) to check (default: configured)")
     doctor.set_defaults(func=cmd_doctor)
 
     health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")

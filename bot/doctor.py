@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TextIO
@@ -77,8 +77,10 @@ def invite_url(client: discord.Client) -> str | None:
     return discord.utils.oauth_url(app_id, permissions=needed_permissions(), scopes=("bot", "applications.commands"))
 
 
-async def check_guilds(client: discord.Client) -> list[Check]:
-    """Per guild the bot is in: which of the needed permissions its roles do not grant."""
+async def check_guilds(client: discord.Client, rooms: Mapping[int, int] | None = None) -> list[Check]:
+    """Per guild the bot is in: which of the needed permissions its roles do not grant; and, for a guild
+    whose game-room channel is set (`rooms`: guild id → channel id, from `/dm config`), which of them
+    that channel's permission overrides take away."""
     invite = invite_url(client)
     again = f", or invite the bot again with {invite}" if invite else ""
     if not client.guilds:
@@ -99,19 +101,48 @@ async def check_guilds(client: discord.Client) -> list[Check]:
             continue
         perms = me.guild_permissions
         missing = [label for flag, label in PERMISSIONS if not getattr(perms, flag)]
+        role = me.top_role.name if not me.top_role.is_default() else "its role"
         if not missing:
             checks.append(Check(name, True, f"all {len(PERMISSIONS)} permissions the bot needs are granted"))
-            continue
-        role = me.top_role.name if not me.top_role.is_default() else "its role"
-        checks.append(
-            Check(
-                name,
-                False,
-                "missing " + ", ".join(missing),
-                f"give the bot's role `{role}` {', '.join(missing)} in Server Settings → Roles{again}",
+        else:
+            checks.append(
+                Check(
+                    name,
+                    False,
+                    "missing " + ", ".join(missing),
+                    f"give the bot's role `{role}` {', '.join(missing)} in Server Settings → Roles{again}",
+                )
             )
-        )
+        room = (rooms or {}).get(guild.id)
+        if room is not None:
+            checks.append(_check_room(guild, me, room, perms, role))
     return checks
+
+
+def _check_room(
+    guild: discord.Guild, me: discord.Member, channel_id: int, server: discord.Permissions, role: str
+) -> Check:
+    """The game-room channel set with `/dm config`: what its overrides take away from what the server
+    grants (what the server lacks is said on the server's own line)."""
+    name = f"server {guild.name} ({guild.id}) game-room channel"
+    channel = guild.get_channel(channel_id)
+    if channel is None:
+        return Check(
+            name,
+            False,
+            f"the channel set with /dm config (id {channel_id}) is gone or hidden from the bot",
+            "set another with `/dm config room_channel:`, or let the bot see that channel",
+        )
+    perms = channel.permissions_for(me)
+    taken = [label for flag, label in PERMISSIONS if getattr(server, flag) and not getattr(perms, flag)]
+    if not taken:
+        return Check(f"{name} #{channel.name}", True, "its overrides take none of the needed permissions away")
+    return Check(
+        f"{name} #{channel.name}",
+        False,
+        "the channel's overrides take away " + ", ".join(taken),
+        f"allow {', '.join(taken)} for the bot or its role `{role}` in #{channel.name} → Edit Channel → Permissions",
+    )
 
 
 def _without_privileged(intents: discord.Intents) -> discord.Intents:
@@ -179,8 +210,9 @@ def _login_ok(client: discord.Client) -> Check:
     return Check("login", True, f"logged in as {who}")
 
 
-async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
-    """Every check, in order: login, each privileged intent of `wanted`, then one line per guild.
+async def diagnose(connect: Connector, wanted: discord.Intents, rooms: Mapping[int, int] | None = None) -> list[Check]:
+    """Every check, in order: login, each privileged intent of `wanted`, then one line per guild (two
+    when its game-room channel is set: `rooms`, see `check_guilds`).
 
     One gateway session with everything the bot asks for when all is well; when Discord refuses a
     privileged intent, one session per privileged intent tells which, and the guild checks run on a
@@ -189,7 +221,7 @@ async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
     try:
         async with connect(wanted) as client:
             everything = {flag: True for flag, _ in PRIVILEGED}
-            return [_login_ok(client), *_intent_checks(wanted, everything), *await check_guilds(client)]
+            return [_login_ok(client), *_intent_checks(wanted, everything), *await check_guilds(client, rooms)]
     except discord.PrivilegedIntentsRequired:
         pass
     except Exception as exc:
@@ -206,7 +238,7 @@ async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
                 setattr(one, flag, True)
                 enabled[flag] = await _connects(connect, one)
         async with connect(base) as client:
-            return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client)]
+            return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client, rooms)]
     except Exception as exc:
         failure = _login_failure(exc)
         if failure is None:
@@ -214,9 +246,11 @@ async def diagnose(connect: Connector, wanted: discord.Intents) -> list[Check]:
         return [failure]
 
 
-async def run_doctor(connect: Connector, wanted: discord.Intents, out: TextIO | None = None) -> int:
+async def run_doctor(
+    connect: Connector, wanted: discord.Intents, out: TextIO | None = None, rooms: Mapping[int, int] | None = None
+) -> int:
     """Print one line per check; the exit code of `dmhost doctor`: 0 when all pass, 1 otherwise."""
-    checks = await diagnose(connect, wanted)
+    checks = await diagnose(connect, wanted, rooms)
     for check in checks:
         print(check.line(), file=out or sys.stdout)
     return 0 if all_passed(checks) else 1

@@ -99,6 +99,10 @@ class GuildSettingsStore:
             rows = (await conn.execute(select(TABLE))).mappings().all()
         self._cache = {int(r["guild_id"]): self._from_row(r) for r in rows}
 
+    def rooms(self) -> dict[int, int]:
+        """Guild id → the game-room channel set with `/dm config`, for the guilds that set one (as read)."""
+        return {g: s.room_channel_id for g, s in self._cache.items() if s.room_channel_id is not None}
+
     def cached(self, guild_id: int | None) -> GuildSettings:
         """The settings as last read or written (defaults for a guild without any)."""
         if guild_id is None:

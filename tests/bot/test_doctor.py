@@ -14,6 +14,8 @@ from pathlib import Path
 import discord
 import pytest
 import simcord
+from simcord.backend.models.channel import Overwrite
+from simcord.enums import OverwriteType
 
 from bot.app import make_intents
 from bot.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
@@ -133,3 +135,81 @@ def test_cli_with_a_bad_token_and_no_network(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr
     (line,) = proc.stdout.splitlines()
     assert line.startswith("FAIL  login:") and "fix:" in line
+    assert not list(tmp_path.glob("*.db"))  # reading the game-room channels created no database
+
+
+def build_rooms(*, deny: str | None = None) -> Callable[[simcord.Env], None]:
+    """One guild, "Game Club", with a `lobby` channel and a `games` channel whose overrides deny the
+    bot's role `deny` (when given) while the server grants it."""
+
+    def build(env: simcord.Env) -> None:
+        guild = env.create_guild("Game Club")
+        guild.create_text_channel("lobby")
+        channel = guild.create_text_channel("games")
+        if deny is not None:
+            (bot_role,) = [r for r in env.backend.get_guild(guild.id).roles.values() if r.managed]
+            denied = discord.Permissions(**{deny: True}).value
+            env.backend.set_overwrite(channel.id, Overwrite(bot_role.id, OverwriteType.ROLE, deny=denied))
+
+    return build
+
+
+async def _rooms_of(connect: Connector, channel: str) -> dict[int, int]:
+    async with connect(discord.Intents.default()) as client:
+        (guild,) = client.guilds
+        (ch,) = [c for c in guild.text_channels if c.name == channel]
+        return {guild.id: ch.id}
+
+
+async def test_overrides_of_the_game_room_channel_that_take_a_permission_away_are_named() -> None:
+    build = build_rooms(deny="send_messages")
+    connect = simcord_connector(everything_approved(), build, [])
+    rooms = await _rooms_of(connect, "games")
+    out = io.StringIO()
+    code = await run_doctor(connect, make_intents(), out, rooms=rooms)
+    lines = out.getvalue().splitlines()
+    assert code == 1, lines
+    (server,) = [line for line in lines if "Game Club" in line and "game-room" not in line]
+    (room,) = [line for line in lines if "game-room channel #games" in line]
+    assert server.startswith("ok")  # the server grants everything; the channel takes Send Messages away
+    assert room.startswith("FAIL") and "take away Send Messages" in room
+    assert "Send Messages in Threads" not in room.split(" — fix")[0]  # only what the channel takes away
+    assert "#games → Edit Channel → Permissions" in room
+
+
+async def test_a_game_room_channel_without_harmful_overrides_passes() -> None:
+    connect = simcord_connector(everything_approved(), build_rooms(), [])
+    rooms = await _rooms_of(connect, "games")
+    checks = await diagnose(connect, make_intents(), rooms)
+    (room,) = [c for c in checks if "game-room" in c.name]
+    assert room.ok and room.name.endswith("#games")
+    assert all(c.ok for c in checks)
+
+
+async def test_a_game_room_channel_that_is_gone_is_a_failure_with_its_fix() -> None:
+    connect = simcord_connector(everything_approved(), build_rooms(), [])
+    rooms = {gid: 4242 for gid in await _rooms_of(connect, "games")}
+    checks = await diagnose(connect, make_intents(), rooms)
+    (room,) = [c for c in checks if "game-room" in c.name]
+    assert not room.ok and "id 4242" in room.detail and "/dm config" in (room.fix or "")
+
+
+async def test_the_configured_rooms_are_read_from_the_database_and_nothing_is_created(tmp_path: Path) -> None:
+    from bot.cli import configured_rooms
+    from bot.guilds import GuildSettingsStore
+    from bot.store import MatchStore
+
+    db = tmp_path / "dmhost.db"
+    store = MatchStore(f"sqlite+aiosqlite:///{db}")
+    await store.open()
+    try:
+        guilds = GuildSettingsStore(store.engine)
+        await guilds.update(11, room_channel_id=101)
+        await guilds.update(12, room_mode="private")  # no channel set: not checked
+    finally:
+        await store.close()
+    assert await configured_rooms(str(db)) == {11: 101}
+    missing = tmp_path / "none.db"
+    with pytest.raises(Exception, match="no database"):
+        await configured_rooms(str(missing))
+    assert not missing.exists()
