@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from subprocess import CompletedProcess
 
 TESTS = Path(__file__).resolve().parent
 """This folder."""
@@ -40,3 +43,15 @@ def seed_note(seed: int) -> Iterator[None]:
     except BaseException as exc:
         exc.add_note(f"random seed {seed}; rerun it with {SEED_ENV}={seed}")
         raise
+
+
+def run_python(args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> CompletedProcess[str]:
+    """`python ARGS` in a fresh process from the repository root, with `env` added to this environment."""
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )

@@ -5,10 +5,7 @@ and a build or a file that fails leaves the solver working on numba's code, with
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,22 +15,11 @@ from games.solver.api import parse_drawn
 from games.solver.board import board
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF
-from tests import DATA, ROOT
+from tests import DATA, run_python
 
 SOLVE_AND_SAY_BACKEND = (
     "from games.solver import kernel, solve\nprint(solve(3, 3, engine='kernel').value, kernel.BACKEND)"
 )
-
-
-def _python(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def _extension() -> object:
@@ -81,7 +67,7 @@ def test_the_extension_and_numba_find_the_same_captures() -> None:
 
 def test_the_command_line_searches_without_numba_once_built() -> None:
     _extension()
-    proc = _python(["-X", "importtime", "-m", "games", "solve", "boxes", "--rows", "3", "--cols", "3"])
+    proc = run_python(["-X", "importtime", "-m", "games", "solve", "boxes", "--rows", "3", "--cols", "3"])
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["value"] == -3
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
@@ -92,13 +78,13 @@ def test_the_command_line_searches_without_numba_once_built() -> None:
 def test_a_failed_build_falls_back_to_numba_once_and_is_not_retried(tmp_path: Path) -> None:
     ensure_compiled()  # numba's own cache is warm: only the extension is missing in tmp_path
     env = {"DMHOST_SOLVER_AOT_DIR": str(tmp_path), "CC": "/bin/false", "LDSHARED": "/bin/false"}
-    first = _python(["-c", SOLVE_AND_SAY_BACKEND], env)
+    first = run_python(["-c", SOLVE_AND_SAY_BACKEND], env)
     assert first.returncode == 0, first.stderr
     assert first.stdout.split() == ["-3", "jit"]
     assert first.stderr.count(kernel.COMPILING_NOTICE) == 1  # the build was tried, and said once
     markers = list(tmp_path.glob("*.failed"))
     assert len(markers) == 1 and not list(tmp_path.glob(f"*{aot.suffix()}"))
-    second = _python(["-c", SOLVE_AND_SAY_BACKEND], env)
+    second = run_python(["-c", SOLVE_AND_SAY_BACKEND], env)
     assert second.stdout.split() == ["-3", "jit"]
     assert kernel.COMPILING_NOTICE not in second.stderr  # not tried again
     assert list(tmp_path.glob("*.failed")) == markers
@@ -106,11 +92,11 @@ def test_a_failed_build_falls_back_to_numba_once_and_is_not_retried(tmp_path: Pa
 
 def test_a_file_that_does_not_load_is_never_used(tmp_path: Path) -> None:
     env = {"DMHOST_SOLVER_AOT_DIR": str(tmp_path)}
-    name = _python(["-c", "from games.solver import aot; print(aot.module_name())"], env).stdout.strip()
+    name = run_python(["-c", "from games.solver import aot; print(aot.module_name())"], env).stdout.strip()
     assert name.startswith(aot.PREFIX)
     (tmp_path / f"{name}{aot.suffix()}").write_bytes(b"not a shared library")
     ensure_compiled()
-    proc = _python(["-c", SOLVE_AND_SAY_BACKEND], env)
+    proc = run_python(["-c", SOLVE_AND_SAY_BACKEND], env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["-3", "jit"]
     assert "not a shared library" not in proc.stderr
@@ -119,6 +105,6 @@ def test_a_file_that_does_not_load_is_never_used(tmp_path: Path) -> None:
 
 def test_turning_the_extension_off_uses_numba() -> None:
     ensure_compiled()
-    proc = _python(["-c", SOLVE_AND_SAY_BACKEND], {"DMHOST_SOLVER_AOT": "0"})
+    proc = run_python(["-c", SOLVE_AND_SAY_BACKEND], {"DMHOST_SOLVER_AOT": "0"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["-3", "jit"]

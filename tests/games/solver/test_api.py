@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,21 +10,14 @@ from pathlib import Path
 from games.boxes import geometry
 from games.solver import SearchAborted, api, ensure_compiled, kernel_ready, move_values, solve
 from games.solver.board import board, edge_points
-from tests import DATA, ROOT
+from tests import DATA, ROOT, run_python
 
 CASES = DATA / "boxes"
 """Published and computed positions with exact values (sources: tests/data/README.md)."""
 
 
 def _python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
+    return run_python(["-c", code], env, timeout=120)
 
 
 def test_board_tables_match_the_boxes_engine() -> None:
