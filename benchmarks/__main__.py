@@ -119,7 +119,7 @@ def solver_rows(quick: bool) -> list[Row]:
 def host_rows(quick: bool, pg_url: str | None) -> list[Row]:
     """Full path through the host for 1, 100 and 1,000 concurrent matches."""
     from benchmarks import host as hb
-    from bot.runtime import tune_gc
+    from bot.ops.runtime import tune_gc
 
     tune_gc()  # measure the host as `dmhost run` configures it
     rows = []
@@ -166,9 +166,9 @@ def memory_rows(quick: bool) -> list[Row]:
     """Memory per idle match (just created) and per active match (after 40 moves), in the service."""
     import tempfile
 
-    from bot.db import sqlite_url_for
-    from bot.service import MatchService, PlayerRef
-    from bot.store import MatchStore
+    from bot.host.service import MatchService, PlayerRef
+    from bot.store.db import sqlite_url_for
+    from bot.store.matches import MatchStore
 
     n = 50 if quick else 300
 

@@ -19,9 +19,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from bot.db import sqlite_url_for
-from bot.service import MatchService, PlayerRef
-from bot.store import MatchStore
+from bot.host.service import MatchService, PlayerRef
+from bot.store.db import sqlite_url_for
+from bot.store.matches import MatchStore
 
 TARGET_MOVES_PER_S = 1000.0
 TARGET_P99_MS = 10.0
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=TARGET_MOVES_PER_S, help="offered moves/s in total")
     parser.add_argument("--db-url", default=None)
     args = parser.parse_args(argv)
-    from bot.runtime import tune_gc
+    from bot.ops.runtime import tune_gc
 
     tune_gc()  # as `dmhost run` does
     sat = asyncio.run(measure(args.matches, args.seconds, args.db_url, rate=0))

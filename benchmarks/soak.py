@@ -27,9 +27,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bot.db import sqlite_url_for
-from bot.service import Live, MatchService, PlayerRef
-from bot.store import MatchStore
+from bot.host.service import Live, MatchService, PlayerRef
+from bot.store.db import sqlite_url_for
+from bot.store.matches import MatchStore
 
 TARGET_LATENESS = 0.050
 
@@ -62,7 +62,7 @@ class Soak:
         service.subscribe(self._on_event)
         await service.start()
         if not args.no_gc_tune:
-            from bot.runtime import tune_gc
+            from bot.ops.runtime import tune_gc
 
             tune_gc()
         loop = asyncio.get_running_loop()

@@ -12,7 +12,7 @@ import os
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from bot.db import Base, make_engine
+from bot.store.db import Base, make_engine
 
 config = context.config
 target_metadata = Base.metadata

@@ -1,4 +1,4 @@
-"""The test suite; it mirrors the source tree (`tests/games`, `tests/bot`, `tests/bot/discord`)."""
+"""The test suite; it mirrors the source tree (`tests/games`, `tests/bot`, `tests/bot/adapters/discord`)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ Create Date: 2026-11-21
 import sqlalchemy as sa
 from alembic import op
 
-from bot.db import UTCDateTime
+from bot.store.db import UTCDateTime
 
 revision = "0001"
 down_revision = None

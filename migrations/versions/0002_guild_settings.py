@@ -8,7 +8,7 @@ Create Date: 2026-11-23
 import sqlalchemy as sa
 from alembic import op
 
-from bot.db import UTCDateTime
+from bot.store.db import UTCDateTime
 
 revision = "0002"
 down_revision = "0001"

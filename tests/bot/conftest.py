@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.db import sqlite_url_for
-from bot.service import HostEvent, MatchService
-from bot.store import MatchStore
+from bot.host.service import HostEvent, MatchService
+from bot.store.db import sqlite_url_for
+from bot.store.matches import MatchStore
 
 PG_ENV = "DMHOST_TEST_PG_URL"
 

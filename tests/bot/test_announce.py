@@ -1,10 +1,10 @@
-"""The sentences after "X played M." (`bot/announce.py`), from the events the real engines emit."""
+"""The sentences after "X played M." (`bot/wording.py`), from the events the real engines emit."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bot.announce import describe
+from bot.wording import describe
 from games import registry
 from games.base import play_text
 
@@ -77,7 +77,7 @@ def test_dots_captures_are_counted_and_a_stop_says_what_it_hands_over() -> None:
 
 
 def test_engine_text_about_seats_is_said_with_names() -> None:
-    from bot.announce import named
+    from bot.wording import named
 
     assert named("boxes: seat 1 0, seat 2 3; Seat 2 to move", name) == "boxes: Ann 0, Ben 3; Ben to move"
     assert named("a seat 12 is not a seat", name) == "a seat 12 is not a seat"
@@ -85,9 +85,9 @@ def test_engine_text_about_seats_is_said_with_names() -> None:
 
 async def test_the_room_board_and_an_engine_refusal_name_the_players(tmp_path: Any) -> None:
     """Every game's text board says names, and an engine reason that speaks of seats is reworded."""
-    from bot.db import sqlite_url_for
-    from bot.service import MatchService, PlayerRef
-    from bot.store import MatchStore
+    from bot.host.service import MatchService, PlayerRef
+    from bot.store.db import sqlite_url_for
+    from bot.store.matches import MatchStore
 
     service = MatchService(MatchStore(sqlite_url_for(tmp_path / "t.db")), heartbeat_seconds=3600)
     await service.start()

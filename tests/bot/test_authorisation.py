@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.service import HostError, MatchService, PlayerRef
+from bot.host.service import HostError, MatchService, PlayerRef
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import R, W, _trax_until_win
 

@@ -22,11 +22,11 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.engine import make_url
 
-from bot import cli
-from bot.db import Heartbeat, sqlite_url_for
-from bot.store import MatchStore
+from bot.ops import cli
+from bot.store.db import Heartbeat, sqlite_url_for
+from bot.store.matches import MatchStore
 
-DMHOST = [sys.executable, "-m", "bot.cli"]
+DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 def dmhost(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""Time controls and clocks as plain values (`bot/clocks.py`): loop times are passed in as numbers.
+"""Time controls and clocks as plain values (`bot/host/clocks.py`): loop times are passed in as numbers.
 
 The host-level behaviour (deadlines firing on a running event loop, restarts) is in test_host_clocks.py.
 """
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bot.clocks import Clocks, Deadline, TimeControl
+from bot.host.clocks import Clocks, Deadline, TimeControl
 from games.base import ClockSpec
 
 RESERVE = ClockSpec(kind="move_reserve", move=60, reserve=300)

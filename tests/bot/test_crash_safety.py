@@ -34,7 +34,7 @@ import pytest
 from games import registry
 from tests import ROOT, seeds
 
-DMHOST = [sys.executable, "-m", "bot.cli"]
+DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 # The child processes must run this checkout's code, even where another checkout is pip-installed.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 ROUNDS = int(os.environ.get("DMHOST_CRASH_ROUNDS", "1"))

@@ -17,11 +17,11 @@ import simcord
 from simcord.backend.models.channel import Overwrite
 from simcord.enums import OverwriteType
 
-from bot.app import make_intents
-from bot.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
+from bot.adapters.discord.app import make_intents
+from bot.adapters.discord.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
 from tests.bot.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
 
-DMHOST = [sys.executable, "-m", "bot.cli"]
+DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 def everything_approved() -> discord.Intents:
@@ -195,9 +195,9 @@ async def test_a_game_room_channel_that_is_gone_is_a_failure_with_its_fix() -> N
 
 
 async def test_the_configured_rooms_are_read_from_the_database_and_nothing_is_created(tmp_path: Path) -> None:
-    from bot.cli import configured_rooms
-    from bot.guilds import GuildSettingsStore
-    from bot.store import MatchStore
+    from bot.ops.cli import configured_rooms
+    from bot.store.guilds import GuildSettingsStore
+    from bot.store.matches import MatchStore
 
     db = tmp_path / "dmhost.db"
     store = MatchStore(f"sqlite+aiosqlite:///{db}")

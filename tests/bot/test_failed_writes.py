@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from bot.replay import replay_match
-from bot.service import MatchService, PlayerRef
-from bot.store import MatchStore
+from bot.host.service import MatchService, PlayerRef
+from bot.records.replay import replay_match
+from bot.store.matches import MatchStore
 from games import registry
 from tests.bot.conftest import Recorder
 
@@ -113,7 +113,7 @@ async def test_what_players_type_is_stored_safely(flaky: Any) -> None:
 
 
 async def test_a_host_action_that_cannot_be_saved_is_refused(flaky: Any) -> None:
-    from bot.service import HostError
+    from bot.host.service import HostError
 
     service, store, _rec = flaky
     mid = await service.create_match("boxes", [A, B])

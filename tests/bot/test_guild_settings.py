@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import inspect
 
-from bot.db import current_revision, migrate
-from bot.guilds import GuildSettings, GuildSettingsStore, SettingsError
-from bot.store import MatchStore
+from bot.store.db import current_revision, migrate
+from bot.store.guilds import GuildSettings, GuildSettingsStore, SettingsError
+from bot.store.matches import MatchStore
 
 GUILD = 1_189_000_000_000_000_001  # a real-sized snowflake: beyond 32 bits and beyond a double's 53
 ROLE = 1_189_000_000_000_000_777

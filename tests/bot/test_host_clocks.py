@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.service import MatchService, PlayerRef
+from bot.host.service import MatchService, PlayerRef
 from tests.bot.conftest import Recorder
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")

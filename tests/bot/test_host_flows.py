@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bot.service import MatchService, PlayerRef
+from bot.host.service import MatchService, PlayerRef
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder
 

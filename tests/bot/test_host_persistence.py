@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from bot.db import current_revision, migrate
-from bot.matchlog import build_log, format_log
-from bot.service import MatchService, PlayerRef
+from bot.host.service import MatchService, PlayerRef
+from bot.records.matchlog import build_log, format_log
+from bot.store.db import current_revision, migrate
 from tests.bot.conftest import Recorder, make_service
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
@@ -90,7 +90,7 @@ def _head() -> str:
     """The newest migration's revision (the one `upgrade` reaches)."""
     from alembic.script import ScriptDirectory
 
-    from bot.db import _alembic_config
+    from bot.store.db import _alembic_config
 
     head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
     assert head is not None and head >= "0001"

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.db import sqlite_url_for
-from bot.service import HostEvent, MatchService, PlayerRef, SubmitResult
+from bot.host.service import HostEvent, MatchService, PlayerRef, SubmitResult
+from bot.store.db import sqlite_url_for
 from games import registry
 from games.base import MoveError, play_text
 from tests.bot.conftest import make_service

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from bot.service import HostError, MatchService, PlayerRef
-from bot.store import MatchStore, NewEvent
+from bot.host.service import HostError, MatchService, PlayerRef
+from bot.store.matches import MatchStore, NewEvent
 from tests import DATA
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import _trax_until_win

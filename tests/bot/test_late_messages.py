@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from bot.service import MatchService, PlayerRef
-from bot.store import MatchStore
+from bot.host.service import MatchService, PlayerRef
+from bot.store.matches import MatchStore
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 EPOCH = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)

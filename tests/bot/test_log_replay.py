@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.replay import replay_match
-from bot.service import MatchService, PlayerRef
+from bot.host.service import MatchService, PlayerRef
+from bot.records.replay import replay_match
 from tests.bot.conftest import Recorder
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
@@ -56,7 +56,7 @@ def test_log_gif_and_sgf_from_the_command_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "bot.cli",
+            "bot.ops.cli",
             "room",
             "dots",
             "--player",
@@ -78,7 +78,7 @@ def test_log_gif_and_sgf_from_the_command_line(tmp_path: Path) -> None:
     assert room.returncode == 0, room.stderr
     gif, sgf = tmp_path / "m.gif", tmp_path / "m.sgf"
     log = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "log", "1", "--db", db, "--gif", str(gif), "--sgf", str(sgf)],
+        [sys.executable, "-m", "bot.ops.cli", "log", "1", "--db", db, "--gif", str(gif), "--sgf", str(sgf)],
         capture_output=True,
         text=True,
         timeout=60,

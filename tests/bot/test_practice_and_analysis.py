@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.analysis import analyse_match
-from bot.room import BOT_ID, Room, RoomConfig
-from bot.service import HostEvent, MatchService, PlayerRef
+from bot.adapters.terminal.room import BOT_ID, Room, RoomConfig
+from bot.host.service import HostEvent, MatchService, PlayerRef
+from bot.records.analysis import analyse_match
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder
 
@@ -80,7 +80,7 @@ async def test_practice_opponent_plays_legal_moves_and_perfect_never_loses(tmp_p
 def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
     db = str(tmp_path / "c.db")
     bad = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "room", "trax", "--player", "a", "--bot", "perfect", "--db", db],
+        [sys.executable, "-m", "bot.ops.cli", "room", "trax", "--player", "a", "--bot", "perfect", "--db", db],
         capture_output=True,
         text=True,
         input="",
@@ -90,7 +90,7 @@ def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "bot.cli",
+            "bot.ops.cli",
             "room",
             "boxes",
             "--player",
@@ -110,7 +110,7 @@ def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
     )
     assert room.returncode == 0
     log = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "log", "1", "--db", db, "--analyse"],
+        [sys.executable, "-m", "bot.ops.cli", "log", "1", "--db", db, "--analyse"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -118,7 +118,7 @@ def test_room_bot_and_log_analyse_from_the_command_line(tmp_path: Path) -> None:
     assert log.returncode == 0, log.stderr
     assert "threw away 1 box (margin -2); best -2 with B2-C2" in log.stdout  # a margin of 2 is one box
     as_json = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "log", "1", "--db", db, "--analyse", "--json"],
+        [sys.executable, "-m", "bot.ops.cli", "log", "1", "--db", db, "--analyse", "--json"],
         capture_output=True,
         text=True,
         timeout=120,

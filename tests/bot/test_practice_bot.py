@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.db import sqlite_url_for
-from bot.practice import BOT_ID, PracticeBot, budget_from_env
-from bot.room import Room, RoomConfig
-from bot.service import HostEvent, PlayerRef
+from bot.adapters.practice import BOT_ID, PracticeBot, budget_from_env
+from bot.adapters.terminal.room import Room, RoomConfig
+from bot.host.service import HostEvent, PlayerRef
+from bot.store.db import sqlite_url_for
 from games.opponents import pick
 from tests.bot.conftest import Recorder, make_service
 

@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
-from bot.review import build_review
-from bot.service import PlayerRef
+from bot.host.service import PlayerRef
+from bot.records.review import build_review
 from tests.bot.conftest import make_service
 
 

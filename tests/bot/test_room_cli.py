@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-DMHOST = [sys.executable, "-m", "bot.cli"]
+DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 def room(args: list[str], stdin: str | None = None, *, hold: float = 0.0, cwd: Path) -> tuple[int, list[dict]]:

@@ -52,7 +52,7 @@ def test_full_match_in_the_terminal_room(game: str, tmp_path: Path) -> None:
     args = [
         sys.executable,
         "-m",
-        "bot.cli",
+        "bot.ops.cli",
         "room",
         game,
         "--player",

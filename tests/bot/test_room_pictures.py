@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from bot.room import Room, RoomConfig
+from bot.adapters.terminal.room import Room, RoomConfig
 from games import pictures, registry
 from games.base import play_text
 

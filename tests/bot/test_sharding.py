@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from bot.shardhost import owner, shard_of
-from bot.store import MatchStore
+from bot.ops.shardhost import owner, shard_of
+from bot.store.matches import MatchStore
 from tests import ROOT, seeds
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

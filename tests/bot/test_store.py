@@ -1,4 +1,4 @@
-"""The match store (`bot/store.py`) on a real SQLite file and a real PostgreSQL schema (`db_url`)."""
+"""The match store (`bot/store/matches.py`) on a real SQLite file and a real PostgreSQL schema (`db_url`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import MatchStore, NewEvent
+from bot.store.matches import MatchStore, NewEvent
 
 GUILD = 1_234_567_890_123_456_789
 """A Discord snowflake: needs 64 bits."""

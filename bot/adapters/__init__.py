@@ -1,0 +1,1 @@
+"""What people meet: the Discord adapter, the terminal room and the practice opponent."""

@@ -1,0 +1,180 @@
+"""What every Discord feature shares: finding a match, host permission, polite replies, mentions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.host.service import HostError, Live, MatchService
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.app import DMHost
+
+NO_PINGS = discord.AllowedMentions.none()
+"""Never let a player's text (echoed in a reason) ping anyone."""
+
+
+def pinging(*user_ids: str | int) -> discord.AllowedMentions:
+    """Allow exactly these users to be pinged (no @everyone, no roles)."""
+    users = [discord.Object(int(u)) for u in user_ids if str(u).isdigit()]
+    return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+
+
+def mention(player_id: str) -> str:
+    """A ping for a player id that is a Discord id (ids from other rooms are shown as they are)."""
+    return f"<@{player_id}>" if player_id.isdigit() else player_id
+
+
+STATE_WORDS = {
+    "ongoing": "in play",
+    "paused": "paused by the host",
+    "choosing": "waiting for the choice of who starts",
+    "mulligan_wait": "waiting for a mulligan decision",
+    "finished": "finished",
+    "aborted": "aborted",
+}
+"""A match's state as people read it (the stored names never reach a user)."""
+
+
+def state_words(status: str) -> str:
+    """`mulligan_wait` → "waiting for a mulligan decision"."""
+    return STATE_WORDS.get(status, status.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A provisional move as the adapters show it."""
+
+    seat: int
+    ply: int
+    notation: str
+    message_id: str | None
+
+
+def pending_of(live: Live) -> Pending | None:
+    """The match's provisional move, as the adapters show it."""
+    raw = live.provisional()
+    return None if raw is None else Pending(raw.seat, raw.ply, raw.notation, raw.message_id)
+
+
+def timer_at(live: Live, rule: str, name: str) -> float | None:
+    """When one of the match's rule timers fires on the loop clock (None: not running or paused)."""
+    due = live.timer_due(rule, name)
+    return None if due is None or due == float("inf") else float(due)
+
+
+def presence_waiting(live: Live) -> bool:
+    """Whether a presence check (Trax grace `ready`) waits for the opponent."""
+    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in live.rules)
+
+
+def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
+    """The bot an interaction arrived on."""
+    return cast("DMHost", interaction.client)
+
+
+def parse_pairs(text: str | None, what: str) -> dict[str, str]:
+    """`'rows=1 cols=2'` → `{'rows': '1', 'cols': '2'}` (commas also separate)."""
+    out: dict[str, str] = {}
+    for item in (text or "").replace(",", " ").split():
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise HostError(f"{what} must look like `key=value key=value`; `{item[:30]}` does not.")
+        out[key.strip().lower()] = value.strip()
+    return out
+
+
+def find_match(
+    service: MatchService,
+    channel_id: int | None,
+    match_id: int | None = None,
+    user_id: str | None = None,
+    guild_id: int | None = None,
+) -> Live:
+    """The match a command is about: the explicit id, else the one in this channel (the user's own first).
+    Only matches of the invoking guild are found: another server's match is "no such match" here."""
+    if match_id is not None:
+        live = service.live.get(match_id)
+        if live is None or not same_guild(live.guild_id, guild_id):
+            raise HostError(f"There is no running match {match_id} in this server.")
+        return live
+    here = (
+        [lv for lv in service.matches_in_channel(channel_id) if same_guild(lv.guild_id, guild_id)] if channel_id else []
+    )
+    if user_id is not None:
+        mine = [lv for lv in here if lv.seat_of(user_id) is not None]
+        if len(mine) == 1:
+            return mine[0]
+    if len(here) == 1:
+        return here[0]
+    if not here:
+        raise HostError("There is no running match in this channel: give the match id.")
+    ids = ", ".join(str(lv.id) for lv in here)
+    raise HostError(f"Several matches run here ({ids}): give the match id.")
+
+
+def same_guild(match_guild: int | None, invoking_guild: int | None) -> bool:
+    """Whether a match may be reached from where a command was invoked (its own guild only)."""
+    return match_guild is None or match_guild == invoking_guild
+
+
+def may_read_room(interaction: discord.Interaction[Any], room_id: int | None, player_ids: list[str]) -> bool:
+    """Whether the user may see a match: a player, a host, or someone who can read its room."""
+    user = interaction.user
+    if str(user.id) in player_ids or is_host(interaction):
+        return True
+    guild = interaction.guild
+    if guild is None or room_id is None or not isinstance(user, discord.Member):
+        return False
+    room = guild.get_channel_or_thread(room_id)
+    if room is None:
+        return False
+    if isinstance(room, discord.Thread) and room.is_private():
+        return room.permissions_for(user).manage_threads or any(m.id == user.id for m in room.members)
+    return room.permissions_for(user).read_messages
+
+
+def _guild_host_role(interaction: discord.Interaction[Any]) -> int | None:
+    """The host role this guild chose with `/dm config` (None: the role named in the bot's settings)."""
+    store = getattr(host_bot(interaction), "guild_settings", None)
+    return store.cached(interaction.guild_id).host_role_id if store is not None else None
+
+
+def is_host(interaction: discord.Interaction[Any]) -> bool:
+    """Manage Server permission, or the guild's host role (`/dm config`), else the configured role name."""
+    user = interaction.user
+    if not isinstance(user, discord.Member):
+        return False
+    if interaction.permissions.manage_guild or user.guild_permissions.manage_guild:
+        return True
+    role_id = _guild_host_role(interaction)
+    if role_id is not None:
+        return any(role.id == role_id for role in user.roles)
+    role_name = host_bot(interaction).settings.host_role.strip().lower()
+    return any(role.name.lower() == role_name for role in user.roles)
+
+
+def require_host(interaction: discord.Interaction[Any]) -> None:
+    """Refuse politely unless the user may run host commands."""
+    if not is_host(interaction):
+        role = host_bot(interaction).settings.host_role
+        role_id = _guild_host_role(interaction)
+        if role_id is not None:
+            found = interaction.guild.get_role(role_id) if interaction.guild is not None else None
+            role = found.name if found is not None else "host"
+        raise HostError(f"Only a host can do that: you need the `{role}` role or the Manage Server permission.")
+
+
+async def respond(interaction: discord.Interaction[Any], content: str | None = None, **kwargs: Any) -> None:
+    """Answer an interaction, or follow up if it was already answered (ephemeral unless told otherwise)."""
+    kwargs.setdefault("ephemeral", True)
+    kwargs.setdefault("allowed_mentions", NO_PINGS)
+    if interaction.response.is_done():
+        if content is None:
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.followup.send(content, **kwargs)
+    else:
+        await interaction.response.send_message(content, **kwargs)

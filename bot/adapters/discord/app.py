@@ -1,0 +1,146 @@
+"""The Discord bot: builds the client, loads the Discord features, resumes matches, shuts down cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.host.service import MatchService
+from bot.settings import Settings
+from bot.store.guilds import GuildSettingsStore
+from bot.store.matches import MatchStore, StoredMatch
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = (
+    "bot.adapters.discord.errors",
+    "bot.adapters.discord.announce",
+    "bot.adapters.discord.room",
+    "bot.adapters.discord.commands",
+)
+"""Loaded in this order: the announcer subscribes to host events before any match is resumed."""
+
+
+def make_intents() -> discord.Intents:
+    """Guilds, guild messages, members and message content (the last two are privileged)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_messages = True
+    intents.members = True
+    intents.message_content = True
+    return intents
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard that receives a guild's events (Discord's formula; DMs go to shard 0)."""
+    return 0 if guild_id is None else (guild_id >> 22) % shard_count
+
+
+def owns_guild(settings: Settings, guild_id: int | None) -> bool:
+    """Whether this process hosts the matches of a guild (always, unless shard ids are configured)."""
+    if not settings.shard_ids or not settings.shard_count:
+        return True
+    return shard_of(guild_id, settings.shard_count) in settings.shard_ids
+
+
+class DMHost(commands.Bot):
+    """The bot: Discord client plus the match service it adapts."""
+
+    def __init__(self, settings: Settings, service: MatchService, *, sync_commands: bool, **kwargs: Any) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=make_intents(),
+            allowed_mentions=discord.AllowedMentions.none(),
+            help_command=None,
+            **kwargs,
+        )
+        self.settings = settings
+        self.service = service
+        self.guild_settings = GuildSettingsStore(service.store.engine)
+        self.sync_commands = sync_commands
+        self.resumed: list[int] = []
+
+    def owns(self, stored: StoredMatch) -> bool:
+        """Whether this process resumes a stored match (shard ownership)."""
+        return owns_guild(self.settings, stored.guild_id)
+
+    async def load_features(self) -> None:
+        """Load every Discord feature (idempotent)."""
+        for name in EXTENSIONS:
+            if name not in self.extensions:
+                await self.load_extension(name)
+
+    async def setup_hook(self) -> None:
+        """Features first (so resumes are announced), then migrations + resumes, then command sync."""
+        from games.solver import ensure_compiled  # compiled in the background: no player waits for it
+
+        self.solver_loading = asyncio.create_task(asyncio.to_thread(ensure_compiled))
+        await self.load_features()
+        self.resumed = await self.service.start(select=self.owns)
+        await self.guild_settings.load()
+        log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)
+        if self.sync_commands:
+            synced = await self.tree.sync()
+            log.info("synced %d application command(s)", len(synced))
+
+    async def close(self) -> None:
+        """Stop the match timers, close the database, then disconnect."""
+        try:
+            await self.service.close()
+            await self.service.store.close()
+        finally:
+            await super().close()
+
+
+class ShardedDMHost(DMHost, commands.AutoShardedBot):
+    """The bot when this process runs several (or chosen) shards."""
+
+
+def create_bot(settings: Settings, *, service: MatchService | None = None, sync_commands: bool = True) -> DMHost:
+    """Build the bot (nothing connects until it is started). Tests pass their own service and no sync."""
+    if service is None:
+        service = MatchService(
+            MatchStore(settings.db_url),
+            heartbeat_seconds=settings.heartbeat_seconds,
+            owns_guild=lambda guild_id: owns_guild(settings, guild_id),
+            wall=discord.utils.utcnow,  # Discord's time, which message times are read against
+        )
+    if settings.shard_count:
+        return ShardedDMHost(
+            settings,
+            service,
+            sync_commands=sync_commands,
+            shard_ids=settings.shard_ids,
+            shard_count=settings.shard_count,
+        )
+    return DMHost(settings, service, sync_commands=sync_commands)
+
+
+def run_bot(settings: Settings) -> None:
+    """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database)."""
+    if settings.token is None:
+        raise ValueError("DMHOST_TOKEN is not set")
+    token = settings.token.get_secret_value()
+    discord.utils.setup_logging(level=logging.getLevelName(settings.log_level.upper()))
+
+    from bot.ops.runtime import tune_gc
+
+    tune_gc()
+
+    async def main() -> None:
+        bot = create_bot(settings)
+        async with bot:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError):
+                    loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+            await bot.start(token)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())

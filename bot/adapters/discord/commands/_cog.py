@@ -1,0 +1,670 @@
+"""`/dm …`: start and run matches, read rules, boards, clocks, logs and histories."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.adapters.discord._shared import (
+    NO_PINGS,
+    find_match,
+    may_read_room,
+    parse_pairs,
+    pinging,
+    require_host,
+    respond,
+    same_guild,
+    state_words,
+)
+from bot.adapters.discord.commands._config import RESETTABLE, guild_config
+from bot.adapters.discord.commands._practice import check_level as check_practice_level
+from bot.adapters.discord.commands._practice import levels as practice_levels
+from bot.adapters.discord.commands._practice import opponent as practice_opponent
+from bot.host.clocks import TimeControl
+from bot.host.rules import RulesError
+from bot.host.rules import parse as check_rules
+from bot.host.service import HostError, Live, PlayerRef
+from bot.records.matchlog import build_log, format_log
+from bot.records.review import build_review
+from games import registry
+from games.base import OptionsError
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.app import DMHost
+
+log = logging.getLogger(__name__)
+
+MatchId = app_commands.Range[int, 1]
+MAX_EMBED = 4000
+
+
+MAX_FILES = 10
+HISTORY_SCAN = 100
+HISTORY_SHOWN = 15
+DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024
+
+
+def upload_limit(interaction: discord.Interaction[Any]) -> int:
+    """The most a message may carry here: the guild's upload limit (and the interaction's, if smaller)."""
+    limits = [interaction.guild.filesize_limit] if interaction.guild is not None else [DEFAULT_UPLOAD_LIMIT]
+    own = getattr(interaction, "attachment_size_limit", None)
+    if isinstance(own, int) and own > 0:
+        limits.append(own)
+    return min(limits)
+
+
+def rules_dir() -> Path | None:
+    """Where the rule cards live: the source tree's `seeds/rules`, else `./seeds/rules` (the Docker image)."""
+    for base in (Path(__file__).resolve().parents[3], Path.cwd()):
+        candidate = base / "seeds" / "rules"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _title(game: str) -> str:
+    return registry.TITLES.get(game, game)
+
+
+class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death Match host: matches and games"):
+    """Every `/dm` subcommand. Each hands a request to the host service and answers briefly."""
+
+    def __init__(self, bot: DMHost) -> None:
+        self.bot = bot
+        self._practice: Any = None
+        super().__init__()
+
+    async def cog_unload(self) -> None:
+        """The practice opponent stops thinking."""
+        if self._practice is not None:
+            await self._practice.close()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Resumed practice matches get their opponent back."""
+        await self.resume_practice()
+
+    @property
+    def service(self) -> Any:
+        """The host service."""
+        return self.bot.service
+
+    def _match(self, interaction: discord.Interaction[Any], match_id: int | None) -> Live:
+        live = find_match(
+            self.service, interaction.channel_id, match_id, str(interaction.user.id), interaction.guild_id
+        )
+        interaction.extras["match_id"] = live.id
+        return live
+
+    def _readable(self, interaction: discord.Interaction[Any], match: int | None) -> Live:
+        """A match the user may look at (players, hosts, and whoever can read its room)."""
+        live = self._match(interaction, match)
+        if not may_read_room(interaction, live.channel_id, [p.id for p in live.players.values()]):
+            raise HostError(f"There is no running match {live.id} that you can see here.")
+        return live
+
+    # -- autocomplete ---------------------------------------------------------------
+    async def game_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """Implemented games whose id or title contains what was typed."""
+        typed = current.strip().lower()
+        return [
+            app_commands.Choice(name=f"{_title(g)} ({g})", value=g)
+            for g in registry.implemented()
+            if typed in g or typed in _title(g).lower()
+        ][:25]
+
+    # -- starting ---------------------------------------------------------------------
+    @app_commands.command(name="start", description="Start a match between two players (hosts only)")
+    @app_commands.describe(
+        game="which game",
+        player1="the first player",
+        player2="the second player",
+        first="who moves first, or who gets the advantage of choosing",
+        options="game options as key=value pairs, e.g. `rows=2 cols=2`",
+        clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
+        room="a public thread everyone can watch (default), a private thread, or this channel",
+        rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
+    )
+    @app_commands.autocomplete(game=game_autocomplete)
+    @app_commands.choices(
+        first=[
+            app_commands.Choice(name="player 1 moves first", value="1"),
+            app_commands.Choice(name="player 2 moves first", value="2"),
+            app_commands.Choice(name="player 1 has the advantage (chooses)", value="a1"),
+            app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
+        ],
+        room=[
+            app_commands.Choice(name="a public thread everyone can watch", value="public"),
+            app_commands.Choice(name="a private thread (players and host only)", value="private"),
+            app_commands.Choice(name="this channel", value="channel"),
+        ],
+    )
+    @app_commands.guild_only()
+    async def start(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        player1: discord.Member,
+        player2: discord.Member,
+        first: str = "1",
+        options: str = "",
+        clock: str = "",
+        room: str | None = None,
+        rules: str = "",
+    ) -> None:
+        """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
+        require_host(interaction)
+        ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
+        house_rules = parse_pairs(rules, "rules")
+        try:
+            check_rules(ruleset.id, house_rules)
+        except RulesError as exc:
+            raise HostError(f"Rules: {exc}") from None
+        mode = self._room_mode(interaction, room)
+        host = interaction.user
+        await interaction.response.defer(thinking=True)
+        try:
+            channel, thread = await self._open_room(interaction, mode, ruleset.title, player1, player2, host)
+        except HostError as exc:
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        kwargs: dict[str, Any] = {"first": 1}
+        if first in ("a1", "a2"):
+            kwargs = {"advantage": int(first[1])}
+        elif first == "2":
+            kwargs = {"first": 2}
+        try:
+            match_id = await self.service.create_match(
+                ruleset.id,
+                [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)],
+                options=opts,
+                clock=clk,
+                rules=house_rules,
+                guild_id=interaction.guild_id,
+                channel_id=channel.id,
+                by=str(host.id),
+                **kwargs,
+            )
+        except HostError as exc:
+            if thread is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        interaction.extras["match_id"] = match_id
+        where = f" in {thread.mention}" if thread is not None else ""
+        await interaction.followup.send(
+            f"Match {match_id} ({ruleset.title}): {player1.mention} vs {player2.mention} has started{where}.",
+            allowed_mentions=pinging(player1.id, player2.id),
+        )
+
+    def _guild_settings(self, guild_id: int | None) -> Any:
+        """This server's settings from `/dm config` (None when the build has no per-server settings)."""
+        store = getattr(self.bot, "guild_settings", None)
+        return store.cached(guild_id) if store is not None and guild_id is not None else None
+
+    def _room_mode(self, interaction: discord.Interaction[Any], room: str | None) -> str:
+        """The room asked for, else this server's default (`/dm config`), else a public thread."""
+        if room is None:
+            configured = self._guild_settings(interaction.guild_id)
+            room = getattr(configured, "room_mode", None) or "public"
+        return "private" if room == "thread" else room
+
+    def _check_start(
+        self,
+        game: str,
+        player1: discord.Member,
+        player2: discord.Member | None,
+        options: str,
+        clock: str,
+        guild_id: int | None = None,
+    ) -> tuple[Any, dict[str, str], dict[str, str]]:
+        """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
+        if player1.bot or (player2 is not None and player2.bot):
+            raise HostError("Bots cannot play.")
+        if player2 is not None and player1.id == player2.id:
+            raise HostError("A match needs two different players.")
+        opts = parse_pairs(options, "options")
+        clk = parse_pairs(clock, "clock")
+        try:
+            ruleset = registry.get(game)
+        except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+            raise HostError(str(exc.args[0])) from None
+        try:
+            parsed = ruleset.parse_options(opts)
+        except OptionsError as exc:
+            raise HostError(f"Options: {exc}") from None
+        configured = self._guild_settings(guild_id)
+        if configured is not None and hasattr(configured, "clock_for"):
+            clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
+        try:
+            TimeControl.from_spec(ruleset.default_clock(parsed), clk)
+        except ValueError as exc:
+            raise HostError(f"Clock: {exc}") from None
+        return ruleset, opts, clk
+
+    async def _refuse_after_defer(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
+
+    def _room_parent(self, interaction: discord.Interaction[Any]) -> Any:
+        """Where a public room opens: the guild's game-room channel when one is configured, else here."""
+        configured = getattr(self._guild_settings(interaction.guild_id), "room_channel_id", None)
+        if configured is not None and interaction.guild is not None:
+            channel = interaction.guild.get_channel(int(configured))
+            if isinstance(channel, discord.TextChannel):
+                return channel
+        return interaction.channel
+
+    async def _open_room(
+        self,
+        interaction: discord.Interaction[Any],
+        mode: str,
+        title: str,
+        player1: discord.Member,
+        player2: discord.Member | None,
+        host: discord.abc.User,
+        *,
+        opponent_name: str | None = None,
+    ) -> tuple[Any, discord.Thread | None]:
+        """The room of a new match: a public or private thread (players and host added), or this channel."""
+        here: Any = interaction.channel
+        if mode == "channel":
+            return here, None
+        parent = self._room_parent(interaction) if mode == "public" else here
+        if not isinstance(parent, discord.TextChannel):
+            raise HostError("A thread can only be opened from a text channel; use `room: this channel`.")
+        kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
+        try:
+            thread = await parent.create_thread(
+                name=f"{title}: {player1.display_name} vs {player2.display_name if player2 else opponent_name}"[:100],
+                type=kind,
+                auto_archive_duration=10080,
+                invitable=mode != "private",  # only moderators invite to a private room
+            )
+        except discord.Forbidden:
+            raise HostError(
+                f"I may not open a {mode} thread in {parent.mention}: I need the Create "
+                f"{'Public' if mode == 'public' else 'Private'} Threads permission there."
+            ) from None
+        for member in dict.fromkeys([player1.id, *([player2.id] if player2 else []), host.id]):
+            try:
+                await thread.add_user(discord.Object(member))
+            except discord.HTTPException:
+                log.warning("could not add %s to thread %s", member, thread.id)
+        return thread, thread
+
+    # -- guild settings ---------------------------------------------------------------
+    @app_commands.command(name="config", description="Show this server's host settings, or change them (hosts)")
+    @app_commands.describe(
+        host_role="the role whose members may host (start, pause, award…)",
+        room_channel="the channel under which match rooms open",
+        room_mode="where /dm start opens a room by default",
+        game="the game whose default clock to set or reset",
+        clock="that game's default clock, e.g. `move=90 reserve=600`",
+        reset="put one setting back to the built-in default",
+    )
+    @app_commands.autocomplete(game=game_autocomplete)
+    @app_commands.choices(
+        room_mode=[
+            app_commands.Choice(name="a public thread (everyone can watch)", value="public"),
+            app_commands.Choice(name="a private thread", value="private"),
+            app_commands.Choice(name="the channel itself", value="channel"),
+        ],
+        reset=[app_commands.Choice(name=name.replace("_", " "), value=name) for name in RESETTABLE],
+    )
+    @app_commands.guild_only()
+    async def config(
+        self,
+        interaction: discord.Interaction[Any],
+        host_role: discord.Role | None = None,
+        room_channel: discord.TextChannel | None = None,
+        room_mode: str | None = None,
+        game: str | None = None,
+        clock: str | None = None,
+        reset: str | None = None,
+    ) -> None:
+        """No options: show the settings; options: change them (hosts only)."""
+        await guild_config(
+            interaction,
+            host_role=host_role,
+            room_channel=room_channel,
+            room_mode=room_mode,
+            game=game,
+            clock=clock,
+            reset=reset,
+        )
+
+    # -- reading ----------------------------------------------------------------------
+    @app_commands.command(name="rules", description="Show a game's rule card")
+    @app_commands.describe(game="which game")
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
+        """The rule card, in an embed (the whole card attached when it is long)."""
+        key = game.strip().lower()
+        if key not in registry.GAME_MODULES:
+            raise HostError(f"unknown game {game!r}; known: {', '.join(registry.GAME_MODULES)}")
+        folder = rules_dir()
+        path = folder / f"{key}.md" if folder else None
+        if path is None or not path.is_file():
+            raise HostError(f"There is no rule card for {_title(key)} yet.")
+        text = path.read_text(encoding="utf-8")
+        embed = discord.Embed(title=f"Rules: {_title(key)}", description=text[:MAX_EMBED])
+        kwargs: dict[str, Any] = {"embed": embed}
+        if len(text) > MAX_EMBED:
+            embed.description = text[: MAX_EMBED - 40] + "\n… (the full card is attached)"
+            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
+        await respond(interaction, **kwargs)
+
+    @app_commands.command(name="board", description="Show a match's board, turn and clocks")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """The text board (only for you)."""
+        live = self._readable(interaction, match)
+        await respond(interaction, f"**Match {live.id}**\n```\n{self.service.board_text(live.id)[:1900]}\n```")
+
+    @app_commands.command(name="status", description="Show a match's clocks")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Both clocks and the match state."""
+        live = self._readable(interaction, match)
+        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {self.service.clock_text(live)}")
+
+    # -- players ----------------------------------------------------------------------
+    @app_commands.command(name="resign", description="Resign your match")
+    @app_commands.describe(match="match id (default: your match in this channel)")
+    async def resign(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Give up."""
+        live = self._match(interaction, match)
+        await self.service.resign(live.id, str(interaction.user.id))
+        await respond(interaction, f"You resigned match {live.id}.")
+
+    @app_commands.command(name="mulligan", description="Use your mulligan (Trax)")
+    @app_commands.describe(match="match id (default: your match in this channel)")
+    async def mulligan(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Rewind your last turn and the opponent's."""
+        live = self._match(interaction, match)
+        await self.service.mulligan(live.id, str(interaction.user.id))
+        await respond(interaction, f"Mulligan used in match {live.id}.")
+
+    @app_commands.command(name="ready", description="Say you are ready to move from grace (Trax)")
+    @app_commands.describe(match="match id (default: your match in this channel)")
+    async def ready(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Ask the opponent to confirm they are here."""
+        live = self._match(interaction, match)
+        await self.service.ready(live.id, str(interaction.user.id))
+        await respond(interaction, "Your opponent has been asked to confirm they are here.")
+
+    # -- hosts ------------------------------------------------------------------------
+    @app_commands.command(name="pause", description="Pause a match's clocks (hosts only)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def pause(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Stop both clocks."""
+        require_host(interaction)
+        live = self._match(interaction, match)
+        await self.service.pause(live.id, str(interaction.user.id))
+        await respond(interaction, f"Match {live.id} is paused.")
+
+    @app_commands.command(name="resume", description="Resume a paused match (hosts only)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def resume(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Start the clocks again."""
+        require_host(interaction)
+        live = self._match(interaction, match)
+        await self.service.resume(live.id, str(interaction.user.id))
+        await respond(interaction, f"Match {live.id} continues.")
+
+    @app_commands.command(name="abort", description="End a match without a result (hosts only)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def abort(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """No winner, no loser."""
+        require_host(interaction)
+        live = self._match(interaction, match)
+        await self.service.abort(live.id, str(interaction.user.id))
+        await respond(interaction, f"Match {live.id} is aborted.")
+
+    @app_commands.command(name="time", description="Give or take time from a player (hosts only)")
+    @app_commands.describe(
+        player="whose clock", seconds="seconds to add (negative to remove)", match="match id (default: this channel)"
+    )
+    async def time(
+        self,
+        interaction: discord.Interaction[Any],
+        player: discord.Member,
+        seconds: app_commands.Range[int, -3600, 3600],
+        match: MatchId | None = None,
+    ) -> None:
+        """Adjust one clock."""
+        require_host(interaction)
+        live = self._match(interaction, match)
+        seat = live.seat_of(str(player.id))
+        if seat is None:
+            raise HostError(f"{player.display_name} does not play match {live.id}.")
+        await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
+        await respond(interaction, f"{player.display_name}: {seconds:+d} s in match {live.id}.")
+
+    @app_commands.command(name="award", description="Declare a match's result (hosts only)")
+    @app_commands.describe(winner="the winner (leave empty for a draw)", match="match id (default: this channel)")
+    async def award(
+        self, interaction: discord.Interaction[Any], winner: discord.Member | None = None, match: MatchId | None = None
+    ) -> None:
+        """Finish the match with the host's verdict."""
+        require_host(interaction)
+        live = self._match(interaction, match)
+        seat = None
+        if winner is not None:
+            seat = live.seat_of(str(winner.id))
+            if seat is None:
+                raise HostError(f"{winner.display_name} does not play match {live.id}.")
+        await self.service.award(live.id, seat, str(interaction.user.id))
+        if winner is None:
+            await respond(interaction, f"Match {live.id} is awarded as a draw.")
+        else:
+            await respond(interaction, f"Match {live.id} is awarded: {live.name(seat)} won.")
+
+    # -- records ----------------------------------------------------------------------
+    @app_commands.command(name="log", description="A match's full log (players of the match and hosts)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def log(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Summary embed, the whole log as text and JSON, the animated replay, the SGF record (Dots) and
+        the solver's verdicts (Boxes, Pathing), within the upload limit (frames or files dropped, with a note)."""
+        match_id = match if match is not None else self._match(interaction, None).id
+        interaction.extras["match_id"] = match_id
+        stored = await self.service.record(match_id)
+        if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
+            raise HostError(f"There is no match {match_id} in this server.")
+        if not any(pid == str(interaction.user.id) for pid, _ in stored.players.values()):
+            require_host(interaction)
+        data = build_log(stored)
+        result = data["result"]
+        if stored.status == "aborted":
+            outcome = "no result (aborted)"
+        elif stored.status == "finished":
+            outcome = (
+                f"{result['winner_name']} won ({result['reason']})"
+                if result["winner_name"]
+                else f"a draw ({result['reason']})"
+            )
+        else:
+            outcome = "not finished"
+        embed = discord.Embed(title=f"Match {stored.id}: {_title(stored.game)}")
+        players = data["players"]
+        embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)
+        embed.add_field(name="Status", value=state_words(stored.status))
+        embed.add_field(name="Result", value=outcome)
+        embed.add_field(name="Moves", value=str(len(data["moves"])))
+        embed.add_field(name="Illegal attempts", value=str(sum(e["kind"] == "illegal" for e in data["events"])))
+        logs = [
+            (f"match-{stored.id}.txt", format_log(data).encode()),
+            (f"match-{stored.id}.json", json.dumps(data, indent=2).encode()),
+        ]
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        limit = upload_limit(interaction)
+        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs))
+        if review.notes:
+            embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)
+        files = [discord.File(io.BytesIO(b), filename=name) for name, b in [*logs, *review.files]][:MAX_FILES]
+        await respond(interaction, embed=embed, files=files)
+
+    @app_commands.command(name="history", description="A player's recent matches")
+    @app_commands.describe(player="whose matches (default: yours)", practice="include practice matches")
+    async def history(
+        self, interaction: discord.Interaction[Any], player: discord.Member | None = None, practice: bool = False
+    ) -> None:
+        """The last matches in this server, newest first (practice matches only when asked for)."""
+        who = player or interaction.user
+        found = await self.service.history(str(who.id), limit=HISTORY_SCAN)
+        practice_ids = self._practice_ids()
+        matches = [
+            m
+            for m in found
+            if (interaction.guild_id is None or m.guild_id in (None, interaction.guild_id))
+            and (practice or not any(pid in practice_ids for pid, _ in m.players.values()))
+        ][:HISTORY_SHOWN]
+        if not matches:
+            await respond(interaction, f"{who.display_name} has no matches here yet.")
+            return
+        lines = []
+        for m in matches:
+            names = " vs ".join(name for _, (_pid, name) in sorted(m.players.items()))
+            if m.status == "finished":
+                won = m.players.get(m.winner_seat or 0)
+                result = f"{won[1]} won ({m.result_reason})" if won else f"a draw ({m.result_reason})"
+            else:
+                result = state_words(m.status)
+            lines.append(f"`#{m.id}` {_title(m.game)}: {names} — {result}")
+        embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
+        await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
+
+    # -- practice ---------------------------------------------------------------------
+    def _practice_ids(self) -> set[str]:
+        """The player ids of the practice opponent (this bot, and the terminal room's)."""
+        ids = {"local:dmhost-bot"}
+        if self.bot.user is not None:
+            ids.add(str(self.bot.user.id))
+        return ids
+
+    def practice_bot(self) -> Any:
+        """The practice opponent, playing as this bot's own user (created on first use)."""
+        if self._practice is None:
+            assert self.bot.user is not None
+            self._practice = practice_opponent(self.service, str(self.bot.user.id))
+        return self._practice
+
+    async def resume_practice(self) -> None:
+        """After a restart, the practice opponent takes its seats again (its level is in its name)."""
+        if self.bot.user is None:
+            return
+        me = str(self.bot.user.id)
+        for live in list(self.service.live.values()):
+            seat = live.seat_of(me)
+            if seat is None:
+                continue
+            level = live.players[seat].name.rpartition("(")[2].rstrip(")").strip()
+            try:
+                self.practice_bot().watch(live.id, level)
+            except Exception:
+                log.exception("match %s: the practice opponent could not take its seat again", live.id)
+
+    async def level_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The levels of the chosen game."""
+        game = str(getattr(interaction.namespace, "game", "") or "").strip().lower()
+        known = practice_levels(game) or practice_levels("boxes")
+        return [app_commands.Choice(name=lv, value=lv) for lv in known if current.strip().lower() in lv][:25]
+
+    @app_commands.command(name="practice", description="Play the practice opponent in a room of your own")
+    @app_commands.describe(
+        game="which game",
+        level="how strongly the opponent plays (random, easy, medium, hard; perfect for Dots-and-Boxes)",
+        options="game options as key=value pairs, e.g. `rows=2 cols=2`",
+        first="who moves first",
+        room="a public thread everyone can watch (default), a private thread, or this channel",
+    )
+    @app_commands.autocomplete(game=game_autocomplete, level=level_autocomplete)
+    @app_commands.choices(
+        first=[
+            app_commands.Choice(name="I move first", value="1"),
+            app_commands.Choice(name="the practice opponent moves first", value="2"),
+        ],
+        room=[
+            app_commands.Choice(name="a public thread everyone can watch", value="public"),
+            app_commands.Choice(name="a private thread", value="private"),
+            app_commands.Choice(name="this channel", value="channel"),
+        ],
+    )
+    @app_commands.guild_only()
+    async def practice(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        level: str = "medium",
+        options: str = "",
+        first: str = "1",
+        room: str | None = None,
+    ) -> None:
+        """A match against the practice opponent, recorded like any other but kept out of `/dm history`."""
+        member = interaction.user
+        if not isinstance(member, discord.Member) or self.bot.user is None:
+            raise HostError("Practice works in a server channel only.")
+        ruleset, opts, clk = self._check_start(game, member, None, options, "", interaction.guild_id)
+        try:
+            level = check_practice_level(ruleset.id, level)
+        except ValueError as exc:
+            raise HostError(str(exc).capitalize() + ".") from None
+        me = self.bot.user
+        opponent = PlayerRef(str(me.id), f"{me.display_name} ({level})")
+        await interaction.response.defer(thinking=True)
+        try:
+            channel, thread = await self._open_room(
+                interaction,
+                self._room_mode(interaction, room),
+                ruleset.title,
+                member,
+                None,
+                member,
+                opponent_name=opponent.name,
+            )
+        except HostError as exc:
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        players = [PlayerRef(str(member.id), member.display_name), opponent]
+        try:
+            match_id = await self.service.create_match(
+                ruleset.id,
+                players,
+                options=opts,
+                clock=clk,
+                first=1 if first != "2" else 2,
+                guild_id=interaction.guild_id,
+                channel_id=channel.id,
+                by=str(member.id),
+            )
+        except HostError as exc:
+            if thread is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await thread.delete()
+            await self._refuse_after_defer(interaction, str(exc))
+            return
+        interaction.extras["match_id"] = match_id
+        self.practice_bot().watch(match_id, level)
+        where = f" in {thread.mention}" if thread is not None else ""
+        await interaction.followup.send(
+            f"Practice match {match_id} ({ruleset.title}): {member.mention} vs the practice opponent ({level}) "
+            f"has started{where}.",
+            allowed_mentions=pinging(member.id),
+        )

@@ -1,0 +1,103 @@
+"""`/dm config`: a guild's host settings — shown to anyone who asks, changed by hosts only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.adapters.discord._shared import host_bot, parse_pairs, require_host, respond
+from bot.host.service import HostError
+from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
+from games import registry
+
+RESETTABLE = ("host_role", "room_channel", "room_mode", "clock")
+"""What `reset:` can put back to the built-in default (`clock` needs `game:`)."""
+
+ROOM_MODE_TEXT = {
+    "public": "a public thread (everyone can watch)",
+    "private": "a private thread (players and hosts)",
+    "channel": "the channel itself",
+}
+
+
+def describe(settings: GuildSettings, guild: discord.Guild | None, default_role: str) -> str:
+    """The settings as a host reads them: every value, or what applies when none is set."""
+    role = guild.get_role(settings.host_role_id) if guild is not None and settings.host_role_id else None
+    if settings.host_role_id is None:
+        role_text = f"not set: members with a role named `{default_role}` (and Manage Server) are hosts"
+    else:
+        role_text = role.mention if role is not None else "a role that no longer exists (set another one)"
+    if settings.room_channel_id is None:
+        channel_text = "not set: rooms open under the channel where `/dm start` runs"
+    else:
+        channel_text = f"<#{settings.room_channel_id}>"
+    mode = settings.room_mode
+    mode_text = ROOM_MODE_TEXT.get(mode, mode) if mode else "not set: a public thread"
+    clocks = [
+        f"{registry.TITLES.get(game, game)}: " + " ".join(f"{k}={v}" for k, v in sorted(clock.items()))
+        for game, clock in sorted(settings.clocks.items())
+    ]
+    lines = [
+        "**Host settings of this server**",
+        f"Host role: {role_text}",
+        f"Game-room channel: {channel_text}",
+        f"Default room: {mode_text}",
+        "Default clocks: " + ("; ".join(clocks) if clocks else "each game's own"),
+    ]
+    return "\n".join(lines)
+
+
+async def guild_config(
+    interaction: discord.Interaction[Any],
+    *,
+    host_role: discord.Role | None,
+    room_channel: discord.TextChannel | None,
+    room_mode: str | None,
+    game: str | None,
+    clock: str | None,
+    reset: str | None,
+) -> None:
+    """Show the settings (no options), or change the ones given and show the result."""
+    bot = host_bot(interaction)
+    store = bot.guild_settings
+    guild_id = interaction.guild_id
+    if guild_id is None:
+        raise HostError("Settings belong to a server: use `/dm config` in one.")
+    changing = any(v is not None for v in (host_role, room_channel, room_mode, game, clock, reset))
+    if not changing:
+        settings = await store.get(guild_id)
+        await respond(interaction, describe(settings, interaction.guild, bot.settings.host_role))
+        return
+    require_host(interaction)
+    changes: dict[str, Any] = {}
+    if host_role is not None:
+        if host_role.is_default():
+            raise HostError("@everyone cannot be the host role: choose a role only hosts hold.")
+        changes["host_role_id"] = host_role.id
+    if room_channel is not None:
+        changes["room_channel_id"] = room_channel.id
+    if room_mode is not None:
+        changes["room_mode"] = room_mode
+    if clock is not None and game is None:
+        raise HostError("Say which game the clock is for: `/dm config game:boxes clock:move=90 reserve=600`.")
+    if game is not None and clock is None and reset != "clock":
+        raise HostError("Give `clock:` (e.g. `move=90 reserve=600`) or `reset: clock` with `game:`.")
+    if game is not None and clock is not None:
+        changes["clock"] = (game, parse_pairs(clock, "clock"))
+    if reset is not None:
+        if reset not in RESETTABLE:
+            raise HostError(f"`reset:` takes one of {', '.join(RESETTABLE)}.")
+        if reset == "clock":
+            if game is None:
+                raise HostError("Say which game's clock to reset: `/dm config reset:clock game:boxes`.")
+            changes["clock"] = (game, None)
+        else:
+            changes[f"{reset}_id" if reset != "room_mode" else reset] = None
+    if changes.get("room_mode") is not None and changes["room_mode"] not in ROOM_MODES:
+        raise HostError(f"Room mode must be one of {', '.join(ROOM_MODES)}.")
+    try:
+        settings = await store.update(guild_id, **changes)
+    except SettingsError as exc:
+        raise HostError(str(exc)) from None
+    await respond(interaction, "Saved.\n" + describe(settings, interaction.guild, bot.settings.host_role))

@@ -1,0 +1,152 @@
+"""Messages in a game room → `service.submit`; deleted or edited provisional moves → `service.takeback`."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from bot.adapters.discord._shared import pinging
+from bot.host.service import HostError, Live, SubmitResult
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.app import DMHost
+
+log = logging.getLogger(__name__)
+
+CATCH_UP_LIMIT = 200
+"""At most this many missed messages per room are read back after the bot was away."""
+
+
+class GameRoom(commands.Cog):
+    """Reads every message in channels that host a match; chat and strangers are ignored silently."""
+
+    def __init__(self, bot: DMHost) -> None:
+        self.bot = bot
+        self.last_seen: dict[int, int] = {}
+        self.started = discord.utils.time_snowflake(discord.utils.utcnow())
+
+    def _match_of(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
+        """The player's match in this room; with several, the one where it is their turn."""
+        mine = [
+            live
+            for live in self.bot.service.matches_in_channel(channel_id)
+            if live.seat_of(player_id) is not None and (live.guild_id is None or live.guild_id == guild_id)
+        ]
+        if len(mine) > 1:
+            for live in mine:
+                with contextlib.suppress(Exception):
+                    mine_to_move = live.ruleset.to_move(live.state) == live.seat_of(player_id)
+                    if mine_to_move and self.bot.service.pending_move(live.id) is None:
+                        return live
+        return mine[0] if mine else None
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """A player's message in their match's room is a move attempt, a host keyword, or chat."""
+        await self.handle(message)
+
+    async def handle(self, message: discord.Message, *, late: bool = False) -> bool:
+        """Hand a player's message to their match (`late`: read back after the bot was away, so it counts
+        at its own Discord time). Whether the message belonged to a match."""
+        if message.author.bot or message.webhook_id is not None:
+            return False
+        player = str(message.author.id)
+        live = self._match_of(message.channel.id, player, message.guild.id if message.guild else None)
+        if live is None:
+            return False
+        self.last_seen[live.id] = max(self.last_seen.get(live.id, 0), message.id)
+        try:
+            posted_at = message.created_at if late else None
+            result = await self.bot.service.submit(
+                live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
+            )
+        except HostError as exc:
+            result = SubmitResult("rejected", str(exc), "host")
+        except Exception:
+            log.exception("match %s: handling message %s failed", live.id, message.id)
+            return True
+        if result.status == "rejected" and result.reason:
+            try:
+                await message.reply(result.reason, allowed_mentions=pinging(player), mention_author=False)
+            except discord.HTTPException:
+                log.warning("match %s: could not reply to message %s", live.id, message.id)
+        return True
+
+    # -- catching up after the bot was away ---------------------------------------
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """See `catch_up_all`."""
+        await self.catch_up_all()
+
+    async def catch_up_all(self) -> None:
+        """A new gateway session (start, restart, re-identify): Discord does not replay what was posted
+        meanwhile, so read every live match's room from the last message handled on."""
+        rooms = sorted({live.channel_id for live in self.bot.service.live.values() if live.channel_id is not None})
+        for channel_id in rooms:
+            try:
+                await self.catch_up(channel_id)
+            except Exception:
+                log.exception("catching up in room %s failed", channel_id)
+
+    async def _anchor(self, channel_id: int) -> int:
+        """The newest message of this room the host has certainly seen (stored or in memory)."""
+        newest = 0
+        for live in self.bot.service.matches_in_channel(channel_id):
+            newest = max(newest, self.last_seen.get(live.id, 0))
+            stored = await self.bot.service.record(live.id)
+            for event in stored.events if stored is not None else []:
+                if event.message_id and event.message_id.isdigit():
+                    newest = max(newest, int(event.message_id))
+        return newest
+
+    async def catch_up(self, channel_id: int) -> int:
+        """Handle, in Discord's order, the players' messages posted since the last one seen (as they are
+        now: deleted ones are gone, edited ones count as edited). Clocks are charged up to each message's
+        own time (a move posted after the mover's time ran out loses on time), never for the time the bot was
+        away after it. The number of messages handled."""
+        channel = self.bot.get_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            return 0
+        anchor = await self._anchor(channel_id)
+        me = self.bot.user.id if self.bot.user is not None else None
+        missed: list[discord.Message] = []
+        async for message in channel.history(limit=CATCH_UP_LIMIT):  # newest first
+            if message.id <= anchor:
+                break
+            if message.author.id == me:
+                if message.id < self.started:
+                    break  # the host answered everything before this (in an earlier session)
+                continue  # this session's own board or pings
+            missed.append(message)
+        handled = 0
+        for message in reversed(missed):
+            handled += await self.handle(message, late=True)
+        if handled:
+            log.info("room %s: caught up with %d message(s) posted while away", channel_id, handled)
+        return handled
+
+    async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
+        """Take back the provisional move posted in this message, if there is one."""
+        await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        """Deleting a provisional move's message takes it back (within the window)."""
+        author = payload.cached_message.author.id if payload.cached_message else None
+        await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "delete")
+
+    @commands.Cog.listener()
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        """Editing a provisional move's text takes it back (embed unfurls are not edits)."""
+        data = payload.data
+        cached = payload.cached_message
+        if data.get("edited_timestamp") is None:
+            return
+        if cached is not None and "content" in data and cached.content == data["content"]:
+            return
+        author = data.get("author", {}).get("id")
+        await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")

@@ -1,0 +1,273 @@
+"""The terminal room: one match hosted on stdin/stdout with the real host core, clocks and database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.adapters.practice import BOT_ID, PracticeBot
+from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
+from bot.opserrors import shown_url
+from bot.store.matches import MatchStore
+from games.opponents import check_level
+
+__all__ = ["BOT_ID", "Room", "RoomConfig", "stdin_lines"]
+_SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
+
+
+@dataclass
+class RoomConfig:
+    """What `dmhost room` was asked to do."""
+
+    db_url: str
+    game: str | None = None
+    players: list[str] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)
+    clock: dict[str, str] = field(default_factory=dict)
+    rules: dict[str, str] = field(default_factory=dict)
+    events_json: bool = False
+    resume: int | None = None
+    png_dir: Path | None = None
+    bot_level: str | None = None
+
+
+class Room:
+    """Reads `NAME: text` lines, hands them to the host, prints what happens."""
+
+    def __init__(self, config: RoomConfig, out: TextIO | None = None) -> None:
+        self.config = config
+        self.out = out or sys.stdout
+        self.service = MatchService(MatchStore(config.db_url))
+        self.match_id: int | None = None
+        self.finished = asyncio.Event()
+        self.service.subscribe(self._on_event)
+        self._pictures: Callable[..., Any] | None = None
+        self._frame = 0
+        self._live: Any = None
+        self._shown: Any = None
+        self._moves: dict[int, tuple[str | None, Any]] = {}
+        self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
+
+    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+        """One JSON line (with --events-json) or one human line."""
+        try:
+            if self.config.events_json:
+                self.out.write(json.dumps(obj, default=str) + "\n")
+            elif text:
+                self.out.write(text + "\n")
+            self.out.flush()
+        except BrokenPipeError:
+            pass
+
+    async def _on_event(self, ev: HostEvent) -> None:
+        if self.match_id not in (None, -1) and ev.match_id != self.match_id:
+            return
+        obj: dict[str, Any] = {"event": ev.kind, "match": ev.match_id, **ev.data, "text": ev.text}
+        if ev.seat is not None:
+            obj.setdefault("seat", ev.seat)
+        if ev.kind == "finished":
+            obj = {
+                "event": "finished",
+                "match": ev.match_id,
+                "winner": ev.data.get("winner_name"),
+                "reason": ev.data.get("reason"),
+                "text": ev.text,
+            }
+        self.emit(obj, None if ev.kind == "turn" else ev.text)
+        if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
+            if not self.config.events_json:
+                self.out.write(self.service.board_text(ev.match_id) + "\n")
+            self._save_picture(ev.match_id, ev)
+        elif ev.kind in ("move", "finished"):
+            self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
+        if ev.kind in ("finished", "aborted"):
+            self.finished.set()
+
+    def _save_picture(self, match_id: int, ev: HostEvent) -> None:
+        """One --png frame: names, the last move highlighted; after the end, the final position and result."""
+        if self.config.png_dir is None:
+            return
+        if self._pictures is None:
+            from games import pictures
+
+            self._pictures = pictures.save_png
+        live = self.service.live.get(match_id) or self._live
+        if live is None or live.id != match_id:
+            return
+        self._live = live  # a finished match leaves service.live before its last events arrive
+        if ev.kind == "move":
+            self._moves[int(ev.data.get("ply", live.ply))] = (ev.data.get("move"), self._shown)
+            if match_id not in self.service.live:
+                return  # the match just ended: its frame comes with the "finished" event
+        last_move, before = self._moves.get(live.ply, (None, None))
+        history, ply = [], live.ply  # the states before this one, back to the start (Boxes colours edges by drawer)
+        while ply in self._moves and self._moves[ply][1] is not None:
+            history.append(self._moves[ply][1])
+            ply -= 1
+        result = None
+        if ev.kind == "finished":
+            winner = ev.data.get("winner_name")
+            result = f"{winner} wins ({ev.data.get('reason')})" if winner else f"No winner ({ev.data.get('reason')})"
+        self.config.png_dir.mkdir(parents=True, exist_ok=True)
+        self._pictures(
+            live.ruleset,
+            live.state,
+            self.config.png_dir / f"{match_id}-{self._frame:04d}.png",
+            names={seat: p.name for seat, p in live.players.items()},
+            last_move=last_move,
+            prev_state=before,
+            history=history[::-1],
+            result=result,
+        )
+        self._shown = live.state
+        self._frame += 1
+
+    async def run(self, lines: asyncio.Queue[str | None]) -> int:
+        """Host the match until it ends or input ends; returns the exit code."""
+        cfg = self.config
+        try:
+            if cfg.resume is not None:
+                self.match_id = cfg.resume
+                resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
+                if cfg.resume not in resumed:
+                    stored = await self.service.store.load(cfg.resume)
+                    if stored is None:
+                        raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
+                    raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
+            else:
+                await self.service.start(select=lambda _m: False)
+                if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):
+                    raise HostError("name a game and two --player (or one --player and --bot)")
+                if cfg.bot_level:
+                    try:
+                        check_level(cfg.game, cfg.bot_level)
+                    except ValueError as exc:
+                        raise HostError(str(exc)) from None
+                self.match_id = -1
+                players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
+                if cfg.bot_level:
+                    players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
+                    if cfg.game == "boxes":  # only the Boxes opponent uses the compiled solver
+                        self._solver_loading = asyncio.create_task(asyncio.to_thread(_load_solver))
+                mid = await self.service.create_match(
+                    cfg.game,
+                    players,
+                    options=cfg.options,
+                    clock=cfg.clock,
+                    rules=cfg.rules,
+                )
+                self.match_id = mid
+            return await self._loop(lines)
+        finally:
+            if self.bot is not None:
+                await self.bot.close()
+            await self.service.close()
+            await self.service.store.close()
+
+    async def _loop(self, lines: asyncio.Queue[str | None]) -> int:
+        assert self.match_id is not None
+        while not self.finished.is_set():
+            getter = asyncio.ensure_future(lines.get())
+            done_waiter = asyncio.ensure_future(self.finished.wait())
+            done, _pending = await asyncio.wait({getter, done_waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter not in done:
+                getter.cancel()
+                break
+            done_waiter.cancel()
+            line = getter.result()
+            if line is None:
+                self.emit(
+                    {
+                        "event": "eof",
+                        "match": self.match_id,
+                        "text": "end of input: the match stays resumable",
+                    },
+                    f"End of input. Resume with: dmhost room --db ... --resume {self.match_id}",
+                )
+                return 0
+            await self.handle_line(line)
+        return 0
+
+    async def handle_line(self, raw: str) -> None:
+        """One input line."""
+        assert self.match_id is not None
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            return
+        live = self.service.live.get(self.match_id)
+        if live is None:
+            return
+        speaker_name: str | None = None
+        text = line
+        m = _SPEAKER.match(line)
+        if m and _is_name(m.group(1), live.players.values()):
+            speaker_name, text = m.group(1).strip(), m.group(2)
+        elif m and not _looks_like_move_with_colon(line):
+            self.emit(
+                {"event": "ignored", "match": self.match_id, "reason": f"unknown player {m.group(1)[:40]!r}"},
+                f"(ignored: {m.group(1)[:40]!r} is not a player of this match)",
+            )
+            return
+        if speaker_name is None:
+            seat = live.ruleset.to_move(live.state) or 1
+            player = live.players[seat]
+        else:
+            player = next(p for p in live.players.values() if p.name.lower() == speaker_name.lower())
+        try:
+            result = await self.service.submit(self.match_id, player.id, text)
+        except HostError as exc:
+            self.emit({"event": "error", "match": self.match_id, "reason": str(exc)}, f"(error: {exc})")
+            return
+        if result.status == "rejected" and result.kind not in ("illegal",):
+            self.emit(
+                {
+                    "event": "rejected",
+                    "match": self.match_id,
+                    "player": player.name,
+                    "kind": result.kind,
+                    "reason": result.reason,
+                },
+                f"({player.name}: {result.reason})",
+            )
+        elif result.status == "ignored" and not self.config.events_json:
+            self.emit({}, f"({player.name}, not a move: {result.reason})")
+        elif result.status == "ignored":
+            self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
+
+
+def _is_name(candidate: str, players: Any) -> bool:
+    return any(p.name.lower() == candidate.strip().lower() for p in players)
+
+
+def _looks_like_move_with_colon(line: str) -> bool:
+    return bool(re.match(r"^\s*[12]\s*:", line))
+
+
+async def stdin_lines(stream: TextIO | None = None) -> asyncio.Queue[str | None]:
+    """A queue fed by a reader thread; None marks end of input."""
+    src = stream or sys.stdin
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    def reader() -> None:
+        for line in iter(src.readline, ""):
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    import threading
+
+    threading.Thread(target=reader, daemon=True, name="room-stdin").start()
+    return queue
+
+
+def _load_solver() -> None:
+    """Load (or compile) the solver's kernel off the event loop, before the practice opponent needs it."""
+    from games.solver import ensure_compiled
+
+    ensure_compiled()

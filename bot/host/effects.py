@@ -1,0 +1,174 @@
+"""Applying house rules' effects to a live match: the one place a rule's answer changes a match.
+
+Everything here only changes the match in memory and adds to the action's `Batch` (log entries,
+events); the service then commits the batch, publishes its events and re-arms the timers, in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot import wording as announce
+from bot.host.match import Batch, Live, event, started_event
+from bot.host.rules import Effects, HouseRule, Provisional
+from bot.store.matches import NewEvent
+
+
+def start_turn(live: Live, now: float) -> None:
+    """A fresh action for the player on move (frozen while the match is paused)."""
+    seat = live.ruleset.to_move(live.state)
+    if seat is not None:
+        live.clocks.start(seat, now, paused=live.status == "paused")
+
+
+def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
+    """Collect a rule's effects; its timers are set at once (they belong to that rule)."""
+    if eff is None:
+        return into
+    set_timers(live, rule, eff.timers, now)
+    eff.timers = {}
+    return into.merge(eff)
+
+
+def set_timers(live: Live, rule: HouseRule | None, timers: Mapping[str, float | None], now: float) -> None:
+    """Set or clear a rule's timers (relative to the pause while the match is paused)."""
+    if rule is None:
+        return
+    base = live.paused_at if live.paused_at is not None else now
+    for name, after in timers.items():
+        if after is None:
+            live.due.pop((rule.key, name), None)
+        else:
+            live.due[(rule.key, name)] = base + after
+
+
+def change(live: Live, eff: Effects, now: float) -> None:
+    """The match-changing part of effects: rewind, status, seats, clocks."""
+    if eff.rewind_to is not None:
+        _seat, before, ply = live.history[eff.rewind_to]
+        del live.history[eff.rewind_to :]
+        live.state = before
+        live.ply = ply
+        for rule in live.rules:
+            after = rule.on_rewind()
+            if after is not None:
+                set_timers(live, rule, after.timers, now)
+    if eff.status is not None:
+        live.status = eff.status
+    if eff.swap_seats:
+        live.players = {1: live.players[2], 2: live.players[1]}
+    for op in eff.clock:
+        if op == "pause":
+            live.clocks.pause(now)
+        elif op == "resume" and live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+            live.clocks.resume(now)
+        elif op == "restart":
+            start_turn(live, now)
+        elif op == "stop":
+            live.clocks.stop(now)
+    if eff.start:
+        start_turn(live, now)
+
+
+def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch, now: float) -> None:
+    """Apply a rule's effects to the match and to this action's batch (committed later, in one go)."""
+    if eff is None:
+        return
+    set_timers(live, rule, eff.timers, now)
+    change(live, eff, now)
+    batch.log += [NewEvent(e.kind, e.seat, data=dict(e.data)) for e in eff.log]
+    if eff.swap_seats:
+        batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
+    for note in eff.say:
+        extra = {"move": live.clocks.tc.move, "grace": live.clocks.tc.grace} if note.kind == "clock" else None
+        batch.out.append(event(live, note.kind, note.data, note.seat, extra))
+    if eff.start:
+        batch.out.append(started_event(live))
+    if eff.hand_over is not None:
+        hand_over(live, eff.hand_over, batch, now)
+    if eff.finish is not None:
+        end(live, eff.finish[0], eff.finish[1], batch, now, score=False)
+
+
+def hand_over(live: Live, p: Provisional, batch: Batch, now: float) -> None:
+    """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
+    used = round(live.clocks.stop(now), 3)
+    batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
+    said = consequences(live, p)
+    batch.out.append(
+        event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True, "said": said})
+    )
+    after_move(live, batch, now)
+
+
+def consequences(live: Live, p: Provisional) -> str:
+    """What a provisional move did (Trax's forced tiles, boxes taken), said once it is final."""
+    for seat, before, ply in reversed(live.history):
+        if seat == p.seat and ply == p.ply - 1:
+            try:
+                _after, game_events = live.ruleset.apply(before, live.ruleset.parse(before, p.notation, seat))
+            except Exception:  # a move that was legal then replays; never let the sentence stop the host
+                return ""
+            return announce.describe(game_events, live.name)
+    return ""
+
+
+def after_move(live: Live, batch: Batch, now: float) -> None:
+    """The game goes on (the next turn starts), or its result is held by a rule, or it ends."""
+    outcome = live.ruleset.outcome(live.state)
+    if outcome is None:
+        start_turn(live, now)
+        batch.out.append(event(live, "turn", {"seat": live.to_move()}))
+        return
+    for rule in live.rules:
+        held = rule.at_result(live, outcome.winner, outcome.reason)
+        if held is not None:
+            apply(live, rule, held, batch, now)
+            return
+    end(live, outcome.winner, outcome.reason, batch, now, score=True)
+
+
+def end(live: Live, winner: int | None, reason: str, batch: Batch, now: float, *, score: bool) -> None:
+    """The match is over (committed and announced with the rest of the batch)."""
+    live.status = "finished"
+    live.result = (winner, reason)
+    live.clocks.stop(now)
+    live.due.clear()
+    for rule in live.rules:
+        rule.on_finish()
+    batch.winner, batch.reason = winner, reason
+    batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason}))
+    extra: dict[str, Any] = {"by_host": not score}
+    if score:
+        scores = live.ruleset.scores(live.state)
+        extra["score"] = (scores.get(1, 0), scores.get(2, 0))
+    data = {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason}
+    batch.out.append(event(live, "finished", data, extra=extra))
+
+
+def ran_out(live: Live, seat: int, at: float) -> bool:
+    """Whether `seat`, on move, had used all its time by loop time `at` (a message read back late): the
+    deadlines passed by then count as passed (grace begun), without announcements that are stale now."""
+    clocks = live.clocks
+    if clocks.running != seat or clocks.since is None:
+        return False
+    for deadline in clocks.next_deadlines(at):
+        if deadline.at > at + 1e-9:
+            break
+        if deadline.kind == "timeout":
+            return True
+        clocks.fire(deadline.kind)
+    return False
+
+
+def clock_deadline(live: Live, kind: str, seat: int, now: float) -> Batch:
+    """A clock deadline of the player on move: a notice, or the loss on time."""
+    live.clocks.fire(kind)
+    if kind == "timeout":
+        batch = Batch([NewEvent("timeout", seat)])
+        end(live, 3 - seat, "time", batch, now, score=False)
+        return batch
+    tc = live.clocks.tc
+    notice = event(live, "clock", {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
+    return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])

@@ -1,0 +1,418 @@
+"""A hosted match and the values around it: players, host events, replies, snapshots.
+
+`Live` is what the service keeps in memory for a running match; `dump` and `restore` turn it into the
+snapshot stored with every commit and back (including snapshots written before house rules had keys
+of their own: `flags`, `timers`, `pending`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import math
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import wording as announce
+from bot.host import rules
+from bot.host.clocks import Clocks, TimeControl
+from bot.host.rules import HouseRule, Provisional
+from bot.store.db import utcnow
+from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from games import registry
+from games.base import AnyRuleset, OptionsError
+
+SNAPSHOT_FORMAT = 2
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    """A player: a stable id (e.g. a Discord user id) and a display name."""
+
+    id: str
+    name: str
+
+
+@dataclass
+class HostEvent:
+    """Something the room should hear about: a kind, its data, and the sentence `bot.wording` made of it."""
+
+    match_id: int
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+
+
+@dataclass
+class SubmitResult:
+    """What became of a player's text: accepted, ignored (chat) or rejected (with a reason)."""
+
+    status: str
+    reason: str | None = None
+    kind: str | None = None
+    events: list[HostEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Outage:
+    """How a resumed match came back: when its previous host was last alive (wall clock, UTC), and when
+    its clocks restarted here (this process's loop clock and the wall clock)."""
+
+    last_alive: dt.datetime
+    resumed_loop: float
+    resumed_wall: dt.datetime
+
+
+class HostError(ValueError):
+    """A refused request, with a message for the person who made it."""
+
+
+Listener = Callable[[HostEvent], Awaitable[None] | None]
+
+_KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
+_PUNCT = re.compile(r"[!.?`*_~]+")
+
+
+def keyword(text: str) -> str | None:
+    """The host command a short text stands for, if any ('Take back!' → 'takeback')."""
+    if len(text) > 40:
+        return None
+    norm = " ".join(_PUNCT.sub(" ", text.replace("\u2019", "'")).lower().split())
+    return _KEYWORDS.get(norm)
+
+
+@dataclass
+class Live:
+    """A match being hosted right now."""
+
+    id: int
+    game: str
+    ruleset: AnyRuleset
+    options: Any
+    raw_options: dict[str, Any]
+    state: Any
+    players: dict[int, PlayerRef]
+    clocks: Clocks
+    status: str
+    seq: int
+    guild_id: int | None = None
+    channel_id: int | None = None
+    ply: int = 0
+    result: tuple[int | None, str] | None = None
+    history: list[tuple[int, Any, int]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    rules: list[HouseRule] = field(default_factory=list)
+    due: dict[tuple[str, str], float] = field(default_factory=dict)
+    paused_at: float | None = None
+    resume_to: str = "ongoing"
+    outage: Outage | None = None
+    """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
+    committed: tuple[dict[str, Any], int] | None = None
+    """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    task: asyncio.Task[None] | None = None
+
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat of a player id, or None for a non-player."""
+        for seat, p in self.players.items():
+            if p.id == player_id:
+                return seat
+        return None
+
+    def name(self, seat: int | None) -> str:
+        """Display name of a seat."""
+        return announce.display(self.players[seat].name) if seat in self.players else "nobody"
+
+    def to_move(self) -> int | None:
+        """The seat whose turn it is."""
+        return self.ruleset.to_move(self.state)
+
+    def player_id(self, seat: int) -> str:
+        """The stable id of a seat's player."""
+        return self.players[seat].id
+
+    def timer_due(self, rule: str, name: str) -> float | None:
+        """When a rule's timer fires (infinity while the match is paused)."""
+        due = self.due.get((rule, name))
+        return None if due is None else (math.inf if self.paused_at is not None else due)
+
+    def provisional(self) -> Provisional | None:
+        """The move a rule keeps provisional, if any."""
+        return next((p for r in self.rules if (p := r.provisional()) is not None), None)
+
+    @property
+    def pending(self) -> Provisional | None:
+        """The provisional move (read-only; adapters use `MatchService.pending_move`)."""
+        return self.provisional()
+
+
+class Unsaved(Exception):
+    """The database did not take an action's write; the match is back where it was saved."""
+
+
+@dataclass
+class Batch:
+    """What one action does to a match: log entries to commit together, then events to publish."""
+
+    log: list[NewEvent] = field(default_factory=list)
+    out: list[HostEvent] = field(default_factory=list)
+    winner: int | None = None
+    reason: str | None = None
+    players: dict[int, tuple[str, str]] | None = None
+
+
+def new_live(
+    game: str,
+    players: list[PlayerRef],
+    options: Mapping[str, Any] | None,
+    clock: Mapping[str, Any] | None,
+    chosen: Mapping[str, Any] | None,
+    first: int | None,
+    advantage: int | None,
+) -> Live:
+    """A new match, not stored yet (HostError for anything the host asked that cannot be)."""
+    try:
+        ruleset = registry.get(game)
+    except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+        raise HostError(str(exc.args[0])) from None
+    if len(players) != 2 or players[0].id == players[1].id:
+        raise HostError("a match needs two different players")
+    try:
+        opts = ruleset.parse_options(options or {})
+        settings = rules.parse(ruleset.id, chosen)
+        spec = ruleset.default_clock(opts)
+        tc = TimeControl.from_spec(spec, rules.clock_overrides(settings, spec.kind, clock or {}))
+    except (OptionsError, ValueError) as exc:
+        raise HostError(str(exc)) from None
+    if tc.takeback is not None and not (chosen and "takeback" in chosen):
+        settings["takeback"] = tc.takeback
+    settings["clock"] = tc.kind
+    order = list(players)
+    if advantage is not None and advantage not in (1, 2):
+        raise HostError("advantage names player 1 or 2")
+    if advantage is None and first == 2:
+        order.reverse()
+    elif advantage is None and first != 1:
+        raise HostError("first must be 1 or 2")
+    return Live(
+        id=0,
+        game=ruleset.id,
+        ruleset=ruleset,
+        options=opts,
+        raw_options=opts.model_dump(mode="json"),
+        state=ruleset.new_game(opts),
+        players={1: order[0], 2: order[1]},
+        clocks=Clocks.new(tc),
+        status="ongoing",
+        seq=0,
+        settings=settings,
+        rules=rules.build(ruleset.id, settings),
+    )
+
+
+def dump(live: Live, now: float, instance: str) -> dict[str, Any]:
+    """The snapshot of a match at loop time `now` (timers relative to now, or to the pause)."""
+    rs = live.ruleset
+    base = live.paused_at if live.paused_at is not None else now
+    timers: dict[str, dict[str, float]] = {}
+    for (key, name), at in live.due.items():
+        timers.setdefault(key, {})[name] = at - base
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "state": rs.to_json(live.state),
+        "clocks": live.clocks.to_json(now),
+        "status": live.status,
+        "resume_to": live.resume_to,
+        "ply": live.ply,
+        "history": [[s, rs.to_json(b), p] for s, b, p in live.history],
+        "settings": live.settings,
+        "rules": {r.key: {"state": r.dump(now), "timers": timers.get(r.key, {})} for r in live.rules},
+        "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
+        "instance": instance,
+        "loop_at": now,
+    }
+
+
+def restore(stored: StoredMatch, now: float, down: float) -> Live:
+    """A stored match, live again at loop time `now`; `down` seconds ran (uncharged) before the restart."""
+    ruleset = registry.get(stored.game)
+    snap = stored.snapshot
+    clocks = Clocks.from_json(snap["clocks"], now, extra_elapsed=down)
+    paused = snap["status"] == "paused"
+    settings = snap.get("settings")
+    if settings is None:  # written before house rules were chosen per match: the game's defaults then
+        settings = rules.defaults(ruleset.id)
+        if clocks.tc.takeback is not None:
+            settings["takeback"] = clocks.tc.takeback
+        settings["clock"] = clocks.tc.kind
+    live = Live(
+        id=stored.id,
+        game=ruleset.id,
+        ruleset=ruleset,
+        options=ruleset.parse_options(stored.options),
+        raw_options=stored.options,
+        state=ruleset.from_json(snap["state"]),
+        players={int(s): PlayerRef(pid, name) for s, (pid, name) in snap["players"].items()},
+        clocks=clocks,
+        status=snap["status"],
+        seq=stored.event_count,
+        guild_id=stored.guild_id,
+        channel_id=stored.channel_id,
+        ply=int(snap["ply"]),
+        history=[(int(s), ruleset.from_json(b), int(p)) for s, b, p in snap["history"]],
+        settings=dict(settings),
+        rules=rules.build(ruleset.id, settings),
+        paused_at=now if paused else None,
+        resume_to=snap.get("resume_to", "ongoing"),
+    )
+
+    def due(rel: Any) -> float:
+        return now + float(rel) if paused else now + max(0.0, float(rel) - down)
+
+    if "rules" in snap:
+        for rule in live.rules:
+            saved = snap["rules"].get(rule.key, {})
+            rule.load(saved.get("state", {}), now - down)
+            for name, rel in saved.get("timers", {}).items():
+                live.due[(rule.key, name)] = due(rel)
+    else:
+        for rule in live.rules:
+            rule.load_legacy(snap.get("flags") or {}, snap.get("pending"), now - down)
+            for old, rel in (snap.get("timers") or {}).items():
+                if old in rule.legacy_timers:
+                    live.due[(rule.key, rule.legacy_timers[old])] = due(rel)
+    return live
+
+
+async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitResult:
+    """A text for a match that is not running here: over (or HostError: there is no such match)."""
+    stored = await store.load(match_id)
+    if stored is None:
+        raise HostError(f"there is no match {match_id}")
+    if not any(pid == player_id for pid, _ in stored.players.values()):
+        return SubmitResult("ignored", "not a player of this match")
+    return SubmitResult("rejected", announce.refusal("stored_over", {"match": match_id}, str), "finished")
+
+
+def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[float, dt.datetime] | None) -> Live:
+    """A match its previous host left, live again here; `last`: that host's last sign of life (loop time
+    there, wall time), up to which its clocks ran. The outage after it is not charged."""
+    down = 0.0 if last is None else max(0.0, last[0] - float(stored.snapshot["loop_at"]))
+    live = restore(stored, now, down)
+    if last is not None:
+        live.outage = Outage(last[1], now, wall_now)
+    return live
+
+
+def next_due(live: Live, now: float) -> float | None:
+    """When the match's timers next need the host: a clock deadline or a rule's timer (None: nothing due)."""
+    if live.status == "paused":
+        return None
+    times = [d.at for d in live.clocks.next_deadlines(now)[:1]] if live.status == "ongoing" else []
+    times += list(live.due.values())
+    return min(times) if times else None
+
+
+def roll_back(live: Live, now: float) -> None:
+    """Put a match back to its last committed snapshot (after a write that failed), in place: the clocks
+    are charged for the time since, as if the failed action had never been tried."""
+    if live.committed is None:
+        return
+    snap, seq = live.committed
+    stored = StoredMatch(
+        id=live.id,
+        game=live.game,
+        options=live.raw_options,
+        clock=live.clocks.tc.to_json(),
+        status=snap["status"],
+        guild_id=live.guild_id,
+        channel_id=live.channel_id,
+        created_at=utcnow(),
+        finished_at=None,
+        winner_seat=None,
+        result_reason=None,
+        event_count=seq,
+        snapshot=snap,
+        players={},
+    )
+    fresh = restore(stored, now, max(0.0, now - float(snap["loop_at"])))
+    for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due"):
+        setattr(live, name, getattr(fresh, name))
+    live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
+
+
+def loop_time_of(live: Live, posted_at: dt.datetime, now: float, wall_now: dt.datetime) -> float:
+    """A message's own (Discord) time on this process's loop clock, within the current action.
+
+    Posted while the host was away: as much after the restarted clocks as it was after the previous host's
+    last sign of life (that time counts; the rest of the outage does not). Posted while this process ran
+    (a gateway outage): its age, counted back from now. Never before the action started."""
+    away = live.outage
+    if away is not None and posted_at <= away.resumed_wall:
+        # the clocks restarted here as they stood at the last sign of life: the outage is not in them
+        latest = away.resumed_loop + (wall_now - away.last_alive).total_seconds()
+        at = away.resumed_loop + (posted_at - away.last_alive).total_seconds()
+    else:
+        latest = now
+        at = now - (wall_now - posted_at).total_seconds()
+    clocks = live.clocks
+    start = clocks.since - clocks.elapsed if clocks.since is not None else now
+    return max(start, min(latest, at))
+
+
+def clock_line(live: Live, now: float) -> str:
+    """One line with both clocks."""
+    parts = []
+    fmt = announce.seconds
+    for seat in (1, 2):
+        rem = live.clocks.remaining(seat, now)
+        mark = "▶ " if live.clocks.running == seat else ""
+        if live.clocks.tc.kind == "move_reserve":
+            parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} + {fmt(rem['reserve'])} reserve")
+        else:
+            g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {fmt(rem['grace'])}"
+            parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} ({g})")
+    suffix = " (paused)" if live.status == "paused" else ""
+    return "clocks: " + " | ".join(parts) + suffix
+
+
+def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Event data made JSON-ready (unknown values as text)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+        elif isinstance(v, Mapping):
+            out[k] = jsonable(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
+        else:
+            out[k] = str(v)
+    return out
+
+
+def turn_text(live: Live) -> str:
+    """Whose turn it is, or what the match waits for."""
+    p = live.provisional()
+    to_move = None if live.status in rules.HOLD_STATUSES else live.to_move()
+    prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
+    status = live.resume_to if live.status == "paused" else live.status
+    return announce.turn(status, to_move, prompt, None if p is None else p.seat, live.name)
+
+
+def event(
+    live: Live, kind: str, data: Mapping[str, Any], seat: int | None = None, extra: Mapping[str, Any] | None = None
+) -> HostEvent:
+    """A host event with its sentence (`extra`: facts the sentence needs that the event does not carry)."""
+    text = announce.say(kind, {**data, **(extra or {})}, seat, live.name, turn_text(live))
+    return HostEvent(live.id, kind, text, dict(data), seat)
+
+
+def started_event(live: Live, kind: str = "started") -> HostEvent:
+    """`started` or `resumed`: who plays whom, and whose turn it is."""
+    p1, p2 = live.players[1], live.players[2]
+    data = {"players": {"1": p1.name, "2": p2.name}, "game": live.game}
+    return event(live, kind, data, extra={"match": live.id, "title": live.ruleset.title})

@@ -1,0 +1,85 @@
+"""The advantage player's choice of who starts, timed like any action."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+
+
+class AdvantageChoice(HouseRule):
+    """With `advantage`, one player chooses who moves first; if the time for one move runs out, they do."""
+
+    key: ClassVar[str] = "advantage"
+    keywords: ClassVar[Mapping[str, str]] = {
+        "first": "first",
+        "i go first": "first",
+        "me": "first",
+        "second": "second",
+        "you go first": "second",
+        "you": "second",
+    }
+
+    def __init__(self) -> None:
+        self.chooser: int | None = None
+
+    def on_create(self, m: MatchView, advantage: int | None) -> Effects | None:
+        """Hold the start until the advantage player has chosen (or their time is up)."""
+        if advantage is None:
+            return None
+        self.chooser = advantage
+        limit = m.clocks.tc.move
+        return Effects(
+            status="choosing",
+            timers={"choose": limit},
+            say=[Note("choose", {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
+        )
+
+    def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
+        """`first` or `second` from the chooser."""
+        chooser = self.chooser
+        if chooser is None or m.status != "choosing":
+            return None
+        if seat != chooser:
+            raise Refused("choose_not_you", chooser=chooser)
+        return self._choose(m, first=seat if action == "first" else 3 - seat, how=None)
+
+    def _choose(self, m: MatchView, first: int, how: str | None) -> Effects:
+        chooser = self.chooser or first
+        self.chooser = None
+        data: dict[str, Any] = {"first": m.player_id(first)}
+        if how:
+            data["how"] = how
+        return Effects(
+            swap_seats=first != 1,
+            status="ongoing",
+            start=True,
+            timers={"choose": None},
+            log=[Log("choice", chooser, data)],
+            say=[Note("choice_timeout", {"chooser": chooser}, chooser)] if how else [],
+        )
+
+    def on_timer(self, m: MatchView, name: str) -> Effects | None:
+        """Time is up: the chooser moves first (the choice was theirs, the first move is theirs too)."""
+        if self.chooser is None:
+            return None
+        return self._choose(m, first=self.chooser, how="timeout")
+
+    def gate(self, m: MatchView, seat: int) -> None:
+        """Nobody moves before the choice."""
+        if self.chooser is not None and m.status == "choosing":
+            raise Refused("choose_first", kind="turn", chooser=self.chooser)
+
+    def dump(self, now: float) -> dict[str, Any]:
+        """Who still has to choose."""
+        return {"chooser": self.chooser}
+
+    def load(self, data: Mapping[str, Any], now: float) -> None:
+        """Inverse of `dump`."""
+        chooser = data.get("chooser")
+        self.chooser = None if chooser is None else int(chooser)
+
+    def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
+        """Old flag: `chooser`."""
+        self.load(flags, now)

@@ -1,0 +1,211 @@
+"""The seam between the match service and its house rules: what a rule sees, and what it may ask for.
+
+A house rule never touches the match or the database. It reads the match through `MatchView`, keeps
+its own typed state, and answers each hook with `Effects`; the service applies every rule's effects in
+one place (commit, then publish, then re-arm its timers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from bot.host.clocks import Clocks
+from games.base import AnyRuleset
+
+HOLD_STATUSES = ("choosing", "mulligan_wait")
+"""Statuses in which a rule holds the match (nobody moves until the rule lets go)."""
+
+
+class MatchView(Protocol):
+    """What a rule may read of a match."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def ruleset(self) -> AnyRuleset: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def clocks(self) -> Clocks: ...
+    @property
+    def history(self) -> list[tuple[int, Any, int]]: ...
+
+    def to_move(self) -> int | None:
+        """The seat whose turn it is (None once the game is over)."""
+
+    def player_id(self, seat: int) -> str:
+        """The stable id of the player in a seat."""
+
+    def timer_due(self, rule: str, name: str) -> float | None:
+        """When a rule's timer fires on the loop clock (None: not set; infinity while paused)."""
+
+    def provisional(self) -> Provisional | None:
+        """The move some rule keeps provisional, if any."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something to announce: a structured host event (its sentence is made in `bot.wording`)."""
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class Log:
+    """An entry for the match's log."""
+
+    kind: str
+    seat: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Provisional:
+    """A move that is played but not final yet (it can still be taken back)."""
+
+    seat: int
+    ply: int
+    notation: str
+    message_id: str | None
+    at: float
+
+
+@dataclass
+class Effects:
+    """What a hook asks the service to do. Empty by default; effects of several rules merge."""
+
+    log: list[Log] = field(default_factory=list)
+    say: list[Note] = field(default_factory=list)
+    timers: dict[str, float | None] = field(default_factory=dict)
+    """This rule's timers: name → seconds from now, or None to clear it."""
+    clock: list[str] = field(default_factory=list)
+    """Clock changes, in order: `pause`, `resume`, `restart` (a fresh action for the seat on move), `stop`."""
+    rewind_to: int | None = None
+    """Index into the match's history: that turn and every later one are undone."""
+    status: str | None = None
+    defer: bool = False
+    """After a move: it stays provisional; the turn passes only when `hand_over` comes."""
+    hand_over: Provisional | None = None
+    """This provisional move becomes final now."""
+    finish: tuple[int | None, str] | None = None
+    """End the match now with (winner seat or None, reason); no rule is asked again."""
+    start: bool = False
+    """The match begins now (after a choice): the first player's clock starts."""
+    swap_seats: bool = False
+    replay: tuple[str, str | None] | None = None
+    """Play this move text (posted in this message) now, past the checks that held it."""
+    reject: Refused | None = None
+    """After validation: the move is held back with this reply (the match changes as the other effects say)."""
+
+    def merge(self, other: Effects | None) -> Effects:
+        """Both sets of effects (the later one's scalar choices win)."""
+        if other is None:
+            return self
+        self.log += other.log
+        self.say += other.say
+        self.timers.update(other.timers)
+        self.clock += other.clock
+        for name in ("rewind_to", "status", "finish", "replay", "reject", "hand_over"):
+            if getattr(other, name) is not None:
+                setattr(self, name, getattr(other, name))
+        for flag in ("defer", "start", "swap_seats"):
+            if getattr(other, flag):
+                setattr(self, flag, True)
+        return self
+
+
+class Refused(Exception):
+    """A rule says no: `code` names the sentence in `bot.wording`, `kind` classifies the reply."""
+
+    def __init__(self, code: str, kind: str = "host", **data: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.kind = kind
+        self.data = data
+
+
+class HouseRule:
+    """Base class of a house rule: every hook does nothing unless a rule overrides it."""
+
+    key: ClassVar[str] = ""
+    """The rule's name in snapshots and logs."""
+    keywords: ClassVar[Mapping[str, str]] = {}
+    """Phrases a player may post (normalised, lower case) → the action they stand for."""
+    needs_history: ClassVar[bool] = False
+    """The rule rewinds, so the service keeps earlier states."""
+    legacy_timers: ClassVar[Mapping[str, str]] = {}
+    """Timer names of the old snapshot format → this rule's timer names."""
+
+    # -- hooks ---------------------------------------------------------------------
+    def on_create(self, m: MatchView, advantage: int | None) -> Effects | None:
+        """The match was just created."""
+        return None
+
+    def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
+        """A player posted one of this rule's keywords (None: not for this rule now, read it as a move)."""
+        return None
+
+    def gate(self, m: MatchView, seat: int) -> None:
+        """Before any move attempt is judged: raise `Refused` to hold it back."""
+
+    def gate_mover(self, m: MatchView, seat: int) -> None:
+        """Before the player on move's move is validated: raise `Refused` to hold it back."""
+
+    def after_validate(self, m: MatchView, seat: int, text: str, move: Any, message_id: str | None) -> Effects | None:
+        """A legal move is about to be played."""
+        return None
+
+    def after_play(self, m: MatchView, seat: int, notation: str, message_id: str | None, at: float) -> Effects | None:
+        """A move was played."""
+        return None
+
+    def after_illegal(self, m: MatchView, seat: int, code: str | None) -> Effects | None:
+        """A well-formed move was illegal (`code`: the engine's reason code)."""
+        return None
+
+    def at_result(self, m: MatchView, winner: int | None, reason: str) -> Effects | None:
+        """The engine decided the game (Effects: the rule holds the result back)."""
+        return None
+
+    def on_timer(self, m: MatchView, name: str) -> Effects | None:
+        """One of this rule's timers is due."""
+        return None
+
+    def on_rewind(self) -> Effects | None:
+        """Turns were undone: forget what belonged to them (only timer effects are applied)."""
+        return None
+
+    def on_finish(self) -> None:
+        """The match ended."""
+
+    # -- reading -------------------------------------------------------------------
+    def holds_clock(self) -> bool:
+        """The mover's clock must stay stopped (a provisional move, a presence check)."""
+        return False
+
+    def provisional(self) -> Provisional | None:
+        """The move this rule keeps provisional, if any."""
+        return None
+
+    def describe(self) -> str:
+        """The rule as the log shows it (`takeback=5`)."""
+        return self.key
+
+    # -- storage -------------------------------------------------------------------
+    def dump(self, now: float) -> dict[str, Any]:
+        """State, JSON-ready (loop times are stored relative to `now`)."""
+        return {}
+
+    def load(self, data: Mapping[str, Any], now: float) -> None:
+        """Restore `dump`'s data (`now`: the loop time the stored times are relative to)."""
+
+    def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
+        """Restore from a snapshot written before rules had their own keys (`flags`/`pending`)."""

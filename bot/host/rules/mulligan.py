@@ -1,0 +1,137 @@
+"""Mulligan: a player may rewind their own last turn and everything played after it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+
+OFFER_SECONDS = 60.0
+
+
+class Mulligan(HouseRule):
+    """`count` mulligans per player; a win against a player who still has one waits for their answer."""
+
+    key: ClassVar[str] = "mulligan"
+    keywords: ClassVar[Mapping[str, str]] = {
+        "mulligan": "mulligan",
+        "use mulligan": "mulligan",
+        "decline": "decline",
+        "no mulligan": "decline",
+        "decline mulligan": "decline",
+    }
+    needs_history: ClassVar[bool] = True
+    legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
+
+    def __init__(self, count: int, offer_seconds: float = OFFER_SECONDS) -> None:
+        self.count = count
+        self.offer_seconds = offer_seconds
+        self.used: dict[int, int] = {1: 0, 2: 0}
+        self.offer: tuple[int, str] | None = None
+        """(winner, reason) of a result that waits for the loser's answer."""
+
+    def describe(self) -> str:
+        """`mulligan=1`."""
+        return f"mulligan={self.count}"
+
+    def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
+        """`mulligan` or `decline`."""
+        if self.count <= 0:
+            return None
+        return self._use(m, seat) if action == "mulligan" else self._decline(seat, "player")
+
+    def _use(self, m: MatchView, seat: int) -> Effects:
+        if self.used[seat] >= self.count:
+            raise Refused("mulligan_used")
+        if self.offer is None:
+            if m.status != "ongoing" or m.provisional() is not None or m.to_move() != seat:
+                raise Refused("mulligan_own_turn")
+        elif self.offer[0] == seat:
+            raise Refused("mulligan_winner")
+        # Their own last turn and every turn after it: usually also the opponent's reply; when their
+        # own move handed the opponent the win, nothing came after it and only that turn goes.
+        idx = max((i for i, (s, _b, _p) in enumerate(m.history) if s == seat), default=None)
+        if idx is None:
+            raise Refused("mulligan_nothing")
+        to_ply = m.history[idx][2]
+        rewound = m.ply - to_ply
+        self.used[seat] += 1
+        self.offer = None
+        return Effects(
+            rewind_to=idx,
+            status="ongoing",
+            clock=["restart"],
+            timers={"offer": None},
+            log=[Log("mulligan", seat, {"rewound_plies": rewound, "to_ply": to_ply})],
+            say=[Note("mulligan", {"rewound": rewound}, seat)],
+        )
+
+    def _decline(self, seat: int, how: str) -> Effects:
+        offer = self.offer
+        if offer is None or offer[0] == seat:
+            raise Refused("mulligan_no_offer")
+        self.offer = None
+        data = {} if how == "player" else {"how": how}
+        return Effects(
+            status="ongoing",
+            timers={"offer": None},
+            finish=offer,
+            log=[Log("mulligan_declined", seat, data)],
+        )
+
+    def at_result(self, m: MatchView, winner: int | None, reason: str) -> Effects | None:
+        """A win against a player with a mulligan left waits for their answer."""
+        if self.count <= 0 or winner is None:
+            return None
+        loser = 3 - winner
+        if self.used[loser] >= self.count or not any(s == loser for s, _b, _p in m.history):
+            return None
+        self.offer = (winner, reason)
+        return Effects(
+            status="mulligan_wait",
+            clock=["stop"],
+            timers={"offer": self.offer_seconds},
+            log=[Log("mulligan_offer", loser, {"winner": winner, "reason": reason})],
+            say=[
+                Note(
+                    "mulligan_offer",
+                    {"winner": winner, "loser": loser, "reason": reason, "seconds": self.offer_seconds},
+                    loser,
+                )
+            ],
+        )
+
+    def gate(self, m: MatchView, seat: int) -> None:
+        """While the loser decides, the game is over for moves."""
+        if self.offer is not None:
+            raise Refused("over", kind="finished")
+
+    def on_timer(self, m: MatchView, name: str) -> Effects | None:
+        """No answer in time confirms the win."""
+        if self.offer is None:
+            return None
+        return self._decline(3 - self.offer[0], "timeout")
+
+    def on_finish(self) -> None:
+        """No offer outlives the match."""
+        self.offer = None
+
+    def dump(self, now: float) -> dict[str, Any]:
+        """Mulligans used and the open offer."""
+        return {
+            "used": {str(k): v for k, v in self.used.items()},
+            "offer": None if self.offer is None else list(self.offer),
+        }
+
+    def load(self, data: Mapping[str, Any], now: float) -> None:
+        """Inverse of `dump`."""
+        self.used = {int(k): int(v) for k, v in data.get("used", {}).items()} or {1: 0, 2: 0}
+        offer = data.get("offer")
+        self.offer = None if offer is None else (int(offer[0]), str(offer[1]))
+
+    def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
+        """Old flags: `mulligan_used_<seat>` and `mulligan_wait`."""
+        self.used = {s: int(bool(flags.get(f"mulligan_used_{s}"))) for s in (1, 2)}
+        wait = flags.get("mulligan_wait")
+        self.offer = None if wait is None else (int(wait["winner"]), str(wait["reason"]))

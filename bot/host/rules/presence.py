@@ -1,0 +1,108 @@
+"""One-grace clock: a player in grace posts `ready`, the opponent confirms presence, then the move counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+
+NO_ANSWER = "no confirmation in time"
+
+
+class GracePresence(HouseRule):
+    """With the one-grace clock: `ready` stops the clock for one presence check per grace, never more."""
+
+    key: ClassVar[str] = "presence"
+    keywords: ClassVar[Mapping[str, str]] = {"ready": "ready", "here": "here", "i'm here": "here", "im here": "here"}
+    legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
+
+    def __init__(self) -> None:
+        self.waiting = False
+        """`ready` was posted; the opponent has not confirmed yet (the clock is stopped)."""
+        self.cleared = False
+        """This grace's presence check is over: the player may move, and `ready` never stops the clock again."""
+
+    def describe(self) -> str:
+        """`presence`."""
+        return "presence"
+
+    def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
+        """`ready` from the player in grace, `here` from the opponent."""
+        if m.clocks.tc.kind != "grace":
+            return None
+        if action == "ready":
+            if not (m.clocks.in_grace and m.clocks.running == seat):
+                raise Refused("ready_not_in_grace")
+            if self.cleared:
+                raise Refused("ready_cleared")
+            if self.waiting:
+                raise Refused("ready_waiting", other=3 - seat)
+            self.waiting = True
+            window = m.clocks.tc.presence
+            return Effects(
+                clock=["pause"],
+                timers={"presence": window},
+                log=[Log("ready", seat)],
+                say=[
+                    Note(
+                        "presence",
+                        {
+                            "asker": seat,
+                            "confirmer": 3 - seat,
+                            "confirmer_id": m.player_id(3 - seat),
+                            "seconds": window,
+                        },
+                        3 - seat,
+                    )
+                ],
+            )
+        if not self.waiting or m.clocks.running != 3 - seat:
+            raise Refused("here_nobody")
+        return self._clear(m, seat, "confirmed")
+
+    def _clear(self, m: MatchView, confirmer: int | None, how: str) -> Effects:
+        self.waiting = False
+        self.cleared = True
+        return Effects(
+            clock=["resume"],
+            timers={"presence": None},
+            log=[Log("here", confirmer, {"how": how})],
+            say=[Note("presence_ok", {"how": how}, m.clocks.running)],
+        )
+
+    def gate_mover(self, m: MatchView, seat: int) -> None:
+        """A player in grace moves only after the presence check."""
+        if m.clocks.in_grace and m.clocks.running == seat and not self.cleared:
+            raise Refused("grace_wait" if self.waiting else "grace_ready", kind="grace", other=3 - seat)
+
+    def after_play(self, m: MatchView, seat: int, notation: str, message_id: str | None, at: float) -> Effects | None:
+        """A new action, a new check."""
+        return self.on_rewind()
+
+    def on_timer(self, m: MatchView, name: str) -> Effects | None:
+        """The opponent did not answer: the player may move, the clock runs again."""
+        return self._clear(m, None, NO_ANSWER) if self.waiting else None
+
+    def on_rewind(self) -> Effects | None:
+        """Forget the check of an action that is gone."""
+        self.waiting = self.cleared = False
+        return Effects(timers={"presence": None})
+
+    def holds_clock(self) -> bool:
+        """The clock is stopped while the opponent is asked."""
+        return self.waiting
+
+    def dump(self, now: float) -> dict[str, Any]:
+        """Where the check stands."""
+        return {"waiting": self.waiting, "cleared": self.cleared}
+
+    def load(self, data: Mapping[str, Any], now: float) -> None:
+        """Inverse of `dump`."""
+        self.waiting = bool(data.get("waiting"))
+        self.cleared = bool(data.get("cleared"))
+
+    def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
+        """Old flags: `presence_wait`, `presence_ok`."""
+        self.waiting = bool(flags.get("presence_wait"))
+        self.cleared = bool(flags.get("presence_ok"))

@@ -1,0 +1,115 @@
+"""Take-back window: a move stays provisional for some seconds and its author may take it back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Provisional, Refused
+
+
+class TakeBack(HouseRule):
+    """Moves are final only `seconds` after they are played (deleting, editing or `take back` undoes them)."""
+
+    key: ClassVar[str] = "takeback"
+    keywords: ClassVar[Mapping[str, str]] = {"take back": "takeback", "takeback": "takeback", "undo": "takeback"}
+    needs_history: ClassVar[bool] = True
+    legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.pending: Provisional | None = None
+
+    def describe(self) -> str:
+        """`takeback=5`."""
+        return f"takeback={self.seconds:g}"
+
+    def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
+        """`take back` (or a deleted/edited message or the button: `takeback:delete`)."""
+        if self.seconds <= 0:
+            return None
+        via = action.partition(":")[2] or "text"
+        pending = self.pending
+        if pending is None or pending.seat != seat:
+            raise Refused("takeback_none", seconds=self.seconds)
+        due = m.timer_due(self.key, "commit")
+        if due is not None and at > due + 1e-9:
+            raise Refused("takeback_late")
+        self.pending = None
+        return Effects(
+            rewind_to=len(m.history) - 1,
+            clock=["resume"],
+            timers={"commit": None},
+            log=[Log("takeback", seat, {"via": via, "move": pending.notation})],
+            say=[Note("takeback", {"move": pending.notation, "via": via}, seat)],
+        )
+
+    def gate(self, m: MatchView, seat: int) -> None:
+        """Nobody moves while the last move can still be taken back."""
+        if self.pending is not None:
+            raise Refused("not_final", kind="turn")
+
+    def after_play(self, m: MatchView, seat: int, notation: str, message_id: str | None, at: float) -> Effects | None:
+        """The move just played is provisional: the mover's clock stops, the opponent's waits."""
+        if self.seconds <= 0:
+            return None
+        self.pending = Provisional(seat, m.ply, notation, message_id, at)
+        return Effects(
+            defer=True,
+            timers={"commit": self.seconds},
+            say=[Note("provisional", {"move": notation, "ply": m.ply, "seconds": self.seconds}, seat)],
+        )
+
+    def on_timer(self, m: MatchView, name: str) -> Effects | None:
+        """The window closed: the move is final."""
+        pending, self.pending = self.pending, None
+        return None if pending is None else Effects(hand_over=pending)
+
+    def on_rewind(self) -> Effects | None:
+        """A rewound provisional move is gone."""
+        self.pending = None
+        return Effects(timers={"commit": None})
+
+    def on_finish(self) -> None:
+        """Nothing is provisional after the end."""
+        self.pending = None
+
+    def holds_clock(self) -> bool:
+        """While a move is provisional nobody's clock runs."""
+        return self.pending is not None
+
+    def provisional(self) -> Provisional | None:
+        """The provisional move."""
+        return self.pending
+
+    def dump(self, now: float) -> dict[str, Any]:
+        """The provisional move (its time relative to `now`)."""
+        p = self.pending
+        if p is None:
+            return {"pending": None}
+        return {
+            "pending": {
+                "seat": p.seat,
+                "ply": p.ply,
+                "notation": p.notation,
+                "message_id": p.message_id,
+                "at": p.at - now,
+            }
+        }
+
+    def load(self, data: Mapping[str, Any], now: float) -> None:
+        """Inverse of `dump`."""
+        self.load_legacy({}, data.get("pending"), now)
+
+    def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
+        """The old snapshot's `pending` is this rule's provisional move."""
+        if pending is None:
+            self.pending = None
+            return
+        self.pending = Provisional(
+            int(pending["seat"]),
+            int(pending["ply"]),
+            str(pending["notation"]),
+            pending.get("message_id"),
+            now + float(pending["at"]),
+        )

@@ -1,0 +1,699 @@
+"""The match service: runs matches of any registered game, keeps clocks, stores everything.
+
+No Discord here. Adapters hand in `(match, player, text)` and listen to `HostEvent`s.
+Each match has one `asyncio.Lock`: texts are processed in arrival order, and only the first legal
+move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; this module applies them
+in one place: the match changes, the log is committed, then the room hears about it, then timers re-arm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+from bot import wording as announce
+from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
+from bot.host.match import (
+    Batch,
+    HostError,
+    HostEvent,
+    Listener,
+    Live,
+    PlayerRef,
+    SubmitResult,
+    Unsaved,
+    clock_line,
+    dump,
+    event,
+    jsonable,
+    keyword,
+    loop_time_of,
+    new_live,
+    next_due,
+    resumed,
+    roll_back,
+    started_event,
+    to_stored,
+    turn_text,
+)
+from bot.host.rules import Effects, Provisional, Refused
+from bot.store.db import utcnow
+from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from games.base import IllegalMoveError, MoveError, MoveSyntaxError
+
+__all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "SubmitResult", "keyword"]
+
+log = logging.getLogger(__name__)
+
+MAX_MOVE_TEXT = 200
+HISTORY_DEPTH = 6
+
+
+class MatchService:
+    """Hosts matches; one instance per process (or per shard)."""
+
+    def __init__(
+        self,
+        store: MatchStore,
+        *,
+        instance: str | None = None,
+        heartbeat_seconds: float = 1.0,
+        owns_guild: Callable[[int | None], bool] | None = None,
+        wall: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.wall = wall or utcnow
+        """The wall clock (aware UTC) that players' message times are read against."""
+        self.instance = instance or uuid.uuid4().hex
+        self.heartbeat_seconds = heartbeat_seconds
+        self.owns_guild = owns_guild or (lambda _g: True)
+        self.live: dict[int, Live] = {}
+        self._listeners: list[Listener] = []
+        self._heartbeat_task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------------
+    @staticmethod
+    def now() -> float:
+        """The event loop's clock."""
+        return asyncio.get_running_loop().time()
+
+    def subscribe(self, listener: Listener) -> None:
+        """Receive every host event (announcements)."""
+        self._listeners.append(listener)
+
+    async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
+        await self.store.open()
+        resumed = []
+        for stored in await self.store.unfinished():
+            if not self.owns_guild(stored.guild_id) or (select is not None and not select(stored)):
+                continue
+            try:
+                await self._resume(stored)
+            except Exception:
+                log.exception("match %s could not be resumed", stored.id)
+                continue
+            resumed.append(stored.id)
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        return resumed
+
+    async def close(self) -> None:
+        """Stop timers and the heartbeat (matches stay resumable in the database)."""
+        self._closed = True
+        tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self.store.heartbeat(self.instance, self.now(), self.wall())
+        self.live.clear()
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            try:
+                await self.store.heartbeat(self.instance, self.now(), self.wall())
+            except Exception:
+                log.exception("heartbeat failed")
+            await asyncio.sleep(self.heartbeat_seconds)
+
+    # -- creating ------------------------------------------------------------------
+    async def create_match(
+        self,
+        game: str,
+        players: list[PlayerRef],
+        *,
+        options: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
+        first: int | None = 1,
+        advantage: int | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        by: str | None = None,
+    ) -> int:
+        """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
+        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices."""
+        live = new_live(game, players, options, clock, rules, first, advantage)
+        live.guild_id, live.channel_id = guild_id, channel_id
+        ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
+        now = self.now()
+        eff = Effects()
+        for rule in live.rules:
+            eff = take(live, rule, rule.on_create(live, advantage), eff, now)
+        change(live, eff, now)
+        if live.status == "ongoing":
+            start_turn(live, now)
+        created = NewEvent(
+            "created",
+            text=None,
+            data={
+                "game": ruleset.id,
+                "options": raw_opts,
+                "clock": tc.to_json(),
+                "rules": settings,
+                "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
+                "by": by,
+                "advantage": advantage,
+            },
+        )
+        snapshot = dump(live, now, self.instance)
+        try:
+            live.id = await self.store.create_match(
+                game=ruleset.id,
+                options=raw_opts,
+                clock=tc.to_json(),
+                status=live.status,
+                players={s: (p.id, p.name) for s, p in live.players.items()},
+                guild_id=guild_id,
+                channel_id=channel_id,
+                snapshot=snapshot,
+                events=[created],
+            )
+        except Exception:
+            log.exception("creating a %s match failed", ruleset.id)
+            raise HostError("the match could not be saved; try again in a moment") from None
+        live.seq, live.committed = 1, (snapshot, 1)
+        self.live[live.id] = live
+        out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
+        for ev in out or [started_event(live)]:
+            await self._publish(ev)
+        self._rearm(live)
+        return live.id
+
+    # -- reading -------------------------------------------------------------------
+    def get(self, match_id: int) -> Live:
+        """A live match, or HostError."""
+        live = self.live.get(match_id)
+        if live is None:
+            raise HostError(f"match {match_id} is not running")
+        return live
+
+    def matches_in_channel(self, channel_id: int) -> list[Live]:
+        """Live matches whose room is this channel."""
+        return [lv for lv in self.live.values() if lv.channel_id == channel_id]
+
+    def pending_move(self, match_id: int) -> Provisional | None:
+        """The provisional move of a running match, if it has one."""
+        live = self.live.get(match_id)
+        return None if live is None else live.provisional()
+
+    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
+        """A player's recent matches, newest first."""
+        return await self.store.history(player_id, limit=limit)
+
+    async def record(self, match_id: int) -> StoredMatch | None:
+        """A match as stored, with its whole log (running or over), or None when there is no such match."""
+        return await self.store.load(match_id, with_events=True)
+
+    async def channel_of(self, match_id: int) -> int | None:
+        """The room of a match, running or over."""
+        live = self.live.get(match_id)
+        if live is not None:
+            return live.channel_id
+        stored = await self.store.load(match_id)
+        return None if stored is None else stored.channel_id
+
+    def status_lines(self, match_id: int) -> list[str]:
+        """Whose turn it is and both clocks: the two lines under a board."""
+        live = self.get(match_id)
+        return [turn_text(live), self.clock_text(live)]
+
+    def board_text(self, match_id: int) -> str:
+        """The text board, whose turn it is and both clocks."""
+        live = self.get(match_id)
+        board = announce.named(live.ruleset.render_text(live.state), live.name)  # names, never seats
+        return "\n".join([board, *self.status_lines(match_id)])
+
+    def clock_text(self, live: Live) -> str:
+        """One line with both clocks."""
+        return clock_line(live, self.now())
+
+    # -- players' texts ------------------------------------------------------------
+    async def submit(
+        self,
+        match_id: int,
+        player_id: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        posted_at: dt.datetime | None = None,
+    ) -> SubmitResult:
+        """Take a player's text: a move, a host keyword, or chat. `posted_at` (aware UTC): when a message read
+        back late was posted; the mover is charged up to then, and loses on time if it was too late."""
+        live = self.live.get(match_id)
+        if live is None:
+            return await to_stored(self.store, match_id, player_id)
+        async with live.lock:
+            now = self.now()
+            arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
+            if live.id not in self.live:
+                return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
+            seat = live.seat_of(player_id)
+            if seat is None:
+                return SubmitResult("ignored", "not a player of this match")
+            text = text.strip()
+            if not text:
+                return SubmitResult("ignored", "empty")
+            try:
+                kw = keyword(text)
+                handled = None if kw is None else await self._keyword(live, seat, kw, arrived)
+                if handled is not None:
+                    return handled
+                if len(text) > MAX_MOVE_TEXT:
+                    return SubmitResult("ignored", "too long to be a move")
+                return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
+            except Unsaved:
+                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
+            except Exception:
+                # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
+                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
+                roll_back(live, self.now())
+                self._rearm(live)
+                return SubmitResult("rejected", announce.refusal("failed", {}, live.name), "error")
+
+    async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
+        """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
+        if action == "resign":
+            return await self._resign(live, seat)
+        base = action.partition(":")[0]
+        for rule in live.rules:
+            if base not in rule.keywords.values():
+                continue
+            if live.status == "paused":
+                return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+            try:
+                eff = rule.on_keyword(live, seat, action, at)
+            except Refused as exc:
+                return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+            if eff is None:
+                continue
+            if eff.replay is not None:
+                text, message_id = eff.replay
+                move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
+                return await self._play(live, seat, text, move, message_id, at)
+            batch = Batch()
+            apply(live, rule, eff, batch, self.now())
+            await self._flush(live, batch)
+            return SubmitResult("accepted", events=batch.out)
+        return None
+
+    async def _move(
+        self, live: Live, seat: int, text: str, message_id: str | None, at: float, late: bool
+    ) -> SubmitResult:
+        ruleset = live.ruleset
+        try:
+            parsed = ruleset.parse_syntax(text)
+        except MoveSyntaxError as exc:
+            if ruleset.looks_like_move(text) and live.status not in ("finished", "aborted"):
+                reason = announce.refusal("unreadable", {"text": text, "hint": ruleset.move_hint()}, live.name)
+                await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
+                return SubmitResult("rejected", reason, "syntax", [HostEvent(live.id, "hint", reason, seat=seat)])
+            return SubmitResult("ignored", "chat")
+        if live.status == "paused":
+            return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+        try:
+            for rule in live.rules:
+                rule.gate(live, seat)
+        except Refused as exc:
+            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+        if live.status != "ongoing" or ruleset.to_move(live.state) is None:
+            return SubmitResult("rejected", announce.refusal("over", {}, live.name), "finished")
+        try:
+            for rule in live.rules:
+                rule.gate_mover(live, seat)
+        except Refused as exc:
+            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+        if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
+            batch = clock_deadline(live, "timeout", seat, self.now())
+            await self._flush(live, batch)
+            return SubmitResult("rejected", announce.refusal("late", {}, live.name), "time", batch.out)
+        try:
+            ruleset.check_turn(live.state, seat)
+            move = ruleset.validate(live.state, parsed, seat)
+        except IllegalMoveError as exc:
+            return await self._illegal(live, seat, text, message_id, exc)
+        except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
+            kind = "finished" if exc.kind == "finished" else "turn"
+            reason = announce.refusal("over" if kind == "finished" else "turn", {"mover": live.to_move()}, live.name)
+            await self._record_attempt(live, seat, kind, text, message_id, reason)
+            return SubmitResult("rejected", reason, kind)
+        for rule in live.rules:
+            eff = rule.after_validate(live, seat, text, move, message_id)
+            if eff is not None and eff.reject is not None:
+                reason = announce.refusal(eff.reject.code, eff.reject.data, live.name)
+                return SubmitResult(
+                    "rejected", reason, eff.reject.kind, [HostEvent(live.id, eff.reject.kind, reason, seat=seat)]
+                )
+        return await self._play(live, seat, text, move, message_id, at)
+
+    async def _illegal(
+        self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
+    ) -> SubmitResult:
+        reason = announce.refusal("illegal", {"text": text, "reason": exc.reason}, live.name)
+        batch = Batch(
+            log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
+            out=[HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)],
+        )
+        for rule in live.rules:
+            apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, self.now())
+        await self._flush(live, batch)
+        return SubmitResult("rejected", reason, "illegal", batch.out)
+
+    async def _record_attempt(
+        self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
+    ) -> None:
+        await self._commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
+
+    async def _play(
+        self, live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float
+    ) -> SubmitResult:
+        ruleset = live.ruleset
+        notation = ruleset.format(live.state, move)
+        before = live.state
+        new_state, game_events = ruleset.apply(live.state, move)
+        if any(rule.needs_history for rule in live.rules):
+            # Only matches whose rules rewind keep earlier states.
+            live.history.append((seat, before, live.ply))
+            del live.history[:-HISTORY_DEPTH]
+        live.state = new_state
+        live.ply += 1
+        data: dict[str, Any] = {
+            "move": notation,
+            "ply": live.ply,
+            "events": [{"kind": e.kind, **jsonable(e.data)} for e in game_events],
+        }
+        eff = Effects()
+        for rule in live.rules:
+            eff = take(live, rule, rule.after_play(live, seat, notation, message_id, at), eff, self.now())
+        batch = Batch()
+        if eff.defer:
+            # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
+            live.clocks.pause(at)
+            data["provisional"] = True
+            batch.log.append(NewEvent("move", seat, text, message_id, data))
+            apply(live, None, eff, batch, self.now())
+        else:
+            used = live.clocks.stop(at)
+            data["used"] = round(used, 3)
+            batch.log.append(NewEvent("move", seat, text, message_id, data))
+            said = announce.describe(game_events, live.name)
+            batch.out.append(
+                event(
+                    live,
+                    "move",
+                    {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
+                    seat,
+                    extra={"said": said},
+                )
+            )
+            apply(live, None, eff, batch, self.now())
+            after_move(live, batch, self.now())
+        await self._flush(live, batch)
+        return SubmitResult("accepted", events=batch.out)
+
+    async def _flush(self, live: Live, batch: Batch) -> None:
+        """Commit, then publish, then re-arm: the order every action ends with."""
+        if batch.log:
+            await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
+        if live.status in ("finished", "aborted"):
+            self._drop(live)
+        for ev in batch.out:
+            await self._publish(ev)
+        self._rearm(live)
+
+    def _drop(self, live: Live) -> None:
+        self.live.pop(live.id, None)
+        if live.task is not None and live.task is not asyncio.current_task():
+            live.task.cancel()
+        live.task = None
+
+    # -- endings and host actions ----------------------------------------------------
+    async def _resign(self, live: Live, seat: int) -> SubmitResult:
+        if live.status in ("finished", "aborted"):
+            raise HostError(announce.refusal("already_over", {}, live.name))
+        batch = Batch(log=[NewEvent("resign", seat)])
+        end(live, 3 - seat, "resign", batch, self.now(), score=False)
+        await self._flush(live, batch)
+        return SubmitResult("accepted", events=batch.out)
+
+    async def _player_action(
+        self,
+        match_id: int,
+        player_id: str,
+        refusal: str,
+        action: Callable[[Live, int], Awaitable[SubmitResult]],
+    ) -> SubmitResult:
+        """Run `action(live, seat)` under the match's lock for a player of the match, else refuse."""
+        live = self.get(match_id)
+        async with self._host_action(live):
+            seat = live.seat_of(player_id)
+            if seat is None:
+                raise HostError(refusal)
+            return await action(live, seat)
+
+    async def act(self, match_id: int, player_id: str, action: str, refusal: str) -> SubmitResult:
+        """A rule's action from a button or a command (`mulligan`, `decline`, `ready`, `here`): HostError if refused."""
+
+        async def run(live: Live, seat: int) -> SubmitResult:
+            result = await self._keyword(live, seat, action, self.now())
+            if result is None:
+                raise HostError(announce.refusal(f"no_rule:{action}", {}, live.name))
+            if result.status == "rejected":
+                raise HostError(result.reason or "That is not possible now.")
+            return result
+
+        return await self._player_action(match_id, player_id, refusal, run)
+
+    async def resign(self, match_id: int, player_id: str) -> SubmitResult:
+        """A player gives up."""
+        return await self._player_action(match_id, player_id, "only a player of this match can resign", self._resign)
+
+    async def mulligan(self, match_id: int, player_id: str) -> SubmitResult:
+        """Use a mulligan (button or command)."""
+        return await self.act(match_id, player_id, "mulligan", "only a player of this match can use a mulligan")
+
+    async def decline_mulligan(self, match_id: int, player_id: str) -> SubmitResult:
+        """Decline the mulligan offered after a loss (button or command)."""
+        return await self.act(match_id, player_id, "decline", "only a player of this match can decline")
+
+    async def ready(self, match_id: int, player_id: str) -> SubmitResult:
+        """A player in grace says they are ready to move."""
+        return await self.act(match_id, player_id, "ready", "only a player of this match can do that")
+
+    async def here(self, match_id: int, player_id: str) -> SubmitResult:
+        """The opponent confirms presence (button or `here`)."""
+        return await self.act(match_id, player_id, "here", "only the opponent can confirm presence")
+
+    async def takeback(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
+        """Take back a provisional move (by delete, edit, button or text); `message_id`: only the move posted there."""
+        arrived = self.now()
+        live = self.live.get(match_id)
+        if live is None:
+            return SubmitResult("ignored", "no such running match")
+        async with live.lock:
+            seat = live.seat_of(player_id)
+            if seat is None:
+                return SubmitResult("ignored", "not a player")
+            pending = live.provisional()
+            if message_id is not None and (pending is None or pending.message_id != message_id):
+                return SubmitResult("ignored", "not the provisional move's message")
+            try:
+                result = await self._keyword(live, seat, f"takeback:{via}", arrived)
+            except Unsaved:
+                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
+            if result is None:
+                return SubmitResult("rejected", announce.refusal("no_rule:takeback", {}, live.name), "host")
+            return result
+
+    async def takeback_message(
+        self, channel_id: int, message_id: str, author_id: str | None, via: str
+    ) -> SubmitResult | None:
+        """Take back the provisional move posted in message `message_id` of this room, if there is one."""
+        for live in self.matches_in_channel(channel_id):
+            if (pending := live.provisional()) is not None and pending.message_id == message_id:
+                player = author_id or live.players[pending.seat].id
+                return await self.takeback(live.id, player, message_id=message_id, via=via)
+        return None
+
+    @contextlib.asynccontextmanager
+    async def _host_action(self, live: Live) -> AsyncIterator[None]:
+        """The match's lock for a host's action; a write that fails is a refusal (the match is unchanged)."""
+        async with live.lock:
+            try:
+                yield
+            except Unsaved:
+                raise HostError(announce.refusal("unsaved", {}, live.name)) from None
+
+    async def pause(self, match_id: int, by: str) -> None:
+        """Stop both clocks and every timer of the match (the rules' too)."""
+        live = self.get(match_id)
+        async with self._host_action(live):
+            if live.status in ("paused", "finished", "aborted"):
+                raise HostError(announce.paused_refusal(live.id, live.status))
+            now = self.now()
+            live.resume_to, live.status, live.paused_at = live.status, "paused", now
+            live.clocks.pause(now)
+            batch = Batch([NewEvent("pause", data={"by": by})], [event(live, "paused", {}, extra={"match": live.id})])
+            await self._flush(live, batch)
+
+    async def resume(self, match_id: int, by: str) -> None:
+        """Continue after a pause: the clocks and timers go on from where they stood."""
+        live = self.get(match_id)
+        async with self._host_action(live):
+            if live.status != "paused":
+                raise HostError(f"match {match_id} is not paused")
+            now = self.now()
+            shift = now - (live.paused_at if live.paused_at is not None else now)
+            live.due = {k: v + shift for k, v in live.due.items()}
+            live.status, live.paused_at = live.resume_to, None
+            if live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+                live.clocks.resume(now)
+            batch = Batch(
+                [NewEvent("resume", data={"by": by})], [event(live, "unpaused", {}, extra={"match": live.id})]
+            )
+            await self._flush(live, batch)
+
+    async def abort(self, match_id: int, by: str) -> None:
+        """End without a result."""
+        live = self.get(match_id)
+        async with self._host_action(live):
+            live.clocks.stop(self.now())
+            live.status = "aborted"
+            live.due.clear()
+            batch = Batch([NewEvent("abort", data={"by": by})], [event(live, "aborted", {}, extra={"match": live.id})])
+            batch.reason = "aborted"
+            await self._flush(live, batch)
+
+    async def adjust_time(self, match_id: int, seat: int, seconds: float, by: str) -> None:
+        """Add (positive) or remove (negative) time for a seat."""
+        if seat not in (1, 2):
+            raise HostError("seat must be 1 or 2")
+        live = self.get(match_id)
+        async with self._host_action(live):
+            live.clocks.adjust(seat, seconds, self.now())
+            ev = event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
+            await self._flush(live, Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
+
+    async def award(self, match_id: int, seat: int | None, by: str) -> None:
+        """The host declares the result (seat None: a draw)."""
+        live = self.get(match_id)
+        async with self._host_action(live):
+            batch = Batch([NewEvent("award", seat, data={"by": by})])
+            end(live, seat, "award", batch, self.now(), score=False)
+            await self._flush(live, batch)
+
+    # -- clocks and timers ---------------------------------------------------------
+    def _rearm(self, live: Live) -> None:
+        if self._closed or live.id not in self.live:
+            return
+        current = asyncio.current_task()
+        if live.task is not None and not live.task.done():
+            if live.task is current:
+                return
+            live.task.cancel()
+        live.task = asyncio.create_task(self._timer_loop(live), name=f"match-{live.id}-timers")
+
+    async def _timer_loop(self, live: Live) -> None:
+        loop = asyncio.get_running_loop()
+        while live.id in self.live:
+            due = next_due(live, self.now())
+            if due is None:
+                return
+            delay = due - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            async with live.lock:
+                if live.id not in self.live:
+                    return
+                try:
+                    await self._fire_due(live)
+                except Unsaved:
+                    pass  # back to the saved state: the deadline is due again and is retried below
+                except Exception:
+                    log.exception("timer handling failed in match %s", live.id)
+                    roll_back(live, self.now())
+                else:
+                    continue
+            await asyncio.sleep(1)
+
+    async def _fire_due(self, live: Live) -> None:
+        now = self.now()
+        if live.status == "paused":
+            return
+        for (key, name), at in sorted(live.due.items(), key=lambda kv: kv[1]):
+            if at > now + 1e-9 or (key, name) not in live.due:
+                continue
+            del live.due[(key, name)]
+            rule = next((r for r in live.rules if r.key == key), None)
+            if rule is None:
+                continue
+            batch = Batch()
+            apply(live, rule, rule.on_timer(live, name), batch, self.now())
+            await self._flush(live, batch)
+            if live.id not in self.live:
+                return
+        if live.status != "ongoing":
+            return
+        for deadline in live.clocks.next_deadlines(now):
+            if deadline.at > now + 1e-9:
+                break
+            await self._flush(live, clock_deadline(live, deadline.kind, deadline.seat, self.now()))
+            if live.status != "ongoing":
+                return
+
+    # -- persistence ---------------------------------------------------------------
+    async def _commit(
+        self,
+        live: Live,
+        events: list[NewEvent],
+        *,
+        winner: int | None = None,
+        reason: str | None = None,
+        players: dict[int, tuple[str, str]] | None = None,
+    ) -> None:
+        now = self.now()
+        snapshot = dump(live, now, self.instance)
+        try:
+            await self.store.append(
+                live.id,
+                live.seq,
+                events,
+                snapshot=snapshot,
+                status=live.status,
+                winner_seat=winner,
+                result_reason=reason,
+                players=players,
+            )
+        except Exception:
+            log.exception("match %s: writing %d event(s) failed; back to the last saved state", live.id, len(events))
+            roll_back(live, self.now())
+            self._rearm(live)
+            raise Unsaved from None
+        live.seq += len(events)
+        live.committed = (snapshot, live.seq)
+
+    async def _resume(self, stored: StoredMatch) -> None:
+        instance = stored.snapshot.get("instance")
+        last = await self.store.last_alive(instance) if instance and instance != self.instance else None
+        live = resumed(stored, self.now(), self.wall(), last)
+        await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
+        self.live[live.id] = live  # only once the database knows it runs here again
+        await self._publish(started_event(live, "resumed"))
+        self._rearm(live)
+
+    async def _publish(self, event: HostEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(event)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("listener failed for %s in match %s", event.kind, event.match_id)

@@ -1,0 +1,1 @@
+"""Process entry points: the command line, the runtime and the headless shard host."""

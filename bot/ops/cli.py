@@ -1,0 +1,369 @@
+"""`dmhost` console script: run the bot, host a terminal room, read logs, migrate."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.opserrors import check_database_url, explain, shown_url
+from bot.store.db import sqlite_url_for
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_USAGE = 2
+
+
+def _db_url(path: str | None) -> str:
+    if path:
+        return path if "://" in path else sqlite_url_for(path)
+    from bot.settings import Settings
+
+    return Settings().db_url
+
+
+def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
+    """`--opt`/`--clock`/`--rule` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
+    from games.cli import UsageError, parse_kv
+
+    try:
+        return parse_kv([item for pair in pairs or [] for item in pair.split()], what)
+    except UsageError as exc:
+        raise SystemExit(_usage(str(exc))) from None
+
+
+def _usage(message: str) -> int:
+    print(f"dmhost: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """Host one match in the terminal."""
+    from bot.adapters.terminal.room import Room, RoomConfig, stdin_lines
+    from bot.host.service import HostError
+
+    wanted = 1 if args.bot else 2
+    if args.resume is None and (not args.game or len(args.player or []) != wanted):
+        return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
+    url = _db_url(args.db)
+    check_database_url(url, must_exist=args.resume is not None)
+    config = RoomConfig(
+        db_url=url,
+        game=args.game,
+        players=args.player or [],
+        options=_kv(args.opt, "--opt"),
+        clock=_kv(args.clock, "--clock"),
+        rules=_kv(args.rule, "--rule"),
+        events_json=args.events_json,
+        resume=args.resume,
+        png_dir=Path(args.png) if args.png else None,
+        bot_level=args.bot,
+    )
+
+    from bot.ops.runtime import tune_gc
+
+    tune_gc()
+
+    async def main() -> int:
+        room = Room(config)
+        return await room.run(await stdin_lines())
+
+    try:
+        return asyncio.run(main())
+    except HostError as exc:
+        return _usage(str(exc))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    """Print a match's log."""
+    from bot.records.matchlog import build_log, format_log
+    from bot.store.matches import MatchStore
+
+    url = _db_url(args.db)
+    check_database_url(url, must_exist=True)
+
+    async def main() -> int:
+        store = MatchStore(url)
+        try:
+            await store.open()
+            stored = await store.load(args.match_id, with_events=True)
+        finally:
+            await store.close()
+        if stored is None:
+            return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+        if args.gif:
+            write_gif(stored, Path(args.gif))
+        if args.sgf:
+            if stored.game != "dots":
+                return _usage("SGF export is for dots matches")
+            write_sgf(stored, Path(args.sgf))
+        data = build_log(stored)
+        if args.analyse:
+            try:
+                from bot.records.analysis import analyse_match
+            except ModuleNotFoundError:
+                return _usage("move analysis needs the Dots-and-Boxes solver, which this build lacks")
+            data["analysis"] = analyse_match(stored)
+        text = format_log(data)
+        if args.analyse and not args.json:
+            from bot.records.analysis import format_analysis
+
+            names = {seat: name for seat, (_pid, name) in stored.players.items()}
+            text += "\n" + format_analysis(data["analysis"], names)
+        print(json.dumps(data, indent=2) if args.json else text)
+        return EXIT_OK
+
+    return asyncio.run(main())
+
+
+def write_gif(stored: Any, path: Path) -> None:
+    """An animated replay: a frame per turn with names, the move highlighted and both clocks; it ends on the
+    final position with the result (the same picture `/dm log` attaches)."""
+    from bot.records.review import replay_gif
+
+    path.write_bytes(replay_gif(stored)[0])
+
+
+def write_sgf(stored: Any, path: Path) -> None:
+    """A Dots match as an SGF record."""
+    from bot.records.replay import replay_match
+
+    ruleset, frames = replay_match(stored)
+    path.write_text(ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]]), encoding="utf-8")
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    """Apply or revert migrations."""
+    from bot.store.db import current_revision, migrate
+
+    url = _db_url(args.db)
+    check_database_url(url, must_exist=args.action != "upgrade")
+    target = args.revision or ("head" if args.action == "upgrade" else "base")
+    if args.action == "downgrade" and target == "base" and not args.yes:
+        return _usage(
+            f"downgrading {shown_url(url)} to base drops every table and every match in it: "
+            "add --yes to do it, or give the revision to go back to (e.g. `dmhost db downgrade 0001`)"
+        )
+
+    async def main() -> int:
+        if args.action in ("upgrade", "downgrade"):
+            await migrate(url, args.action, target)
+        print(await current_revision(url) or "empty")
+        print(f"database: {shown_url(url)}", file=sys.stderr)
+        return EXIT_OK
+
+    return asyncio.run(main())
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the Discord bot."""
+    from bot.settings import Settings
+
+    settings = Settings()
+    if settings.token is None:
+        print(
+            "dmhost: no Discord token configured.\n"
+            "  Set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer\n"
+            "  portal, then run `dmhost run` again. See README.md, section 'Running on Discord'.\n"
+            "  To play without Discord: dmhost room boxes --player alice --player bob",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        from bot.adapters.discord.app import run_bot
+    except ModuleNotFoundError:
+        return _usage("the Discord adapter is not part of this build")
+    url = settings.db_url
+    check_database_url(url)
+    from bot.store.db import current_revision
+
+    try:
+        asyncio.run(current_revision(url))  # the database answers before the bot connects to Discord
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        return _usage(line)
+    try:
+        run_bot(settings)
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        return _usage(line)
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check the token, the privileged intents and every guild's permissions: exit 0 all good, 1 otherwise."""
+    from bot.settings import Settings
+
+    settings = Settings()
+    if settings.token is None:
+        return _usage("no Discord token configured: set DMHOST_TOKEN (environment or .env), then run doctor again")
+    try:
+        from bot.adapters.discord.app import make_intents
+        from bot.adapters.discord.doctor import discord_connector, run_doctor
+    except ModuleNotFoundError:
+        return _usage("the Discord adapter is not part of this build")
+    rooms = asyncio.run(configured_rooms(args.db))
+    connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
+    return asyncio.run(run_doctor(connector, make_intents(), rooms=rooms))
+
+
+async def configured_rooms(db: str | None) -> dict[int, int]:
+    """Guild id → game-room channel set with `/dm config`, read from the database (`--db`, else the
+    configured one). A default SQLite database that does not exist yet has none (nothing is created);
+    a `--db` that does not exist is an operator's mistake."""
+    from bot.opserrors import sqlite_path
+    from bot.store.guilds import GuildSettingsStore
+    from bot.store.matches import MatchStore
+
+    url = _db_url(db)
+    path = sqlite_path(url)
+    if db is None and path is not None and not path.is_file():
+        return {}
+    check_database_url(url, must_exist=True)
+    store = MatchStore(url)
+    try:
+        await store.open()
+        guilds = GuildSettingsStore(store.engine)
+        await guilds.load()
+        return guilds.rooms()
+    finally:
+        await store.close()
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 when some host process wrote a heartbeat within `--max-age` seconds, else 1 (Docker HEALTHCHECK)."""
+    from bot.store.db import utcnow
+    from bot.store.health import newest_heartbeat
+
+    url = _db_url(args.db)
+    try:
+        check_database_url(url, must_exist=True)
+        newest = asyncio.run(newest_heartbeat(url))
+    except Exception as exc:
+        line = explain(exc, url)
+        if line is None:
+            raise
+        print(f"unhealthy: {line}", file=sys.stderr)
+        return EXIT_FAIL
+    if newest is None:
+        print(f"unhealthy: no host has written a heartbeat to {shown_url(url)} yet", file=sys.stderr)
+        return EXIT_FAIL
+    age = (utcnow() - newest).total_seconds()
+    if age > args.max_age:
+        print(f"unhealthy: the newest heartbeat is {age:.0f} s old (limit {args.max_age:g} s)", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"healthy: heartbeat {age:.1f} s ago")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Argument parser of `dmhost`."""
+    parser = argparse.ArgumentParser(prog="dmhost", description="Death Match host")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    from games.cli import games_help
+
+    room = sub.add_parser(
+        "room",
+        help="host one match in the terminal",
+        epilog=games_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    room.add_argument("game", nargs="?")
+    room.add_argument("--player", action="append", metavar="NAME")
+    room.add_argument("--opt", action="extend", nargs="+", metavar="K=V")
+    room.add_argument("--clock", action="extend", nargs="+", metavar="K=V")
+    room.add_argument(
+        "--rule",
+        action="extend",
+        nargs="+",
+        metavar="K=V",
+        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md)",
+    )
+    room.add_argument("--db", metavar="PATH")
+    room.add_argument("--events-json", action="store_true")
+    room.add_argument("--resume", type=int, metavar="MATCH_ID")
+    room.add_argument("--png", metavar="DIR", help="write a board picture per move into DIR")
+    room.add_argument(
+        "--bot",
+        nargs="?",
+        const="hard",
+        choices=["random", "easy", "medium", "hard", "perfect"],
+        help="play against the practice opponent (default level: hard; perfect is boxes only)",
+    )
+    room.set_defaults(func=cmd_room)
+
+    lg = sub.add_parser("log", help="print a match's log")
+    lg.add_argument("match_id", type=int)
+    lg.add_argument("--db", metavar="PATH")
+    lg.add_argument("--json", action="store_true")
+    lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
+    lg.add_argument("--sgf", metavar="FILE", help="export a dots match as SGF")
+    lg.add_argument("--analyse", "--analyze", action="store_true", help="annotate boxes/pathing moves with the solver")
+    lg.set_defaults(func=cmd_log)
+
+    db = sub.add_parser("db", help="database migrations")
+    db.add_argument("action", choices=["upgrade", "downgrade", "current"])
+    db.add_argument("revision", nargs="?")
+    db.add_argument("--db", metavar="PATH")
+    db.add_argument("--yes", action="store_true", help="confirm a downgrade to base (drops every table)")
+    db.set_defaults(func=cmd_db)
+
+    run = sub.add_parser("run", help="run the Discord bot")
+    run.set_defaults(func=cmd_run)
+
+    doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
+    doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
+    doctor.add_argument("--db", help="database whose game-room channels (/dm config) to check (default: configured)")
+    doctor.set_defaults(func=cmd_doctor)
+
+    health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")
+    health.add_argument("--db", metavar="PATH")
+    health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
+    health.set_defaults(func=cmd_health)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    try:
+        code: int = args.func(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except BrokenPipeError:  # the reader went away (`dmhost log … | head`): nothing left to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:
+        line = explain(exc, _url_for_message(args))
+        if line is None:
+            raise
+        return _usage(line)
+    return code
+
+
+def _url_for_message(args: argparse.Namespace) -> str | None:
+    """The database a command used, for an error line (None when even that cannot be worked out)."""
+    try:
+        return _db_url(getattr(args, "db", None))
+    except Exception:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""After the fact: the match log, replays, reviews and analysis."""

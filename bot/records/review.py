@@ -1,0 +1,115 @@
+"""Reviewing a finished match without a shell: the animated replay, the SGF record (Dots) and the
+solver's verdict on every move (Boxes, Pathing), each as bytes ready to attach, fitted to a size limit.
+
+Pure functions on a stored match (loaded with its events); the heavy ones are meant to run in a thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.records.replay import Frame, replay_match
+from bot.store.matches import StoredMatch
+
+MIN_FRAMES = 2
+
+
+@dataclass
+class Review:
+    """The review files of one match, and what had to be left out to fit."""
+
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _names(stored: StoredMatch) -> dict[int, str]:
+    return {seat: name for seat, (_pid, name) in stored.players.items()}
+
+
+def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
+    """The animated replay (a frame per move, or per `every` moves; the final position always) and its
+    number of frames."""
+    from games import pictures
+    from games.pictures.core import clock_text
+
+    ruleset, frames = replay_match(stored)
+    names = _names(stored)
+    keep: list[Frame] = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
+    captions = []
+    for f in keep:
+        clocks = "  ".join(f"{names.get(s, '?')} {clock_text(v)}" for s, v in sorted(f.clocks.items()))
+        captions.append(f"{f.caption}   {clocks}")
+    result = None
+    if stored.status == "finished" and stored.result_reason:
+        winner = names.get(stored.winner_seat) if stored.winner_seat else None
+        result = f"{winner} wins ({stored.result_reason})" if winner else f"A draw ({stored.result_reason})"
+    elif stored.status == "aborted":
+        result = "Aborted by the host"
+    data = pictures.render_replay_gif(
+        ruleset,
+        [f.state for f in keep],
+        captions,
+        names=names,
+        moves=[f.engine_move for f in keep] if every == 1 else None,
+        result=result,
+    )
+    return data, len(keep)
+
+
+def sgf_text(stored: StoredMatch) -> str | None:
+    """The SGF record of a Dots match (None for other games)."""
+    if stored.game != "dots":
+        return None
+    ruleset, frames = replay_match(stored)
+    return ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]])
+
+
+def analysis_text(stored: StoredMatch) -> str | None:
+    """The solver's verdict on every move of a Boxes or Pathing match (None for other games)."""
+    if stored.game not in ("boxes", "pathing"):
+        return None
+    try:
+        from bot.records.analysis import analyse_match, format_analysis
+    except ModuleNotFoundError:
+        return None
+    return format_analysis(analyse_match(stored), _names(stored))
+
+
+def build_review(stored: StoredMatch, limit: int, used: int = 0, *, with_analysis: bool = True) -> Review:
+    """Replay GIF, SGF and analysis for `stored`, within `limit` bytes in all (`used` already taken):
+    frames are dropped first, then whole files, each with a note saying so."""
+    review = Review()
+    budget = limit - used
+    prefix = f"match-{stored.id}"
+    small: list[tuple[str, bytes]] = []
+    sgf = sgf_text(stored)
+    if sgf is not None:
+        small.append((f"{prefix}.sgf", sgf.encode()))
+    if with_analysis:
+        verdicts = analysis_text(stored)
+        if verdicts is not None:
+            small.append((f"{prefix}-analysis.txt", verdicts.encode()))
+    for name, data in small:
+        if len(data) <= budget:
+            review.files.append((name, data))
+            budget -= len(data)
+        else:
+            review.notes.append(f"{name} was left out: it does not fit the upload limit.")
+    try:
+        every = 1
+        while True:
+            gif, count = replay_gif(stored, every=every)
+            if len(gif) <= budget:
+                review.files.insert(0, (f"{prefix}.gif", gif))
+                if every > 1:
+                    review.notes.append(
+                        f"The replay shows every {every}th position ({count} frames) to fit the upload limit."
+                    )
+                break
+            if count <= MIN_FRAMES:
+                review.notes.append("The replay was left out: even two frames do not fit the upload limit.")
+                break
+            every *= 2
+    except Exception as exc:  # a replay that cannot be drawn must not cost the rest of the review
+        review.notes.append(f"The replay could not be drawn ({type(exc).__name__}).")
+    return review

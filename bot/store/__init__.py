@@ -1,0 +1,1 @@
+"""Persistence: engine and models, matches (event log and snapshots), guild settings, heartbeat."""

@@ -1,0 +1,444 @@
+"""Durable match storage: the append-only event log and the resume snapshot, one transaction per action."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One stored event of a match."""
+
+    seq: int
+    at: dt.datetime
+    kind: str
+    seat: int | None
+    text: str | None
+    message_id: str | None
+    data: dict[str, Any]
+
+
+@dataclass
+class StoredMatch:
+    """A match row with its players (and, when asked for, its log)."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    status: str
+    guild_id: int | None
+    channel_id: int | None
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    winner_seat: int | None
+    result_reason: str | None
+    event_count: int
+    snapshot: dict[str, Any]
+    players: dict[int, tuple[str, str]]
+    events: list[LogEntry] = field(default_factory=list)
+
+
+@dataclass
+class _Pending:
+    match_id: int
+    rows: list[dict[str, Any]]
+    values: dict[str, Any]
+    players: dict[int, tuple[str, str]] | None
+    future: asyncio.Future[None]
+
+
+_UPDATE_MATCH = (
+    update(Match)
+    .where(Match.id == bindparam("b_id"))
+    .values(
+        snapshot=bindparam("b_snapshot"),
+        status=bindparam("b_status"),
+        updated_at=bindparam("b_updated_at"),
+        event_count=bindparam("b_event_count"),
+        finished_at=bindparam("b_finished_at"),
+        winner_seat=bindparam("b_winner_seat"),
+        result_reason=bindparam("b_result_reason"),
+    )
+)
+
+
+_SQLITE_INSERT = (
+    "INSERT INTO match_events (match_id, seq, at, kind, seat, text, message_id, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SQLITE_UPDATE = (
+    "UPDATE matches SET snapshot = ?, status = ?, updated_at = ?, event_count = ?, finished_at = ?, "
+    "winner_seat = ?, result_reason = ? WHERE id = ?"
+)
+
+
+def _sqlite_time(value: dt.datetime | None) -> str | None:
+    """A UTC datetime in the text form SQLAlchemy's SQLite DateTime type reads back."""
+    if value is None:
+        return None
+    v = value.astimezone(dt.UTC)
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}.{v.microsecond:06d}"
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event about to be appended."""
+
+    kind: str
+    seat: int | None = None
+    text: str | None = None
+    message_id: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class MatchStore:
+    """All database access of the host."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: AsyncEngine = make_engine(url)
+        self._queue: list[_Pending] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._fast_sqlite = make_url(url).get_backend_name() == "sqlite"
+
+    async def open(self) -> None:
+        """Apply migrations (idempotent)."""
+        await migrate(self.url)
+
+    async def close(self) -> None:
+        """Finish pending writes, then dispose of the connection pool."""
+        if self._writer is not None and not self._writer.done():
+            await asyncio.gather(self._writer, return_exceptions=True)
+        await self.engine.dispose()
+
+    async def create_match(
+        self,
+        *,
+        game: str,
+        options: dict[str, Any],
+        clock: dict[str, Any],
+        status: str,
+        players: dict[int, tuple[str, str]],
+        guild_id: int | None,
+        channel_id: int | None,
+        snapshot: dict[str, Any],
+        events: Sequence[NewEvent],
+    ) -> int:
+        """Insert a match, its players and first events; returns the new id."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                insert(Match)
+                .values(
+                    game=game,
+                    options=options,
+                    clock=clock,
+                    status=status,
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    created_at=now,
+                    updated_at=now,
+                    event_count=len(events),
+                    snapshot=snapshot,
+                )
+                .returning(Match.id)
+            )
+            match_id = int(result.scalar_one())
+            await conn.execute(
+                insert(MatchPlayer),
+                [{"match_id": match_id, "seat": s, "player_id": p, "name": n} for s, (p, n) in players.items()],
+            )
+            if events:
+                await conn.execute(insert(MatchEvent), _rows(match_id, 0, events, now))
+        return match_id
+
+    async def append(
+        self,
+        match_id: int,
+        first_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        snapshot: dict[str, Any],
+        status: str,
+        winner_seat: int | None = None,
+        result_reason: str | None = None,
+        players: dict[int, tuple[str, str]] | None = None,
+    ) -> None:
+        """Append events and update the snapshot atomically; returns once it is committed.
+
+        Appends from many matches that arrive together are written in one transaction (group
+        commit): each caller still waits for the commit that contains its own rows.
+        """
+        now = utcnow()
+        done = self._closing_loop_future()
+        finished = status in ("finished", "aborted")
+        self._queue.append(
+            _Pending(
+                match_id=match_id,
+                rows=_rows(match_id, first_seq, events, now),
+                values={
+                    "b_id": match_id,
+                    "b_snapshot": snapshot,
+                    "b_status": status,
+                    "b_updated_at": now,
+                    "b_event_count": first_seq + len(events),
+                    "b_finished_at": now if finished else None,
+                    "b_winner_seat": winner_seat if finished else None,
+                    "b_result_reason": result_reason if finished else None,
+                },
+                players=players,
+                future=done,
+            )
+        )
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_batches())
+        await done
+
+    def _closing_loop_future(self) -> asyncio.Future[None]:
+        return asyncio.get_running_loop().create_future()
+
+    async def _write_batches(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                await self._write(batch)
+            except Exception:
+                if len(batch) == 1:
+                    self._settle(batch[0], sys.exc_info()[1])
+                    continue
+                # One bad row must not fail the other matches' actions: write each match alone.
+                for p in batch:
+                    try:
+                        await self._write([p])
+                    except Exception as exc:
+                        self._settle(p, exc)
+                    else:
+                        self._settle(p, None)
+                continue
+            except BaseException as exc:
+                for p in batch:
+                    self._settle(p, RuntimeError(str(exc)))
+                raise
+            for p in batch:
+                self._settle(p, None)
+
+    async def _write(self, batch: list[_Pending]) -> None:
+        if self._fast_sqlite and not any(p.players for p in batch):
+            await self._write_sqlite(batch)
+        else:
+            await self._write_generic(batch)
+
+    @staticmethod
+    def _settle(p: _Pending, exc: BaseException | None) -> None:
+        if p.future.done():
+            return
+        if exc is None:
+            p.future.set_result(None)
+        else:
+            p.future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+
+    async def _write_sqlite(self, batch: list[_Pending]) -> None:
+        """The hot path on SQLite: two executemany calls and a commit on the driver connection
+        (SQLAlchemy's statement layer would add several thread hops per batch)."""
+        async with self.engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            driver = raw.driver_connection
+            assert driver is not None, "the SQLite driver connection is open"
+            try:
+                rows = [
+                    (
+                        r["match_id"],
+                        r["seq"],
+                        _sqlite_time(r["at"]),
+                        r["kind"],
+                        r["seat"],
+                        r["text"],
+                        r["message_id"],
+                        json.dumps(r["data"]),
+                    )
+                    for p in batch
+                    for r in p.rows
+                ]
+                if rows:
+                    await driver.executemany(_SQLITE_INSERT, rows)
+                await driver.executemany(
+                    _SQLITE_UPDATE,
+                    [
+                        (
+                            json.dumps(v["b_snapshot"]),
+                            v["b_status"],
+                            _sqlite_time(v["b_updated_at"]),
+                            v["b_event_count"],
+                            _sqlite_time(v["b_finished_at"]),
+                            v["b_winner_seat"],
+                            v["b_result_reason"],
+                            v["b_id"],
+                        )
+                        for v in (p.values for p in batch)
+                    ],
+                )
+                await driver.commit()
+            except BaseException:
+                await driver.rollback()
+                raise
+
+    async def _write_generic(self, batch: list[_Pending]) -> None:
+        """Any database, through SQLAlchemy: events, snapshots and seat changes in one transaction."""
+        async with self.engine.begin() as conn:
+            rows = [r for p in batch for r in p.rows]
+            if rows:
+                await conn.execute(insert(MatchEvent), rows)
+            await conn.execute(_UPDATE_MATCH, [p.values for p in batch])
+            for p in batch:
+                for seat, (pid, name) in (p.players or {}).items():
+                    await conn.execute(
+                        update(MatchPlayer)
+                        .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
+                        .values(player_id=pid, name=name)
+                    )
+
+    async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
+        """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
+        wall = at or utcnow()
+        async with self.engine.begin() as conn:
+            updated = await conn.execute(
+                update(Heartbeat).where(Heartbeat.instance == instance).values(loop_time=loop_time, at=wall)
+            )
+            if updated.rowcount == 0:
+                await conn.execute(insert(Heartbeat).values(instance=instance, loop_time=loop_time, at=wall))
+
+    async def last_heartbeat(self, instance: str) -> float | None:
+        """The last loop time a process recorded, if any."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Heartbeat.loop_time).where(Heartbeat.instance == instance))).first()
+        return None if row is None else float(row[0])
+
+    async def last_alive(self, instance: str) -> tuple[float, dt.datetime] | None:
+        """The last loop time a process recorded, and the wall time (UTC) it recorded it at."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(select(Heartbeat.loop_time, Heartbeat.at).where(Heartbeat.instance == instance))
+            ).first()
+        return None if row is None else (float(row[0]), row[1])
+
+    async def unfinished(self) -> list[StoredMatch]:
+        """Every match that is not over, with players."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(select(Match).where(Match.status.not_in(("finished", "aborted"))).order_by(Match.id))
+            ).all()
+            ids = [r.id for r in rows]
+            players = await self._players(conn, ids)
+        return [_stored(r, players.get(r.id, {})) for r in rows]
+
+    async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
+        """One match, optionally with its full log in order."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Match).where(Match.id == match_id))).first()
+            if row is None:
+                return None
+            players = await self._players(conn, [match_id])
+            stored = _stored(row, players.get(match_id, {}))
+            if with_events:
+                evs = (
+                    await conn.execute(
+                        select(MatchEvent).where(MatchEvent.match_id == match_id).order_by(MatchEvent.seq)
+                    )
+                ).all()
+                stored.events = [
+                    LogEntry(e.seq, e.at, e.kind, e.seat, e.text, e.message_id, dict(e.data or {})) for e in evs
+                ]
+        return stored
+
+    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
+        """A player's most recent matches, newest first."""
+        async with self.engine.connect() as conn:
+            ids = [
+                r[0]
+                for r in (
+                    await conn.execute(
+                        select(MatchPlayer.match_id)
+                        .where(MatchPlayer.player_id == player_id)
+                        .order_by(MatchPlayer.match_id.desc())
+                        .limit(limit)
+                    )
+                ).all()
+            ]
+            if not ids:
+                return []
+            rows = (await conn.execute(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc()))).all()
+            players = await self._players(conn, ids)
+        return [_stored(r, players.get(r.id, {})) for r in rows]
+
+    @staticmethod
+    async def _players(conn: Any, ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
+        out: dict[int, dict[int, tuple[str, str]]] = {}
+        if not ids:
+            return out
+        for chunk_start in range(0, len(ids), 500):
+            chunk = ids[chunk_start : chunk_start + 500]
+            rows = (await conn.execute(select(MatchPlayer).where(MatchPlayer.match_id.in_(chunk)))).all()
+            for p in rows:
+                out.setdefault(p.match_id, {})[p.seat] = (p.player_id, p.name)
+        return out
+
+
+def safe(value: Any) -> Any:
+    """What players type, made storable in every database: characters that cannot be encoded (lone
+    surrogates such as `"A1\\udcff"`) and NUL become U+FFFD; dicts and lists are cleaned throughout."""
+    if isinstance(value, str):
+        if value.isascii() and "\x00" not in value:
+            return value
+        return "".join("\ufffd" if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, dict):
+        return {safe(k): safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [safe(v) for v in value]
+    return value
+
+
+def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.datetime) -> list[dict[str, Any]]:
+    return [
+        {
+            "match_id": match_id,
+            "seq": first_seq + i,
+            "at": now,
+            "kind": e.kind,
+            "seat": e.seat,
+            "text": safe(e.text),
+            "message_id": safe(e.message_id),
+            "data": safe(e.data),
+        }
+        for i, e in enumerate(events)
+    ]
+
+
+def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
+    return StoredMatch(
+        id=row.id,
+        game=row.game,
+        options=dict(row.options),
+        clock=dict(row.clock),
+        status=row.status,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        winner_seat=row.winner_seat,
+        result_reason=row.result_reason,
+        event_count=row.event_count,
+        snapshot=dict(row.snapshot),
+        players=players,
+    )

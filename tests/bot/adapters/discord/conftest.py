@@ -1,0 +1,137 @@
+"""SimCord fixtures: the real bot (real service, real SQLite file) against a simulated Discord."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+import pytest
+import simcord
+
+from bot.adapters.discord.app import DMHost, create_bot
+from bot.settings import Settings
+
+
+@pytest.fixture
+def settings(sqlite_url: str) -> Settings:
+    """Long heartbeat (a 1 s heartbeat keeps SimCord's world from ever settling), no announcement delay."""
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None, database_url=sqlite_url, heartbeat_seconds=3600.0, announce_batch_seconds=0.0
+    )
+
+
+@pytest.fixture(scope="session")
+def solver_compiled() -> None:
+    """The bot warms the solver up in a worker thread at start; done here first, once, so that SimCord
+    (which waits for a bot's worker threads a few seconds at most) never waits for numba."""
+    from games.solver import ensure_compiled
+
+    ensure_compiled()
+
+
+@pytest.fixture
+def simcord_bot(settings: Settings, solver_compiled: None) -> DMHost:
+    """The bot as `dmhost run` builds it, commands synced."""
+    return create_bot(settings, sync_commands=True)
+
+
+@pytest.fixture
+async def simcord_env(simcord_bot: DMHost) -> AsyncIterator[simcord.Env]:
+    """SimCord's environment. Its settle timeout is also the horizon below which sleeps are waited for in
+    real time, so it stays short: clocks and take-back windows in these tests are longer than it."""
+    env = simcord.Env(simcord_bot, settle_timeout=5.0)
+    await env.start()
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+        env._raise_errors_since(env._errors_acknowledged)
+
+
+@dataclass
+class World:
+    """One guild: a lobby channel, two players, a host (Host role), a spectator and a moderator."""
+
+    env: simcord.Env
+    guild: simcord.GuildHandle
+    lobby: simcord.ChannelHandle
+    alice: simcord.MemberActor
+    bob: simcord.MemberActor
+    carol: simcord.MemberActor
+    dave: simcord.MemberActor
+
+    @property
+    def bot(self) -> DMHost:
+        return self.env.bot  # type: ignore[return-value]
+
+
+@pytest.fixture
+async def world(simcord_env: simcord.Env) -> World:
+    env = simcord_env
+    guild = env.create_guild(name="Death Match Club")
+    lobby = guild.create_text_channel("lobby")
+    host_role = guild.create_role("Host")
+    return World(
+        env=env,
+        guild=guild,
+        lobby=lobby,
+        alice=guild.add_member(env.create_user("alice")),
+        bob=guild.add_member(env.create_user("bob")),
+        carol=guild.add_member(env.create_user("carol"), roles=[host_role]),
+        dave=guild.add_member(env.create_user("dave")),
+    )
+
+
+def now(w: World) -> float:
+    """The bot's loop clock (SimCord's virtual time: what the host's clocks read)."""
+    return w.env._virtual_time
+
+
+def answer(result: simcord.InteractionResult) -> simcord.ResponseMessage:
+    """What the invoking user finally saw: the last follow-up, else the response."""
+    if result.followups:
+        return result.followups[-1]
+    assert result.response is not None, f"no answer: {result!r}"
+    return result.response
+
+
+def bot_messages(w: World, channel: simcord.ChannelHandle) -> list[discord.Message]:
+    """Every message the bot posted in a channel (current content), oldest first."""
+    return [m for m in channel.history() if w.bot.user is not None and m.author.id == w.bot.user.id]
+
+
+def bot_text(w: World, channel: simcord.ChannelHandle) -> str:
+    """All the bot's visible text in a channel, one message per line."""
+    return "\n".join(m.content for m in bot_messages(w, channel))
+
+
+def board_of(w: World, channel: simcord.ChannelHandle, match_id: int) -> discord.Message:
+    """The one board message of a match."""
+    boards = [m for m in bot_messages(w, channel) if f"**Match {match_id} · " in m.content]
+    assert len(boards) == 1, [m.content for m in bot_messages(w, channel)]
+    return boards[0]
+
+
+async def start(
+    w: World, game: str = "boxes", *, room: str = "channel", by: simcord.MemberActor | None = None, **options: Any
+) -> tuple[int, simcord.ChannelHandle]:
+    """`/dm start` by the host in the lobby; the match id and its room."""
+    before = {t.id for t in w.lobby.threads}
+    result = await (by or w.carol).slash(
+        w.lobby, "dm start", game=game, player1=w.alice, player2=w.bob, room=room, **options
+    )
+    text = answer(result).content
+    assert "has started" in text, text
+    match_id = int(text.split()[1])
+    if room == "channel":
+        return match_id, w.lobby
+    (thread,) = [t for t in w.lobby.threads if t.id not in before]
+    return match_id, thread
+
+
+async def play(w: World, room: simcord.ChannelHandle, moves: list[tuple[simcord.MemberActor, str]]) -> None:
+    """Players post moves in turn."""
+    for who, text in moves:
+        await who.send(room, text)

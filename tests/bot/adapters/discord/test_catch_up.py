@@ -1,0 +1,136 @@
+"""Messages posted while the bot is away are read back from the room when it returns (issue 18)."""
+
+from __future__ import annotations
+
+import pytest
+from simcord.env import _attach_bot  # the documented way to bring a detached bot back (ECOSYSTEM.md)
+
+from bot.adapters.discord.app import create_bot
+from bot.settings import Settings
+from tests.bot.adapters.discord.conftest import World, board_of, bot_messages, now, start
+
+
+async def go_away(w: World) -> None:
+    """The bot process stops (timers and heartbeat stop with it); the world carries on."""
+    await w.env._settle_internal()
+    with w.env._bot_scope():
+        await w.bot.service.close()
+        await w.bot.service.store.close()
+    await w.env._detach_bot()
+
+
+async def come_back(w: World, settings: Settings) -> None:
+    """A fresh bot process starts against the same database and the same Discord."""
+    await _attach_bot(w.env, create_bot(settings, sync_commands=True))
+    await w.env._settle_internal()
+
+
+async def test_a_move_posted_while_away_is_taken_and_charged_only_up_to_its_time(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=300")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)  # bob thinks 20 s ...
+    await go_away(w)
+    await w.env.advance_time(30)  # the bot is away for a while ...
+    await w.bob.send(room, "A2-B2")  # ... bob moves meanwhile ...
+    await w.alice.send(room, "hello?")  # (chat is still chat)
+    await w.env.advance_time(45)  # ... and the bot is away a while longer
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.ply == 2 and live.ruleset.to_move(live.state) == 1
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    (bobs,) = [e for e in stored.events if e.kind == "move" and e.seat == 2]
+    # 20 s before the bot left and the 30 s until he posted: not the 45 s of downtime after his message
+    assert bobs.data["used"] == pytest.approx(50, abs=1)
+    board = board_of(w, room, match_id)  # the same board message, kept current
+    assert "bob played A2-B2" in board.content and "alice to move" in board.content
+    assert len([m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content]) == 1
+    assert live.clocks.remaining(1, now(w))["move"] == pytest.approx(60, abs=1)
+
+
+async def test_two_moves_posted_while_away_only_the_first_legal_one_counts(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2")
+    await go_away(w)
+    await w.alice.send(room, "A1-C1")  # illegal: answered when the bot is back
+    await w.alice.send(room, "A1-B1")
+    await w.alice.send(room, "B1-C1")  # a second move of the same turn: not her turn any more
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.ply == 1
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert [e.data["move"] for e in stored.events if e.kind == "move"] == ["A1-B1"]
+    replies = [m.content for m in bot_messages(w, room) if m.reference is not None]
+    assert any(r.startswith("Illegal move `A1-C1`") for r in replies)
+    assert any("bob's turn" in r for r in replies)
+
+
+async def test_a_provisional_trax_move_deleted_while_away_never_happens(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules="takeback=30")  # a window longer than a slow test step
+    await go_away(w)
+    msg = await w.alice.send(room, "@0+")
+    await w.alice.delete(msg)  # taken back inside its window, while the bot was away
+    await w.alice.send(room, "@0/")
+    await come_back(w, settings)
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert [e.data["move"] for e in stored.events if e.kind == "move"] == ["@0/"]
+
+
+async def test_a_move_posted_after_the_movers_time_ran_out_while_away_loses_on_time(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(75)  # 95 s in all: bob's 90 s ran out while the bot was away
+    await w.bob.send(room, "A2-B2")
+    await come_back(w, settings)
+    assert match_id not in w.bot.service.live
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert (stored.status, stored.winner_seat, stored.result_reason) == ("finished", 1, "time")
+    assert [e.data["move"] for e in stored.events if e.kind == "move"] == ["A1-B1"]
+    replies = [m.content for m in bot_messages(w, room) if m.reference is not None]
+    assert any(r.startswith("Too late") for r in replies)
+
+
+async def test_a_move_posted_in_time_while_away_is_taken_even_if_the_bot_came_back_after_the_deadline(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(50)  # 70 s: in his reserve, still in time
+    await w.bob.send(room, "A2-B2")
+    await w.env.advance_time(100)  # the deadline passes while the bot is still away
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.ply == 2
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    (bobs,) = [e for e in stored.events if e.kind == "move" and e.seat == 2]
+    assert bobs.data["used"] == pytest.approx(70, abs=1)
+    assert live.clocks.reserve_left[2] == pytest.approx(20, abs=1)
+
+
+async def test_without_a_message_from_the_mover_the_downtime_is_not_charged(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=30")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(20)
+    await go_away(w)
+    await w.env.advance_time(500)
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.status == "ongoing"
+    assert live.clocks.remaining(2, now(w))["move"] == pytest.approx(40, abs=1)

@@ -1,0 +1,76 @@
+"""Players who move as fast as they can: the bot's messages in their room stay within Discord's
+per-channel limit of 5 messages (creates and edits) per 5 seconds."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any, SupportsIndex
+
+import pytest
+import simcord
+
+from bot.settings import Settings
+from tests.bot.adapters.discord.conftest import World, start
+from tests.bot.test_room_games import SETUPS, scripted_game
+
+LIMIT, WINDOW = 5, 5.0
+MESSAGE_WRITE = re.compile(r"^/channels/(\d+)/messages(/\d+)?$")
+
+
+@pytest.fixture
+def settings(sqlite_url: str) -> Settings:
+    """As `dmhost run` has it (announcements folded over the default batch time), long heartbeat."""
+    return Settings(_env_file=None, database_url=sqlite_url, heartbeat_seconds=3600.0)  # type: ignore[call-arg]
+
+
+class Timed(list[Any]):
+    """SimCord's request log, with the virtual time each request was made at."""
+
+    def __init__(self, env: simcord.Env, items: list[Any]) -> None:
+        super().__init__(items)
+        self.env = env
+        self.times: list[float] = [env._virtual_time] * len(items)
+
+    def append(self, item: Any) -> None:
+        self.times.append(self.env._virtual_time)
+        super().append(item)
+
+    def insert(self, index: SupportsIndex, item: Any) -> None:  # pragma: no cover - SimCord only appends
+        raise AssertionError("the request log is only appended to")
+
+
+def worst_window(log: Timed, start_at: int) -> tuple[int, list[float]]:
+    """The most message creates/edits the bot made in one channel within any 5 s."""
+    per_channel: dict[str, list[float]] = defaultdict(list)
+    for entry, at in list(zip(log, log.times, strict=True))[start_at:]:
+        m = MESSAGE_WRITE.match(entry.path)
+        if m and entry.method in ("POST", "PATCH"):
+            per_channel[m.group(1)].append(at)
+    worst: tuple[int, list[float]] = (0, [])
+    for times in per_channel.values():
+        for i, t in enumerate(times):
+            burst = [u for u in times[i:] if u < t + WINDOW]
+            worst = max(worst, (len(burst), burst), key=lambda x: x[0])
+    return worst
+
+
+@pytest.mark.parametrize("game", ["boxes", "trax"])  # the paced flushes wait in real time under SimCord
+async def test_players_moving_as_fast_as_they_can_stay_within_the_channel_limit(world: World, game: str) -> None:
+    w = world
+    lines, _outcome = scripted_game(game)
+    options = " ".join(f"{k}={v}" for k, v in SETUPS[game]["opts"].items())
+    match_id, room = await start(w, game, room="public", options=options, clock="move=600 reserve=600 takeback=0")
+    log = Timed(w.env, list(w.env.backend.http_requests))
+    w.env.backend.http_requests = log
+    first = len(log)
+    players = {"ann": w.alice, "ben": w.bob}
+    for line in lines:
+        name, text = line.split(": ", 1)
+        await players[name].send(room, text)  # the next move at once: no time passes between posts
+    assert match_id not in w.bot.service.live, "the match is over"
+    await w.env.advance_time(10)
+    count, burst = worst_window(log, first)
+    assert count <= LIMIT, f"{count} message writes within {WINDOW} s in one room at {burst}"
+    posts = [e for e in log[first:] if MESSAGE_WRITE.match(e.path) and e.method in ("POST", "PATCH")]
+    assert posts, "the board was updated"
