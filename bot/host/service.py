@@ -138,9 +138,11 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
-        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices."""
+        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
+        `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out)."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id = guild_id, channel_id
         ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
@@ -162,6 +164,7 @@ class MatchService:
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": advantage,
+                "rated": rated,
             },
         )
         snapshot = dump(live, now, self.instance)
@@ -176,6 +179,7 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created],
+                rated=rated,
             )
         except Exception:
             log.exception("creating a %s match failed", ruleset.id)
