@@ -538,6 +538,18 @@ class Ratings:
             ).all()
         return [self._standing(r, offset + i + 1) for i, r in enumerate(rows)]
 
+    async def count(self, guild: int | None, game: str) -> int:
+        """How many players a server's table for a game has."""
+        async with self.engine.connect() as conn:
+            n = (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(PlayerRating)
+                    .where(PlayerRating.guild_key == guild_key(guild), PlayerRating.game == game)
+                )
+            ).scalar_one()
+        return int(n)
+
     async def table(self, guild: int | None, game: str | None = None) -> list[Standing]:
         """A server's whole table (one game, or every game by game id), best first."""
         query = select(PlayerRating).where(PlayerRating.guild_key == guild_key(guild))

@@ -14,6 +14,8 @@ from typing import Any, TextIO
 from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.opserrors import shown_url
+from bot.ratings.service import Ratings
+from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
 from games.opponents import check_level
 
@@ -35,6 +37,8 @@ class RoomConfig:
     resume: int | None = None
     png_dir: Path | None = None
     bot_level: str | None = None
+    rated: bool = True
+    """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
 
 
 class Room:
@@ -46,6 +50,8 @@ class Room:
         self.service = MatchService(MatchStore(config.db_url))
         self.match_id: int | None = None
         self.finished = asyncio.Event()
+        self.ratings = Ratings(self.service.store)
+        self.ratings.attach(self.service)  # first: a finished match is rated before the room reports the end
         self.service.subscribe(self._on_event)
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
@@ -80,6 +86,10 @@ class Room:
                 "text": ev.text,
             }
         self.emit(obj, None if ev.kind == "turn" else ev.text)
+        if ev.kind == "finished" and not self.config.events_json:
+            rated = await self.ratings.of_match(ev.match_id)
+            if rated is not None:
+                self.emit({}, f"Ratings: {change_line(rated)}")
         if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
             if not self.config.events_json:
                 self.out.write(self.service.board_text(ev.match_id) + "\n")
@@ -161,6 +171,7 @@ class Room:
                     options=cfg.options,
                     clock=cfg.clock,
                     rules=cfg.rules,
+                    rated=cfg.rated and not cfg.bot_level,
                 )
                 self.match_id = mid
             return await self._loop(lines)
