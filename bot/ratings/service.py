@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.ratings.glicko import PARAMS, Params, Rating, deviation_at, is_provisional, rate_match
@@ -379,10 +379,44 @@ class Ratings:
         await conn.execute(delete(PlayerRating).where(PlayerRating.guild_key == key, PlayerRating.game == game))
         await _insert_all(conn, table, changes)
 
+    async def catch_up(self) -> int:
+        """Rate, in the order they ended, every rated match that is not rated yet (matches that ended while
+        no subscriber listened, e.g. just before a crash); returns how many were rated. One transaction:
+        the players' rows are read once, updated in memory exactly as `settle` would, and written back."""
+        async with self._lock, self.engine.begin() as conn:
+            pending = await self._load_rated(conn, pending=True)
+            if not pending:
+                return 0
+            wanted = {pid for m in pending for pid, _ in m.players}
+            scopes = {(m.guild_key, m.game) for m in pending}
+            rows = (await conn.execute(select(PlayerRating).where(PlayerRating.player_id.in_(wanted)))).all()
+            table = {(r.guild_key, r.game, r.player_id): _figures(r) for r in rows if (r.guild_key, r.game) in scopes}
+            known = set(table)
+            recompute: set[tuple[int, str]] = set()
+            changes: list[ChangeRow] = []
+            for m in pending:
+                scope = (m.guild_key, m.game)
+                if scope in recompute:
+                    continue
+                keys = [(m.guild_key, m.game, pid) for pid, _ in m.players]
+                if any(k in table and (table[k].rating.at, table[k].last_match) > (m.at, m.id) for k in keys):
+                    recompute.add(scope)  # ended before a rated match of its players: recomputed below
+                    continue
+                changes += apply_match(table, m, self.params)
+            for scope in recompute:
+                await self._recompute_scope(conn, *scope)
+            fresh = {k: f for k, f in table.items() if k[:2] not in recompute}
+            await _write_players(conn, {k: f for k, f in fresh.items() if k in known}, update_rows=True)
+            await _write_players(conn, {k: f for k, f in fresh.items() if k not in known}, update_rows=False)
+            rows_out = [_change_values(c) for c in changes if (c.guild_key, c.game) not in recompute]
+            for start in range(0, len(rows_out), 5000):
+                await conn.execute(insert(RatingChange), rows_out[start : start + 5000])
+        return len(pending)
+
     async def _load_rated(
-        self, conn: AsyncConnection, key: int | None = None, game: str | None = None
+        self, conn: AsyncConnection, key: int | None = None, game: str | None = None, *, pending: bool = False
     ) -> list[RatedMatch]:
-        """Every rated match (of one server and game), in the order they ended."""
+        """Every rated match (of one server and game; only those not rated yet), in the order they ended."""
         query = (
             select(
                 Match.id,
@@ -405,6 +439,8 @@ class Ratings:
             query = query.where(Match.guild_id.is_(None) if key == NO_GUILD else Match.guild_id == key)
         if game is not None:
             query = query.where(Match.game == game)
+        if pending:
+            query = query.where(Match.id.not_in(select(RatingChange.match_id)))
         out: list[RatedMatch] = []
         current: list[Any] = []
         for row in (await conn.execute(query)).all():
@@ -697,6 +733,21 @@ class Ratings:
         return (1 if one < two else 2) if mode == "lower-rated" else (1 if one > two else 2)
 
 
+_VALUE_COLUMNS = (
+    "name",
+    "rating",
+    "deviation",
+    "volatility",
+    "games",
+    "wins",
+    "losses",
+    "draws",
+    "streak",
+    "last_at",
+    "last_match",
+)
+
+
 def _figures(r: Any) -> Figures:
     return Figures(
         r.name,
@@ -762,6 +813,37 @@ def _differences(computed: dict[Any, dict[str, Any]], stored: dict[Any, Any]) ->
         if row is None or any(not _same(v, getattr(row, name)) for name, v in values.items()):
             changed += 1
     return changed
+
+
+_UPDATE_PLAYER = (
+    update(PlayerRating)
+    .where(
+        PlayerRating.guild_key == bindparam("k_guild_key"),
+        PlayerRating.game == bindparam("k_game"),
+        PlayerRating.player_id == bindparam("k_player_id"),
+    )
+    .values({name: bindparam(f"v_{name}") for name in _VALUE_COLUMNS})
+)
+
+
+async def _write_players(conn: AsyncConnection, table: dict[Key, Figures], *, update_rows: bool) -> None:
+    """Insert new players' rows, or update known ones, in batches."""
+    values = [_row_values(k, f) for k, f in table.items()]
+    for start in range(0, len(values), 5000):
+        chunk = values[start : start + 5000]
+        if not chunk:
+            break
+        if update_rows:
+            params = [
+                {
+                    **{f"k_{k}": v[k] for k in ("guild_key", "game", "player_id")},
+                    **{f"v_{n}": v[n] for n in _VALUE_COLUMNS},
+                }
+                for v in chunk
+            ]
+            await conn.execute(_UPDATE_PLAYER, params)
+        else:
+            await conn.execute(insert(PlayerRating), chunk)
 
 
 async def _insert_all(conn: AsyncConnection, table: dict[Key, Figures], changes: list[ChangeRow]) -> None:

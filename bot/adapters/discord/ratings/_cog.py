@@ -80,12 +80,15 @@ class RatingCommands(commands.Cog):
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        """Matches against the practice opponent (this bot's own user) stored before ratings are casual."""
-        if self.bot.user is not None:
-            try:
-                await self.ratings.mark_casual(str(self.bot.user.id))
-            except Exception:
-                log.exception("marking the practice matches casual failed")
+        """Matches against the practice opponent (this bot's own user) stored before ratings are casual;
+        matches that ended while no subscriber listened (a crash in between) are rated now."""
+        if self.bot.user is None:
+            return
+        try:
+            await self.ratings.mark_casual(str(self.bot.user.id))
+            await self.ratings.catch_up()
+        except Exception:
+            log.exception("bringing the ratings up to date failed")
 
     def _build(self) -> list[app_commands.Command[Any, Any, None]]:
         cog = self
