@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from glicko2.math.algorithm import update_rating
 from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
@@ -40,8 +41,7 @@ class Params:
 PARAMS = Params()
 
 
-@dataclass(frozen=True)
-class Rating:
+class Rating(NamedTuple):
     """One player's figures after their last rated match (`at`: that match's end, None before any)."""
 
     rating: float
@@ -90,25 +90,35 @@ def rate_period(
     return Rating(mu_to_rating(out.mu), phi_to_rd(out.phi), out.sigma, when)
 
 
-def rate_match(
-    a: Rating, b: Rating, score_a: float, when: dt.datetime, params: Params = PARAMS
-) -> tuple[Rating, Rating]:
+class Rated(NamedTuple):
+    """A player's figures after a match, and the deviation the match was rated with."""
+
+    rating: Rating
+    deviation_before: float
+
+
+def rate_match(a: Rating, b: Rating, score_a: float, when: dt.datetime, params: Params = PARAMS) -> tuple[Rated, Rated]:
     """Both players' figures after a match that ended at `when` (`score_a`: 1 a won, 0.5 a draw, 0 b won)."""
     if score_a not in (0.0, 0.5, 1.0):
         raise ValueError(f"a score is 1, 0.5 or 0, not {score_a!r}")
-    pre_a = Rating(a.rating, deviation_at(a, when, params), a.volatility, when)
-    pre_b = Rating(b.rating, deviation_at(b, when, params), b.volatility, when)
+    dev_a, dev_b = deviation_at(a, when, params), deviation_at(b, when, params)
+    mu_a, phi_a = rating_to_mu(a.rating), rd_to_phi(dev_a)
+    mu_b, phi_b = rating_to_mu(b.rating), rd_to_phi(dev_b)
+    new_a = update_rating(mu_a, phi_a, a.volatility, [(mu_b, phi_b, score_a)], params.tau)
+    new_b = update_rating(mu_b, phi_b, b.volatility, [(mu_a, phi_a, 1.0 - score_a)], params.tau)
     return (
-        _bounded(pre_a, rate_period(pre_a, [(pre_b, score_a)], params.tau, when), params),
-        _bounded(pre_b, rate_period(pre_b, [(pre_a, 1.0 - score_a)], params.tau, when), params),
+        Rated(_bounded(a.rating, mu_to_rating(new_a.mu), phi_to_rd(new_a.phi), new_a.sigma, when, params), dev_a),
+        Rated(_bounded(b.rating, mu_to_rating(new_b.mu), phi_to_rd(new_b.phi), new_b.sigma, when, params), dev_b),
     )
 
 
-def _bounded(before: Rating, after: Rating, params: Params) -> Rating:
-    change = _clamp(after.rating - before.rating, -params.max_change, params.max_change)
+def _bounded(
+    before: float, rating: float, deviation: float, volatility: float, when: dt.datetime, params: Params
+) -> Rating:
+    change = _clamp(rating - before, -params.max_change, params.max_change)
     return Rating(
-        before.rating + change,
-        _clamp(after.deviation, params.min_deviation, params.max_deviation),
-        min(after.volatility, params.max_volatility),
-        after.at,
+        before + change,
+        _clamp(deviation, params.min_deviation, params.max_deviation),
+        min(volatility, params.max_volatility),
+        when,
     )

@@ -14,19 +14,21 @@ game's table is recomputed, so the stored figures always equal the rebuild's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import gc
 import logging
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import String, and_, bindparam, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.ratings.glicko import PARAMS, Params, Rating, deviation_at, is_provisional, rate_match
 from bot.ratings.models import NO_GUILD, PlayerRating, RatingChange
-from bot.store.db import Match, MatchPlayer, utcnow
+from bot.store.db import Match, MatchPlayer, UTCDateTime, utcnow
 from bot.store.matches import MatchStore, StoredMatch
 
 log = logging.getLogger(__name__)
@@ -47,8 +49,7 @@ def guild_of(key: int) -> int | None:
     return None if key == NO_GUILD else key
 
 
-@dataclass(frozen=True)
-class RatedMatch:
+class RatedMatch(NamedTuple):
     """What rating a match needs: where, which game, when it ended, who played, how it went."""
 
     id: int
@@ -92,8 +93,7 @@ def _rated(
     return RatedMatch(match_id, guild_key(guild_id), game, finished_at, (one, two), score, channel_id)
 
 
-@dataclass(frozen=True)
-class Figures:
+class Figures(NamedTuple):
     """A player's row in a table."""
 
     name: str
@@ -106,8 +106,7 @@ class Figures:
     last_match: int = 0
 
 
-@dataclass(frozen=True)
-class ChangeRow:
+class ChangeRow(NamedTuple):
     """One player's side of a rated match."""
 
     match_id: int
@@ -140,9 +139,10 @@ def apply_match(table: dict[Key, Figures], m: RatedMatch, params: Params = PARAM
         f = before[i]
         won, lost = score == 1.0, score == 0.0
         streak = (max(f.streak, 0) + 1) if won else (min(f.streak, 0) - 1) if lost else 0
+        new = after[i]
         table[keys[i]] = Figures(
             m.players[i][1],
-            after[i],
+            new.rating,
             f.games + 1,
             f.wins + won,
             f.losses + lost,
@@ -160,10 +160,10 @@ def apply_match(table: dict[Key, Figures], m: RatedMatch, params: Params = PARAM
                 m.players[1 - i][0],
                 score,
                 f.rating.rating,
-                deviation_at(f.rating, m.at, params),
-                after[i].rating,
-                after[i].deviation,
-                after[i].volatility,
+                new.deviation_before,
+                new.rating.rating,
+                new.rating.deviation,
+                new.rating.volatility,
                 m.at,
             )
         )
@@ -383,7 +383,7 @@ class Ratings:
         """Rate, in the order they ended, every rated match that is not rated yet (matches that ended while
         no subscriber listened, e.g. just before a crash); returns how many were rated. One transaction:
         the players' rows are read once, updated in memory exactly as `settle` would, and written back."""
-        async with self._lock, self.engine.begin() as conn:
+        async with self._lock, self.engine.begin() as conn, _collector_paused():
             pending = await self._load_rated(conn, pending=True)
             if not pending:
                 return 0
@@ -424,7 +424,7 @@ class Ratings:
                 Match.rated,
                 Match.guild_id,
                 Match.game,
-                Match.finished_at,
+                _when(conn, Match.finished_at),
                 Match.winner_seat,
                 Match.channel_id,
                 MatchPlayer.seat,
@@ -461,7 +461,7 @@ class Ratings:
             r.rated,
             r.guild_id,
             r.game,
-            r.finished_at,
+            _aware(r.finished_at),
             r.winner_seat,
             r.channel_id,
             players,
@@ -472,16 +472,16 @@ class Ratings:
     # -- rebuilding ------------------------------------------------------------------
     async def rebuild(self) -> RebuildReport:
         """Recompute every table from the stored matches; rewrite them when anything differed."""
-        async with self._lock, self.engine.begin() as conn:
+        async with self._lock, self.engine.begin() as conn, _collector_paused():
             matches = await self._load_rated(conn)
             table: dict[Key, Figures] = {}
             changes = [c for m in matches for c in apply_match(table, m, self.params)]
-            stored_players = {
-                (r.guild_key, r.game, r.player_id): r for r in (await conn.execute(select(PlayerRating))).all()
-            }
-            stored_changes = {(r.match_id, r.seat): r for r in (await conn.execute(select(RatingChange))).all()}
-            changed_players = _differences({k: _row_values(k, f) for k, f in table.items()}, stored_players)
-            changed_changes = _differences({(c.match_id, c.seat): _change_values(c) for c in changes}, stored_changes)
+            stored_players = {r[:3]: r for r in await _plain_rows(conn, PlayerRating)}
+            stored_changes = {r[:2]: r for r in await _plain_rows(conn, RatingChange)}
+            changed_players = _differences(
+                {k: tuple(_row_values(k, f).values()) for k, f in table.items()}, stored_players
+            )
+            changed_changes = _differences({c[:2]: tuple(c) for c in changes}, stored_changes)
             report = RebuildReport(
                 len(matches),
                 changed_players + changed_changes,
@@ -748,6 +748,45 @@ _VALUE_COLUMNS = (
 )
 
 
+@contextlib.asynccontextmanager
+async def _collector_paused() -> AsyncIterator[None]:
+    """No cyclic garbage collection while a table is recomputed: it makes hundreds of thousands of small
+    tuples (no cycles), and full collections walking them all would take longer than the work itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _when(conn: AsyncConnection, column: Any) -> Any:
+    """A time column as stored: on SQLite its text, which `_aware` reads far faster than the generic type."""
+    return type_coerce(column, String).label(column.key) if conn.dialect.name == "sqlite" else column
+
+
+def _aware(value: Any) -> Any:
+    """An aware UTC datetime from what `_when` selected."""
+    if isinstance(value, str):
+        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC)
+    return value
+
+
+async def _plain_rows(conn: AsyncConnection, model: Any) -> list[tuple[Any, ...]]:
+    """Every row of a rating table as a tuple in column order (times read fast, see `_when`)."""
+    columns = list(model.__table__.columns)
+    times = [i for i, c in enumerate(columns) if isinstance(c.type, UTCDateTime)]
+    query = select(*(_when(conn, c) if i in times else c for i, c in enumerate(columns)))
+    out = []
+    for row in (await conn.execute(query)).all():
+        values = list(row)
+        for i in times:
+            values[i] = _aware(values[i])
+        out.append(tuple(values))
+    return out
+
+
 def _figures(r: Any) -> Figures:
     return Figures(
         r.name,
@@ -805,12 +844,14 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _differences(computed: dict[Any, dict[str, Any]], stored: dict[Any, Any]) -> int:
-    """Rows that are missing, extra, or hold other figures."""
-    changed = len(set(stored) - set(computed))
+def _differences(computed: dict[Any, tuple[Any, ...]], stored: dict[Any, tuple[Any, ...]]) -> int:
+    """Rows that are missing, extra, or hold other figures (rows as tuples in the table's column order)."""
+    changed = len(stored.keys() - computed.keys())
     for key, values in computed.items():
         row = stored.get(key)
-        if row is None or any(not _same(v, getattr(row, name)) for name, v in values.items()):
+        if row is None:
+            changed += 1
+        elif row != values and any(not _same(a, b) for a, b in zip(values, row, strict=True)):
             changed += 1
     return changed
 

@@ -51,7 +51,7 @@ def test_provisional_until_the_deviation_falls_below_110() -> None:
     a, b = Rating.new(), Rating.new()
     deviations = []
     for i in range(60):
-        a, b = rate_match(a, b, 1.0 if i % 2 else 0.0, T0 + dt.timedelta(hours=i))
+        a, b = (r.rating for r in rate_match(a, b, 1.0 if i % 2 else 0.0, T0 + dt.timedelta(hours=i)))
         deviations.append(a.deviation)
     assert is_provisional(deviations[0]) and not is_provisional(deviations[-1])
     assert all(x >= y for x, y in itertools.pairwise(deviations))  # steady play: it only shrinks
@@ -61,7 +61,7 @@ def test_provisional_until_the_deviation_falls_below_110() -> None:
 def test_the_deviation_grows_with_inactivity_up_to_500() -> None:
     a, b = Rating.new(), Rating.new()
     for i in range(40):
-        a, b = rate_match(a, b, 0.5, T0 + dt.timedelta(hours=i))
+        a, b = (r.rating for r in rate_match(a, b, 0.5, T0 + dt.timedelta(hours=i)))
     last = a.at
     assert last is not None
     now = deviation_at(a, last)
@@ -72,13 +72,13 @@ def test_the_deviation_grows_with_inactivity_up_to_500() -> None:
     assert deviation_at(a, last + dt.timedelta(days=365 * 200)) == PARAMS.max_deviation
     # and the next match is rated with the grown deviation: a win after a year moves the rating further
     c, d = Rating(a.rating, a.deviation, a.volatility, last), Rating(b.rating, b.deviation, b.volatility, last)
-    soon, _ = rate_match(c, d, 1.0, last + dt.timedelta(hours=1))
-    late, _ = rate_match(c, d, 1.0, last + dt.timedelta(days=365))
+    soon = rate_match(c, d, 1.0, last + dt.timedelta(hours=1))[0].rating
+    late = rate_match(c, d, 1.0, last + dt.timedelta(days=365))[0].rating
     assert late.rating - c.rating > soon.rating - c.rating > 0
 
 
 def test_a_draw_between_equals_changes_no_rating_and_narrows_both() -> None:
-    a, b = rate_match(Rating.new(), Rating.new(), 0.5, T0)
+    a, b = (r.rating for r in rate_match(Rating.new(), Rating.new(), 0.5, T0))
     assert a.rating == pytest.approx(1500.0) and b.rating == pytest.approx(1500.0)
     assert a.deviation < 500.0 and b.deviation < 500.0
 
@@ -86,7 +86,7 @@ def test_a_draw_between_equals_changes_no_rating_and_narrows_both() -> None:
 def test_a_draw_moves_the_higher_rated_player_down() -> None:
     strong = Rating(1800.0, 80.0, 0.06, T0)
     weak = Rating(1500.0, 80.0, 0.06, T0)
-    s, w = rate_match(strong, weak, 0.5, T0 + dt.timedelta(hours=1))
+    s, w = (r.rating for r in rate_match(strong, weak, 0.5, T0 + dt.timedelta(hours=1)))
     assert s.rating < 1800.0 < w.rating + 300.0 and w.rating > 1500.0
 
 
@@ -107,7 +107,10 @@ def test_bounds_hold_for_any_match(ra: float, da: float, rb: float, db: float, s
     a = Rating(ra, da, 0.09, T0)
     b = Rating(rb, db, 0.09, T0)
     for before, after, s in zip(
-        (a, b), rate_match(a, b, score, T0 + dt.timedelta(days=days)), (score, 1 - score), strict=True
+        (a, b),
+        (r.rating for r in rate_match(a, b, score, T0 + dt.timedelta(days=days))),
+        (score, 1 - score),
+        strict=True,
     ):
         assert PARAMS.min_deviation <= after.deviation <= PARAMS.max_deviation
         assert after.volatility <= PARAMS.max_volatility
