@@ -19,7 +19,7 @@ import datetime as dt
 import gc
 import logging
 import math
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -379,12 +379,15 @@ class Ratings:
         await conn.execute(delete(PlayerRating).where(PlayerRating.guild_key == key, PlayerRating.game == game))
         await _insert_all(conn, table, changes)
 
-    async def catch_up(self) -> int:
+    async def catch_up(self, owns: Callable[[int | None], bool] | None = None) -> int:
         """Rate, in the order they ended, every rated match that is not rated yet (matches that ended while
-        no subscriber listened, e.g. just before a crash); returns how many were rated. One transaction:
-        the players' rows are read once, updated in memory exactly as `settle` would, and written back."""
+        no subscriber listened, e.g. just before a crash), of the servers `owns` accepts (a process of a
+        sharded bot: its own); returns how many were rated. One transaction: the players' rows are read
+        once, updated in memory exactly as `settle` would, and written back."""
         async with self._lock, self.engine.begin() as conn, _collector_paused():
-            pending = await self._load_rated(conn, pending=True)
+            pending = [
+                m for m in await self._load_rated(conn, pending=True) if owns is None or owns(guild_of(m.guild_key))
+            ]
             if not pending:
                 return 0
             wanted = {pid for m in pending for pid, _ in m.players}

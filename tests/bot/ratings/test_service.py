@@ -152,9 +152,12 @@ async def test_catch_up_rates_what_ended_unheard_in_order(store: MatchStore) -> 
     first = await stored_match(store, "alice", "bob", winner=1, at=T0)
     await stored_match(store, "alice", "bob", winner=2, at=T0 + dt.timedelta(hours=1))
     await stored_match(store, "alice", "bob", winner=1, rated=False, at=T0 + dt.timedelta(hours=2))
-    assert await ratings.catch_up() == 2
+    await stored_match(store, "carol", "dave", winner=1, guild=2, at=T0)
+    assert await ratings.catch_up(owns=lambda guild: guild == 1) == 2  # another process hosts server 2
+    assert await ratings.table(2) == []
+    assert await ratings.catch_up() == 1
     assert await ratings.catch_up() == 0
-    assert (await ratings.rebuild()).as_json() == {"matches": 2, "changed": 0}
+    assert (await ratings.rebuild()).as_json() == {"matches": 3, "changed": 0}
     assert (await ratings.settle(first)) == (await ratings.of_match(first))
 
 

@@ -25,6 +25,14 @@ from games import registry
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
 
+
+def owns_guild(settings: Any, guild_id: int | None) -> bool:
+    """Whether this process hosts (and so rates) a server's matches (`bot.adapters.discord.app.owns_guild`)."""
+    from bot.adapters.discord.app import owns_guild as owns
+
+    return owns(settings, guild_id)
+
+
 log = logging.getLogger(__name__)
 
 TOP = 20
@@ -86,7 +94,7 @@ class RatingCommands(commands.Cog):
             return
         try:
             await self.ratings.mark_casual(str(self.bot.user.id))
-            await self.ratings.catch_up()
+            await self.ratings.catch_up(owns=lambda guild_id: owns_guild(self.bot.settings, guild_id))
         except Exception:
             log.exception("bringing the ratings up to date failed")
 
