@@ -292,10 +292,10 @@ def pad_frame(frame: Image.Image, width: int, height: int) -> Image.Image:
     inset = BORDER + 1
     edge = frame.getpixel((0, 0))
     panel = frame.getpixel((inset, inset))
-    canvas = Image.new("RGB", (width, height), panel)  # type: ignore[arg-type]
+    canvas = Image.new("RGB", (width, height), panel)
     inner = frame.crop((BORDER, BORDER, frame.width - BORDER, frame.height - BORDER))
     canvas.paste(inner, ((width - frame.width) // 2 + BORDER, BORDER))
-    ImageDraw.Draw(canvas).rectangle((0, 0, width - 1, height - 1), outline=edge, width=BORDER)  # type: ignore[arg-type]
+    ImageDraw.Draw(canvas).rectangle((0, 0, width - 1, height - 1), outline=edge, width=BORDER)
     return canvas
 
 
