@@ -99,6 +99,7 @@ async def test_a_long_move_record_comes_as_a_file(world: World) -> None:
     played = []
     for _ in range(100):
         seat = live.ruleset.to_move(live.state)
+        assert seat is not None
         move = live.ruleset.format(live.state, live.ruleset.legal_moves(live.state)[0])
         result = await w.bot.service.submit(match_id, live.players[seat].id, move)
         assert result.status == "accepted", move
@@ -143,7 +144,7 @@ async def test_board_shows_the_picture_and_the_crop_of_a_large_field(world: Worl
     crop = Image.open(io.BytesIO(await r.attachments[1].read()))
     assert whole.format == crop.format == "PNG" and crop.width < whole.width
     # The board message in the room carries the crop too while the game runs.
-    board = [m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content][0]
+    board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)
     assert [a.filename for a in board.attachments] == ["board.png", "board-zoom.png"]
 
 
