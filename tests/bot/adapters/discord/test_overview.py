@@ -9,6 +9,7 @@ import re
 
 from PIL import Image
 
+from games.pictures import core
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, now, start
 
 STAMP = re.compile(r"<t:\d+:R>")
@@ -212,3 +213,39 @@ async def test_the_results_channel_setting_takes_the_results(world: World) -> No
     await _play_boxes_1x1(w, thread3)
     assert bot_messages(w, w.lobby)[-1].content.startswith(f"**Match {third} · ")
     assert len(bot_messages(w, results)) == 2
+
+
+async def test_a_practice_result_stays_in_its_room(world: World) -> None:
+    w = world
+    before_threads = {t.id for t in w.lobby.threads}
+    r = answer(
+        await w.alice.slash(
+            w.lobby, "dm practice", game="boxes", level="random", options="rows=1 cols=1", room="public"
+        )
+    )
+    match_id = int(r.content.split()[2])
+    (thread,) = [t for t in w.lobby.threads if t.id not in before_threads]
+    before = len(bot_messages(w, w.lobby))
+    live = w.bot.service.live[match_id]
+    for _ in range(10):
+        if match_id not in w.bot.service.live:
+            break
+        move = live.ruleset.format(live.state, live.ruleset.legal_moves(live.state)[0])
+        await w.alice.send(thread, move)
+    assert match_id not in w.bot.service.live
+    assert len(bot_messages(w, w.lobby)) == before
+
+
+async def test_the_board_stars_the_winner_of_a_resignation(world: World) -> None:
+    w = world
+    match_id, room = await start(w)
+    await w.bob.slash(room, "dm resign")
+    board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)
+    image = Image.open(io.BytesIO(await board.attachments[0].read())).convert("L")
+
+    def marker_ink(seat: int) -> int:
+        top = core.MARGIN + core.TITLE_SIZE + core.LINE_GAP + (seat - 1) * (core.LINE_SIZE + core.LINE_GAP)
+        box = image.crop((core.MARGIN, top, core.MARGIN + 14, top + core.LINE_SIZE + 2))
+        return sum(1 for v in box.getdata() if v < 100)
+
+    assert marker_ink(1) > 10 and marker_ink(2) == 0  # alice's star; bob has none
