@@ -138,10 +138,10 @@ class DotsRenderer(BoardRenderer):
         left, top = ctx.x0 + g, ctx.y0 + g
         if (x0, y0, w, h) == (0, 0, state.width, state.height):
             draw_field(ctx, ctx.image, state, left + c // 2, top + c // 2, c)
-        else:  # a crop: the whole field drawn at this scale, the window pasted
-            field = Image.new("RGB", (state.width * c, state.height * c), t.board)
-            draw_field(ctx, field, state, c // 2, c // 2, c)
-            ctx.image.paste(field.crop((x0 * c, y0 * c, (x0 + w) * c, (y0 + h) * c)), (left, top))
+        else:  # a crop: the field drawn at this scale on a canvas the window's size (the rest is clipped)
+            window = Image.new("RGB", (w * c, h * c), t.board)
+            draw_field(ctx, window, state, c // 2 - x0 * c, c // 2 - y0 * c, c)
+            ctx.image.paste(window, (left, top))
         ctx.draw.rectangle((left, top, left + w * c, top + h * c), outline=t.faint)
         lab = font(LABEL_FONT, label_size(c))
         for i in range(w):

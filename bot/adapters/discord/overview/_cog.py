@@ -171,54 +171,60 @@ def move_record(stored: StoredMatch) -> list[str]:
     return [wording.move_line(f.ply, names.get(f.seat or 0, "?"), f.move or "?", f.used) for f in frames[1:]]
 
 
-@app_commands.command(name="live", description="The matches being played in this server right now")
-@app_commands.guild_only()
-async def live_command(interaction: discord.Interaction[Any]) -> None:
-    """Id, game, players, whose turn, the running deadline and a link to each live match's room."""
-    bot = host_bot(interaction)
-    shown = [
-        lv
-        for lv in bot.service.live_in_guild(interaction.guild_id)
-        if may_read_room(interaction, lv.channel_id, [p.id for p in lv.players.values()])
-    ]
-    if not shown:
-        await respond(interaction, wording.no_live_matches())
-        return
-    now = bot.service.now()
-    lines = [
-        wording.live_line(
-            lv.id,
-            lv.ruleset.title,
-            _players(lv),
-            _turn(lv),
-            deadline_line(lv, now),
-            room_link(lv.guild_id, lv.channel_id, _board_id(bot, lv.id)),
-        )
-        for lv in shown[:LIVE_SHOWN]
-    ]
-    embed = discord.Embed(title=wording.live_title(len(shown)), description="\n".join(lines)[:MAX_EMBED])
-    await respond(interaction, embed=embed)
+def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
+    """Fresh `/dm live` and `/dm moves` commands for one bot's `/dm` group (a command belongs to one group)."""
+
+    @app_commands.command(name="live", description="The matches being played in this server right now")
+    @app_commands.guild_only()
+    async def live_command(interaction: discord.Interaction[Any]) -> None:
+        """Id, game, players, whose turn, the running deadline and a link to each live match's room."""
+        bot = host_bot(interaction)
+        shown = [
+            lv
+            for lv in bot.service.live_in_guild(interaction.guild_id)
+            if may_read_room(interaction, lv.channel_id, [p.id for p in lv.players.values()])
+        ]
+        if not shown:
+            await respond(interaction, wording.no_live_matches())
+            return
+        now = bot.service.now()
+        lines = [
+            wording.live_line(
+                lv.id,
+                lv.ruleset.title,
+                _players(lv),
+                _turn(lv),
+                deadline_line(lv, now),
+                room_link(lv.guild_id, lv.channel_id, _board_id(bot, lv.id)),
+            )
+            for lv in shown[:LIVE_SHOWN]
+        ]
+        embed = discord.Embed(title=wording.live_title(len(shown)), description="\n".join(lines)[:MAX_EMBED])
+        await respond(interaction, embed=embed)
+
+    @app_commands.command(name="moves", description="A match's whole move record (anyone who can read its room)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def moves_command(
+        interaction: discord.Interaction[Any], match: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        """The moves as text, or as a file when they are too many for one message."""
+        stored = await _readable_record(interaction, match)
+        lines = await asyncio.to_thread(move_record, stored)
+        head = wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines))
+        if not lines:
+            await respond(interaction, f"{head}\n{wording.no_moves_yet()}")
+            return
+        text = "\n".join(lines)
+        if len(head) + len(text) + 10 <= MAX_CONTENT:
+            await respond(interaction, f"{head}\n```\n{text}\n```")
+            return
+        record = discord.File(io.BytesIO((text + "\n").encode()), filename=f"match-{stored.id}-moves.txt")
+        await respond(interaction, f"{head}\n{wording.moves_in_file(len(lines))}", file=record)
+
+    return (live_command, moves_command)
 
 
-@app_commands.command(name="moves", description="A match's whole move record (anyone who can read its room)")
-@app_commands.describe(match="match id (default: the match in this channel)")
-async def moves_command(interaction: discord.Interaction[Any], match: app_commands.Range[int, 1] | None = None) -> None:
-    """The moves as text, or as a file when they are too many for one message."""
-    stored = await _readable_record(interaction, match)
-    lines = await asyncio.to_thread(move_record, stored)
-    head = wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines))
-    if not lines:
-        await respond(interaction, f"{head}\n{wording.no_moves_yet()}")
-        return
-    text = "\n".join(lines)
-    if len(head) + len(text) + 10 <= MAX_CONTENT:
-        await respond(interaction, f"{head}\n```\n{text}\n```")
-        return
-    record = discord.File(io.BytesIO((text + "\n").encode()), filename=f"match-{stored.id}-moves.txt")
-    await respond(interaction, f"{head}\n{wording.moves_in_file(len(lines))}", file=record)
-
-
-COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (live_command, moves_command)
+COMMAND_NAMES = ("live", "moves")
 
 
 class Overview(commands.Cog):
@@ -238,7 +244,7 @@ class Overview(commands.Cog):
     async def cog_load(self) -> None:
         """Join the `/dm` group."""
         group = self._group()
-        for command in COMMANDS:
+        for command in make_commands():
             if group.get_command(command.name) is None:
                 group.add_command(command)
 
@@ -246,8 +252,8 @@ class Overview(commands.Cog):
         """Leave the `/dm` group; finish posting results."""
         with contextlib.suppress(RuntimeError):
             group = self._group()
-            for command in COMMANDS:
-                group.remove_command(command.name)
+            for name in COMMAND_NAMES:
+                group.remove_command(name)
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 
+from discord import app_commands
 from PIL import Image
 
 from games.pictures import core
@@ -249,3 +250,14 @@ async def test_the_board_stars_the_winner_of_a_resignation(world: World) -> None
         return sum(1 for v in box.getdata() if v < 100)
 
     assert marker_ink(1) > 10 and marker_ink(2) == 0  # alice's star; bob has none
+
+
+async def test_live_and_moves_join_the_one_dm_group(world: World) -> None:
+    group = world.bot.tree.get_command("dm")
+    assert isinstance(group, app_commands.Group)
+    names = [c.name for c in group.commands]
+    assert {"live", "moves"} <= set(names) and len(names) == len(set(names)) <= 25
+    for name in ("live", "moves"):
+        command = group.get_command(name)
+        assert isinstance(command, app_commands.Command) and command.parent is group
+        assert command.description and all(p.description for p in command.parameters)
