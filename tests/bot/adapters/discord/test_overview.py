@@ -244,13 +244,7 @@ async def test_the_board_stars_the_winner_of_a_resignation(world: World) -> None
     await w.bob.slash(room, "dm resign")
     board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)
     image = Image.open(io.BytesIO(await board.attachments[0].read())).convert("L")
-
-    def marker_ink(seat: int) -> int:
-        top = core.MARGIN + core.TITLE_SIZE + core.LINE_GAP + (seat - 1) * (core.LINE_SIZE + core.LINE_GAP)
-        box = image.crop((core.MARGIN, top, core.MARGIN + 14, top + core.LINE_SIZE + 2))
-        return int((np.asarray(box) < 100).sum())
-
-    assert marker_ink(1) > 10 and marker_ink(2) == 0  # alice's star; bob has none
+    assert _marker_ink(image, 1) > 10 and _marker_ink(image, 2) == 0  # alice's star; bob has none
 
 
 async def test_live_and_moves_join_the_one_dm_group(world: World) -> None:
@@ -262,3 +256,28 @@ async def test_live_and_moves_join_the_one_dm_group(world: World) -> None:
         command = group.get_command(name)
         assert isinstance(command, app_commands.Command) and command.parent is group
         assert command.description and all(p.description for p in command.parameters)
+
+
+async def test_the_board_names_no_winner_while_a_mulligan_can_undo_the_result(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=1 cols=1", rules="mulligan=1")
+    await _play_boxes_1x1(w, room)  # bob closes the box: alice may still take her mulligan
+    assert w.bot.service.live[match_id].status == "mulligan_wait"
+
+    async def board_ink() -> tuple[int, int]:
+        board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)
+        image = Image.open(io.BytesIO(await board.attachments[0].read())).convert("L")
+        return _marker_ink(image, 1), _marker_ink(image, 2)
+
+    assert await board_ink() == (0, 0)  # no star for bob yet
+    await w.alice.send(room, "decline")
+    assert match_id not in w.bot.service.live
+    alice, bob = await board_ink()
+    assert alice == 0 and bob > 10  # now bob's star
+
+
+def _marker_ink(image: Image.Image, seat: int) -> int:
+    """Dark pixels where a legend line's marker (▶ or ★) is drawn."""
+    top = core.MARGIN + core.TITLE_SIZE + core.LINE_GAP + (seat - 1) * (core.LINE_SIZE + core.LINE_GAP)
+    box = image.crop((core.MARGIN, top, core.MARGIN + 14, top + core.LINE_SIZE + 2))
+    return int((np.asarray(box) < 100).sum())
