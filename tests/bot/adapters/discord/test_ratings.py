@@ -11,7 +11,7 @@ import simcord
 from PIL import Image
 
 from bot.store.matches import NewEvent
-from tests.bot.adapters.discord.conftest import World, answer, board_of, start
+from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, start
 
 
 def table(w: World, guild: int | None = None) -> Any:
@@ -235,3 +235,11 @@ async def test_advantage_can_go_to_the_lower_or_higher_rated_player(world: World
         stored = await w.bot.service.store.load(match_id, with_events=True)
         assert stored is not None and stored.events[0].data["advantage"] == chooser
         await w.carol.slash(room, "dm abort")
+
+
+async def test_the_result_posted_outside_the_room_shows_the_rating_changes(world: World) -> None:
+    w = world
+    match_id, room = await start(w, room="public")
+    await w.alice.slash(room, "dm resign")
+    posted = [m.content for m in bot_messages(w, w.lobby) if "alice 1258? (-242) · bob 1742? (+242)" in m.content]
+    assert len(posted) == 1 and str(match_id) in posted[0]
