@@ -20,13 +20,12 @@ def _play(game: Game, rng: random.Random, draws: float) -> Game:
     return replace(game, result=Result.WHITE if rng.random() < 0.5 else Result.BLACK)
 
 
-def simulate(
+def play_out(
     fmt: Format, players: int, rounds: int | None = None, seed: int = 0, draws: float = 0.0
-) -> tuple[dict[str, object], str | None]:
-    """The contract's JSON for a simulated tournament, and a note when it had to stop early.
+) -> tuple[list[list[Pairing]], str | None]:
+    """Every round of a simulated tournament of players 1..N (seed order), and a note when it stopped early.
 
-    Players are numbered 1..N in seed order. Raises ValueError (one sentence) on arguments the format
-    does not take.
+    Raises ValueError (one sentence) on arguments the format does not take.
     """
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
@@ -47,11 +46,18 @@ def simulate(
             break
         if pairings is None:
             break
-        played: list[Pairing] = [p if not isinstance(p, Game) else _play(p, rng, draws) for p in pairings]
-        history.append(played)
+        history.append([p if not isinstance(p, Game) else _play(p, rng, draws) for p in pairings])
         while again := rematches(fmt, history):
             history[-1] = [*history[-1], *(_play(g, rng, draws) for g in again)]
-    table = standings(field, history, fmt)
+    return history, note
+
+
+def simulate(
+    fmt: Format, players: int, rounds: int | None = None, seed: int = 0, draws: float = 0.0
+) -> tuple[dict[str, object], str | None]:
+    """The contract's JSON for a simulated tournament, and a note when it had to stop early."""
+    history, note = play_out(fmt, players, rounds, seed, draws)
+    table = standings(list(range(1, players + 1)), history, fmt)
     out: dict[str, object] = {
         "rounds": [[to_json(p) for p in rnd] for rnd in history],
         "standings": [s.to_json() for s in table],

@@ -10,7 +10,8 @@ from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN
 TIEBREAK_LABELS = {BUCHHOLZ: "Bh", SONNEBORN_BERGER: "SB", HEAD_TO_HEAD: "H2H", REACHED: "round"}
 
 
-def _points(value: float) -> str:
+def points_text(value: float) -> str:
+    """`2½`, `½`, `3` (a half as ½)."""
     whole = int(value)
     return f"{whole}½" if value - whole == 0.5 and whole else ("½" if value == 0.5 else f"{value:g}")
 
@@ -20,7 +21,7 @@ def pairing_lines(round_number: int, pairings: Sequence[Pairing], names: Mapping
     lines = [f"Round {round_number}"]
     for board, p in enumerate(pairings, start=1):
         if isinstance(p, Bye):
-            lines.append(f"{board}. {names.get(p.player, str(p.player))}: bye ({_points(p.points)})")
+            lines.append(f"{board}. {names.get(p.player, str(p.player))}: bye ({points_text(p.points)})")
             continue
         result = f"  {p.result.value}" if p.result is not None else ""
         forfeit = " (forfeit)" if p.forfeit else ""
@@ -34,8 +35,8 @@ def standings_lines(table: Sequence[Standing], names: Mapping[int, str]) -> list
     """One line per player: rank, name, points and the tie-breaks."""
     out = []
     for s in table:
-        breaks = ", ".join(f"{TIEBREAK_LABELS.get(k, k)} {_points(v)}" for k, v in s.tiebreaks.items())
-        out.append(f"{s.rank}. {names.get(s.player, str(s.player))} — {_points(s.points)} ({breaks})")
+        breaks = ", ".join(f"{TIEBREAK_LABELS.get(k, k)} {points_text(v)}" for k, v in s.tiebreaks.items())
+        out.append(f"{s.rank}. {names.get(s.player, str(s.player))} — {points_text(s.points)} ({breaks})")
     return out
 
 
