@@ -39,8 +39,9 @@ CANCELLED = "cancelled"
 OPENING = 0  # match_id while a process opens the game's match
 
 
-class TournamentRefused(ValueError):
-    """A refused request that changed nothing; the text says why, for the person who asked."""
+class TournamentRefused(HostError):
+    """A refused request that changed nothing; the text says why, for the person who asked (adapters answer
+    it as they answer the host's refusals)."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ class TournamentService:
         self.wall = wall or utcnow
         self._listeners: list[TournamentListener] = []
         self._locks: dict[int, asyncio.Lock] = {}
+        self._listening = False
 
     # -- lifecycle -----------------------------------------------------------------
     def subscribe(self, listener: TournamentListener) -> None:
@@ -171,8 +173,18 @@ class TournamentService:
         self._listeners.append(listener)
 
     async def start(self) -> None:
-        """Listen to the host (after its `start()`) and catch up on every running tournament this process owns."""
-        self.host.subscribe(self.on_host_event)
+        """`listen()` then `catch_up()`: for a process whose host service has started."""
+        self.listen()
+        await self.catch_up()
+
+    def listen(self) -> None:
+        """Subscribe to the host's events (before the host resumes matches, so no result is missed)."""
+        if not self._listening:
+            self.host.subscribe(self.on_host_event)
+            self._listening = True
+
+    async def catch_up(self) -> None:
+        """Every running tournament this process owns: results that arrived unheard, matches to open, rounds to pair."""
         async with self.engine.connect() as conn:
             ids = (
                 await conn.execute(
