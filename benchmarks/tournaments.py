@@ -50,9 +50,70 @@ def table_rows(quick: bool) -> list[tuple[str, str, str, bool | None]]:
                 worst <= TARGET_SECONDS,
             )
         )
+    if not quick:
+        got = practice_swiss()
+        ok = got["finished"] == 1.0 and got["timeouts"] == 0.0
+        rows.append(
+            (
+                "64-player Swiss, 6 rounds, every match played by practice bots at once (one process, SQLite)",
+                f"{got['matches']:.0f} matches in {got['wall']:.1f} s, {got['timeouts']:.0f} lost on time",
+                "finishes, no clock missed",
+                ok,
+            )
+        )
     return rows
 
 
 if __name__ == "__main__":
     for measure, figure, target, ok in table_rows(False):
         print(f"{measure}: {figure} (target {target}) {'PASS' if ok else 'FAIL'}")
+
+
+def practice_swiss(players: int = 64, rounds: int = 6, level: str = "random") -> dict[str, float]:
+    """A whole Swiss on one process: practice bots play every match of each round at once (3×3 Boxes, the
+    default clock), on a SQLite file. Returns wall seconds, matches, and how many ended on time (none should)."""
+    import asyncio
+    import os
+    import tempfile
+
+    from bot.host.service import MatchService
+    from bot.store.db import sqlite_url_for
+    from bot.store.matches import MatchStore
+    from bot.tournaments.service import TournamentService
+    from bot.tournaments.terminal import play_out
+
+    async def run() -> dict[str, float]:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = MatchStore(sqlite_url_for(os.path.join(tmp, "t.db")))
+            host = MatchService(store, heartbeat_seconds=5.0)
+            await host.start()
+            timeouts = 0
+
+            def count(ev: object) -> None:
+                nonlocal timeouts
+                data = getattr(ev, "data", {})
+                if getattr(ev, "kind", "") == "finished" and data.get("reason") == "timeout":
+                    timeouts += 1
+
+            host.subscribe(count)
+            service = TournamentService(host)
+            await service.start()
+            tid = await service.create("bench", "boxes", "swiss", rounds=rounds, options={"rows": 3, "cols": 3})
+            for i in range(players):
+                await service.join(tid, f"p{i}", f"p{i}")
+            t0 = time.perf_counter()
+            await service.start_tournament(tid)
+            await play_out(service, tid, level, timeout=1800)
+            wall = time.perf_counter() - t0
+            t = await service.get(tid)
+            games = [g for g in await service.games(tid) if g.match_id]
+            await host.close()
+            await store.close()
+            return {
+                "wall": wall,
+                "matches": float(len(games)),
+                "timeouts": float(timeouts),
+                "finished": float(t.status == "finished"),
+            }
+
+    return asyncio.run(run())
