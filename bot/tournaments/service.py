@@ -436,11 +436,11 @@ class TournamentService:
     async def pair_next_round(self, tid: int) -> int:
         """Pair the next round now (refused while games of this round are unfinished); returns its number."""
         async with self._lock(tid):
-            number = await self._pair_locked(tid, explicit=True)
+            number = await self._pair_locked(tid)
         await self._open_matches(tid)
         return number
 
-    async def _pair_locked(self, tid: int, *, explicit: bool) -> int:
+    async def _pair_locked(self, tid: int) -> int:
         t = await self.get(tid)
         if t.status != RUNNING:
             raise TournamentRefused(f"{t.name} is not running ({t.status})")
@@ -606,7 +606,7 @@ class TournamentService:
             history = (await self.rounds(tid))[: t.round]
             last = history[-1]
             again = rematches(t.format, history)
-            if again and not any(isinstance(p, Game) and p.result is None for p in last):
+            if again:  # a drawn elimination game is replayed at once, colours swapped
                 try:
                     async with self.engine.begin() as conn:
                         await self._insert(conn, tid, t.round, len(last) + 1, again)
@@ -615,7 +615,7 @@ class TournamentService:
                 await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
             elif round_finished(t.format, last):
                 try:
-                    await self._pair_locked(tid, explicit=False)
+                    await self._pair_locked(tid)
                 except TournamentRefused:
                     return  # paired by another process meanwhile
         await self._open_matches(tid)
