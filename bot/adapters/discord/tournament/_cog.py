@@ -188,9 +188,33 @@ class TournamentGroup(app_commands.Group):
     async def start(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
         require_host(interaction)
         t = await _own(interaction, tournament)
+        service = service_of(interaction)
+        guild = interaction.guild
+        gone = [
+            e.name
+            for e in await service.entries(t.id)
+            if not e.withdrawn
+            and guild is not None
+            and e.player_id.isdigit()
+            and guild.get_member(int(e.player_id)) is None
+        ]
+        if gone:
+            raise HostError(
+                f"{', '.join(gone)} left the server: take them out with `/dm tournament remove` before the start."
+            )
         await interaction.response.defer(ephemeral=True, thinking=True)
-        await service_of(interaction).start_tournament(t.id, by=str(interaction.user.id))
+        await service.start_tournament(t.id, by=str(interaction.user.id))
         await respond(interaction, f"{t.name} has started.")
+
+    @app_commands.command(name="remove", description="Take a player out of a tournament (hosts only)")
+    @app_commands.guild_only()
+    async def remove(
+        self, interaction: discord.Interaction[Any], tournament: TournamentId, player: discord.User
+    ) -> None:
+        require_host(interaction)
+        t = await _own(interaction, tournament)
+        await service_of(interaction).leave(t.id, str(player.id), by=str(interaction.user.id))
+        await respond(interaction, f"{player.display_name} is out of {t.name}.")
 
     @app_commands.command(name="standings", description="The table, as a picture and as text")
     @app_commands.guild_only()

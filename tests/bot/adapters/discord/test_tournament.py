@@ -284,3 +284,27 @@ async def test_six_players_elimination_byes_to_the_top_seeds(world: World) -> No
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 3)
     assert len((await service.rounds(tid))[0]) == 5, "two byes, two games and the rematch"
+
+
+async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World) -> None:
+    w = world
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        [w.alice, w.bob, w.dave],
+        name="Gone",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+    )
+    w.guild.remove_member(w.dave)
+    await w.env.settle()
+    refused = answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=tid))
+    assert refused.ephemeral and "dave left the server" in refused.content
+    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    assert (await service.get(tid)).status == "signup"
+    out = answer(await w.carol.slash(w.lobby, "dm tournament remove", tournament=tid, player=w.dave.user))
+    assert "is out of Gone" in out.content
+    assert "has started" in answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)).content
