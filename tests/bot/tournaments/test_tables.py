@@ -30,7 +30,7 @@ async def test_the_migration_creates_exactly_the_models(db_url: str) -> None:
 
         async with store.engine.connect() as conn:
             assert await conn.run_sync(diff) == []
-        await migrate(db_url, "downgrade", "0002")
+        await migrate(db_url, "downgrade", "-1")
         async with store.engine.connect() as conn:
             names = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
         assert not names & OURS and "matches" in names
