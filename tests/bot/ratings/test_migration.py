@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -59,3 +60,34 @@ async def test_upgrade_keeps_old_matches_rated_except_terminal_practice(db_url: 
     await migrate(db_url, "downgrade", "0002")
     assert not {"player_ratings", "rating_changes"} & await _tables(db_url)
     await migrate(db_url)
+
+
+async def test_the_migration_creates_exactly_the_rating_models(db_url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlalchemy import MetaData
+
+    from bot.store.db import Base
+    from tests.bot.tournaments.test_tables import _table_of
+
+    ours = {"player_ratings", "rating_changes"}
+    store = MatchStore(db_url)
+    await store.open()
+    try:
+
+        def diff(conn: Any) -> list[Any]:
+            wanted = MetaData()
+            for table in Base.metadata.sorted_tables:
+                if table.name in ours or table.name == "matches":
+                    table.to_metadata(wanted)
+            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            return [
+                d
+                for d in compare_metadata(context, wanted)
+                if _table_of(d) in ours or (_table_of(d) == "matches" and "'rated'" in repr(d))
+            ]
+
+        async with store.engine.connect() as conn:
+            assert await conn.run_sync(diff) == []
+    finally:
+        await store.close()
