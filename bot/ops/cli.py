@@ -27,7 +27,7 @@ def _db_url(path: str | None) -> str:
 
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
     """`--opt`/`--clock`/`--rule` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
-    from games.cli import UsageError, parse_kv
+    from games.clitools import UsageError, parse_kv
 
     try:
         return parse_kv([item for pair in pairs or [] for item in pair.split()], what)

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from games.base import AnyRuleset, OptionsError
-from games.cli import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, load_game, parse_kv, read_input, replay_lines
+from games.clitools import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, load_game, parse_kv, read_input, replay_lines
 from games.opponents import DEFAULT_BUDGET, NoMoveError, check_level, pick
 
 MAX_PLIES = 1000

@@ -12,7 +12,7 @@ import pytest
 
 from games import registry
 from games.base import TITLES, Outcome, Ruleset, Termination, UnsupportedError
-from games.cli import replay_lines
+from games.clitools import replay_lines
 from tests import ROOT
 
 READY = registry.implemented()

@@ -16,7 +16,7 @@ import pytest
 
 from games import registry
 from games.base import AnyRuleset
-from games.cli import replay_lines
+from games.clitools import replay_lines
 from games.opponents import pick
 from tests import DATA
 from tests.games.opponents.regen_positions import forces_win
