@@ -19,11 +19,10 @@ import numpy as np
 
 from games.solver.board import Board
 from games.solver.layout import H_ABORT, H_LIMIT, H_NODES, address, build_table
+from games.solver.loaded import KERNEL_LOADED
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF, SearchAborted
 
-READY = False
-"""Set once the compiled search has run in this process (loaded from the disk cache or compiled)."""
 BACKEND = ""
 """Which compiled search `load` chose: "aot" (the extension module) or "jit" (numba's)."""
 COMPILING_NOTICE = "compiling the solver, once, about 20 s"
@@ -49,12 +48,13 @@ def needs_compiling() -> bool:
 
 def load() -> None:
     """Load (or compile, saying so once on stderr) the compiled search and closure; idempotent and
-    thread-safe, so a background warm-up and a player's request can race."""
-    global READY, BACKEND, _search, _closure_at
-    if READY:
+    thread-safe, so a background warm-up and a player's request can race (the second waits for the
+    first). `KERNEL_LOADED` is set at the very end, when the code has run."""
+    global BACKEND, _search, _closure_at
+    if KERNEL_LOADED.is_set():
         return
     with _load_lock:
-        if READY:
+        if KERNEL_LOADED.is_set():
             return
         from games.solver import aot
 
@@ -76,7 +76,7 @@ def load() -> None:
         t = build_table(board(1, 2), FULL, None, 4)
         _search(np.uint64(0), -INF, INF, 0, address(t))
         _closure_at(np.uint64(0b110100), address(t))
-        READY = True
+        KERNEL_LOADED.set()
 
 
 class KernelSearch:
