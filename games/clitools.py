@@ -120,5 +120,5 @@ def load_game(game_id: str) -> AnyRuleset:
     """Ruleset or a usage error."""
     try:
         return registry.get(game_id)
-    except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+    except registry.UnknownGameError as exc:
         raise UsageError(str(exc.args[0])) from None

@@ -7,7 +7,7 @@ from typing import Any
 
 from games.base import AnyRuleset, Seat
 from games.opponents.search import Profile
-from games.trax.board import FIT, OFF, PARTNER, STRIDE, TURN, WHITE, ThreeSame, need
+from games.trax.board import FIT, OFF, PARTNER, STRIDE, WHITE, ThreeSame, need, track_end
 from games.trax.state import TraxState, legal_moves, play
 
 # Weight of a track by the distance between the empty cells its two ends enter.
@@ -24,7 +24,6 @@ def threats(state: TraxState, hot: set[int] | None = None) -> tuple[float, float
 
     With `hot`, the empty cells at the ends of tracks whose ends are close are added to it."""
     board = state.board
-    get = board.get
     minx, maxx, miny, maxy = state.box
     wide = maxx - minx >= LINE_SPAN - 2
     tall = maxy - miny >= LINE_SPAN - 2
@@ -35,15 +34,7 @@ def threats(state: TraxState, hot: set[int] | None = None) -> tuple[float, float
             if key + OFF[side] in board or (key, side) in seen:
                 continue
             colour = mask >> side & 1
-            # Follow the track from this open end to its other end.
-            k, d = key, PARTNER[mask][side]
-            while True:
-                n = k + OFF[d]
-                m = get(n)
-                if m is None:
-                    break
-                d = TURN[m << 2 | d]
-                k = n
+            k, d = track_end(board, key, PARTNER[mask][side])  # this open end's track, to its other end
             seen.add((k, d))
             seen.add((key, side))
             a = key + OFF[side]

@@ -15,7 +15,7 @@ from games.base import TITLES, Outcome, Ruleset, Termination, UnsupportedError
 from games.clitools import replay_lines
 from tests import ROOT
 
-READY = registry.implemented()
+READY = registry.ids()
 
 
 def test_terminations_are_the_contracts_reason_strings() -> None:
