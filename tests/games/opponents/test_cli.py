@@ -36,13 +36,13 @@ def test_duel_prints_the_contract_object_and_is_deterministic() -> None:
 
 def test_a_node_budget_gives_the_same_games_and_moves_every_run() -> None:
     # Searching levels bounded by work, not the clock: two runs agree whatever else the machine does.
-    duel_args = ["duel", "trax", "hard", "medium", "--games", "2", "--seed", "3", "--nodes", "60", "--max-plies", "24"]
+    duel_args = ["duel", "trax", "hard", "medium", "--games", "2", "--seed", "3", "--nodes", "40", "--max-plies", "16"]
     first, second = run(duel_args), run(duel_args)
     assert first.returncode == 0, first.stderr
     scores = [{k: v for k, v in json.loads(p.stdout).items() if k != "seconds_per_move"} for p in (first, second)]
     assert scores[0] == scores[1]
     position = "@0+\nB1+\nA0\\\n"
-    moves = [run(["move", "trax", "hard", "--nodes", "300", "--seed", "2", "-"], position) for _ in range(2)]
+    moves = [run(["move", "trax", "hard", "--nodes", "150", "--seed", "2", "-"], position) for _ in range(2)]
     assert moves[0].returncode == 0, moves[0].stderr
     assert json.loads(moves[0].stdout)["move"] == json.loads(moves[1].stdout)["move"]
 
