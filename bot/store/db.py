@@ -211,7 +211,3 @@ async def current_revision(url: str) -> str | None:
             return await conn.run_sync(_rev)
     finally:
         await engine.dispose()
-
-
-# The ratings' tables (bot/ratings/models.py) belong to this metadata too: migrations and tests see them.
-from bot.ratings import models as _rating_models  # noqa: E402, F401

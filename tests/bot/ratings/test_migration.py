@@ -67,6 +67,7 @@ async def test_the_migration_creates_exactly_the_rating_models(db_url: str) -> N
     from alembic.migration import MigrationContext
     from sqlalchemy import MetaData
 
+    import bot.ratings.models  # noqa: F401  (the rating tables join Base.metadata)
     from bot.store.db import Base
     from tests.bot.tournaments.test_tables import _table_of
 
