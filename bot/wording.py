@@ -1,16 +1,37 @@
-"""Every sentence the host says: structured host events and refusals → text people read.
+"""Every sentence the host says: host events and refusals (data from `bot.host`) → text people read.
 
-Names, never seats: each function gets `name`, which turns a seat into the player's display name.
-The service and the house rules hand over kinds and data; only this module words them.
+The host core never words anything; the terminal room, the Discord adapter and the text log all word
+its events here, so a game reads the same everywhere. Names, never seats: a `Name` turns a seat into
+the player's display name (`namer(event.names)`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
+from games.base import Event
+
+if TYPE_CHECKING:
+    from bot.host.match import Live
 
 Name = Callable[[int | None], str]
+
+
+def namer(names: Mapping[int, str]) -> Name:
+    """Seat → display name, for a match's players (`nobody` for no seat)."""
+
+    def name(seat: int | None) -> str:
+        return display(names[seat]) if seat is not None and seat in names else "nobody"
+
+    return name
+
+
+def seat_name(live: Live, seat: int | None) -> str:
+    """A running match's player in `seat`, by display name."""
+    return namer(live.names())(seat)
 
 
 def seconds(value: float) -> str:
@@ -36,8 +57,14 @@ def display(name: str) -> str:
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 
-def turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
+def turn_line(turn: TurnFacts | None, name: Name) -> str:
     """Whose turn it is, or what the match waits for."""
+    if turn is None:
+        return ""
+    return named(_turn(turn.status, turn.to_move, turn.prompt, turn.provisional, name), name)
+
+
+def _turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
     if status == "choosing":
         return "Waiting for the advantage player to choose who starts."
     if status in ("finished", "aborted"):
@@ -74,9 +101,59 @@ def named(text: str, name: Name) -> str:
     return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
+def event_text(ev: HostEvent) -> str:
+    """The sentence of a host event."""
+    name = namer(ev.names)
+    refused = ev.detail.get("refusal")
+    if isinstance(refused, Refusal):
+        return refusal_text(refused)
+    data = {**ev.data, **ev.detail}
+    if ev.kind == "move":
+        data["said"] = describe(data.get("events") or [], name)
+    if ev.kind == "time" and ev.clocks is not None:
+        data["clocks"] = clock_line(ev.clocks, name)
+    return named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name)
+
+
 def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
-    """The sentence of a host event (`now_turn`: the turn line, for events that end with it)."""
+    """The sentence of a host event given as parts (`now_turn`: the turn line, for events that end with it)."""
     return named(_say(kind, data, seat, name, now_turn), name)
+
+
+def clock_line(facts: ClockFacts, name: Name) -> str:
+    """One line with both clocks (`clocks: ▶ alice 42s (grace 5:00) | bob …`)."""
+    parts = []
+    for seat in (1, 2):
+        rem = facts.remaining[seat]
+        mark = "▶ " if facts.running == seat else ""
+        if facts.kind == "move_reserve":
+            parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
+        else:
+            g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {seconds(rem['grace'])}"
+            parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} ({g})")
+    suffix = " (paused)" if facts.paused else ""
+    return "clocks: " + " | ".join(parts) + suffix
+
+
+def clocks_text(live: Live, now: float) -> str:
+    """The clock line of a running match at loop time `now`."""
+    from bot.host.match import clock_facts
+
+    return clock_line(clock_facts(live, now), namer(live.names()))
+
+
+def status_lines(live: Live, now: float) -> list[str]:
+    """Whose turn it is and both clocks: the two lines under a board."""
+    from bot.host.match import turn_facts
+
+    name = namer(live.names())
+    return [turn_line(turn_facts(live), name), clocks_text(live, now)]
+
+
+def board_text(live: Live, now: float) -> str:
+    """The text board (names, never seats), whose turn it is and both clocks."""
+    board = named(live.ruleset.render_text(live.state), namer(live.names()))
+    return "\n".join([board, *status_lines(live, now)])
 
 
 def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str:
@@ -174,17 +251,56 @@ _REFUSALS: dict[str, str] = {
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",
     "no_rule:here": "Nobody is waiting for your confirmation.",
     "no_rule:takeback": "Moves are final at once in this match.",
+    "no_rule:first": "That choice is not open any more.",
+    "no_rule:second": "That choice is not open any more.",
+    "not_saved": "the match could not be saved; try again in a moment",
+    "not_running": "match {match} is not running",
+    "no_match": "there is no match {match}",
+    "two_players": "a match needs two different players",
+    "advantage_seat": "advantage names player 1 or 2",
+    "first_seat": "first must be 1 or 2",
+    "seat": "seat must be 1 or 2",
+    "not_player": "only a player of this match can do that",
+    "not_player:resign": "only a player of this match can resign",
+    "not_player:mulligan": "only a player of this match can use a mulligan",
+    "not_player:decline": "only a player of this match can decline",
+    "not_player:here": "only the opponent can confirm presence",
+    "pause_paused": "match {match} is paused, not running",
+    "pause_over": "match {match} is over, not running",
+    "not_paused": "match {match} is not paused",
 }
+_DETAIL = ("game", "options", "rules")
+"""Refusals whose words come from where the problem was found (an engine's options, a rule's value)."""
 _SEAT_FIELDS = ("other", "chooser", "mover")
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
-    """The reply to a refused action (seats in `data` are said as names)."""
+    """The reply to a refused action given as parts (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
-    template = _REFUSALS.get(code, "That is not possible now.")
+    template = _REFUSALS.get(code) or _REFUSALS.get(code.partition(":")[0]) or "That is not possible now."
     return named(template.format(**values), name)
+
+
+def refusal_text(r: Refusal) -> str:
+    """The reply to a refusal."""
+    if r.code == "said":
+        return str(r.data.get("text", ""))
+    if r.code in _DETAIL:
+        return str(r.data.get("detail", ""))
+    return refusal(r.code, r.data, namer(r.names))
+
+
+def error_text(exc: HostError) -> str:
+    """The reply to a refused request."""
+    return refusal_text(exc.refusal)
+
+
+def reason_text(result: Any) -> str | None:
+    """The reply to a rejected text (`SubmitResult`), or its short reason when it was ignored."""
+    refused: Refusal | None = getattr(result, "refusal", None)
+    return refusal_text(refused) if refused is not None else getattr(result, "reason", None)
 
 
 def status_word(status: str) -> str:
@@ -199,17 +315,13 @@ def status_word(status: str) -> str:
     }.get(status, "in play")
 
 
-def paused_refusal(match_id: int, status: str) -> str:
-    """Why a match cannot be paused (never the internal status)."""
-    return f"match {match_id} is {'paused' if status == 'paused' else 'over'}, not running"
-
-
-def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
-    """The extra sentence(s) after 'X played M.' for a move's events (the first, 'move', is skipped)."""
+def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
+    """The extra sentence(s) after 'X played M.' for a move's engine events (as the engine made them, or
+    as stored: `{"kind": …, …data}`; the first, 'move', is skipped)."""
     parts: list[str] = []
     for e in events[1:]:
-        d: Mapping[str, Any] = e.data
-        kind = e.kind
+        d: Mapping[str, Any] = e.data if isinstance(e, Event) else e
+        kind = e.kind if isinstance(e, Event) else str(e.get("kind"))
         if kind == "boxes":
             n = d.get("count", 1)
             parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''} and moves again")

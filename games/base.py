@@ -82,7 +82,7 @@ class Event:
 class Termination(StrEnum):
     """Why a game ended; the values are the `reason` strings of shared/CONTRACT.md.
 
-    Engines produce the game-specific ones; the host adds `time`, `resign` and `award`.
+    Engines produce the game-specific ones; the host adds `time`, `resign`, `award`, `agreement` and `aborted`.
     """
 
     FOUR_IN_A_ROW = "four-in-a-row"
@@ -109,6 +109,10 @@ class Termination(StrEnum):
     """Host or replay: a player resigned."""
     AWARD = "award"
     """Host: a host declared the result."""
+    AGREEMENT = "agreement"
+    """Host: the players agreed to a draw (house rule `draw`)."""
+    ABORTED = "aborted"
+    """Host: a host aborted the match; no result."""
 
 
 @dataclass(frozen=True)

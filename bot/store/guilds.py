@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.host.clocks import TimeControl
 from bot.store.db import Base, UTCDateTime, utcnow
+from bot.types import TimeControl
 from games import registry
 from games.base import OptionsError
 

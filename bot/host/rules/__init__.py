@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bot.host.events import Refusal
 from bot.host.rules.advantage import AdvantageChoice
 from bot.host.rules.base import HOLD_STATUSES, Effects, HouseRule, Log, MatchView, Note, Provisional, Refused
 from bot.host.rules.mulligan import Mulligan
@@ -49,6 +50,11 @@ _ON = {"1": True, "on": True, "yes": True, "true": True, "0": False, "off": Fals
 
 class RulesError(ValueError):
     """A rule the game does not take, or a value the rule does not take."""
+
+    @property
+    def refusal(self) -> Refusal:
+        """The refusal to show the host."""
+        return Refusal("rules", data={"detail": str(self)})
 
 
 def accepted(game: str) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.types import MatchStatus
 
 
 class AdvantageChoice(HouseRule):
@@ -31,7 +32,7 @@ class AdvantageChoice(HouseRule):
         self.chooser = advantage
         limit = m.clocks.tc.move
         return Effects(
-            status="choosing",
+            status=MatchStatus.CHOOSING,
             timers={"choose": limit},
             say=[Note("choose", {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
         )
@@ -39,7 +40,7 @@ class AdvantageChoice(HouseRule):
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`first` or `second` from the chooser."""
         chooser = self.chooser
-        if chooser is None or m.status != "choosing":
+        if chooser is None or m.status != MatchStatus.CHOOSING:
             return None
         if seat != chooser:
             raise Refused("choose_not_you", chooser=chooser)
@@ -53,7 +54,7 @@ class AdvantageChoice(HouseRule):
             data["how"] = how
         return Effects(
             swap_seats=first != 1,
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             start=True,
             timers={"choose": None},
             log=[Log("choice", chooser, data)],
@@ -68,7 +69,7 @@ class AdvantageChoice(HouseRule):
 
     def gate(self, m: MatchView, seat: int) -> None:
         """Nobody moves before the choice."""
-        if self.chooser is not None and m.status == "choosing":
+        if self.chooser is not None and m.status == MatchStatus.CHOOSING:
             raise Refused("choose_first", kind="turn", chooser=self.chooser)
 
     def dump(self, now: float) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from bot.host.clocks import Clocks
+from bot.types import HOLD_STATUSES, MatchStatus
 from games.base import AnyRuleset
 
-HOLD_STATUSES = ("choosing", "mulligan_wait")
-"""Statuses in which a rule holds the match (nobody moves until the rule lets go)."""
+__all__ = ["HOLD_STATUSES", "Effects", "HouseRule", "Log", "MatchView", "Note", "Provisional", "Refused"]
 
 
 class MatchView(Protocol):
@@ -30,7 +30,7 @@ class MatchView(Protocol):
     @property
     def ply(self) -> int: ...
     @property
-    def status(self) -> str: ...
+    def status(self) -> MatchStatus: ...
     @property
     def clocks(self) -> Clocks: ...
     @property
@@ -90,7 +90,7 @@ class Effects:
     """Clock changes, in order: `pause`, `resume`, `restart` (a fresh action for the seat on move), `stop`."""
     rewind_to: int | None = None
     """Index into the match's history: that turn and every later one are undone."""
-    status: str | None = None
+    status: MatchStatus | None = None
     defer: bool = False
     """After a move: it stays provisional; the turn passes only when `hand_over` comes."""
     hand_over: Provisional | None = None

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
 
@@ -45,7 +46,7 @@ class Mulligan(HouseRule):
         if self.used[seat] >= self.count:
             raise Refused("mulligan_used")
         if self.offer is None:
-            if m.status != "ongoing" or m.provisional() is not None or m.to_move() != seat:
+            if m.status != MatchStatus.ONGOING or m.provisional() is not None or m.to_move() != seat:
                 raise Refused("mulligan_own_turn")
         elif self.offer[0] == seat:
             raise Refused("mulligan_winner")
@@ -60,7 +61,7 @@ class Mulligan(HouseRule):
         self.offer = None
         return Effects(
             rewind_to=idx,
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             clock=["restart"],
             timers={"offer": None},
             log=[Log("mulligan", seat, {"rewound_plies": rewound, "to_ply": to_ply})],
@@ -74,7 +75,7 @@ class Mulligan(HouseRule):
         self.offer = None
         data = {} if how == "player" else {"how": how}
         return Effects(
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             timers={"offer": None},
             finish=offer,
             log=[Log("mulligan_declined", seat, data)],
@@ -89,7 +90,7 @@ class Mulligan(HouseRule):
             return None
         self.offer = (winner, reason)
         return Effects(
-            status="mulligan_wait",
+            status=MatchStatus.MULLIGAN_WAIT,
             clock=["stop"],
             timers={"offer": self.offer_seconds},
             log=[Log("mulligan_offer", loser, {"winner": winner, "reason": reason})],

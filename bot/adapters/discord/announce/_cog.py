@@ -25,6 +25,7 @@ from discord.ext import commands
 from bot.adapters.discord._shared import NO_PINGS, mention, pending_of, pinging, presence_waiting, timer_at
 from bot.adapters.discord.announce._views import buttons
 from bot.host.service import HostEvent, Live
+from bot.wording import event_text, seat_name, status_lines
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -91,7 +92,7 @@ def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result
         return pictures.render_png(
             live.ruleset,
             live.state,
-            names=(live.name(1), live.name(2)),
+            names=(seat_name(live, 1), seat_name(live, 2)),
             last_move=last_move,
             prev_state=prev_state,
             result=result,
@@ -108,8 +109,8 @@ def player_label(live: Live, seat: int) -> str:
 
         colour = pictures.renderer_for(live.game).colour_word(live.ruleset, live.state, seat)
     except Exception:
-        return live.name(seat)
-    return f"{live.name(seat)} ({colour})"
+        return seat_name(live, seat)
+    return f"{seat_name(live, seat)} ({colour})"
 
 
 def deadline_line(live: Live, now: float) -> str | None:
@@ -124,7 +125,7 @@ def deadline_line(live: Live, now: float) -> str | None:
     pending = pending_of(live)
     commit = timer_at(live, "takeback", "commit")
     if pending is not None and commit is not None:
-        return f"{live.name(pending.seat)}'s move becomes final {stamp(commit)}"
+        return f"{seat_name(live, pending.seat)}'s move becomes final {stamp(commit)}"
     if live.status != "ongoing":
         offer = timer_at(live, "mulligan", "offer")
         if live.status == "mulligan_wait" and offer is not None:
@@ -139,7 +140,7 @@ def deadline_line(live: Live, now: float) -> str | None:
     for deadline in live.clocks.next_deadlines(now):
         words = DEADLINE_WORDS.get(deadline.kind)
         if words is not None:
-            return f"{live.name(deadline.seat)}: {words} {stamp(deadline.at)}"
+            return f"{seat_name(live, deadline.seat)}: {words} {stamp(deadline.at)}"
     return None
 
 
@@ -169,7 +170,7 @@ def result_line(live: Live, ev: HostEvent) -> str:
             score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
     detail = f" ({how}{score})" if how or score else ""
     if winner in live.players:
-        return f"**Result: {live.name(winner)} wins{detail}.**"
+        return f"**Result: {seat_name(live, winner)} wins{detail}.**"
     return f"**Result: a draw{detail}.**"
 
 
@@ -286,10 +287,10 @@ class Announcer(commands.Cog):
             if ev.kind == "finished" and room.live is not None:
                 fresh.append(result_line(room.live, ev))
             else:
-                fresh.append(ev.text)
+                fresh.append(event_text(ev))
             who = self._attention(ev, room.live)
             if who is not None and ev.kind in PING_KINDS:
-                room.unsent_pings.append((who, ev.text))
+                room.unsent_pings.append((who, event_text(ev)))
             if ev.kind in END_KINDS:
                 room.over = True
         room.lines = (room.lines + fresh)[-MAX_LINES:] if fresh else room.lines
@@ -384,9 +385,9 @@ class Announcer(commands.Cog):
         if room.over or live.status in ("finished", "aborted"):
             parts.append("**The match is over.**")
         else:
-            turn = service.board_text(live.id).splitlines()[-2]
+            turn, clocks = status_lines(live, service.now())
             parts.append(f"**{turn}**")
-            parts.append(service.clock_text(live))
+            parts.append(clocks)
             deadline = deadline_line(live, service.now())
             if deadline:
                 parts.append(deadline)

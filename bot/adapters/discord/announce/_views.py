@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.adapters.discord._shared import host_bot, pending_of, same_guild
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError, SubmitResult
+from bot.wording import seat_name
 
 ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "take": ("Take back", discord.ButtonStyle.secondary),
@@ -90,14 +91,14 @@ class MatchButton(
             if pending is None or pending.ply != self.ply:
                 raise HostError("That move is already final.")
             if live.players[pending.seat].id != player:
-                raise HostError(f"Only {live.name(pending.seat)} can take back {pending.notation}.")
+                raise HostError(f"Only {seat_name(live, pending.seat)} can take back {pending.notation}.")
             result = await service.takeback(match_id, player, via="button")
         elif self.action == "mull":
-            result = await service.mulligan(match_id, player)
+            result = await service.act(match_id, player, "mulligan")
         elif self.action == "decl":
-            result = await service.decline_mulligan(match_id, player)
+            result = await service.act(match_id, player, "decline")
         elif self.action == "here":
-            result = await service.here(match_id, player)
+            result = await service.act(match_id, player, "here")
         else:
             live = service.get(match_id)
             if live.seat_of(player) is None:
@@ -105,8 +106,8 @@ class MatchButton(
             result = await service.submit(match_id, player, _TEXTS[self.action])
             if result.status == "ignored":
                 raise HostError("That choice is not open any more.")
-        if result is not None and result.status == "rejected":
-            raise HostError(result.reason or "That is not possible now.")
+        if result is not None and result.refusal is not None:
+            raise HostError(result.refusal)
 
 
 def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | None:

@@ -35,6 +35,7 @@ from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, PlayerRef
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
+from bot.wording import board_text, clocks_text, error_text, seat_name
 from games import registry
 from games.base import OptionsError
 
@@ -177,7 +178,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             channel, thread = await self._open_room(interaction, mode, ruleset.title, player1, player2, host)
         except HostError as exc:
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         kwargs: dict[str, Any] = {"first": 1}
         if first in ("a1", "a2"):
@@ -200,7 +201,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
@@ -374,14 +375,15 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """The text board (only for you)."""
         live = self._readable(interaction, match)
-        await respond(interaction, f"**Match {live.id}**\n```\n{self.service.board_text(live.id)[:1900]}\n```")
+        await respond(interaction, f"**Match {live.id}**\n```\n{board_text(live, self.service.now())[:1900]}\n```")
 
     @app_commands.command(name="status", description="Show a match's clocks")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Both clocks and the match state."""
         live = self._readable(interaction, match)
-        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {self.service.clock_text(live)}")
+        clocks = clocks_text(live, self.service.now())
+        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {clocks}")
 
     # -- players ----------------------------------------------------------------------
     @app_commands.command(name="resign", description="Resign your match")
@@ -397,7 +399,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     async def mulligan(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Rewind your last turn and the opponent's."""
         live = self._match(interaction, match)
-        await self.service.mulligan(live.id, str(interaction.user.id))
+        await self.service.act(live.id, str(interaction.user.id), "mulligan")
         await respond(interaction, f"Mulligan used in match {live.id}.")
 
     @app_commands.command(name="ready", description="Say you are ready to move from grace (Trax)")
@@ -405,7 +407,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     async def ready(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Ask the opponent to confirm they are here."""
         live = self._match(interaction, match)
-        await self.service.ready(live.id, str(interaction.user.id))
+        await self.service.act(live.id, str(interaction.user.id), "ready")
         await respond(interaction, "Your opponent has been asked to confirm they are here.")
 
     # -- hosts ------------------------------------------------------------------------
@@ -473,7 +475,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if winner is None:
             await respond(interaction, f"Match {live.id} is awarded as a draw.")
         else:
-            await respond(interaction, f"Match {live.id} is awarded: {live.name(seat)} won.")
+            await respond(interaction, f"Match {live.id} is awarded: {seat_name(live, seat)} won.")
 
     # -- records ----------------------------------------------------------------------
     @app_commands.command(name="log", description="A match's full log (players of the match and hosts)")
@@ -640,7 +642,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 opponent_name=opponent.name,
             )
         except HostError as exc:
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         players = [PlayerRef(str(member.id), member.display_name), opponent]
         try:
@@ -658,7 +660,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         interaction.extras["match_id"] = match_id
         self.practice_bot().watch(match_id, level)
