@@ -52,7 +52,7 @@ class MatchButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
     ) -> MatchButton:
         """Rebuild the button from a click (unknown actions are rejected by the template's caller)."""
         action = match["action"]
