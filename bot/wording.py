@@ -268,10 +268,56 @@ _REFUSALS: dict[str, str] = {
     "pause_paused": "match {match} is paused, not running",
     "pause_over": "match {match} is over, not running",
     "not_paused": "match {match} is not paused",
+    "rule_unknown": "{game} takes no rule {rule!r}; it accepts {accepted}",
+    "rule_on_off": "{rule} is on or off, not {value!r}",
+    "rule_seconds": "{rule} is a number of seconds (0 = off), not {value!r}",
+    "rule_range": "{rule} must be between {low:g} and {high:g} seconds",
+    "rule_count": "{rule} is a number of {rule}s per player (0 = off), not {value!r}",
+    "rule_choice": "{rule} is {choices}, not {value!r}",
+    "stale": "That is not open any more.",
+    "stale:takeback": "That move is already final.",
+    "not_actor": "Only {actor} can do that.",
+    "not_actor:takeback": "Only {actor} can take back {move}.",
+    "not_player:first": "Only a player of this match can choose.",
+    "not_player:second": "Only a player of this match can choose.",
 }
-_DETAIL = ("game", "options", "rules")
+_DEADLINES = {
+    "final": "{who}'s move becomes final {at}",
+    "mulligan_offer": "The mulligan offer ends {at}",
+    "choose": "The choice of who starts ends {at}",
+    "presence": "The presence check ends {at}",
+    "clock": "{who}: {words} {at}",
+}
+_CLOCK_DEADLINES = {"reserve_started": "move time ends", "grace_started": "move time ends", "timeout": "time runs out"}
+"""Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
+
+
+_RESULT_WORDS = {
+    "resign": "by resignation",
+    "time": "on time",
+    "award": "awarded by the host",
+    "agreement": "by agreement",
+}
+
+
+def result_words(reason: str) -> str:
+    """How a match ended, as the board's result line says it (`by resignation`; else the reason itself)."""
+    return _RESULT_WORDS.get(reason, reason)
+
+
+def deadline_text(label: str, who: str, at: str) -> str | None:
+    """A running deadline: a rule's (by its label) or a clock's (`clock:<deadline kind>`); `at` is
+    how the room writes the moment. None: a deadline the room does not show."""
+    if label.startswith("clock:"):
+        words = _CLOCK_DEADLINES.get(label.removeprefix("clock:"))
+        return None if words is None else _DEADLINES["clock"].format(who=who, words=words, at=at)
+    template = _DEADLINES.get(label)
+    return None if template is None else template.format(who=who, at=at)
+
+
+_DETAIL = ("game", "options")
 """Refusals whose words come from where the problem was found (an engine's options, a rule's value)."""
-_SEAT_FIELDS = ("other", "chooser", "mover")
+_SEAT_FIELDS = ("other", "chooser", "mover", "actor")
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
@@ -304,15 +350,16 @@ def reason_text(result: Any) -> str | None:
 
 
 def status_word(status: str) -> str:
-    """A match's status as people read it (never the internal name)."""
+    """A match's status as people read it (`mulligan_wait` → "waiting for a mulligan decision"; the stored
+    names never reach a user)."""
     return {
         "ongoing": "in play",
-        "paused": "paused",
+        "paused": "paused by the host",
         "choosing": "waiting for the choice of who starts",
-        "mulligan_wait": "waiting for the mulligan answer",
-        "finished": "over",
+        "mulligan_wait": "waiting for a mulligan decision",
+        "finished": "finished",
         "aborted": "aborted",
-    }.get(status, "in play")
+    }.get(status, status.replace("_", " "))
 
 
 def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:

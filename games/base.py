@@ -261,6 +261,11 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
         """What the seat to act must do now, when it is not an ordinary move (a setup, a choice...)."""
         return None
 
+    def choices(self, state: S) -> Mapping[str, str]:
+        """When the seat to act chooses among a few fixed texts rather than moves: a short code for each
+        (lower-case letters) → the text to post (`{"red": "take red", ...}`); rooms offer them as buttons."""
+        return {}
+
     def rules_summary(self, options: Opt) -> str | None:
         """A sentence for the start announcement about how these options change the usual rules, if any."""
         return None

@@ -44,7 +44,7 @@ from bot.host.events import (
 from bot.host.rules import HouseRule, Provisional
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
-from bot.types import HOLD_STATUSES, EndReason, MatchStatus, TimeControl
+from bot.types import EndReason, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -380,7 +380,8 @@ def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
 def turn_facts(live: Live) -> TurnFacts:
     """Whose turn it is, or what the match waits for."""
     p = live.provisional()
-    to_move = None if live.status in HOLD_STATUSES else live.to_move()
+    held = any(live.status in rule.holds for rule in live.rules)
+    to_move = None if held else live.to_move()
     prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
     status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
     return TurnFacts(status, to_move, prompt, None if p is None else p.seat)

@@ -425,17 +425,19 @@ class MatchService:
 
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
         """A player's action from a button or a command: `resign`, or one a rule of the match declares
-        (`mulligan`, `decline`, `ready`, `here`, `offer_draw`, ...). Refused: HostError."""
+        (`mulligan`, `decline`, `ready`, `here`, `offer_draw`, ...; `NAME:via` says how, e.g.
+        `takeback:button`). Refused: HostError."""
         live = self.get(match_id)
         async with self._host_action(live):
             seat = live.seat_of(player_id)
             if seat is None:
-                raise HostError(_refusal(live, f"not_player:{action}"))
-            if action == "resign":
+                raise HostError(_refusal(live, f"not_player:{action.partition(':')[0]}"))
+            name = action.partition(":")[0]
+            if name == "resign":
                 return await self._resign(live, seat)
             result = await self._keyword(live, seat, action, self.now())
             if result is None:
-                raise HostError(_refusal(live, f"no_rule:{action}"))
+                raise HostError(_refusal(live, f"no_rule:{name}"))
             if result.refusal is not None:
                 raise HostError(result.refusal)
             return result

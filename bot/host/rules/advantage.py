@@ -5,25 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
 from bot.types import MatchStatus
+
+FIRST = Action("first", ("first", "i go first", "me"), "first", "I move first", "primary")
+SECOND = Action("second", ("second", "you go first", "you"), "second", "Opponent moves first")
 
 
 class AdvantageChoice(HouseRule):
     """With `advantage`, one player chooses who moves first; if the time for one move runs out, they do."""
 
     key: ClassVar[str] = "advantage"
-    keywords: ClassVar[Mapping[str, str]] = {
-        "first": "first",
-        "i go first": "first",
-        "me": "first",
-        "second": "second",
-        "you go first": "second",
-        "you": "second",
-    }
+    order: ClassVar[int] = 10
+    settable: ClassVar[bool] = False
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.CHOOSING,)
+    actions: ClassVar[tuple[Action, ...]] = (FIRST, SECOND)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
+    events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
 
     def __init__(self) -> None:
         self.chooser: int | None = None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """First or second, while the choice is open."""
+        if self.chooser is None or m.status != MatchStatus.CHOOSING:
+            return []
+        return [OpenAction(FIRST, 0), OpenAction(SECOND, 0)]
 
     def on_create(self, m: MatchView, advantage: int | None) -> Effects | None:
         """Hold the start until the advantage player has chosen (or their time is up)."""
@@ -44,7 +51,7 @@ class AdvantageChoice(HouseRule):
             return None
         if seat != chooser:
             raise Refused("choose_not_you", chooser=chooser)
-        return self._choose(m, first=seat if action == "first" else 3 - seat, how=None)
+        return self._choose(m, first=seat if action.partition(":")[0] == "first" else 3 - seat, how=None)
 
     def _choose(self, m: MatchView, first: int, how: str | None) -> Effects:
         chooser = self.chooser or first

@@ -5,23 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
 from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
+MAX_COUNT = 9
+USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary")
+DECLINE = Action("decline", ("decline", "no mulligan", "decline mulligan"), "decl", "Decline mulligan")
 
 
 class Mulligan(HouseRule):
     """`count` mulligans per player; a win against a player who still has one waits for their answer."""
 
     key: ClassVar[str] = "mulligan"
-    keywords: ClassVar[Mapping[str, str]] = {
-        "mulligan": "mulligan",
-        "use mulligan": "mulligan",
-        "decline": "decline",
-        "no mulligan": "decline",
-        "decline mulligan": "decline",
-    }
+    order: ClassVar[int] = 30
+    default: ClassVar[Any] = 0
+    game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 1}
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.MULLIGAN_WAIT,)
+    actions: ClassVar[tuple[Action, ...]] = (USE, DECLINE)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"offer": "mulligan_offer"}
+    events: ClassVar[tuple[str, ...]] = ("mulligan", "mulligan_offer")
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
 
@@ -36,11 +39,28 @@ class Mulligan(HouseRule):
         """`mulligan=1`."""
         return f"mulligan={self.count}"
 
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """Mulligans per player (0 = off)."""
+        text = text.strip()
+        if not text.isdigit() or int(text) > MAX_COUNT:
+            raise RulesError("rule_count", rule=cls.key, value=text)
+        return int(text)
+
+    @classmethod
+    def build(cls, value: Any) -> HouseRule | None:
+        """On with at least one mulligan."""
+        return cls(int(value)) if value else None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """Use or decline, while a win waits for the answer."""
+        return [] if self.offer is None else [OpenAction(USE, m.ply), OpenAction(DECLINE, m.ply)]
+
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`mulligan` or `decline`."""
         if self.count <= 0:
             return None
-        return self._use(m, seat) if action == "mulligan" else self._decline(seat, "player")
+        return self._use(m, seat) if action.partition(":")[0] == "mulligan" else self._decline(seat, "player")
 
     def _use(self, m: MatchView, seat: int) -> Effects:
         if self.used[seat] >= self.count:

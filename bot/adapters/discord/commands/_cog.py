@@ -24,7 +24,6 @@ from bot.adapters.discord._shared import (
     require_host,
     respond,
     same_guild,
-    state_words,
 )
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
@@ -37,7 +36,7 @@ from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.wording import board_text, clocks_text, error_text, seat_name
+from bot.wording import board_text, clocks_text, error_text, refusal_text, seat_name, status_word
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -173,7 +172,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             check_rules(ruleset.id, house_rules)
         except RulesError as exc:
-            raise HostError(f"Rules: {exc}") from None
+            raise HostError(f"Rules: {refusal_text(exc.refusal)}") from None
         mode = self._room_mode(interaction, room)
         host = interaction.user
         await interaction.response.defer(thinking=True)
@@ -385,7 +384,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         """Both clocks and the match state."""
         live = self._readable(interaction, match)
         clocks = clocks_text(live, self.service.now())
-        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {clocks}")
+        await respond(interaction, f"Match {live.id} ({status_word(live.status)}): {clocks}")
 
     # -- players and hosts: one step each ---------------------------------------------
     async def _one_step(
@@ -517,7 +516,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         embed = discord.Embed(title=f"Match {stored.id}: {_title(stored.game)}")
         players = data["players"]
         embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)
-        embed.add_field(name="Status", value=state_words(stored.status))
+        embed.add_field(name="Status", value=status_word(stored.status))
         embed.add_field(name="Result", value=outcome)
         embed.add_field(name="Moves", value=str(len(data["moves"])))
         embed.add_field(name="Illegal attempts", value=str(sum(e["kind"] == "illegal" for e in data["events"])))
@@ -558,7 +557,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 won = m.players.get(m.winner_seat or 0)
                 result = f"{won[1]} won ({m.result_reason})" if won else f"a draw ({m.result_reason})"
             else:
-                result = state_words(m.status)
+                result = status_word(m.status)
             lines.append(f"`#{m.id}` {_title(m.game)}: {names} — {result}")
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
