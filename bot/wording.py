@@ -108,6 +108,12 @@ def event_text(ev: HostEvent) -> str:
     if isinstance(refused, Refusal):
         return refusal_text(refused)
     data = {**ev.data, **ev.detail}
+    own = rule_words().get(ev.kind)
+    if own is not None:  # a house rule's own event, in the words it declares
+        seat = ev.seat
+        values = {k: name(v) if k in _SEAT_FIELDS else v for k, v in data.items()}
+        values.update(player=name(seat), opponent=name(None if seat is None else 3 - seat))
+        return named(own.format(**values), name)
     if ev.kind == "move":
         data["said"] = describe(data.get("events") or [], name)
     if ev.kind == "time" and ev.clocks is not None:
@@ -317,7 +323,16 @@ def deadline_text(label: str, who: str, at: str) -> str | None:
 
 _DETAIL = ("game", "options")
 """Refusals whose words come from where the problem was found (an engine's options, a rule's value)."""
-_SEAT_FIELDS = ("other", "chooser", "mover", "actor")
+_SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer")
+
+
+def rule_words() -> dict[str, str]:
+    """The templates house rules declare for their own events and refusals (`HouseRule.words`)."""
+    from bot.host.rules import REGISTRY
+
+    return {code: text for rule in REGISTRY for code, text in rule.words.items()}
+
+
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
@@ -325,7 +340,12 @@ _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
     """The reply to a refused action given as parts (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
-    template = _REFUSALS.get(code) or _REFUSALS.get(code.partition(":")[0]) or "That is not possible now."
+    template = (
+        _REFUSALS.get(code)
+        or rule_words().get(code)
+        or _REFUSALS.get(code.partition(":")[0])
+        or "That is not possible now."
+    )
     return named(template.format(**values), name)
 
 

@@ -84,7 +84,7 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
         batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
     for note in eff.say:
         extra = {"move": live.clocks.tc.move, "grace": live.clocks.tc.grace} if note.kind == "clock" else None
-        batch.out.append(event(live, EventKind(note.kind), note.data, note.seat, extra))
+        batch.out.append(event(live, note.kind, note.data, note.seat, extra))
     if eff.start:
         batch.out.append(started_event(live))
     if eff.hand_over is not None:

@@ -52,7 +52,8 @@ class PlayerRef:
 
 
 class EventKind(StrEnum):
-    """The kinds of host events (the `event` field of `--events-json`)."""
+    """The kinds of host events the core and the built-in rules publish (the `event` field of
+    `--events-json`); a house rule may add kinds of its own (`HouseRule.events`)."""
 
     STARTED = "started"
     RESUMED = "resumed"
@@ -66,8 +67,6 @@ class EventKind(StrEnum):
     MULLIGAN_OFFER = "mulligan_offer"
     PRESENCE = "presence"
     PRESENCE_OK = "presence_ok"
-    DRAW_OFFER = "draw_offer"
-    DRAW_LAPSED = "draw_lapsed"
     CLOCK = "clock"
     ILLEGAL = "illegal"
     HINT = "hint"
@@ -147,7 +146,8 @@ class HostEvent:
     `names`, `turn`, `clocks` and `detail` are the facts its sentence needs."""
 
     match_id: int
-    kind: EventKind
+    kind: str
+    """An `EventKind`, or a kind a house rule declares (its `events`)."""
     data: Mapping[str, Any] = field(default_factory=dict)
     seat: int | None = None
     names: Mapping[int, str] = field(default_factory=dict)

@@ -389,7 +389,7 @@ def turn_facts(live: Live) -> TurnFacts:
 
 def event(
     live: Live,
-    kind: EventKind,
+    kind: str,
     data: Mapping[str, Any] | None = None,
     seat: int | None = None,
     detail: Mapping[str, Any] | None = None,

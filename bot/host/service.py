@@ -18,6 +18,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+from bot.host import rules
 from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
 from bot.host.events import EventKind, HostError, HostEvent, Listener, PlayerRef, Refusal, SubmitResult
 from bot.host.match import (
@@ -183,7 +184,7 @@ class MatchService:
             raise HostError(Refusal("not_saved")) from None
         live.seq, live.committed = 1, (snapshot, 1)
         self.live[live.id] = live
-        out = [event(live, EventKind(n.kind), n.data, n.seat) for n in eff.say]
+        out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
         for ev in out or [started_event(live)]:
             await self._publish(ev)
         self._rearm(live)
@@ -289,6 +290,13 @@ class MatchService:
             apply(live, rule, eff, batch, self.now(), self.wall())
             await self._flush(live, batch)
             return SubmitResult("accepted", events=batch.out)
+        declared = rules.action(base)
+        if (
+            declared is not None
+            and declared.answered_when_off
+            and not any(base in r.keywords.values() for r in live.rules)
+        ):
+            return _rejected(live, f"no_rule:{base}")
         return None
 
     async def _move(
@@ -336,7 +344,7 @@ class MatchService:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
                 refusal = _refusal(live, eff.reject.code, eff.reject.kind, eff.reject.data)
-                said = event(live, EventKind(eff.reject.kind), {}, seat, {"refusal": refusal})
+                said = event(live, eff.reject.kind, {}, seat, {"refusal": refusal})
                 return SubmitResult("rejected", refusal=refusal, events=[said])
         return await self._play(live, seat, text, move, message_id, at)
 

@@ -41,10 +41,11 @@ class RoomConfig:
 class Room:
     """Reads `NAME: text` lines, hands them to the host, prints what happens."""
 
-    def __init__(self, config: RoomConfig, out: TextIO | None = None) -> None:
+    def __init__(self, config: RoomConfig, out: TextIO | None = None, service: MatchService | None = None) -> None:
         self.config = config
         self.out = out or sys.stdout
-        self.service = MatchService(MatchStore(config.db_url))
+        self.service = service or MatchService(MatchStore(config.db_url))
+        """The host core it listens to (its own, unless it shares one: it is a subscriber like any other)."""
         self.match_id: int | None = None
         self.finished = asyncio.Event()
         self.service.subscribe(self._on_event)

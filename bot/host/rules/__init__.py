@@ -42,6 +42,7 @@ __all__ = [
     "RuleDeadline",
     "RulesError",
     "accepted",
+    "action",
     "build",
     "clock_overrides",
     "defaults",
@@ -107,6 +108,11 @@ def build(game: str, settings: Mapping[str, Any]) -> list[HouseRule]:
             if made is not None:
                 out.append(made)
     return out
+
+
+def action(name: str) -> Action | None:
+    """The action of that name some rule declares."""
+    return next((a for rule in REGISTRY for a in rule.actions if a.name == name), None)
 
 
 def keyword_actions() -> dict[str, str]:

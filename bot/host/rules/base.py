@@ -60,6 +60,8 @@ class Action:
     """`primary`, `secondary`, `success` or `danger`."""
     lapses: bool = False
     """Its button belongs to one moment (a ply): once that is gone, a click is refused as stale."""
+    answered_when_off: bool = False
+    """In a match without the rule its phrases are still answered (`no_rule:<name>`), not read as chat."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,10 @@ class HouseRule:
     """Timer name → the label its deadline is shown with."""
     events: ClassVar[tuple[str, ...]] = ()
     """The kinds of host events it publishes."""
+    words: ClassVar[Mapping[str, str]] = {}
+    """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
+    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name). The
+    rules built into the host have their words in `bot.wording` itself."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 

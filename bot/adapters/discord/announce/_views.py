@@ -100,7 +100,7 @@ class MatchButton(
         if action is not None:
             now_open = [o for rule in live.rules for o in rule.open_actions(live) if o.action.name == action.name]
             names = live.names()
-            if (now_open and now_open[0].ply != self.ply) or (action.lapses and not now_open):
+            if action.lapses and (not now_open or now_open[0].ply != self.ply):
                 raise HostError(Refusal(f"stale:{action.name}", names=names))
             actor = now_open[0].actor if now_open else None
             if actor is not None and live.seat_of(player) != actor:
