@@ -164,6 +164,7 @@ class Room:
                     options=cfg.options,
                     clock=cfg.clock,
                     rules=cfg.rules,
+                    practice=cfg.bot_level is not None,
                 )
                 self.match_id = mid
             return await self._loop(lines)

@@ -39,6 +39,9 @@ class DrawOffer(HouseRule):
         "draw_standing": "Your draw offer stands: {opponent} may accept it before their next move.",
         "draw_theirs": "{opponent} has offered a draw: post `accept draw` to accept it.",
         "draw_no_offer": "There is no draw offer for you to accept.",
+        "log:draw_offer": "draw offered",
+        "log:draw_accepted": "draw accepted",
+        "log:draw_lapsed": "draw offer lapsed",
         "no_rule:offer_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
         "no_rule:accept_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
     }

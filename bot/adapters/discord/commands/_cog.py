@@ -666,6 +666,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(member.id),
+                practice=True,
             )
         except HostError as exc:
             if thread is not None:
