@@ -483,6 +483,7 @@ def log_text(data: Mapping[str, Any]) -> str:
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
     ]
+    by_seat = namer({int(seat): player["name"] for seat, player in p.items()})
     for e in data["events"]:
         label = _SHOWN_KINDS.get(e["kind"]) or rule_words().get(f"log:{e['kind']}") or e["kind"]
         who = e.get("player", "host" if e["kind"] in ("pause", "resume", "abort", "time", "award") else "")
@@ -495,8 +496,8 @@ def log_text(data: Mapping[str, Any]) -> str:
                 line += " (provisional)"
             if e.get("text") and e.get("text") != e.get("move"):
                 line += f"  [{e['text']!r}]"
-        elif e["kind"] in ("illegal", "syntax", "turn"):
-            line += f" {e.get('text', '')!r}: {e.get('reason', '')}"
+        elif e["kind"] in ("illegal", "syntax", "turn", "finished") and "text" in e:
+            line += f" {e.get('text', '')!r}: {named(str(e.get('reason', '')), by_seat)}"
         elif e["kind"] == "commit":
             line += f" {e.get('move', '')} ({e.get('used', 0):.1f} s)"
         elif e["kind"] == "clock":
