@@ -76,10 +76,8 @@ class Room:
 def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:
     """A PNG of the position with both names and colours, the last move highlighted, and at the end the
     result (None when this game has no pictures or drawing fails: the text board is shown instead)."""
-    try:
-        from games import pictures
-    except ImportError:
-        return None
+    from games import pictures
+
     if not pictures.has_renderer(live.game):
         return None
     try:
