@@ -107,7 +107,7 @@ class RatingCommands(commands.Cog):
             typed = current.strip().lower()
             return [
                 app_commands.Choice(name=f"{_title(g)} ({g})", value=g)
-                for g in registry.implemented()
+                for g in registry.ids()
                 if typed in g or typed in _title(g).lower()
             ][:25]
 
