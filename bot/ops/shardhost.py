@@ -104,9 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shard-ids", type=int, nargs="+")
     parser.add_argument("--heartbeat", type=float)
     args = parser.parse_args(argv)
-    from bot.settings import Settings
+    from bot.settings import SettingsProblem, load_settings
 
-    settings = Settings()
+    try:
+        settings = load_settings()
+    except SettingsProblem as exc:
+        print(f"shardhost: {exc}", file=sys.stderr)
+        return 2
     url = args.db or settings.db_url
     shard_ids = args.shard_ids if args.shard_ids is not None else settings.shard_ids
     shard_count = args.shard_count if args.shard_count is not None else settings.shard_count
