@@ -169,6 +169,10 @@ _REFUSALS: dict[str, str] = {
     "illegal": "Illegal move {text}: {reason}.",
     "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
     "failed": "The host could not handle that; the match is unchanged.",
+    "unconfirmed": (
+        "The host lost touch with its database and cannot tell yet whether that counted: "
+        "look at the board before posting again."
+    ),
     "no_rule:mulligan": "This match has no mulligans.",
     "no_rule:decline": "There is no mulligan offer for you to decline.",
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",

@@ -50,6 +50,11 @@ __all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "Submi
 
 log = logging.getLogger(__name__)
 
+
+class Unconfirmed(Unsaved):
+    """A write whose outcome the database could not confirm either way: the match is reloaded before its next action."""
+
+
 MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
 
@@ -76,6 +81,8 @@ class MatchService:
         self._listeners: list[Listener] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._unsure: set[int] = set()
+        """Matches whose last write may or may not have committed: reloaded from the database first thing."""
 
     # -- lifecycle -----------------------------------------------------------------
     @staticmethod
@@ -256,6 +263,8 @@ class MatchService:
             arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
             if live.id not in self.live:
                 return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
+            if not await self._settled(live):
+                return SubmitResult("rejected", announce.refusal("unconfirmed", {}, live.name), "error")
             seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult("ignored", "not a player of this match")
@@ -270,6 +279,8 @@ class MatchService:
                 if len(text) > MAX_MOVE_TEXT:
                     return SubmitResult("ignored", "too long to be a move")
                 return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
+            except Unconfirmed:
+                return SubmitResult("rejected", announce.refusal("unconfirmed", {}, live.name), "error")
             except Unsaved:
                 return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
             except Exception:
@@ -527,8 +538,12 @@ class MatchService:
     async def _host_action(self, live: Live) -> AsyncIterator[None]:
         """The match's lock for a host's action; a write that fails is a refusal (the match is unchanged)."""
         async with live.lock:
+            if not await self._settled(live):
+                raise HostError(announce.refusal("unconfirmed", {}, live.name))
             try:
                 yield
+            except Unconfirmed:
+                raise HostError(announce.refusal("unconfirmed", {}, live.name)) from None
             except Unsaved:
                 raise HostError(announce.refusal("unsaved", {}, live.name)) from None
 
@@ -614,6 +629,8 @@ class MatchService:
                 if live.id not in self.live:
                     return
                 try:
+                    if not await self._settled(live):
+                        raise Unconfirmed
                     await self._fire_due(live)
                 except Unsaved:
                     pass  # back to the saved state: the deadline is due again and is retried below
@@ -673,12 +690,61 @@ class MatchService:
                 players=players,
             )
         except Exception:
-            log.exception("match %s: writing %d event(s) failed; back to the last saved state", live.id, len(events))
-            roll_back(live, self.now())
-            self._rearm(live)
-            raise Unsaved from None
+            stood = await self._outcome(live, len(events))
+            if stood is not True:
+                what = "did not commit" if stood is False else "may or may not have committed"
+                log.exception(
+                    "match %s: writing %d event(s) failed and %s; back to the last saved state",
+                    live.id,
+                    len(events),
+                    what,
+                )
+                roll_back(live, self.now())
+                self._rearm(live)
+                raise (Unsaved if stood is False else Unconfirmed) from None
+            log.warning(
+                "match %s: the database reported an error, but the %d event(s) were committed", live.id, len(events)
+            )
         live.seq += len(events)
         live.committed = (snapshot, live.seq)
+
+    # -- writes whose outcome is unknown -------------------------------------------------
+    async def _outcome(self, live: Live, count: int) -> bool | None:
+        """After a write reported an error: did it commit after all (True), not at all (False), or cannot the
+        database tell now (None: the match is reloaded before its next action)? This host is the match's only
+        writer, so the stored event count says which."""
+        try:
+            stored = await self.store.event_count(live.id)
+        except Exception:
+            log.warning("match %s: the database cannot say whether the last write committed", live.id)
+            self._unsure.add(live.id)
+            return None
+        if stored == live.seq + count:
+            return True
+        if stored == live.seq:
+            return False
+        self._unsure.add(live.id)
+        return None
+
+    async def _settled(self, live: Live) -> bool:
+        """Make a match whose last write was unconfirmed equal to the database again (False: still cannot tell)."""
+        if live.id not in self._unsure:
+            return True
+        try:
+            stored = await self.store.load(live.id)
+        except Exception:
+            return False
+        self._unsure.discard(live.id)
+        if stored is None or stored.event_count == live.seq:
+            return True
+        log.warning(
+            "match %s: reloaded from the database (%d stored events, %d here)", live.id, stored.event_count, live.seq
+        )
+        live.committed = (stored.snapshot, stored.event_count)
+        roll_back(live, self.now())
+        self._rearm(live)
+        await self._publish(started_event(live, "resumed"))
+        return True
 
     async def _resume(self, stored: StoredMatch) -> None:
         instance = stored.snapshot.get("instance")

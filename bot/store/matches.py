@@ -309,6 +309,12 @@ class MatchStore:
                         .values(player_id=pid, name=name)
                     )
 
+    async def event_count(self, match_id: int) -> int | None:
+        """How many events of a match are stored (None: no such match); read straight from the database."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Match.event_count).where(Match.id == match_id))).first()
+        return None if row is None else int(row[0])
+
     async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
         """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
         wall = at or utcnow()
