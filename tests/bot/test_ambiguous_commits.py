@@ -83,7 +83,7 @@ async def test_a_move_that_committed_stands_and_the_player_is_told_so(lying: Any
 
 
 async def test_a_group_commit_that_committed_sticks_no_match(lying: Any) -> None:
-    service, store, rec = lying
+    service, store, _rec = lying
     pairs = [(A, B), (C, D), (E, F)]
     mids = [await service.create_match("boxes", list(p)) for p in pairs]
     store.lie_batches = True
