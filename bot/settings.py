@@ -23,7 +23,7 @@ _FIXES = {
     "shard_ids": "a JSON list of shard numbers below DMHOST_SHARD_COUNT, e.g. '[0, 1]', with DMHOST_SHARD_COUNT",
     "shard_count": "a whole number of shards, at least 1, e.g. 4",
     "heartbeat_seconds": "a number of seconds above 0, e.g. 1",
-    "lease_seconds": "a number of seconds above DMHOST_HEARTBEAT_SECONDS, e.g. 10",
+    "lease_seconds": "a number of seconds above 0, e.g. 10",
     "announce_batch_seconds": "a number of seconds, 0 or more, e.g. 1",
     "log_level": "one of " + ", ".join(LOG_LEVELS),
 }
@@ -64,8 +64,6 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"shard_ids: {bad or '[]'} is not a shard of {self.shard_count} (0 to {self.shard_count - 1})"
                 )
-        if self.lease_seconds <= self.heartbeat_seconds:
-            raise ValueError("lease_seconds: the lease must outlast several heartbeats")
         return self
 
     @property

@@ -265,3 +265,8 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
         else:
             parts.append(kind.replace("_", " "))
     return (" " + "; ".join(parts) + ".") if parts else ""
+
+
+def more_replies(count: int) -> str:
+    """The last line of a folded catch-up reply that had to leave some out."""
+    return f"… and {count} more {'reply' if count == 1 else 'replies'} to messages posted while the host was away."

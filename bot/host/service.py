@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from bot import wording as announce
-from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
+from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, stamp, start_turn, take
 from bot.host.match import (
     Batch,
     HostError,
@@ -82,6 +82,8 @@ class MatchService:
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
         self._unsure: set[int] = set()
+        self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
+        """Match → (its turn, Discord time) after an accepted late action, for the next late text."""
         """Matches whose last write may or may not have committed: reloaded from the database first thing."""
 
     # -- lifecycle -----------------------------------------------------------------
@@ -260,7 +262,7 @@ class MatchService:
             return await to_stored(self.store, match_id, player_id)
         async with live.lock:
             now = self.now()
-            arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
+            arrived = self._arrival(live, posted_at, now)
             if live.id not in self.live:
                 return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
             if not await self._settled(live):
@@ -272,13 +274,9 @@ class MatchService:
             if not text:
                 return SubmitResult("ignored", "empty")
             try:
-                kw = keyword(text)
-                handled = None if kw is None else await self._keyword(live, seat, kw, arrived)
-                if handled is not None:
-                    return handled
-                if len(text) > MAX_MOVE_TEXT:
-                    return SubmitResult("ignored", "too long to be a move")
-                return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
+                result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
+                self._note_turn_start(live, result, posted_at)
+                return result
             except Unconfirmed:
                 return SubmitResult("rejected", announce.refusal("unconfirmed", {}, live.name), "error")
             except Unsaved:
@@ -290,7 +288,48 @@ class MatchService:
                 self._rearm(live)
                 return SubmitResult("rejected", announce.refusal("failed", {}, live.name), "error")
 
-    async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
+    async def _text(
+        self, live: Live, seat: int, text: str, message_id: str | None, arrived: float, late: bool
+    ) -> SubmitResult:
+        kw = keyword(text)
+        handled = None if kw is None else await self._keyword(live, seat, kw, arrived, message_id)
+        if handled is not None:
+            return handled
+        if len(text) > MAX_MOVE_TEXT:
+            return SubmitResult("ignored", "too long to be a move")
+        return await self._move(live, seat, text, message_id, arrived, late)
+
+    # -- messages read back late (catch-up) ------------------------------------------------
+    def _arrival(self, live: Live, posted_at: dt.datetime | None, now: float) -> float:
+        """When a text counts on the loop clock: now, or for a message read back late its own Discord time —
+        counted from the Discord time of the late action that started this turn, when there is one (so the
+        gap between that action and the restart is charged to nobody)."""
+        if posted_at is None:
+            return now
+        mark = self._late_turns.get(live.id)
+        clocks = live.clocks
+        if mark is not None and mark[0] == self._turn_key(live) and posted_at >= mark[1] and clocks.since is not None:
+            start = clocks.since - clocks.elapsed
+            return start + (posted_at - mark[1]).total_seconds()
+        return loop_time_of(live, posted_at, now, self.wall())
+
+    def _note_turn_start(self, live: Live, result: SubmitResult, posted_at: dt.datetime | None) -> None:
+        """Remember the Discord time of an accepted late action: the next late text is counted from it."""
+        if result.status != "accepted":
+            return
+        if posted_at is None:
+            self._late_turns.pop(live.id, None)
+        else:
+            self._late_turns[live.id] = (self._turn_key(live), posted_at)
+
+    @staticmethod
+    def _turn_key(live: Live) -> tuple[int, int | None]:
+        """Which turn a match is in (an illegal attempt or chat does not change it)."""
+        return live.ply, live.clocks.running
+
+    async def _keyword(
+        self, live: Live, seat: int, action: str, at: float, message_id: str | None = None
+    ) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
         if action == "resign":
             return await self._resign(live, seat)
@@ -312,6 +351,7 @@ class MatchService:
                 return await self._play(live, seat, text, move, message_id, at)
             batch = Batch()
             apply(live, rule, eff, batch, self.now())
+            stamp(batch, message_id)
             await self._flush(live, batch)
             return SubmitResult("accepted", events=batch.out)
         return None

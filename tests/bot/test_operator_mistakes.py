@@ -42,7 +42,7 @@ def test_an_unknown_migration(tmp_path: Path, action: str) -> None:
         ({"DMHOST_SHARD_COUNT": "0"}, ["DMHOST_SHARD_COUNT", "at least 1"]),
         ({"DMHOST_SHARD_IDS": "[5]", "DMHOST_SHARD_COUNT": "4"}, ["DMHOST_SHARD_IDS", "not a shard of 4"]),
         ({"DMHOST_SHARD_IDS": "[1]"}, ["DMHOST_SHARD_IDS", "DMHOST_SHARD_COUNT"]),
-        ({"DMHOST_LEASE_SECONDS": "0.5"}, ["DMHOST_LEASE_SECONDS", "heartbeat"]),
+        ({"DMHOST_LEASE_SECONDS": "0"}, ["DMHOST_LEASE_SECONDS", "above 0"]),
     ],
     ids=["ids-zz", "heartbeat-neg", "batch-neg", "log-level", "count-0", "id-out-of-range", "ids-no-count", "lease"],
 )
