@@ -169,6 +169,7 @@ _REFUSALS: dict[str, str] = {
     "illegal": "Illegal move {text}: {reason}.",
     "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
     "failed": "The host could not handle that; the match is unchanged.",
+    "not_hosted": "Another host process runs this match now: try again in a moment.",
     "unconfirmed": (
         "The host lost touch with its database and cannot tell yet whether that counted: "
         "look at the board before posting again."

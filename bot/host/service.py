@@ -43,12 +43,17 @@ from bot.host.match import (
 )
 from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
+from bot.store.leases import LeaseLost
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
 __all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "SubmitResult", "keyword"]
 
 log = logging.getLogger(__name__)
+
+
+class NotHosted(Unsaved):
+    """The write was refused by the fencing epoch: another process hosts this match now (this one let it go)."""
 
 
 class Unconfirmed(Unsaved):
@@ -99,9 +104,27 @@ class MatchService:
     async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
         """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
         await self.store.open()
+        resumed = await self.resume_owned(select)
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        return resumed
+
+    def abandon(self) -> list[int]:
+        """Stop hosting, without writing anything, every live match this process no longer owns (its shard was
+        taken over): timers cancelled, the match left to its new host. The ids let go."""
+        gone = [live for live in self.live.values() if not self.owns_guild(live.guild_id)]
+        for live in gone:
+            self._drop(live)
+            self._unsure.discard(live.id)
+            self._late_turns.pop(live.id, None)
+        return [live.id for live in gone]
+
+    async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Resume every unfinished match this process owns and does not host yet (at start, or on taking over)."""
         resumed = []
         for stored in await self.store.unfinished():
-            if not self.owns_guild(stored.guild_id) or (select is not None and not select(stored)):
+            if stored.id in self.live or not self.owns_guild(stored.guild_id):
+                continue
+            if select is not None and not select(stored):
                 continue
             try:
                 await self._resume(stored)
@@ -109,7 +132,6 @@ class MatchService:
                 log.exception("match %s could not be resumed", stored.id)
                 continue
             resumed.append(stored.id)
-        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
         return resumed
 
     async def close(self) -> None:
@@ -277,6 +299,8 @@ class MatchService:
                 result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
                 self._note_turn_start(live, result, posted_at)
                 return result
+            except NotHosted:
+                return SubmitResult("ignored", "hosted by another process now")
             except Unconfirmed:
                 return SubmitResult("rejected", announce.refusal("unconfirmed", {}, live.name), "error")
             except Unsaved:
@@ -582,6 +606,8 @@ class MatchService:
                 raise HostError(announce.refusal("unconfirmed", {}, live.name))
             try:
                 yield
+            except NotHosted:
+                raise HostError(announce.refusal("not_hosted", {}, live.name)) from None
             except Unconfirmed:
                 raise HostError(announce.refusal("unconfirmed", {}, live.name)) from None
             except Unsaved:
@@ -729,6 +755,9 @@ class MatchService:
                 result_reason=reason,
                 players=players,
             )
+        except LeaseLost:
+            self.abandon()  # the store's fencing already forgot the shard: every match of it goes
+            raise NotHosted from None
         except Exception:
             stood = await self._outcome(live, len(events))
             if stood is not True:

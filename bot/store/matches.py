@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
+from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, fence
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ class MatchStore:
         self._queue: list[_Pending] = []
         self._writer: asyncio.Task[None] | None = None
         self._fast_sqlite = make_url(url).get_backend_name() == "sqlite"
+        self.fencing: Fencing | None = None
+        """Set by the lease keeper: every write then checks the writer's epoch in the same transaction."""
+        self._guilds: dict[int, int | None] = {}
 
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
@@ -156,13 +160,28 @@ class MatchStore:
                 .returning(Match.id)
             )
             match_id = int(result.scalar_one())
+            await self._fence(conn, [guild_id])
             await conn.execute(
                 insert(MatchPlayer),
                 [{"match_id": match_id, "seat": s, "player_id": p, "name": n} for s, (p, n) in players.items()],
             )
             if events:
                 await conn.execute(insert(MatchEvent), _rows(match_id, 0, events, now))
+        self._guilds[match_id] = guild_id
         return match_id
+
+    async def _fence(self, conn: Any, guilds: list[int | None]) -> None:
+        """Inside a write transaction: LeaseLost unless this process holds the current epoch of every shard."""
+        if self.fencing is None:
+            return
+        epochs, unheld = self.fencing.needed(guilds)
+        lost = unheld | await fence(conn, self.fencing.owner, epochs)
+        if lost:
+            self.fencing.drop(lost)
+            raise LeaseLost(lost)
+
+    def _batch_guilds(self, batch: list[_Pending]) -> list[int | None]:
+        return [self._guilds.get(p.match_id) for p in batch]
 
     async def append(
         self,
@@ -289,6 +308,15 @@ class MatchStore:
                         for v in (p.values for p in batch)
                     ],
                 )
+                if self.fencing is not None:
+                    epochs, lost = self.fencing.needed(self._batch_guilds(batch))
+                    for shard, epoch in sorted(epochs.items()):
+                        cursor = await driver.execute(FENCE_SQL, (shard, self.fencing.owner, epoch))
+                        if cursor.rowcount != 1:
+                            lost.add(shard)
+                    if lost:
+                        self.fencing.drop(lost)
+                        raise LeaseLost(lost)
                 await driver.commit()
             except BaseException:
                 await driver.rollback()
@@ -308,6 +336,7 @@ class MatchStore:
                         .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
                         .values(player_id=pid, name=name)
                     )
+            await self._fence(conn, self._batch_guilds(batch))
 
     async def event_count(self, match_id: int) -> int | None:
         """How many events of a match are stored (None: no such match); read straight from the database."""
@@ -347,6 +376,7 @@ class MatchStore:
             ).all()
             ids = [r.id for r in rows]
             players = await self._players(conn, ids)
+        self._guilds.update({r.id: r.guild_id for r in rows})
         return [_stored(r, players.get(r.id, {})) for r in rows]
 
     async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
@@ -357,6 +387,7 @@ class MatchStore:
                 return None
             players = await self._players(conn, [match_id])
             stored = _stored(row, players.get(match_id, {}))
+            self._guilds[match_id] = stored.guild_id
             if with_events:
                 evs = (
                     await conn.execute(
