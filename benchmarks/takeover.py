@@ -7,6 +7,7 @@ accepts — real `python -m bot.shardhost` processes on one database.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import queue
@@ -17,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,7 +63,7 @@ class _Host:
         self.proc.wait(10)
 
 
-def one_takeover(url: str, lease: float, how: signal.Signals, match_no: int) -> float:
+def one_takeover(url: str, lease: float, how: signal.Signals) -> float:
     """Seconds from the owner's end to the standby accepting a move of the owner's live match."""
     owner = _Host(url, lease)
     standby: _Host | None = None
@@ -102,9 +104,30 @@ def measure(url: str | None, rounds: int, lease: float, how: signal.Signals) -> 
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(rounds):
-            where = url or f"sqlite+aiosqlite:///{Path(tmp) / f'takeover-{i}.db'}"
-            times.append(one_takeover(where, lease, how, i))
+            if url is None:
+                times.append(one_takeover(f"sqlite+aiosqlite:///{Path(tmp) / f'takeover-{i}.db'}", lease, how))
+                continue
+            schema = f"takeover_{uuid.uuid4().hex[:10]}"
+            asyncio.run(_pg(url, f'CREATE SCHEMA "{schema}"'))
+            try:
+                times.append(one_takeover(f"{url}{'&' if '?' in url else '?'}schema={schema}", lease, how))
+            finally:
+                asyncio.run(_pg(url, f'DROP SCHEMA "{schema}" CASCADE'))
     return Figures(statistics.median(times), max(times), rounds)
+
+
+async def _pg(url: str, sql: str) -> None:
+    """One statement on the PostgreSQL server of `url` (a schema of its own for each round)."""
+    from sqlalchemy import text
+
+    from bot.store.db import make_engine
+
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(sql))
+    finally:
+        await engine.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -207,3 +207,90 @@ def test_sigterm_hands_over_in_under_two_seconds(url: str, tmp_path: Path, hosts
     assert ready["resumed"] == [mid]
     assert standby.submit(mid, f"{guild(1, 0)}b", "A1-A2")["status"] == "accepted"
     assert Counter(logs(url)[mid])["move"] == 2
+
+
+def _moves(url: str) -> dict[int, list[str]]:
+    """Every match's moves in the log, in order, read in a thread of its own."""
+    import asyncio
+    import concurrent.futures
+
+    from bot.store.matches import MatchStore
+
+    async def read() -> dict[int, list[str]]:
+        store = MatchStore(url)
+        try:
+            out = {}
+            for mid in range(1, 1000):
+                stored = await store.load(mid, with_events=True)
+                if stored is None:
+                    break
+                out[mid] = [str(e.data["move"]) for e in stored.events if e.kind == "move"]
+            return out
+        finally:
+            await store.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, read()).result()
+
+
+SEQUENCE = [("A1-B1", "a"), ("B1-C1", "b"), ("C1-D1", "a"), ("A2-B2", "b"), ("B2-C2", "a"), ("C2-D2", "b")]
+
+
+@pytest.mark.pg
+def test_a_rolling_restart_of_three_processes_with_100_live_matches_loses_no_acknowledged_move(
+    pg_url: str, tmp_path: Path, hosts: list[Host]
+) -> None:
+    current = Host(pg_url, tmp_path, "p1")
+    hosts.append(current)
+    current.wait("ready")
+    guild_of = {current.create(guild(i % COUNT, i), move=600): guild(i % COUNT, i) for i in range(100)}
+    mids = sorted(guild_of)
+    done = dict.fromkeys(mids, 0)  # moves the database holds, as far as the driver knows
+    acked: dict[int, set[str]] = {m: set() for m in mids}
+
+    def send_round(host: Host) -> int:
+        """The next move of every match, all at once; the number of submits sent."""
+        sent = 0
+        for mid in mids:
+            if done[mid] < len(SEQUENCE):
+                text, who = SEQUENCE[done[mid]]
+                host.send({"submit": {"match": mid, "player": f"{guild_of[mid]}{who}", "text": text}})
+                sent += 1
+        return sent
+
+    def collect(host: Host) -> None:
+        for ev in host.of("submitted"):
+            mid = int(ev["match"])
+            if ev["status"] == "accepted" and len(acked[mid]) < len(SEQUENCE):
+                acked[mid].add(SEQUENCE[len(acked[mid])][0])  # a match's moves are accepted in order
+
+    def play_round(host: Host) -> None:
+        before = len(host.of("submitted"))
+        host.wait("submitted", before + send_round(host))
+        for mid in mids:
+            done[mid] += 1
+
+    play_round(current)
+    for gen in (2, 3):
+        following = Host(pg_url, tmp_path, f"p{gen}")
+        hosts.append(following)
+        following.wait("standby")
+        play_round(current)
+        send_round(current)  # moves in flight while the process is told to stop
+        stopped = current.signal(signal.SIGTERM)
+        assert current.proc.wait(15) == 0
+        collect(current)
+        ready = following.wait("ready", timeout=15)
+        assert sorted(ready["resumed"]) == mids
+        assert ready["seen"] - stopped < 5
+        stored = _moves(pg_url)
+        done.update({mid: len(stored[mid]) for mid in mids})
+        current = following
+    play_round(current)
+    collect(current)
+    stored = _moves(pg_url)
+    for mid in mids:
+        moves = stored[mid]
+        assert moves == [text for text, _who in SEQUENCE[: len(moves)]], (mid, moves)  # in order, none twice
+        assert acked[mid] <= set(moves), (mid, acked[mid], moves)  # every acknowledged move is there
+    assert min(len(stored[m]) for m in mids) >= 4
