@@ -87,9 +87,9 @@ class MatchService:
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
         self._unsure: set[int] = set()
+        """Matches whose last write may or may not have committed: reloaded from the database first thing."""
         self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
         """Match → (its turn, Discord time) after an accepted late action, for the next late text."""
-        """Matches whose last write may or may not have committed: reloaded from the database first thing."""
 
     # -- lifecycle -----------------------------------------------------------------
     @staticmethod
@@ -811,6 +811,9 @@ class MatchService:
         )
         live.committed = (stored.snapshot, stored.event_count)
         roll_back(live, self.now())
+        if live.status in ("finished", "aborted"):  # the unconfirmed write was the end of the match
+            self._drop(live)
+            return True
         self._rearm(live)
         await self._publish(started_event(live, "resumed"))
         return True
