@@ -366,7 +366,10 @@ class MatchService:
             try:
                 eff = rule.on_keyword(live, seat, action, at)
             except Refused as exc:
-                return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+                reason = announce.refusal(exc.code, exc.data, live.name)
+                if message_id is not None:  # logged with its message, so a room read back never answers it twice
+                    await self._record_attempt(live, seat, "refused", action, message_id, reason)
+                return SubmitResult("rejected", reason, exc.kind)
             if eff is None:
                 continue
             if eff.replay is not None:

@@ -201,3 +201,17 @@ async def test_a_keyword_handled_before_a_restart_is_not_handled_again(world: Wo
     assert len([e for e in stored.events if e.kind == "takeback"]) == 1
     assert [m for m in bot_messages(w, room)[before:] if m.reference is not None] == []
     assert w.bot.service.live[match_id].ply == 0
+
+
+async def test_a_refused_keyword_is_not_answered_again_after_a_restart(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules="takeback=30")
+    await w.alice.send(room, "take back")  # nothing to take back: refused, with a reply
+    replies = [m for m in bot_messages(w, room) if m.reference is not None]
+    assert len(replies) == 1
+    await go_away(w)
+    await come_back(w, settings)
+    assert len([m for m in bot_messages(w, room) if m.reference is not None]) == 1
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert [e.kind for e in stored.events if e.message_id is not None] == ["refused"]
