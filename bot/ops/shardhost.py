@@ -23,14 +23,12 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from bot.adapters.terminal.room import stdin_lines
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.store.matches import MatchStore
-
-T = TypeVar("T")
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:
@@ -57,7 +55,7 @@ async def serve(
 ) -> int:
     """Host the matches of these shards while holding their leases (waiting as a standby while another live
     process holds any of them), until end of input or SIGTERM; then release the leases at once."""
-    from bot.ownership.keeper import LeaseKeeper
+    from bot.ownership.keeper import LeaseKeeper, until
 
     store = MatchStore(url)
     await store.open()
@@ -83,7 +81,7 @@ async def serve(
                 by = sorted({h.owner for h in holders if h.owner})
                 _print({"event": "standby", "instance": service.instance, "held_by": by, "t": service.now()})
 
-            got = await _until(stopping, keeper.wait_for_leases(standby))
+            got = await until(stopping, keeper.wait_for_leases(standby))
             if got is None:
                 break
             if not started:
@@ -97,7 +95,7 @@ async def serve(
             _print(
                 {"event": "ready", "instance": service.instance, "resumed": resumed, "epochs": got, "t": service.now()}
             )
-            lost = await _until(stopping, keeper.keep())
+            lost = await until(stopping, keeper.keep())
             if lost is None:
                 break
             let_go = service.abandon()
@@ -110,20 +108,6 @@ async def serve(
         await service.close()
         await keeper.release()
         await store.close()
-
-
-async def _until(stopping: asyncio.Event, work: Awaitable[T]) -> T | None:
-    """`work`'s result, or None when the process is asked to stop first (the work is cancelled)."""
-    task = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(stopping.wait())
-    await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-    stop.cancel()
-    if task.done():
-        return task.result()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    return None
 
 
 async def _commands(

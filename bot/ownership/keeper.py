@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from bot.store.leases import Fencing, Holder, LeaseTable
 from bot.store.matches import MatchStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class LeaseKeeper:
@@ -110,3 +112,22 @@ class LeaseKeeper:
                 await self.table.release(held)
             except Exception as exc:
                 log.warning("releasing the shard leases failed (%s): a standby takes over when they expire", exc)
+
+
+async def until(stopping: asyncio.Event, work: Awaitable[T]) -> T | None:
+    """`work`'s result, or None when asked to stop first (the work is cancelled, also when this is)."""
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        stop.cancel()
+        raise
+    stop.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None

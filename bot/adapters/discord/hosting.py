@@ -9,14 +9,12 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
-from bot.ownership.keeper import LeaseKeeper
+from bot.ownership.keeper import LeaseKeeper, until
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 class IdentifyBackoff:
@@ -62,20 +60,6 @@ def shards_of(settings: Settings) -> tuple[list[int], int]:
     return (list(settings.shard_ids) if settings.shard_ids is not None else list(range(count))), count
 
 
-async def until(stopping: asyncio.Event, work: Awaitable[T]) -> T | None:
-    """`work`'s result, or None when asked to stop first (the work is cancelled)."""
-    task = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(stopping.wait())
-    await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-    stop.cancel()
-    if task.done():
-        return task.result()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    return None
-
-
 async def host(settings: Settings, token: str) -> None:
     """Run the bot while holding the leases, as long as the process lives (SIGINT/SIGTERM stop it cleanly)."""
     from bot.adapters.discord.app import create_bot
@@ -93,7 +77,12 @@ async def host(settings: Settings, token: str) -> None:
         await store.open()
         keeper = LeaseKeeper(store, bot.service.instance, ids, count, lease_seconds=settings.lease_seconds)
         bot.service.owns_guild = _both(bot.service.owns_guild, keeper.holds)
-        if await until(stopping, keeper.wait_for_leases()) is None:
+        try:
+            got = await until(stopping, keeper.wait_for_leases())
+        except asyncio.CancelledError:
+            await store.close()
+            raise
+        if got is None:
             await store.close()
             break
         delay = backoff.next_delay()
