@@ -62,6 +62,12 @@ async def serve(
     service = MatchService(store, heartbeat_seconds=heartbeat)
     keeper = LeaseKeeper(store, service.instance, shard_ids or [0], shard_count or 1, lease_seconds=lease)
     service.owns_guild = keeper.holds
+    let_go: set[int] = set()  # the matches of shards taken over, noted the moment the store learns of it
+
+    def note_lost(_shards: set[int]) -> None:
+        let_go.update(lv.id for lv in service.live.values() if not keeper.holds(lv.guild_id))
+
+    keeper.fencing.on_lost.insert(0, note_lost)
 
     def on_event(ev: HostEvent) -> None:
         _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": ev.text})
@@ -98,8 +104,9 @@ async def serve(
             lost = await until(stopping, keeper.keep())
             if lost is None:
                 break
-            let_go = service.abandon()
-            _print({"event": "lost", "shards": sorted(lost), "matches": let_go, "t": service.now()})
+            let_go.update(service.abandon())
+            _print({"event": "lost", "shards": sorted(lost), "matches": sorted(let_go), "t": service.now()})
+            let_go.clear()
         return 0
     finally:
         commands.cancel()

@@ -68,7 +68,7 @@ class LeaseKeeper:
                 epochs = None
             if epochs is not None:
                 self._lost.clear()
-                self.fencing.epochs.update(epochs)
+                self.fencing.hold(epochs)
                 self._valid_until = asyncio.get_running_loop().time() + self.lease_seconds
                 log.info("hosting shard(s) %s (epochs %s)", sorted(epochs), sorted(epochs.values()))
                 return epochs

@@ -67,16 +67,28 @@ class Fencing:
     epochs: dict[int, int] = field(default_factory=dict)
     on_lost: list[Callable[[set[int]], None]] = field(default_factory=list)
 
+    said: bool = False
+    """Whether this hosting term's loss was logged already (one line per loss, however it was learnt)."""
+
+    def hold(self, epochs: dict[int, int]) -> None:
+        """A new hosting term: these shards are held under these epochs."""
+        self.epochs.update(epochs)
+        self.said = False
+
     def drop(self, shards: set[int]) -> None:
         """These shards were taken over: forget them, say so in one log line, tell the listeners."""
         gone = {s: self.epochs.pop(s) for s in sorted(shards) if s in self.epochs}
         if not gone:
             return
-        log.warning(
-            "lost the lease of shard(s) %s (epoch %s) to another process: no longer hosting their matches",
-            sorted(gone),
-            ", ".join(str(e) for e in gone.values()),
-        )
+        if not self.said:
+            self.said = True
+            log.warning(
+                "lost the lease of shard(s) %s (epoch %s) to another process: no longer hosting the matches of "
+                "shard(s) %s",
+                sorted(gone),
+                ", ".join(str(e) for e in gone.values()),
+                sorted({*gone, *self.epochs}),
+            )
         for listener in list(self.on_lost):
             listener(set(gone))
 

@@ -143,6 +143,7 @@ class MatchStore:
         """Insert a match, its players and first events; returns the new id."""
         now = utcnow()
         async with self.engine.begin() as conn:
+            await self._fence(conn, [guild_id])
             result = await conn.execute(
                 insert(Match)
                 .values(
@@ -160,7 +161,6 @@ class MatchStore:
                 .returning(Match.id)
             )
             match_id = int(result.scalar_one())
-            await self._fence(conn, [guild_id])
             await conn.execute(
                 insert(MatchPlayer),
                 [{"match_id": match_id, "seat": s, "player_id": p, "name": n} for s, (p, n) in players.items()],
@@ -276,6 +276,15 @@ class MatchStore:
             driver = raw.driver_connection
             assert driver is not None, "the SQLite driver connection is open"
             try:
+                if self.fencing is not None:  # first: the write lock is taken here, a takeover waits
+                    epochs, lost = self.fencing.needed(self._batch_guilds(batch))
+                    for shard, epoch in sorted(epochs.items()):
+                        cursor = await driver.execute(FENCE_SQL, (shard, self.fencing.owner, epoch))
+                        if cursor.rowcount != 1:
+                            lost.add(shard)
+                    if lost:
+                        self.fencing.drop(lost)
+                        raise LeaseLost(lost)
                 rows = [
                     (
                         r["match_id"],
@@ -308,15 +317,6 @@ class MatchStore:
                         for v in (p.values for p in batch)
                     ],
                 )
-                if self.fencing is not None:
-                    epochs, lost = self.fencing.needed(self._batch_guilds(batch))
-                    for shard, epoch in sorted(epochs.items()):
-                        cursor = await driver.execute(FENCE_SQL, (shard, self.fencing.owner, epoch))
-                        if cursor.rowcount != 1:
-                            lost.add(shard)
-                    if lost:
-                        self.fencing.drop(lost)
-                        raise LeaseLost(lost)
                 await driver.commit()
             except BaseException:
                 await driver.rollback()
@@ -325,6 +325,7 @@ class MatchStore:
     async def _write_generic(self, batch: list[_Pending]) -> None:
         """Any database, through SQLAlchemy: events, snapshots and seat changes in one transaction."""
         async with self.engine.begin() as conn:
+            await self._fence(conn, self._batch_guilds(batch))  # first: its row lock holds a takeover back
             rows = [r for p in batch for r in p.rows]
             if rows:
                 await conn.execute(insert(MatchEvent), rows)
@@ -336,7 +337,6 @@ class MatchStore:
                         .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
                         .values(player_id=pid, name=name)
                     )
-            await self._fence(conn, self._batch_guilds(batch))
 
     async def event_count(self, match_id: int) -> int | None:
         """How many events of a match are stored (None: no such match); read straight from the database."""
