@@ -209,8 +209,12 @@ class MatchService:
                 events=[created],
             )
         except Exception:
-            log.exception("creating a %s match failed", ruleset.id)
-            raise HostError("the match could not be saved; try again in a moment") from None
+            found = await self._created_after_all(snapshot)
+            if found is None:
+                log.exception("creating a %s match failed", ruleset.id)
+                raise HostError("the match could not be saved; try again in a moment") from None
+            log.warning("match %s: the database reported an error, but the match was created", found)
+            live.id = found
         live.seq, live.committed = 1, (snapshot, 1)
         self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
@@ -781,6 +785,19 @@ class MatchService:
         live.committed = (snapshot, live.seq)
 
     # -- writes whose outcome is unknown -------------------------------------------------
+    async def _created_after_all(self, snapshot: dict[str, Any]) -> int | None:
+        """After creating a match reported an error: the id of the match if it was stored all the same (found
+        by its first snapshot, which names this process and the loop time), else None."""
+        try:
+            stored = await self.store.unfinished()
+        except Exception:
+            return None
+        for match in stored:
+            snap = match.snapshot
+            if snap.get("instance") == snapshot["instance"] and snap.get("loop_at") == snapshot["loop_at"]:
+                return match.id
+        return None
+
     async def _outcome(self, live: Live, count: int) -> bool | None:
         """After a write reported an error: did it commit after all (True), not at all (False), or cannot the
         database tell now (None: the match is reloaded before its next action)? This host is the match's only

@@ -128,3 +128,32 @@ async def test_a_move_that_did_not_commit_is_refused_truthfully(lying: Any) -> N
     assert refused.reason == wording.refusal("unsaved", {}, service.get(mid).name)
     assert (await service.submit(mid, A.id, "A1-B1")).status == "accepted"
     await assert_logs_replay(service, mid)
+
+
+class CreateThenFail(MatchStore):
+    """The real store, whose next match creation commits and then reports an error."""
+
+    lie = False
+
+    async def create_match(self, **kwargs: Any) -> int:
+        match_id = await super().create_match(**kwargs)
+        if self.lie:
+            self.lie = False
+            raise dropped()
+        return match_id
+
+
+async def test_a_match_whose_creation_committed_is_hosted(db_url: str) -> None:
+    store = CreateThenFail(db_url)
+    service = MatchService(store)
+    await service.start()
+    try:
+        store.lie = True
+        mid = await service.create_match("boxes", [A, B])  # the truth: it exists, so it runs
+        assert mid in service.live
+        assert (await service.submit(mid, A.id, "A1-B1")).status == "accepted"
+        await assert_logs_replay(service, mid)
+        assert [m.id for m in await store.unfinished()] == [mid]
+    finally:
+        await service.close()
+        await store.close()
