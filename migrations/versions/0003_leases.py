@@ -1,7 +1,7 @@
 """Shard leases: owner, epoch (fencing token) and expiry per shard, so that a match has one host at a time.
 
 Revision ID: 0003_leases
-Revises: 0003_tournaments
+Revises: 0003_face
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import UTCDateTime
 
 revision = "0003_leases"
-down_revision = "0003_tournaments"  # re-chained after main gained 0003_face and 0003_tournaments
+down_revision = "0003_face"  # re-chained after main gained 0003_face; 0003_tournaments follows it
 branch_labels = None
 depends_on = None
 
