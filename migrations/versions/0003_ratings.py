@@ -1,7 +1,7 @@
 """Ratings: a match's `rated` flag, each player's figures per server and game, every rated match's changes.
 
 Revision ID: 0003_ratings
-Revises: 0003_face
+Revises: 0003_leases
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import UTCDateTime
 
 revision = "0003_ratings"
-down_revision = "0003_face"  # re-chained after merging main (was "0002")
+down_revision = "0003_leases"
 branch_labels = None
 depends_on = None
 

@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import UTCDateTime
 
 revision = "0003_tournaments"
-down_revision = "0003_ratings"  # re-chained when ratings merged main (was "0003_face")
+down_revision = "0003_ratings"
 branch_labels = None
 depends_on = None
 

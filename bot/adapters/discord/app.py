@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 from typing import Any
 
 import discord
@@ -136,14 +135,7 @@ def run_bot(settings: Settings) -> None:
 
     tune_gc()
 
-    async def main() -> None:
-        bot = create_bot(settings)
-        async with bot:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError):
-                    loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-            await bot.start(token)
+    from bot.adapters.discord.hosting import host
 
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+        asyncio.run(host(settings, token))
