@@ -5,8 +5,9 @@
 - `medium`: a depth-limited alpha-beta with the same chain rules as the exact solver (captures as a
   compound move, the hard-hearted handout as the only alternative), deepened while time lasts;
   a random choice among the best edges. Small endgames are solved exactly.
-- `perfect`: the exact solver within the time budget; when the position is too big for it, the
-  `medium` search with the whole budget.
+- `perfect`: the exact solver within the time budget, its table sized to the position within the
+  process's memory limit (`games.solver.memory`); when the position is too big for it (or no
+  table fits), the `medium` search with the whole budget.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from games.solver.board import MAX_EDGES, Board, any_board
+from games.solver.memory import MemoryLimitError
 from games.solver.options import FULL
 from games.solver.pure import INF, PureSearch, SearchAborted
 
@@ -128,9 +130,9 @@ def choose_move(
         rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
         limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
         try:
-            with searcher(b, FULL, engine, limit) as s:
+            with searcher(b, FULL, engine, limit, d) as s:
                 return rng.choice(exact_best(s, b, d))
-        except SearchAborted:
+        except (SearchAborted, MemoryLimitError):  # over budget, or no table fits the memory limit
             pass
     elif free <= EXACT_FREE_EDGES:
         return rng.choice(exact_best(PureSearch(b), b, d))
