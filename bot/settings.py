@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -19,6 +21,21 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = Field(1.0, gt=0)
     announce_batch_seconds: float = Field(1.0, ge=0)
     log_level: str = "INFO"
+    solver_memory: int | None = Field(
+        None,
+        description="memory (bytes; `512M`, `4G`) the bot process may reach with the solver's tables for "
+        "`/dm practice … level:perfect`; unset: a quarter of the memory available",
+    )
+
+    @field_validator("solver_memory", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        """`512M`, `4G` or a number of bytes."""
+        if isinstance(value, str):
+            from games.solver.memory import parse_size
+
+            return parse_size(value)
+        return value
 
     @property
     def db_url(self) -> str:

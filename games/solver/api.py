@@ -247,12 +247,11 @@ def _new_kernel_search(b: Board, options: SolveOptions, node_limit: int | None, 
     return KernelSearch(b, options, node_limit, size.bits)
 
 
-def table_of(s: Search, limit: int) -> TableSize | None:
-    """The table of a compiled search, sized within `limit` (None for the plain-Python engine)."""
+def table_of(s: Search, b: Board, limit: int) -> TableSize | None:
+    """The table of a compiled search on board b, sized within `limit` (None for plain Python)."""
     bits = getattr(s, "tt_bits", None)
     if bits is None:
         return None
-    b: Board = getattr(s, "b")
     return TableSize(bits, memory.table_bytes(b, bits), limit)
 
 
@@ -337,7 +336,7 @@ def _run(
         v, best, vals = _root(s, b, d, all_best, values)
         seconds = time.perf_counter() - t0
         return SolveResult(
-            v, best, [b.edge_text(e) for e in best], seconds, s.nodes, vals, build, table_of(s, cap), cap
+            v, best, [b.edge_text(e) for e in best], seconds, s.nodes, vals, build, table_of(s, b, cap), cap
         )
 
 
