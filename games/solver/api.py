@@ -111,12 +111,6 @@ def parse_drawn(rows: int, cols: int, drawn: int | Iterable[str | int]) -> int:
     return mask
 
 
-def default_tt_bits(b: Board) -> int:
-    """Table size (log2 entries) the empty board calls for without a memory limit
-    (`games.solver.memory.wanted_bits`)."""
-    return memory.wanted_bits(b)
-
-
 def make_search(
     b: Board,
     options: SolveOptions = FULL,
