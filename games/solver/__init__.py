@@ -10,7 +10,10 @@ API for the host:
 
 - `solve(rows, cols, drawn, *, all_best=False, options=SolveOptions(), engine="auto",
   node_limit=None) -> SolveResult` — `.value`, `.best` (edge indices, optimal only; all of them in
-  edge order with `all_best`), `.best_text`, `.seconds`, `.nodes`; `.to_json()` is the CLI object.
+  edge order with `all_best`), `.best_text`, `.seconds` (the search), `.nodes`, `.build_seconds` (making
+  the compiled search ready first: its one-time build, or loading it; not in `.seconds`), `.table`
+  (entries and bytes of the compiled search's table, None in plain Python) and `.memory_limit`;
+  `.to_json()` is the CLI object.
 - `move_values(rows, cols, drawn, ...) -> SolveResult` — also `.move_values`: {edge: exact value of
   drawing it, for the mover}; `.best` holds every optimal edge.
 - `review_move(rows, cols, drawn, move) -> MoveReview` — `.played_value`, `.best_value`,
