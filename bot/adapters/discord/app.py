@@ -23,6 +23,7 @@ EXTENSIONS = (
     "bot.adapters.discord.announce",
     "bot.adapters.discord.room",
     "bot.adapters.discord.commands",
+    "bot.adapters.discord.overview",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 
