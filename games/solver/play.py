@@ -8,6 +8,11 @@
 - `perfect`: the exact solver within the time budget, its table sized to the position within the
   process's memory limit (`games.solver.memory`); when the position is too big for it (or no
   table fits), the `medium` search with the whole budget.
+
+The budget is seconds of wall-clock time, or with `nodes` a count of positions searched: then the
+move depends only on the position and the seed (the exact search gets a fresh table sized by the
+position and the budget, and its engine
+is chosen by the position alone, not by whether the compiled kernel is already loaded).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import time
 from typing import TYPE_CHECKING
 
 from games.solver.board import MAX_EDGES, Board, any_board
-from games.solver.memory import MemoryLimitError
+from games.solver.memory import MemoryLimitError, wanted_bits
 from games.solver.options import FULL
 from games.solver.pure import INF, PureSearch, SearchAborted
 
@@ -32,10 +37,11 @@ PURE_NODES_PER_SECOND = 50_000
 
 
 class _Limited(PureSearch):
-    """Depth-limited negamax over quiet positions (depth counts quiet moves), with a deadline."""
+    """Depth-limited negamax over quiet positions (depth counts quiet moves), with a deadline or a
+    node limit."""
 
-    def __init__(self, b: Board, deadline: float) -> None:
-        super().__init__(b, FULL)
+    def __init__(self, b: Board, deadline: float, node_limit: int | None = None) -> None:
+        super().__init__(b, FULL, node_limit)
         self.deadline = deadline
         self.memo: dict[tuple[int, int], int] = {}
 
@@ -53,7 +59,10 @@ class _Limited(PureSearch):
         if d == self.b.full or depth == 0:
             return 0
         self.nodes += 1
-        if self.nodes & 255 == 0 and time.monotonic() > self.deadline:
+        if self.node_limit is not None:
+            if self.nodes > self.node_limit:
+                raise SearchAborted
+        elif self.nodes & 255 == 0 and time.monotonic() > self.deadline:
             raise SearchAborted
         best = -INF
         for e in self.moves(d):
@@ -87,8 +96,10 @@ def _easy(b: Board, d: int, rng: random.Random) -> int:
     return rng.choice([e for e in legal if cost[e] == low])
 
 
-def _limited(b: Board, d: int, rng: random.Random, deadline: float, max_depth: int) -> int:
-    s = _Limited(b, deadline)
+def _limited(
+    b: Board, d: int, rng: random.Random, deadline: float, max_depth: int, node_limit: int | None = None
+) -> int:
+    s = _Limited(b, deadline, node_limit)
     legal = [e for e in range(b.n_edges) if not d >> e & 1]
     scores: dict[int, int] = {}
     for depth in range(1, max_depth + 1):
@@ -108,9 +119,15 @@ def _limited(b: Board, d: int, rng: random.Random, deadline: float, max_depth: i
 
 
 def choose_move(
-    state: BoxesState, level: str = "medium", rng: random.Random | None = None, budget_seconds: float = 1.0
+    state: BoxesState,
+    level: str = "medium",
+    rng: random.Random | None = None,
+    budget_seconds: float = 1.0,
+    *,
+    nodes: int | None = None,
 ) -> int:
-    """An edge index for the player to move in `state` at this level (see the module docstring)."""
+    """An edge index for the player to move in `state` at this level (see the module docstring);
+    with `nodes`, bounded by that many positions searched instead of `budget_seconds`."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
     rng = rng or random.Random()
@@ -123,18 +140,25 @@ def choose_move(
     free = b.n_edges - d.bit_count()
     if level == "easy":
         return _easy(b, d, rng)
-    from games.solver.api import choose_engine, exact_best, searcher
+    from games.solver.api import PURE_MAX_FREE, choose_engine, exact_best, make_search, searcher
 
     if b.n_edges <= MAX_EDGES and (free <= EXACT_FREE_EDGES or level == "perfect"):
-        engine = choose_engine(b, d)
-        rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
-        limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
         try:
-            with searcher(b, FULL, engine, limit, d) as s:
-                return rng.choice(exact_best(s, b, d))
+            if free <= EXACT_FREE_EDGES or nodes is None:
+                engine = choose_engine(b, d)
+                rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
+                limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
+                with searcher(b, FULL, engine, limit, d) as s:
+                    return rng.choice(exact_best(s, b, d))
+            # a work budget: an engine chosen by the position alone, and a fresh table whose size
+            # depends on the position and the budget alone (not on the memory in use)
+            engine = "pure" if free <= PURE_MAX_FREE else "kernel"
+            bits = wanted_bits(b, d, nodes) if engine == "kernel" else None
+            fresh = make_search(b, FULL, engine, nodes, bits, d)
+            return rng.choice(exact_best(fresh, b, d))
         except (SearchAborted, MemoryLimitError):  # over budget, or no table fits the memory limit
             pass
     elif free <= EXACT_FREE_EDGES:
         return rng.choice(exact_best(PureSearch(b), b, d))
     depth = 64 if level == "perfect" else MEDIUM_MAX_DEPTH
-    return _limited(b, d, rng, deadline, depth)
+    return _limited(b, d, rng, deadline, depth, nodes)

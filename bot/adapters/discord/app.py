@@ -24,6 +24,7 @@ EXTENSIONS = (
     "bot.adapters.discord.room",
     "bot.adapters.discord.commands",
     "bot.adapters.discord.overview",
+    "bot.adapters.discord.tournament",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 

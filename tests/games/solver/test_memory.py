@@ -12,7 +12,7 @@ import pytest
 from games.boxes import RULESET as R
 from games.solver import MemoryLimitError, api, choose_move, ensure_compiled, memory, set_memory_limit, solve
 from games.solver.board import board
-from games.solver.kernel import COMPACT_EDGES
+from games.solver.layout import COMPACT_EDGES
 from tests import DATA, run_python
 
 MiB = 1 << 20
