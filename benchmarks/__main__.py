@@ -217,6 +217,13 @@ def memory_rows(quick: bool) -> list[Row]:
     ]
 
 
+def rating_rows(quick: bool) -> list[Row]:
+    """Rebuilding the ratings from the matches, and the leaderboard's database time (benchmarks.ratings)."""
+    from benchmarks import ratings as rb
+
+    return [Row("ratings", m, fig, tgt, ok) for m, fig, tgt, ok in rb.table_rows(quick)]
+
+
 SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "engines": engine_rows,
     "trax": trax_rows,
@@ -226,6 +233,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "pictures": picture_rows,
     "memory": memory_rows,
     "tournaments": tournament_rows,
+    "ratings": rating_rows,
 }
 
 

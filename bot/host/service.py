@@ -137,10 +137,12 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
         practice: bool = False,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
+        `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
         `practice`: one player is the practice opponent."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
@@ -163,6 +165,7 @@ class MatchService:
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": advantage,
+                "rated": rated,
                 **({"practice": True} if practice else {}),
             },
         )
@@ -178,6 +181,7 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created],
+                rated=rated,
             )
         except Exception:
             log.exception("creating a %s match failed", ruleset.id)

@@ -40,6 +40,12 @@ def cmd_room(args: argparse.Namespace) -> int:
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
+    from bot.ratings import RatedChoiceError, split_rated
+
+    try:
+        rated, rules = split_rated(_kv(args.rule, "--rule"))
+    except RatedChoiceError as exc:
+        return _usage(str(exc))
     url = db_url(args.db)
     check_database_url(url, must_exist=args.resume is not None)
     config = RoomConfig(
@@ -48,7 +54,8 @@ def cmd_room(args: argparse.Namespace) -> int:
         players=args.player or [],
         options=_kv(args.opt, "--opt"),
         clock=_kv(args.clock, "--clock"),
-        rules=_kv(args.rule, "--rule"),
+        rules=rules,
+        rated=rated,
         events_json=args.events_json,
         resume=args.resume,
         png_dir=Path(args.png) if args.png else None,
@@ -259,6 +266,15 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_ratings(args: argparse.Namespace) -> int:
+    """`dmhost ratings` (the table) and `dmhost ratings rebuild` (bot.ratings.cli)."""
+    from bot.ratings.cli import run
+
+    url = db_url(args.db)
+    check_database_url(url, must_exist=True)
+    return run(args, url)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser of `dmhost`."""
     parser = argparse.ArgumentParser(prog="dmhost", description="Death Match host")
@@ -281,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         nargs="+",
         metavar="K=V",
-        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md)",
+        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md); rated=off: a casual match",
     )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
@@ -328,6 +344,10 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.tournaments.cli import add_parser as add_tournament_parser
 
     add_tournament_parser(sub)
+
+    from bot.ratings.cli import add_parser as add_ratings
+
+    add_ratings(sub).set_defaults(func=cmd_ratings)
     return parser
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -76,6 +77,8 @@ class Match(Base):
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     event_count: Mapped[int] = mapped_column(Integer, default=0)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rated: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    """False: a casual match (`rated:false`, practice); None (matches older than ratings) counts as True."""
 
 
 class MatchPlayer(Base):

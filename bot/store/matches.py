@@ -50,6 +50,8 @@ class StoredMatch:
     snapshot: dict[str, Any]
     players: dict[int, tuple[str, str]]
     events: list[LogEntry] = field(default_factory=list)
+    rated: bool = True
+    """False for a casual match (`rated:false`, practice); matches stored before ratings existed are rated."""
 
 
 @dataclass
@@ -136,6 +138,7 @@ class MatchStore:
         channel_id: int | None,
         snapshot: dict[str, Any],
         events: Sequence[NewEvent],
+        rated: bool = True,
     ) -> int:
         """Insert a match, its players and first events; returns the new id."""
         now = utcnow()
@@ -153,6 +156,7 @@ class MatchStore:
                     updated_at=now,
                     event_count=len(events),
                     snapshot=snapshot,
+                    rated=rated,
                 )
                 .returning(Match.id)
             )
@@ -444,4 +448,5 @@ def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
         event_count=row.event_count,
         snapshot=dict(row.snapshot),
         players=players,
+        rated=row.rated is not False,
     )

@@ -25,6 +25,7 @@ EXTENSIONS = (
     "bot.adapters.discord.commands",
     "bot.adapters.discord.overview",
     "bot.adapters.discord.tournament",
+    "bot.adapters.discord.ratings",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 
