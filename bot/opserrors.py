@@ -77,6 +77,9 @@ def explain(exc: BaseException, db_url: str | None = None) -> str | None:
     """The line to print for an operator's mistake, or None when `exc` is not one (a bug)."""
     if isinstance(exc, OperatorError):
         return str(exc)
+    settings_line = _explain_settings(exc)
+    if settings_line is not None:
+        return settings_line
     discord_line = _explain_discord(exc)
     if discord_line is not None:
         return discord_line
@@ -86,6 +89,18 @@ def explain(exc: BaseException, db_url: str | None = None) -> str | None:
     if isinstance(exc, OSError):
         return _explain_os(exc, where)
     return None
+
+
+def _explain_settings(exc: BaseException) -> str | None:
+    """A setting from the environment or .env that does not validate (`bot.settings.Settings`)."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or exc.title != "Settings" or not exc.errors():
+        return None
+    first = exc.errors()[0]
+    name = "DMHOST_" + "__".join(str(part) for part in first["loc"]).upper()
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"the setting {name} is not valid: {message}."
 
 
 def _explain_dbapi(exc: DBAPIError, where: str) -> str:

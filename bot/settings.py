@@ -45,6 +45,21 @@ class Settings(BaseSettings):
     )
     announce_batch_seconds: float = Field(1.0, ge=0)
     log_level: str = "INFO"
+    solver_memory: int | None = Field(
+        None,
+        description="memory (bytes; `512M`, `4G`) the bot process may reach with the solver's tables for "
+        "`/dm practice … level:perfect`; unset: a quarter of the memory available",
+    )
+
+    @field_validator("solver_memory", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        """`512M`, `4G` or a number of bytes."""
+        if isinstance(value, str):
+            from games.solver.memory import parse_size
+
+            return parse_size(value)
+        return value
 
     @field_validator("log_level")
     @classmethod

@@ -80,8 +80,9 @@ class DMHost(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Features first (so resumes are announced), then migrations + resumes, then command sync."""
-        from games.solver import ensure_compiled  # compiled in the background: no player waits for it
+        from games.solver import ensure_compiled, set_memory_limit  # compiled in the background: no player waits
 
+        set_memory_limit(self.settings.solver_memory)  # DMHOST_SOLVER_MEMORY: the practice opponent's tables
         self.solver_loading = asyncio.create_task(asyncio.to_thread(ensure_compiled))
         await self.load_features()
         self.resumed = await self.service.start(select=self.owns)
