@@ -231,7 +231,3 @@ async def current_revision(url: str) -> str | None:
             return await conn.run_sync(_rev)
     finally:
         await engine.dispose()
-
-
-# Tables defined beside the store's own modules belong to the same metadata (migrations compare against it).
-from bot.store import leases as _leases  # noqa: E402,F401
