@@ -116,7 +116,7 @@ class Scheduler:
         for sched in await self.store.stale(("starting", "forfeiting"), now - dt.timedelta(seconds=STALE_S)):
             if await self.store.change(sched.id, {"status": "scheduled"}, only_if={"status": sched.status}):
                 await self.store.add_job(sched, "noshow" if sched.status == "forfeiting" else "start", now)
-        for sched in await self.store.listing(statuses=("scheduled",)):
+        for sched in await self.store.listing(statuses=("scheduled",), until=now + dt.timedelta(microseconds=1)):
             if sched.at <= now:
                 # The start time passed: nobody is charged for time the bot was away — the no-show wait
                 # runs again from now.
