@@ -216,12 +216,20 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         guild = self.bot.get_guild(s.guild_id or 0)
         configured = self.bot.guild_settings.cached(s.guild_id)
         mode = s.room_mode or configured.room_mode or "public"
-        if guild is None or mode == "channel" or s.room_id is not None:
-            return s.room_id or s.channel_id
+        if s.room_id is not None:
+            return s.room_id
+        if guild is None or mode == "channel":
+            if s.channel_id is not None:
+                await self.scheduler.set_room(s.id, s.channel_id)  # `here` typed in it checks in
+            return s.channel_id
         parent = guild.get_channel(s.channel_id or 0)
         if mode == "public" and configured.room_channel_id is not None:
             parent = guild.get_channel(configured.room_channel_id) or parent
         if not isinstance(parent, discord.TextChannel):
+            mode = "channel"
+        if mode == "channel":
+            if s.channel_id is not None:
+                await self.scheduler.set_room(s.id, s.channel_id)
             return s.channel_id
         kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
         title = registry.TITLES.get(s.game, s.game)
@@ -234,6 +242,8 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             )
         except discord.HTTPException:
             log.warning("schedule %s: could not open a %s thread; using the channel", s.id, mode)
+            if s.channel_id is not None:
+                await self.scheduler.set_room(s.id, s.channel_id)
             return s.channel_id
         for member in dict.fromkeys([*self._players(s), *([s.host_id] if s.host_id else [])]):
             if member.isdigit():
