@@ -91,8 +91,9 @@ def pings(c: Club, channel: simcord.ChannelHandle, member: simcord.MemberActor, 
 
 
 async def schedule(c: Club, at: str, **kw: Any) -> int:
-    result = await c.carol.slash(c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at=at,
-                                 options="rows=2 cols=2", **kw)
+    result = await c.carol.slash(
+        c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at=at, options="rows=2 cols=2", **kw
+    )
     text = answer(result).content
     assert text.startswith("Scheduled DM #"), text
     return int(text.split("#")[1].split(":")[0])
@@ -150,3 +151,126 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     (attachment,) = message.attachments
     rows = list(csv.DictReader(io.StringIO((await attachment.read()).decode())))
     assert len(rows) == 1 and rows[0]["prize"] == "15 garnets" and rows[0]["reason"] == "resign"
+
+
+async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=3)
+    dm = await schedule(c, "in 3h", prize="15 garnets", room="channel")
+    other = await schedule(c, "in 5h", room="channel")
+    await advance_to(c, start - dt.timedelta(minutes=5))
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, start + dt.timedelta(minutes=9))
+    assert not any("did not check in" in m.content for m in texts(c, c.lobby))
+    await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))
+    ruling = pings(c, c.lobby, c.carol, "by no-show")  # the host is pinged
+    assert len(ruling) == 1
+    assert "bob-Dea wins the DM and 15 garnets by no-show" not in ruling[0].content  # names are mentions
+    assert f"<@{c.bob.id}> wins the DM and 15 garnets by no-show." in ruling[0].content
+    assert pings(c, c.lobby, c.alice, "by no-show") and pings(c, c.lobby, c.bob, "by no-show")
+    events = {e.name: e for e in events_of(c)}
+    assert events[f"DM #{dm}: alice-Dea vs bob-Dea"].status == 3  # active at the start, ended with the ruling
+    # the second: nobody comes
+    await advance_to(c, start + dt.timedelta(hours=3))
+    cancelled = pings(c, c.lobby, c.carol, "cancelled without a result")
+    assert len(cancelled) == 1 and f"DM #{other}" in cancelled[0].content
+    results = answer(await c.dave.slash(c.lobby, "dm results")).content
+    assert f"#{dm}" in results and f"#{other}" not in results and "by no-show" in results
+    assert "Nothing is scheduled" in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+
+
+async def test_host_extends_and_starts_anyway(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=1)
+    await schedule(c, "in 1h", room="channel")
+    await advance_to(c, start + dt.timedelta(seconds=1))
+    (waiting,) = [m for m in texts(c, c.lobby) if "is due" in m.content]
+    refused = answer(await c.alice.click(waiting, label="Wait 10 min more (host)"))
+    assert refused.ephemeral and "Only a host" in refused.content
+    await c.carol.click(waiting, label="Wait 10 min more (host)")
+    assert "extended the wait" in texts(c, c.lobby)[-1].content
+    await advance_to(c, start + dt.timedelta(minutes=19))
+    assert not any("cancelled" in m.content for m in texts(c, c.lobby))
+    await c.carol.click(waiting, label="Start anyway (host)")
+    assert any("**Match 1 · Dots-and-Boxes**" in m.content for m in texts(c, c.lobby))
+    await advance_to(c, start + dt.timedelta(minutes=40))
+    assert not any("cancelled" in m.content or "did not check in" in m.content for m in texts(c, c.lobby))
+
+
+async def test_player_proposes_other_accepts(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(days=2)
+    dm = await schedule(c, "in 2 days")
+    later = start + dt.timedelta(days=1)
+    stranger = answer(await c.dave.slash(c.lobby, "dm reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
+    assert stranger.ephemeral and "Only a host" in stranger.content
+    proposed = answer(await c.alice.slash(c.lobby, "dm reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
+    assert "takes effect when accepted" in proposed.content
+    (offer,) = pings(c, c.lobby, c.bob, "proposes")
+    own = answer(await c.alice.click(offer, label="Accept the new time"))
+    assert own.ephemeral and "other player" in own.content
+    await c.bob.click(offer, label="Accept the new time")
+    moved = pings(c, c.lobby, c.alice, "now starts")
+    assert len(moved) == 1 and f"<t:{int(later.timestamp())}:F>" in moved[0].content
+    (event,) = events_of(c)
+    assert dt.datetime.fromisoformat(event.scheduled_start_time) == later  # the server event moved too
+    card = [m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")][0]
+    assert f"<t:{int(later.timestamp())}:F>" in card.content
+    # reminders move with it: none at the old times
+    await advance_to(c, start + dt.timedelta(minutes=1))
+    assert len(pings(c, c.lobby, c.alice, "Reminder")) == 1  # only the 24 h reminder of the new time
+    await advance_to(c, later - dt.timedelta(minutes=11))
+    assert len(pings(c, c.lobby, c.alice, "Reminder")) == 2
+
+
+async def test_cancel_and_two_servers(club: Club) -> None:
+    c = club
+    d = make_club(c.env, "Other Club")
+    ours = await schedule(c, "in 30h")
+    theirs = await schedule(d, "in 30h")
+    assert ours == theirs - 1
+    wrong = answer(await d.carol.slash(d.lobby, "dm cancel", dm=ours))
+    assert wrong.ephemeral and f"no scheduled DM #{ours} here" in wrong.content
+    not_host = answer(await c.alice.slash(c.lobby, "dm cancel", dm=ours))
+    assert not_host.ephemeral and "Only a host" in not_host.content
+    assert f"DM #{theirs}" not in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+    assert f"#{ours}" in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+    await c.carol.slash(c.lobby, "dm cancel", dm=ours)
+    assert len(pings(c, c.lobby, c.alice, "is cancelled")) == 1
+    (event,) = events_of(c)
+    assert event.status == 4  # cancelled in the Events tab
+    await c.env.advance_time(31 * HOUR)
+    assert not any("Reminder" in m.content for m in texts(c, c.lobby))
+    (room,) = d.lobby.threads  # their room opened at check-in (a public thread by default)
+    reminders = [m for ch in (d.lobby, room) for m in texts(d, ch) if "Reminder" in m.content]
+    assert len(reminders) == 3 and all(f"DM #{theirs}" in m.content for m in reminders)
+    assert not c.lobby.threads
+    assert all(str(c.alice.id) not in m.content for m in texts(d, d.lobby))
+    assert all(str(d.alice.id) not in m.content for m in texts(c, c.lobby))
+
+
+async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: str) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=5)
+    dm = await schedule(c, "in 5h", room="channel")
+    await advance_to(c, start - dt.timedelta(hours=2))
+    env = c.env
+    await env._settle_internal()
+    await env._detach_bot()
+    env._move_clock(env._virtual_time + 2.5 * HOUR)  # the bot is away over the 1 h and 10 min reminders and the start
+    back = now(c)
+    assert back == start + dt.timedelta(minutes=30)
+    await _attach_bot(env, create_bot(make_settings(sqlite_url), sync_commands=True))
+    await env.advance_time(1)
+    late = pings(c, c.lobby, c.alice, "Reminder")
+    assert len(late) == 1 and "missed while the host was away" in late[0].content
+    assert len(pings(c, c.lobby, c.alice, "Check-in for")) == 1
+    await env.advance_time(9 * 60)  # nobody is charged for the gap: the no-show wait runs from the return
+    assert not any("did not check in" in m.content or "cancelled" in m.content for m in texts(c, c.lobby))
+    await c.alice.send(c.lobby, "here")
+    await c.bob.send(c.lobby, "here")
+    assert len(pings(c, c.lobby, c.alice, "begins")) == 1
+    listed = answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+    assert f"#{dm}" not in listed
+    await env.advance_time(2 * HOUR)
+    assert len(pings(c, c.lobby, c.alice, "Reminder")) == 1
