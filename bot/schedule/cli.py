@@ -177,7 +177,7 @@ def add_parser(sub: Any) -> None:
     cancel.add_argument("--db", metavar="PATH")
     cancel.set_defaults(func=cmd_cancel)
 
-    when = actions.add_parser("when", help="how a start time is read: {\"at\": ISO UTC}")
+    when = actions.add_parser("when", help='how a start time is read: {"at": ISO UTC}')
     when.add_argument("text", metavar="TEXT")
     when.add_argument("--tz", metavar="ZONE", help="zone of a time written without one (default UTC)")
     when.add_argument("--now", metavar="ISO", help="read relative times from this instant (default: now)")

@@ -501,6 +501,10 @@ class Scheduler:
     async def _create_match(self, sched: Schedule, by: str | None) -> int:
         if self.starter is not None:
             return await self.starter(sched)
+        return await self.create_match(sched, by)
+
+    async def create_match(self, sched: Schedule, by: str | None = None) -> int:
+        """Start a DM's match through the host service (what a `starter` wraps)."""
         if self.service is None:
             raise HostError("no match service to start the DM in")
         return await self.service.create_match(

@@ -9,6 +9,7 @@ messages with `bot.schedule.wording`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import csv
 import datetime as dt
@@ -90,14 +91,48 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             bot.service,
             wall=discord.utils.utcnow,  # Discord's time (SimCord's virtual time in tests)
             poll_seconds=settings.schedule_poll_seconds,
+            starter=self._start_match,
         )
+        self._prizes: dict[int, str] = {}
+        """Match id → the prize of its DM (shown on the board)."""
+        self._starting: dict[frozenset[str], str] = {}
         self.scheduler.subscribe(self.on_schedule_event)
         bot.service.subscribe(self.scheduler.on_host_event)
         self._started = False
+        self._tail: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------
+    async def _start_match(self, s: Schedule) -> int:
+        """Start the match; its board shows the prize from its first drawing."""
+        key = frozenset(p.id for p in s.players)
+        if s.prize:
+            self._starting[key] = s.prize
+        try:
+            match_id = await self.scheduler.create_match(s, s.host_id)
+        finally:
+            self._starting.pop(key, None)
+        if s.prize:
+            self._prizes[match_id] = s.prize
+        return match_id
+
+    def board_note(self, match_id: int) -> str | None:
+        """The prize line under a scheduled DM's board header."""
+        prize = self._prizes.get(match_id)
+        if prize is None and self._starting:
+            live = self.bot.service.live.get(match_id)
+            if live is not None:
+                prize = self._starting.get(frozenset(p.id for p in live.players.values()))
+                if prize is not None:
+                    self._prizes[match_id] = prize
+        return None if prize is None else f"Prize: {discord.utils.escape_markdown(prize)}"
+
     def attach_commands(self) -> None:
-        """Put this cog's slash commands under `/dm` (they were added to the tree at the top level)."""
+        """Put this cog's slash commands under `/dm` (they were added to the tree at the top level), and the
+        prize line on the boards of scheduled DMs."""
+        announcer = self.bot.get_cog("Announcer")
+        notes = getattr(announcer, "board_notes", None)
+        if isinstance(notes, list) and self.board_note not in notes:
+            notes.append(self.board_note)
         group = self.bot.tree.get_command("dm")
         if not isinstance(group, app_commands.Group):
             return  # without the /dm group the commands stay top-level
@@ -114,8 +149,10 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 group.remove_command(command.name)
 
     async def before_close(self) -> None:
-        """The bot is closing: stop the timer task first."""
+        """The bot is closing: stop the timer task, then finish telling what is queued."""
         await self.scheduler.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.drain(), 10)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -123,6 +160,9 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not self._started:
             self._started = True
             await self.scheduler.start()
+            for sched in await self.scheduler.store.listing(statuses=("started",)):
+                if sched.prize and sched.match_id is not None:
+                    self._prizes[sched.match_id] = sched.prize
 
     # -- helpers ---------------------------------------------------------------------
     async def _channel(self, channel_id: int | None) -> Any:
@@ -153,7 +193,28 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         return [p.id for p in s.players]
 
     # -- scheduler events → Discord --------------------------------------------------
-    async def on_schedule_event(self, ev: ScheduleEvent) -> None:
+    def on_schedule_event(self, ev: ScheduleEvent) -> None:
+        """Queue the event: Discord is told in order, in the background, so a command's answer never waits
+        for the messages and the server event it causes (an interaction must be answered within 3 s)."""
+        previous = self._tail
+
+        async def run() -> None:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous
+            try:
+                await self.tell(ev)
+            except Exception:
+                log.exception("schedule %s: telling Discord about %s failed", ev.schedule.id, ev.kind)
+
+        self._tail = asyncio.get_running_loop().create_task(run(), name=f"schedule-{ev.schedule.id}-{ev.kind}")
+
+    async def drain(self) -> None:
+        """Wait until every queued event has been told."""
+        while self._tail is not None and not self._tail.done():
+            await asyncio.wait([self._tail])
+
+    async def tell(self, ev: ScheduleEvent) -> None:
         """Say it where it belongs, and keep the card and the server's event in step."""
         s = ev.schedule
         if s.guild_id is None:
@@ -199,6 +260,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             await self._post(room, self._say(ev), ping=host)
 
     async def _refresh_card(self, s: Schedule) -> None:
+        s = await self.scheduler.store.get(s.id) or s  # as it stands now (the card id may be newer than the event)
         if s.card_id is None or s.channel_id is None:
             return
         channel = await self._channel(s.channel_id)
@@ -226,8 +288,6 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if mode == "public" and configured.room_channel_id is not None:
             parent = guild.get_channel(configured.room_channel_id) or parent
         if not isinstance(parent, discord.TextChannel):
-            mode = "channel"
-        if mode == "channel":
             if s.channel_id is not None:
                 await self.scheduler.set_room(s.id, s.channel_id)
             return s.channel_id
@@ -285,6 +345,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         return "\n".join(lines)[:1000]
 
     async def _edit_event(self, s: Schedule, *, start: bool = False, status: Any = None) -> None:
+        s = await self.scheduler.store.get(s.id) or s
         guild = self.bot.get_guild(s.guild_id or 0)
         if guild is None or s.event_id is None:
             return

@@ -48,7 +48,7 @@ class ScheduleButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
     ) -> ScheduleButton:
         """Rebuild from a click."""
         action = match["action"]

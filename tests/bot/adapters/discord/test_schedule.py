@@ -136,7 +136,8 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     await advance_to(c, start + dt.timedelta(seconds=1))
     assert len(pings(c, c.lobby, c.alice, "begins")) == 1
     assert len(pings(c, c.lobby, c.alice, "Reminder")) == 3
-    assert any("**Match 1 · Dots-and-Boxes**" in m.content for m in texts(c, c.lobby))  # the board
+    (board,) = [m for m in texts(c, c.lobby) if "**Match 1 · Dots-and-Boxes**" in m.content]
+    assert "Prize: 15 garnets" in board.content  # the stake is on the board
     (event,) = events_of(c)
     assert event.status == 2
     # the match: alice resigns … bob wins the DM and the prize
@@ -274,3 +275,50 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     assert f"#{dm}" not in listed
     await env.advance_time(2 * HOUR)
     assert len(pings(c, c.lobby, c.alice, "Reminder")) == 1
+
+
+async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> None:
+    c = club
+    refused = answer(await c.alice.slash(c.lobby, "dm config", timezone="Europe/Berlin"))
+    assert refused.ephemeral and "Only a host" in refused.content
+    bad = answer(await c.carol.slash(c.lobby, "dm config", reminders="soon"))
+    assert bad.ephemeral and "`reminders:` takes" in bad.content
+    bad_zone = answer(await c.carol.slash(c.lobby, "dm config", timezone="Mars/Olympus"))
+    assert "unknown time zone" in bad_zone.content
+    saved = answer(
+        await c.carol.slash(c.lobby, "dm config", timezone="Europe/Berlin", reminders="2h 5m", checkin=5, no_show=3)
+    )
+    assert "Europe/Berlin" in saved.content and "2 h, 5 min" in saved.content
+    # SimCord's world starts on 2026-01-01 00:00 UTC: "tomorrow 20:00" in Berlin is 19:00 UTC on 2 January
+    dm = await schedule(c, "tomorrow 20:00", room="channel")
+    start = dt.datetime(2026, 1, 2, 19, 0, tzinfo=dt.UTC)
+    card = [m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")][0]
+    assert f"<t:{int(start.timestamp())}:F>" in card.content
+    await advance_to(c, start - dt.timedelta(hours=2, seconds=1))
+    assert pings(c, c.lobby, c.alice, "Reminder") == []
+    await c.env.advance_time(2)
+    assert len(pings(c, c.lobby, c.alice, "Reminder")) == 1
+    await advance_to(c, start - dt.timedelta(minutes=5, seconds=1))
+    assert pings(c, c.lobby, c.alice, "Check-in for") == []
+    await c.env.advance_time(2)
+    assert len(pings(c, c.lobby, c.alice, "Reminder")) == 2
+    assert len(pings(c, c.lobby, c.alice, "Check-in for")) == 1
+    await c.alice.send(c.lobby, "here")
+    await advance_to(c, start + dt.timedelta(minutes=3, seconds=1))
+    assert len(pings(c, c.lobby, c.alice, "wins the DM")) == 1
+    past = answer(
+        await c.carol.slash(c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at="2025-06-01 20:00")
+    )
+    assert past.ephemeral and "in the past" in past.content and "e.g." in past.content
+    garbage = answer(
+        await c.carol.slash(c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at="whenever")
+    )
+    assert garbage.ephemeral and "cannot read" in garbage.content
+
+
+async def test_dm_group_fits_discord(club: Club) -> None:
+    group = club.bot.tree.get_command("dm")
+    assert isinstance(group, discord.app_commands.Group)
+    names = {c.name for c in group.commands}
+    assert {"schedule", "reschedule", "cancel", "upcoming", "results"} <= names
+    assert len(group.commands) <= 25  # Discord's limit for one group
