@@ -18,7 +18,7 @@ class Settings(BaseSettings):
     shard_count: int | None = None
     heartbeat_seconds: float = Field(1.0, gt=0)
     announce_batch_seconds: float = Field(1.0, ge=0)
-    schedule_poll_seconds: float = Field(300.0, gt=0, description="scheduled DMs: look at the database this often")
+    schedule_poll_seconds: float = Field(3600.0, gt=0, description="scheduled DMs: look at the database this often")
     log_level: str = "INFO"
 
     @property

@@ -18,7 +18,6 @@ from simcord.env import _attach_bot
 
 from bot.adapters.discord.app import DMHost, create_bot
 from bot.settings import Settings
-
 from tests.bot.adapters.discord.conftest import answer
 
 DAY = 86400.0
@@ -215,7 +214,7 @@ async def test_player_proposes_other_accepts(club: Club) -> None:
     assert len(moved) == 1 and f"<t:{int(later.timestamp())}:F>" in moved[0].content
     (event,) = events_of(c)
     assert dt.datetime.fromisoformat(event.scheduled_start_time) == later  # the server event moved too
-    card = [m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")][0]
+    card = next(m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
     assert f"<t:{int(later.timestamp())}:F>" in card.content
     # reminders move with it: none at the old times
     await advance_to(c, start + dt.timedelta(minutes=1))
@@ -292,7 +291,7 @@ async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> Non
     # SimCord's world starts on 2026-01-01 00:00 UTC: "tomorrow 20:00" in Berlin is 19:00 UTC on 2 January
     dm = await schedule(c, "tomorrow 20:00", room="channel")
     start = dt.datetime(2026, 1, 2, 19, 0, tzinfo=dt.UTC)
-    card = [m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")][0]
+    card = next(m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
     assert f"<t:{int(start.timestamp())}:F>" in card.content
     await advance_to(c, start - dt.timedelta(hours=2, seconds=1))
     assert pings(c, c.lobby, c.alice, "Reminder") == []

@@ -1,4 +1,6 @@
-"""`dmhost schedule add|list|cancel|when`: scheduled Death Matches from the terminal (local player names)."""
+"""`dmhost schedule add|list|cancel|when`: scheduled Death Matches from the terminal (local player names).
+
+The entry point of `bot.schedule` for operators; everything it does goes through the scheduler core."""
 
 from __future__ import annotations
 
