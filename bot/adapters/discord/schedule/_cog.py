@@ -249,8 +249,10 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             await self._edit_event(s, status=discord.EventStatus.active)
         elif ev.kind in ("forfeited", "finished", "cancelled"):
             text = self._say(ev)
-            if ev.kind != "finished" or ev.data.get("reason") != "no_show":
-                extra = f" {mention(PlayerRef(s.host_id, 'host'))}" if s.host_id and ev.kind != "finished" else ""
+            if ev.kind == "finished":
+                await self._post(room, text, ping=players)
+            else:  # a ruling or a cancel: both players are told and the host is pinged
+                extra = f" {mention(PlayerRef(s.host_id, 'host'))}" if s.host_id else ""
                 await self._post(room, text + extra, ping=players + host)
             if room != s.channel_id and ev.kind != "cancelled":
                 await self._post(s.channel_id, text)

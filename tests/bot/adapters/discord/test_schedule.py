@@ -321,3 +321,28 @@ async def test_dm_group_fits_discord(club: Club) -> None:
     names = {c.name for c in group.commands}
     assert {"schedule", "reschedule", "cancel", "upcoming", "results"} <= names
     assert len(group.commands) <= 25  # Discord's limit for one group
+
+
+async def test_room_thread_opens_at_checkin(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=1)
+    dm = await schedule(c, "in 1h", prize="a crown")
+    assert not c.lobby.threads
+    await advance_to(c, start - dt.timedelta(minutes=15, seconds=-1))
+    (room,) = c.lobby.threads  # a public thread, opened for check-in
+    (checkin,) = pings(c, room, c.alice, "Check-in for")
+    assert f"DM #{dm}" in checkin.content
+    early = answer(await c.dave.click(checkin, label="I'm here"))
+    assert early.ephemeral and "Only the two players" in early.content
+    await c.alice.click(checkin, label="I'm here")
+    await c.bob.click(checkin, label="I'm here")
+    again = answer(await c.bob.click(checkin, label="I'm here"))
+    assert again.ephemeral and "already checked in" in again.content
+    assert pings(c, room, c.alice, "begins") == []
+    await advance_to(c, start + dt.timedelta(seconds=1))
+    assert len(pings(c, room, c.alice, "begins")) == 1
+    (board,) = [m for m in texts(c, room) if "**Match 1 · Dots-and-Boxes**" in m.content]
+    assert "Prize: a crown" in board.content
+    await c.bob.slash(room, "dm resign")
+    assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in texts(c, room))
+    assert any("wins the DM and a crown" in m.content for m in texts(c, c.lobby))  # told where it was scheduled
