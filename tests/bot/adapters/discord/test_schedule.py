@@ -256,8 +256,14 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     await advance_to(c, start - dt.timedelta(hours=2))
     env = c.env
     await env._settle_internal()
+    with env._bot_scope():  # the process stops: timers, heartbeat and database with it
+        cog = c.bot.get_cog("ScheduleCog")
+        assert cog is not None
+        await cog.before_close()  # type: ignore[attr-defined]
+        await c.bot.service.close()
+        await c.bot.service.store.close()
     await env._detach_bot()
-    env._move_clock(env._virtual_time + 2.5 * HOUR)  # the bot is away over the 1 h and 10 min reminders and the start
+    await env.advance_time(2.5 * HOUR)  # the bot is away over the 1 h and 10 min reminders and the start
     back = now(c)
     assert back == start + dt.timedelta(minutes=30)
     await _attach_bot(env, create_bot(make_settings(sqlite_url), sync_commands=True))
