@@ -162,6 +162,13 @@ def picture_rows(quick: bool) -> list[Row]:
     return [Row("pictures", m, fig, tgt, ok) for m, fig, tgt, ok in table(quick)]
 
 
+def tournament_rows(quick: bool) -> list[Row]:
+    """Pairing a large Swiss round."""
+    from benchmarks import tournaments
+
+    return [Row("tournaments", m, fig, tgt, ok) for m, fig, tgt, ok in tournaments.table_rows(quick)]
+
+
 def memory_rows(quick: bool) -> list[Row]:
     """Memory per idle match (just created) and per active match (after 40 moves), in the service."""
     import tempfile
@@ -241,6 +248,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "host": host_rows,
     "pictures": picture_rows,
     "memory": memory_rows,
+    "tournaments": tournament_rows,
     "schedule": schedule_rows,
 }
 

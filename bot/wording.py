@@ -261,3 +261,102 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
         else:
             parts.append(kind.replace("_", " "))
     return (" " + "; ".join(parts) + ".") if parts else ""
+
+
+# -- Overview: /dm live, /dm moves, /dm status, /dm history and the posted results (issue 28) ------------
+
+_WON_HOW = {
+    "time": "{w} won on time",
+    "resign": "{w} won: {l} resigned",
+    "award": "{w} won by the host's decision",
+    "no-moves": "{w} won: {l} had no move",
+    "loop": "{w} won with a loop",
+    "line": "{w} won with a line",
+    "score": "{w} won on score",
+    "stop": "{w} won after a stop",
+    "ground": "{w} won after grounding",
+}
+
+
+def result_words(winner: str | None, loser: str | None, reason: str | None, status: str = "finished") -> str:
+    """A finished match's result in words: "bob won on time", "alice won: bob resigned", "a draw"."""
+    if status == "aborted":
+        return "aborted by the host, no result"
+    if status != "finished":
+        return status_word(status)
+    how = (reason or "").strip()
+    if winner is None:
+        return "a draw" + (f" ({how.replace('-', ' ')})" if how and how not in ("score", "award") else "")
+    text = _WON_HOW.get(how, "{w} won" + (f" ({how.replace('-', ' ')})" if how else ""))
+    return text.format(w=winner, l=loser or "the opponent")
+
+
+def score_words(scores: Mapping[int, int] | None) -> str:
+    """`2–1`, or empty when the game keeps no score (or nobody scored)."""
+    if not scores or not any(scores.values()):
+        return ""
+    return f"{scores.get(1, 0)}–{scores.get(2, 0)}"
+
+
+def live_line(match_id: int, game: str, players: str, turn: str, deadline: str | None, link: str) -> str:
+    """One live match in `/dm live`."""
+    return f"`#{match_id}` {game}: {players} · {turn}" + (f" · {deadline}" if deadline else "") + f" · {link}"
+
+
+def no_live_matches() -> str:
+    """`/dm live` in a server where nothing is played right now."""
+    return "No match is being played in this server right now."
+
+
+def live_title(count: int) -> str:
+    """The heading of `/dm live`."""
+    return f"Live matches ({count})"
+
+
+def status_text(
+    match_id: int,
+    game: str,
+    players: str,
+    move_number: int,
+    turn: str,
+    clocks: str,
+    deadline: str | None,
+    link: str,
+) -> str:
+    """`/dm status`: game, players, move number, whose turn, both clocks, the deadline and the room."""
+    lines = [f"**Match {match_id} · {game}** · {players}", f"Move {move_number} · {turn}", clocks]
+    if deadline:
+        lines.append(deadline)
+    lines.append(f"Room: {link}")
+    return "\n".join(lines)
+
+
+def history_line(match_id: int, when: str, game: str, players: str, result: str, score: str, link: str) -> str:
+    """One match in `/dm history`."""
+    return f"`#{match_id}` {when} · {game}: {players} — {result}" + (f", {score}" if score else "") + f" · {link}"
+
+
+def moves_header(match_id: int, game: str, players: str, plies: int) -> str:
+    """The first line of `/dm moves`."""
+    return f"**Match {match_id} · {game}** · {players} · {plies} move{'s' if plies != 1 else ''}"
+
+
+def move_line(number: int, name: str, notation: str, used: float | None) -> str:
+    """One ply of the move record: `12. bob: B3/ (4 s)`."""
+    took = f" ({seconds(used)})" if used is not None else ""
+    return f"{number:>3}. {name}: {notation}{took}"
+
+
+def no_moves_yet() -> str:
+    """A move record with no move in it."""
+    return "No move has been played yet."
+
+
+def moves_in_file(plies: int) -> str:
+    """When the move record is attached instead of shown."""
+    return f"The whole record ({plies} moves) is attached."
+
+
+def posted_result(match_id: int, game: str, players: str, result: str, score: str, link: str) -> str:
+    """The result line posted where people look (the room's parent channel or the results channel)."""
+    return f"**Match {match_id} · {game}** · {players}: {result}" + (f", {score}" if score else "") + f" · {link}"

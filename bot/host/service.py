@@ -754,3 +754,10 @@ class MatchService:
                     await result
             except Exception:
                 log.exception("listener failed for %s in match %s", event.kind, event.match_id)
+
+    # -- overview queries (issue 28: /dm live, /dm status, results) ---------------------------------
+    def live_in_guild(self, guild_id: int | None) -> list[Live]:
+        """The matches hosted right now in a guild (all of them for None: the terminal room), oldest first."""
+        return sorted(
+            (lv for lv in self.live.values() if guild_id is None or lv.guild_id == guild_id), key=lambda lv: lv.id
+        )

@@ -331,6 +331,10 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
     health.set_defaults(func=cmd_health)
 
+    from bot.tournaments.cli import add_parser as add_tournament_parser
+
+    add_tournament_parser(sub)
+
     from bot.ops.schedule_cli import add_parser as add_schedule
 
     add_schedule(sub)

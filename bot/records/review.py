@@ -52,6 +52,7 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
         names=names,
         moves=[f.engine_move for f in keep] if every == 1 else None,
         result=result,
+        winner=stored.winner_seat if stored.status == "finished" else None,
     )
     return data, len(keep)
 

@@ -37,6 +37,7 @@ class GuildSettingsRow(Base):
     room_channel_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     room_mode: Mapped[str | None] = mapped_column(String(16), nullable=True)
     clocks: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    results_channel_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # migration 0003_face
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -57,6 +58,8 @@ class GuildSettings:
     room_mode: str | None = None
     clocks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """Per game id, clock overrides as `/dm start … clock:` takes them (`{"move": "90"}`)."""
+    results_channel_id: int | None = None
+    """Where finished matches' results are posted (None: each room's parent channel)."""
 
     def clock_for(self, game: str) -> dict[str, str]:
         """The guild's default clock overrides for a game (empty: the game's own default)."""
@@ -90,7 +93,12 @@ class GuildSettingsStore:
     def _from_row(row: RowMapping) -> GuildSettings:
         clocks = {str(g): {str(k): str(v) for k, v in c.items()} for g, c in (row["clocks"] or {}).items()}
         return GuildSettings(
-            int(row["guild_id"]), row["host_role_id"], row["room_channel_id"], row["room_mode"], clocks
+            int(row["guild_id"]),
+            row["host_role_id"],
+            row["room_channel_id"],
+            row["room_mode"],
+            clocks,
+            row.get("results_channel_id"),
         )
 
     async def load(self) -> None:
@@ -126,6 +134,7 @@ class GuildSettingsStore:
         room_channel_id: int | None = _UNSET,
         room_mode: str | None = _UNSET,
         clock: tuple[str, Mapping[str, str] | None] | None = None,
+        results_channel_id: int | None = _UNSET,
     ) -> GuildSettings:
         """Change some settings (None resets one to the default); `clock=(game, overrides)` sets a game's
         default clock (None or empty overrides: back to the game's own). Returns the new settings."""
@@ -144,6 +153,8 @@ class GuildSettingsStore:
             changes["room_channel_id"] = room_channel_id
         if room_mode is not _UNSET:
             changes["room_mode"] = room_mode
+        if results_channel_id is not _UNSET:
+            changes["results_channel_id"] = results_channel_id
         if game_clock is not None:
             clocks = {g: dict(c) for g, c in current.clocks.items()}
             if game_clock[1]:
@@ -157,6 +168,7 @@ class GuildSettingsStore:
             "room_channel_id": new.room_channel_id,
             "room_mode": new.room_mode,
             "clocks": {g: dict(c) for g, c in new.clocks.items()},
+            "results_channel_id": new.results_channel_id,
             "updated_at": utcnow(),
         }
         table = TABLE

@@ -5,6 +5,7 @@
     save_png(ruleset, state, path, **kw)               written to a file (the room's and replay CLI's --png)
     render_gif(frames, durations) -> bytes             frames → animated GIF
     render_replay_gif(ruleset, states, **kw) -> bytes  one frame per turn, ending on the final position
+    render_zoom(ruleset, state, **kw) -> PIL.Image|None a legible crop round the last move of a large board
 
 Keywords everywhere: `names` ((seat 1's, seat 2's) or {seat: name}; shown in the legend beside each
 player's colour swatch and score), `last_move` (move text or the engine's move value; highlighted),
@@ -13,7 +14,10 @@ comparing), `caption` (a line under the board), `result` (replaces the status li
 match that ended off the board), `history` (every earlier state, oldest first: lets Dots-and-Boxes
 colour edges by who drew them), `theme` ('light' or 'dark'; both are opaque panels that read on
 Discord's light and dark modes), `palette` (a Palette or overrides like {1: '#0072b2', 'red':
-'#d55e00'}), `clocks` ({seat: seconds or text}), `title`, `highlight` (False: no last-move marks).
+'#d55e00'}), `clocks` ({seat: seconds or text}), `title`, `highlight` (False: no last-move marks),
+`winner` (the seat that won however the match ended: it gets the star ★ also on time, resignation and
+award wins, which the engine does not know), `final` (False while the engine's result can still be
+undone, e.g. a Trax mulligan is open: no star and the status line says it is not final).
 
 Colours. Red is drawn red (style.RED, not Okabe–Ito's orange-looking vermillion) and blue is
 Okabe–Ito's blue; a seat keeps one colour across games wherever the game allows it:
@@ -35,10 +39,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from games.base import AnyRuleset, Seat
-from games.pictures.core import MAX_WIDTH, BoardRenderer, Clock, clock_text, render_frame
+from games.pictures.core import BORDER, MAX_WIDTH, BoardRenderer, Clock, clock_text, render_frame
 from games.pictures.style import DEFAULT_PALETTE, THEMES, Palette, PaletteLike, Theme, resolve_palette, resolve_theme
 
 __all__ = [
@@ -54,6 +58,8 @@ __all__ = [
     "render_image",
     "render_png",
     "render_replay_gif",
+    "render_zoom",
+    "render_zoom_png",
     "save_png",
 ]
 
@@ -121,6 +127,8 @@ def render_image(
     previous: Any = None,
     history: Sequence[Any] = (),
     highlight: bool = True,
+    winner: Seat | None = None,
+    final: bool = True,
 ) -> Image.Image:
     """The picture of `state` as an RGB image at most MAX_WIDTH pixels wide.
 
@@ -129,7 +137,8 @@ def render_image(
     `prev_state` (alias `previous`): the state before it; the highlight can be worked out from the
     difference when `last_move` is not given. `caption`: one more line under the board (e.g. clocks).
     `result`: the match's result, replacing the status line (use it when the match ended off the board:
-    resignation, time, award). `highlight=False` draws no last-move marks.
+    resignation, time, award). `highlight=False` draws no last-move marks. `winner`: the seat that won
+    (starred, however the match ended); `final=False`: the engine's result is not final yet.
     """
     if previous is None:
         previous = prev_state
@@ -150,7 +159,55 @@ def render_image(
         caption=caption,
         result=result,
         highlight=highlight,
+        winner=winner,
+        final=final,
     )
+
+
+def render_zoom(
+    ruleset: AnyRuleset,
+    state: Any,
+    *,
+    names: Names | None = None,
+    last_move: Any = None,
+    prev_state: Any = None,
+    theme: str | Theme = "light",
+    palette: PaletteLike = None,
+    final: bool = True,
+) -> Image.Image | None:
+    """A legible crop of a large board around the last move (Dots fields too large to read whole on a
+    phone), with coordinates on all four sides; None when the whole board reads well as it is."""
+    if not has_renderer(ruleset.id):
+        return None
+    factory = getattr(importlib.import_module(RENDERER_MODULES[ruleset.id]), "zoom_renderer", None)
+    zoom = factory(state) if factory is not None else None
+    if zoom is None:
+        return None
+    return render_frame(
+        zoom,
+        ruleset,
+        state,
+        theme=resolve_theme(theme),
+        palette=resolve_palette(palette),
+        last_move=last_move,
+        previous=prev_state,
+        history=(),
+        clocks=None,
+        title=f"{ruleset.title} · around {getattr(zoom, 'around', 'the last move')}",
+        names=seat_names(names),
+        caption=None,
+        final=final,
+    )
+
+
+def render_zoom_png(ruleset: AnyRuleset, state: Any, **kw: Any) -> bytes | None:
+    """The crop of `render_zoom` as PNG bytes, or None."""
+    image = render_zoom(ruleset, state, **kw)
+    if image is None:
+        return None
+    buf = io.BytesIO()
+    image.save(buf, "PNG", compress_level=1)
+    return buf.getvalue()
 
 
 def render_png(
@@ -203,14 +260,7 @@ def render_gif(frames: Sequence[Image.Image], durations: int | Sequence[int] = 8
         raise ValueError("a GIF needs at least one frame")
     width = max(f.width for f in frames)
     height = max(f.height for f in frames)
-    fill = frames[-1].getpixel((width // 2 if frames[-1].width == width else 0, 0))
-    padded = []
-    for f in frames:
-        if f.size != (width, height):
-            canvas = Image.new("RGB", (width, height), fill)
-            canvas.paste(f, (0, 0))
-            f = canvas
-        padded.append(f.convert("RGB"))
+    padded = [pad_frame(f.convert("RGB"), width, height) for f in frames]
     samples = sorted({0, len(padded) // 2, len(padded) - 1})
     montage = Image.new("RGB", (width, height * len(samples)))
     for k, i in enumerate(samples):
@@ -234,6 +284,21 @@ def render_gif(frames: Sequence[Image.Image], durations: int | Sequence[int] = 8
     return buf.getvalue()
 
 
+def pad_frame(frame: Image.Image, width: int, height: int) -> Image.Image:
+    """A picture grown to `width` × `height` as if drawn that size: its panel's own colour fills the new room
+    (centred across, added below) and its frame goes round the whole, so no band shows in a GIF."""
+    if frame.size == (width, height):
+        return frame
+    inset = BORDER + 1
+    edge = frame.getpixel((0, 0))
+    panel = frame.getpixel((inset, inset))
+    canvas = Image.new("RGB", (width, height), panel)
+    inner = frame.crop((BORDER, BORDER, frame.width - BORDER, frame.height - BORDER))
+    canvas.paste(inner, ((width - frame.width) // 2 + BORDER, BORDER))
+    ImageDraw.Draw(canvas).rectangle((0, 0, width - 1, height - 1), outline=edge, width=BORDER)
+    return canvas
+
+
 def render_replay_gif(
     ruleset: AnyRuleset,
     states: Sequence[Any],
@@ -245,11 +310,12 @@ def render_replay_gif(
     result: str | None = None,
     durations: int | Sequence[int] = 800,
     final_hold: int = 2500,
+    winner: Seat | None = None,
     **kw: Any,
 ) -> bytes:
     """One frame per state (the start, then each turn), each with the players' names and its last move
     highlighted; the last frame is the final position, held longer, with `result` as its status line
-    when given (the engine's own result shows without it).
+    when given (the engine's own result shows without it) and the star on `winner` (the seat that won).
 
     `moves[i]` is the move that led to `states[i]` (moves[0] unused; without moves the highlight is
     worked out by comparing states); `clocks[i]` is shown as a caption line ("alice 4:32   bob 3:10")
@@ -275,6 +341,7 @@ def render_replay_gif(
                 last_move=moves[i] if moves is not None and i else None,
                 caption=caption,
                 result=result if i == last else None,
+                winner=winner if i == last else None,
                 **kw,
             )
         )

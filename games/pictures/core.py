@@ -76,6 +76,14 @@ class BoardRenderer(ABC):
         """A game-specific status line replacing the default 'NAME to move', or None; `name(seat)` names a seat."""
         return None
 
+    def last_words(self, ruleset: AnyRuleset, state: Any, previous: Any, text: str) -> str:
+        """How the status line names the last move (`text`: its notation in the position before it)."""
+        return text
+
+    def seat_word(self, seat: Seat) -> str:
+        """How a seat without a name and without a colour yet is called."""
+        return "first player" if seat == 1 else "second player"
+
 
 def clock_text(value: Clock) -> str:
     """Seconds → 'm:ss' (negative shows as 0:00); text as given."""
@@ -109,6 +117,31 @@ def fit(text: str, fnt: ImageFont.FreeTypeFont, room: float) -> str:
     return text[:lo].rstrip() + "…"
 
 
+def wrap(text: str, fnt: ImageFont.FreeTypeFont, room: float, max_lines: int) -> list[str]:
+    """`text` broken at spaces into lines at most `room` pixels wide, at most `max_lines` of them (only the
+    last one shortened with an ellipsis, and only when the text does not fit in that many lines)."""
+    words = text.split(" ")
+    lines: list[str] = []
+    current = ""
+    for i, word in enumerate(words):
+        trial = f"{current} {word}" if current else word
+        if fnt.getlength(trial) <= room or not current:
+            current = trial
+            continue
+        if len(lines) == max_lines - 1:
+            current = " ".join([current, *words[i:]])
+            break
+        lines.append(current)
+        current = word
+    lines.append(current)
+    return [fit(text_line, fnt, room) for text_line in lines]
+
+
+STATUS_LINES = 3
+CAPTION_LINES = 3
+MAX_LAST = 160
+"""The longest move text named on the status line (a Dot Dash setup, a long Trax cell-and-sides move)."""
+
 TITLE_SIZE = 17
 LINE_SIZE = 14
 LINE_GAP = 6
@@ -132,14 +165,33 @@ def render_frame(
     caption: str | None,
     result: str | None = None,
     highlight: bool = True,
+    winner: Seat | None = None,
+    final: bool = True,
 ) -> Image.Image:
-    """The whole picture: panel, title, one legend line per player, the board, the status line, the caption."""
+    """The whole picture: panel, title, one legend line per player, the board, the status line, the caption.
+
+    `winner`: the seat that won however the match ended (time, resignation, award: the engine does not
+    know); it gets the star. `final=False`: the engine's result is not the match's yet (a mulligan may
+    still undo it, a take-back window is open): no star, and the status line says it is not final.
+    """
     bw, bh = renderer.board_size(state)
     width = min(MAX_WIDTH, max(MIN_WIDTH, bw + 2 * MARGIN))
     title_h = TITLE_SIZE + LINE_GAP
     seat_h = LINE_SIZE + LINE_GAP
     header_h = HEADER
-    footer_h = LINE_SIZE + LINE_GAP + MARGIN + (LINE_SIZE + LINE_GAP if caption else 0)
+    line = width - 2 * MARGIN
+
+    def name(seat: Seat) -> str:
+        return seat_name(renderer, ruleset, state, names, seat)
+
+    # Status line (and the caption under it), wrapped rather than cut.
+    status = status_line(
+        renderer, ruleset, state, names=names, last_move=last_move, previous=previous, result=result, final=final
+    )
+    status_font, caption_font = font("sans", LINE_SIZE), font("mono", LINE_SIZE - 1)
+    status_lines = wrap(status, status_font, line, STATUS_LINES)
+    caption_lines = wrap(caption, caption_font, line, CAPTION_LINES) if caption else []
+    footer_h = (len(status_lines) + len(caption_lines)) * (LINE_SIZE + LINE_GAP) + MARGIN
     height = header_h + bh + LINE_GAP + footer_h
     image = Image.new("RGB", (width, height), theme.background)
     draw = ImageDraw.Draw(image)
@@ -148,19 +200,17 @@ def render_frame(
     # Title line.
     draw.text((MARGIN, MARGIN), title or ruleset.title, fill=theme.ink, font=font("bold", TITLE_SIZE))
 
-    def name(seat: Seat) -> str:
-        given = (names or {}).get(seat)
-        return given or renderer.colour_word(ruleset, state, seat).capitalize()
-
     # Legend: one line per player: marker, colour swatch, name and colour, score, clock.
     outcome = ruleset.outcome(state)
-    to_move = None if result else ruleset.to_move(state)
+    to_move = None if result or (outcome is not None and final) else ruleset.to_move(state)
+    if winner is None and final and outcome is not None:
+        winner = outcome.winner
     scores = ruleset.scores(state)
     y = MARGIN + title_h
     for seat in (1, 2):
         colour = renderer.seat_colour(ruleset, state, palette, seat)
         active = to_move == seat
-        won = outcome is not None and outcome.winner == seat
+        won = winner == seat
         fnt = font("bold" if active or won else "sans", LINE_SIZE)
         cy = y + LINE_SIZE / 2 + 1
         marker = "▶" if active else "★" if won else ""
@@ -183,7 +233,11 @@ def render_frame(
         note = renderer.seat_note(ruleset, state, seat)
         given = (names or {}).get(seat)
         room = right - (MARGIN + 36)
-        if given:
+        if not word:  # no colour yet (Dot Dash before the choice): the name and the seat's part
+            label = given or renderer.seat_word(seat).capitalize()
+            if note and fnt.getlength(f"{label} · {note}") <= room:
+                label = f"{label} · {note}"
+        elif given:
             # A long name drops the reserve note, then is shortened; the colour word always stays.
             label = f"{given} · {word}" + (f", {note}" if note else "")
             if fnt.getlength(label) > room:
@@ -200,25 +254,54 @@ def render_frame(
     ctx = Ctx(image, draw, x0, y0, theme, palette, ruleset, last_move, previous, history, highlight, names)
     renderer.draw_board(ctx, state)
 
-    # Status line (and the caption under it).
     y = header_h + bh + LINE_GAP
-    status = result or _status(renderer, ruleset, state, name)
-    last = _last_text(ruleset, last_move, previous)
-    if last:
-        status += f" · last: {last}"
-    line = width - 2 * MARGIN
-    draw.text((MARGIN, y), fit(status, font("sans", LINE_SIZE), line), fill=theme.ink, font=font("sans", LINE_SIZE))
-    if caption:
-        cap = font("mono", LINE_SIZE - 1)
-        draw.text((MARGIN, y + LINE_SIZE + LINE_GAP), fit(caption, cap, line), fill=theme.ink, font=cap)
+    for text in status_lines:
+        draw.text((MARGIN, y), text, fill=theme.ink, font=status_font)
+        y += LINE_SIZE + LINE_GAP
+    for text in caption_lines:
+        draw.text((MARGIN, y), text, fill=theme.ink, font=caption_font)
+        y += LINE_SIZE + LINE_GAP
     return image
 
 
-def _status(renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str]) -> str:
+def seat_name(
+    renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, names: Mapping[Seat, str] | None, seat: Seat
+) -> str:
+    """A seat's name, else its colour, else its part ("First player")."""
+    given = (names or {}).get(seat)
+    return given or (renderer.colour_word(ruleset, state, seat) or renderer.seat_word(seat)).capitalize()
+
+
+def status_line(
+    renderer: BoardRenderer,
+    ruleset: AnyRuleset,
+    state: Any,
+    *,
+    names: Mapping[Seat, str] | None = None,
+    last_move: Any = None,
+    previous: Any = None,
+    result: str | None = None,
+    final: bool = True,
+) -> str:
+    """The text under the board, before it is wrapped: the result or whose turn, and the last move."""
+    status = result or _status(renderer, ruleset, state, lambda s: seat_name(renderer, ruleset, state, names, s), final)
+    last = _last_text(ruleset, last_move, previous)
+    if last:
+        status += f" · last: {renderer.last_words(ruleset, state, previous, last)}"
+    return status
+
+
+def _status(
+    renderer: BoardRenderer, ruleset: AnyRuleset, state: Any, name: Callable[[Seat], str], final: bool = True
+) -> str:
+    outcome = ruleset.outcome(state)
+    if outcome is not None and not final:
+        if outcome.winner is None:
+            return f"A draw ({outcome.reason}) · not final yet"
+        return f"{name(outcome.winner)} would win ({outcome.reason}) · not final yet"
     special = renderer.status(ruleset, state, name)
     if special is not None:
         return special
-    outcome = ruleset.outcome(state)
     if outcome is not None:
         if outcome.winner is None:
             return f"Draw ({outcome.reason})"
@@ -231,7 +314,7 @@ def _last_text(ruleset: AnyRuleset, last_move: Any, previous: Any) -> str | None
     if last_move is None:
         return None
     if isinstance(last_move, str):
-        return last_move.strip()[:40]
+        return last_move.strip()[:MAX_LAST]
     if previous is not None:
         try:
             return ruleset.format(previous, last_move)

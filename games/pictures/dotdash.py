@@ -14,6 +14,8 @@ from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
 from games.pictures.style import RGB, Palette, disc, font, mix, paste_centered, ring_sprite
 
 LABEL = 22
+NO_COLOUR: RGB = (150, 150, 150)
+"""The legend swatch of a player before the colour choice."""
 
 # The four line directions as (dcol, drow).
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1))
@@ -57,16 +59,23 @@ class DotDashRenderer(BoardRenderer):
         side = (state.size - 1) * c + c + 2 * LABEL
         return side, side
 
+    @staticmethod
+    def chosen(state: DotDashState) -> bool:
+        """Whether the colours are known: the pie rule's choice is made."""
+        return state.phase not in ("setup", "choose")
+
     def colour_word(self, ruleset: AnyRuleset, state: DotDashState, seat: Seat) -> str:
-        """Red or blue as the pie rule chose (before the choice seat 1 counts as red)."""
-        return COLOURS[state.colour_of(seat)]
+        """Red or blue as the pie rule chose; empty before the choice (nobody has a colour yet)."""
+        return COLOURS[state.colour_of(seat)] if self.chosen(state) else ""
 
     def seat_colour(self, ruleset: AnyRuleset, state: DotDashState, palette: Palette, seat: Seat) -> RGB:
-        """Red or blue (before the colour choice seat 1 counts as red)."""
-        return palette.colour(self.colour_word(ruleset, state, seat))
+        """Red or blue; a neutral grey before the colour choice."""
+        return palette.colour(self.colour_word(ruleset, state, seat)) if self.chosen(state) else NO_COLOUR
 
     def seat_note(self, ruleset: AnyRuleset, state: DotDashState, seat: Seat) -> str:
-        """The reserve."""
+        """The reserve (once the colours are chosen), else the seat's part in the opening."""
+        if not self.chosen(state):
+            return "places the opening stones" if seat == 1 else "chooses a colour"
         return f"{state.reserve(state.colour_of(seat))} in reserve"
 
     def status(self, ruleset: AnyRuleset, state: DotDashState, name: Callable[[Seat], str]) -> str | None:

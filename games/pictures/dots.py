@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from PIL import Image, ImageDraw
+
 from games.base import AnyRuleset, Seat
+from games.coords import point_name
 from games.dots import DotsState
 from games.dots.field import geometry
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
@@ -75,20 +78,50 @@ def new_area_polys(state: DotsState, previous: object) -> set[tuple[Corner, ...]
     return {tuple(p) for polys, _ in areas(state).values() for p in polys} - before
 
 
+LABEL_FONT = "mono"
+"""Coordinates are drawn in the monospaced face: two-letter columns (AA…AM) stay apart on a 39-wide field."""
+MIN_LABEL = 14
+"""No coordinate is drawn smaller than this (pixels), whatever the field size: legible on a phone."""
+ZOOM_CELL = 40
+ZOOM_SPAN = 13
+"""The crop around the last dot: this many points across and down, drawn ZOOM_CELL pixels apart."""
+
+
+def label_size(cell: int) -> int:
+    """Coordinate font size for points `cell` pixels apart (at least MIN_LABEL)."""
+    return max(MIN_LABEL, min(18, cell // 2))
+
+
+def gutter(cell: int) -> int:
+    """Room for the coordinates on each side of the paper."""
+    return label_size(cell) + 12
+
+
 class DotsRenderer(BoardRenderer):
-    """Dots (Kropki)."""
+    """Dots (Kropki): the whole field, coordinates on all four sides."""
 
     game_id = "dots"
     score_word = ("captured", "captured")
 
     def cell(self, state: DotsState) -> int:
         """Pixels between neighbouring points."""
-        return max(12, min(36, (MAX_WIDTH - 2 * MARGIN - LABEL) // (state.width + 1)))
+        c = max(12, min(36, (MAX_WIDTH - 2 * MARGIN - 2 * LABEL) // (state.width + 1)))
+        return max(12, min(c, (MAX_WIDTH - 2 * MARGIN - 2 * gutter(c)) // state.width))
+
+    def window(self, state: DotsState) -> tuple[int, int, int, int]:
+        """The points shown: first column, first row, columns, rows (the whole field)."""
+        return 0, 0, state.width, state.height
 
     def board_size(self, state: DotsState) -> tuple[int, int]:
-        """Points with half a cell of paper around them, plus the label gutters."""
+        """Points with half a cell of paper around them, plus the label gutters on all four sides."""
         c = self.cell(state)
-        return LABEL + state.width * c, LABEL + state.height * c
+        g = gutter(c)
+        _, _, w, h = self.window(state)
+        return 2 * g + w * c, 2 * g + h * c
+
+    def label_size(self, state: DotsState) -> int:
+        """The coordinates' font size in pixels (the picture's layout, for whoever checks legibility)."""
+        return label_size(self.cell(state))
 
     def status(self, ruleset: AnyRuleset, state: DotsState, name: Callable[[Seat], str]) -> str | None:
         """Mention a stop in progress."""
@@ -97,55 +130,98 @@ class DotsRenderer(BoardRenderer):
         return None
 
     def draw_board(self, ctx: Ctx, state: DotsState) -> None:
-        """Paper, areas, outlines, dots, the last dot, labels."""
-        d, t = ctx.draw, ctx.theme
-        geo = geometry(state.width, state.height)
+        """Paper, areas, outlines, dots, the last dot, then the coordinates on all four sides."""
         c = self.cell(state)
-        ox, oy = ctx.x0 + LABEL + c // 2, ctx.y0 + LABEL + c // 2
-        w, h = state.width, state.height
-        d.rectangle(
-            (ctx.x0 + LABEL, ctx.y0 + LABEL, ctx.x0 + LABEL + w * c, ctx.y0 + LABEL + h * c),
-            fill=t.board,
-            outline=t.faint,
-        )
-        grid = mix(t.faint, t.board, 0.45)
-        for x in range(w):
-            d.line((ox + x * c, oy, ox + x * c, oy + (h - 1) * c), fill=grid)
-        for y in range(h):
-            d.line((ox, oy + y * c, ox + (w - 1) * c, oy + y * c), fill=grid)
-        lab = font("bold", max(9, min(13, c // 2)))
-        for x in range(w):
-            d.text((ox + x * c, ctx.y0 + LABEL // 2), col_label(x), fill=t.ink, font=lab, anchor="mm")
-        for y in range(h):
-            d.text((ctx.x0 + LABEL // 2, oy + y * c), str(y + 1), fill=t.ink, font=lab, anchor="mm")
+        g = gutter(c)
+        x0, y0, w, h = self.window(state)
+        t = ctx.theme
+        left, top = ctx.x0 + g, ctx.y0 + g
+        if (x0, y0, w, h) == (0, 0, state.width, state.height):
+            draw_field(ctx, ctx.image, state, left + c // 2, top + c // 2, c)
+        else:  # a crop: the field drawn at this scale on a canvas the window's size (the rest is clipped)
+            window = Image.new("RGB", (w * c, h * c), t.board)
+            draw_field(ctx, window, state, c // 2 - x0 * c, c // 2 - y0 * c, c)
+            ctx.image.paste(window, (left, top))
+        ctx.draw.rectangle((left, top, left + w * c, top + h * c), outline=t.faint)
+        lab = font(LABEL_FONT, label_size(c))
+        for i in range(w):
+            x = left + c // 2 + i * c
+            text = col_label(x0 + i)
+            ctx.draw.text((x, ctx.y0 + g // 2), text, fill=t.ink, font=lab, anchor="mm")
+            ctx.draw.text((x, top + h * c + g // 2), text, fill=t.ink, font=lab, anchor="mm")
+        for j in range(h):
+            y = top + c // 2 + j * c
+            text = str(y0 + j + 1)
+            ctx.draw.text((ctx.x0 + g // 2, y), text, fill=t.ink, font=lab, anchor="mm")
+            ctx.draw.text((left + w * c + g // 2, y), text, fill=t.ink, font=lab, anchor="mm")
 
-        colours = {s: ctx.palette.seat(s) for s in (1, 2)}
-        line_w = max(2, c // 9)
-        fresh = new_area_polys(state, ctx.previous) if ctx.highlight else set()
-        for seat, (polys, outline) in areas(state).items():
-            fill = mix(colours[seat], t.board, 0.62)
-            strong = mix(colours[seat], t.board, 0.3)
-            for poly in polys:
-                d.polygon([(ox + x * c, oy + y * c) for x, y in poly], fill=strong if tuple(poly) in fresh else fill)
-            for (x1, y1), (x2, y2) in outline:
-                d.line((ox + x1 * c, oy + y1 * c, ox + x2 * c, oy + y2 * c), fill=colours[seat], width=line_w)
 
-        size = max(6, c * 11 // 24)
-        live = {s: disc(size, colours[s], mix(colours[s], (0, 0, 0), 0.4), 1.0) for s in (1, 2)}
-        dead = {s: disc(size, mix(colours[s], t.board, 0.55), mix(colours[s], t.board, 0.2), 1.0) for s in (1, 2)}
-        b = state.board
-        image = ctx.image
-        for i in geo.points:
-            v = b[i]
-            seat = v & 3
-            if not seat:
-                continue
-            x, y = geo.xy(i)
-            sprite = dead[seat] if v >> 2 == 3 - seat else live[seat]
-            paste_centered(image, sprite, ox + x * c, oy + y * c)
-        if state.last >= 0 and ctx.highlight:
-            x, y = geo.xy(state.last)
-            paste_centered(image, ring_sprite(size + max(6, c // 3), t.ink, max(1.5, c / 12)), ox + x * c, oy + y * c)
+class DotsZoom(DotsRenderer):
+    """A legible crop of a large field: ZOOM_SPAN points each way around one point, drawn large."""
+
+    def __init__(self, centre: tuple[int, int]) -> None:
+        self.centre = centre
+        self.around = point_name(*centre)
+        """The centre point's name, for the picture's title."""
+
+    def cell(self, state: DotsState) -> int:
+        """Points ZOOM_CELL pixels apart."""
+        return ZOOM_CELL
+
+    def window(self, state: DotsState) -> tuple[int, int, int, int]:
+        """ZOOM_SPAN points around the centre, moved inside the field."""
+        w, h = min(ZOOM_SPAN, state.width), min(ZOOM_SPAN, state.height)
+        x = min(max(0, self.centre[0] - w // 2), state.width - w)
+        y = min(max(0, self.centre[1] - h // 2), state.height - h)
+        return x, y, w, h
+
+
+def zoom_renderer(state: DotsState) -> DotsZoom | None:
+    """The crop around the last dot, or None when the whole field is legible as it is (or no dot is placed)."""
+    if state.last < 0 or DotsRenderer().cell(state) >= ZOOM_CELL * 3 // 4:
+        return None
+    return DotsZoom(geometry(state.width, state.height).xy(state.last))
+
+
+def draw_field(ctx: Ctx, image: Image.Image, state: DotsState, ox: int, oy: int, c: int) -> None:
+    """Paper, grid, captured areas, dots and the last dot's ring, point (0, 0) at (ox, oy)."""
+    d = ImageDraw.Draw(image)
+    t = ctx.theme
+    geo = geometry(state.width, state.height)
+    w, h = state.width, state.height
+    d.rectangle((ox - c // 2, oy - c // 2, ox - c // 2 + w * c, oy - c // 2 + h * c), fill=t.board)
+    grid = mix(t.faint, t.board, 0.45)
+    for x in range(w):
+        d.line((ox + x * c, oy, ox + x * c, oy + (h - 1) * c), fill=grid)
+    for y in range(h):
+        d.line((ox, oy + y * c, ox + (w - 1) * c, oy + y * c), fill=grid)
+
+    colours = {s: ctx.palette.seat(s) for s in (1, 2)}
+    line_w = max(2, c // 9)
+    fresh = new_area_polys(state, ctx.previous) if ctx.highlight else set()
+    for seat, (polys, outline) in areas(state).items():
+        fill = mix(colours[seat], t.board, 0.62)
+        strong = mix(colours[seat], t.board, 0.3)
+        for poly in polys:
+            d.polygon([(ox + x * c, oy + y * c) for x, y in poly], fill=strong if tuple(poly) in fresh else fill)
+        for (x1, y1), (x2, y2) in outline:
+            d.line((ox + x1 * c, oy + y1 * c, ox + x2 * c, oy + y2 * c), fill=colours[seat], width=line_w)
+
+    size = max(6, c * 11 // 24)
+    live = {s: disc(size, colours[s], mix(colours[s], (0, 0, 0), 0.4), 1.0) for s in (1, 2)}
+    dead = {s: disc(size, mix(colours[s], t.board, 0.55), mix(colours[s], t.board, 0.2), 1.0) for s in (1, 2)}
+    b = state.board
+    for i in geo.points:
+        v = b[i]
+        seat = v & 3
+        if not seat:
+            continue
+        x, y = geo.xy(i)
+        sprite = dead[seat] if v >> 2 == 3 - seat else live[seat]
+        paste_centered(image, sprite, ox + x * c, oy + y * c)
+    if state.last >= 0 and ctx.highlight:
+        x, y = geo.xy(state.last)
+        paste_centered(image, ring_sprite(size + max(6, c // 3), t.ink, max(1.5, c / 12)), ox + x * c, oy + y * c)
 
 
 RENDERER = DotsRenderer()

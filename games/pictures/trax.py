@@ -138,6 +138,16 @@ class TraxRenderer(BoardRenderer):
         n = len(state.tiles)
         return f"{name(state.seat)} to move · {n} tile{'s' * (n != 1)}, {state.width}×{state.height}"
 
+    def last_words(self, ruleset: AnyRuleset, state: TraxState, previous: object, text: str) -> str:
+        """The move as written (labels of the position before it) and the placed tile's label now, when
+        the board grew and the two differ: `@1+ (now A1)`."""
+        placed, _forced = last_turn(state, previous)
+        if not placed:
+            return text
+        now = tile_label(state, placed[0])
+        written = text.split()[0].rstrip("+/\\").upper() if text.split() else ""
+        return text if written == now else f"{text} (now {now})"
+
     def draw_board(self, ctx: Ctx, state: TraxState) -> None:
         """Empty ring cells, tiles, last-turn frames, labels."""
         d, t = ctx.draw, ctx.theme
@@ -183,6 +193,12 @@ class TraxRenderer(BoardRenderer):
                 d.rectangle(inner, outline=FORCED, width=thin)
                 notch = max(3, s // 6)
                 d.polygon([(box[0], box[1]), (box[0] + notch, box[1]), (box[0], box[1] + notch)], fill=FORCED)
+
+
+def tile_label(state: TraxState, key: int) -> str:
+    """A cell's label in this position's notation (`A1` is the top-left tile)."""
+    minx, _, miny, _ = state.box
+    return f"{col_label((key >> 16) - minx)}{(key & 0xFFFF) - miny + 1}"
 
 
 def last_turn(state: TraxState, previous: object = None) -> tuple[tuple[int, ...], tuple[int, ...]]:

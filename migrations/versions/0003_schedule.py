@@ -1,7 +1,7 @@
 """Scheduled Death Matches: schedules, their due actions (jobs) and per-guild scheduling settings.
 
 Revision ID: 0003_schedule
-Revises: 0002
+Revises: 0003_tournaments (written on 0002; chained after main's migrations at the merge)
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import PK, UTCDateTime
 
 revision = "0003_schedule"
-down_revision = "0002"
+down_revision = "0003_tournaments"
 branch_labels = None
 depends_on = None
 

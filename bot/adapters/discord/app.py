@@ -23,6 +23,8 @@ EXTENSIONS = (
     "bot.adapters.discord.announce",
     "bot.adapters.discord.room",
     "bot.adapters.discord.commands",
+    "bot.adapters.discord.overview",
+    "bot.adapters.discord.tournament",
     "bot.adapters.discord.schedule",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""

@@ -96,9 +96,36 @@ def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result
             last_move=last_move,
             prev_state=prev_state,
             result=result,
+            winner=live.result[0] if live.result is not None and result is not None else None,
+            final=result_is_final(live),
         )
     except Exception:
         log.exception("drawing match %s failed; showing the text board", live.id)
+        return None
+
+
+def result_is_final(live: Live) -> bool:
+    """Whether a result the engine sees on the board is the match's: not while a mulligan may undo it or
+    the move that made it is still provisional."""
+    return live.status != "mulligan_wait" and pending_of(live) is None
+
+
+def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -> bytes | None:
+    """While a large board's game runs: a legible crop around the last move, shown beside the whole board
+    (None for boards that read well whole, and when drawing fails)."""
+    try:
+        from games import pictures
+
+        return pictures.render_zoom_png(
+            live.ruleset,
+            live.state,
+            names=(live.name(1), live.name(2)),
+            last_move=last_move,
+            prev_state=prev_state,
+            final=result_is_final(live),
+        )
+    except Exception:
+        log.exception("drawing the crop of match %s failed", live.id)
         return None
 
 
@@ -110,7 +137,7 @@ def player_label(live: Live, seat: int) -> str:
         colour = pictures.renderer_for(live.game).colour_word(live.ruleset, live.state, seat)
     except Exception:
         return live.name(seat)
-    return f"{live.name(seat)} ({colour})"
+    return f"{live.name(seat)} ({colour})" if colour else live.name(seat)
 
 
 def deadline_line(live: Live, now: float) -> str | None:
@@ -415,6 +442,9 @@ class Announcer(commands.Cog):
         files: list[discord.File] = []
         if png is not None:
             files.append(discord.File(io.BytesIO(png), filename="board.png"))
+            crop = None if room.over else zoom_picture(live, prev_state=room.prev_state, last_move=room.last_move)
+            if crop is not None:
+                files.append(discord.File(io.BytesIO(crop), filename="board-zoom.png"))
         elif len(content) > MAX_CONTENT:
             files.append(discord.File(io.BytesIO(live.ruleset.render_text(live.state).encode()), filename="board.txt"))
         actions, ply = open_actions(live) if not room.over else ([], live.ply)

@@ -29,6 +29,7 @@ from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
+from bot.adapters.discord.overview import board_reply, history_lines, may_read_record, status_reply
 from bot.host.clocks import TimeControl
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
@@ -316,6 +317,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         game="the game whose default clock to set or reset",
         clock="that game's default clock, e.g. `move=90 reserve=600`",
         reset="put one setting back to the built-in default",
+        results_channel="the channel where finished matches' results are posted",
         timezone="scheduled DMs: the zone of times written without one, e.g. `Europe/Berlin`",
         reminders="scheduled DMs: reminders before the start, e.g. `24h 1h 10m`, or `off`",
         checkin="scheduled DMs: minutes before the start when check-in opens",
@@ -340,6 +342,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         game: str | None = None,
         clock: str | None = None,
         reset: str | None = None,
+        results_channel: discord.TextChannel | None = None,
         timezone: str | None = None,
         reminders: str | None = None,
         checkin: app_commands.Range[int, 1, 1440] | None = None,
@@ -350,7 +353,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             from bot.adapters.discord.schedule._config import schedule_config
 
             await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
-            if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset)):
+            if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
         await guild_config(
             interaction,
@@ -360,6 +363,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             game=game,
             clock=clock,
             reset=reset,
+            results_channel=results_channel,
         )
 
     # -- reading ----------------------------------------------------------------------
@@ -386,16 +390,17 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.command(name="board", description="Show a match's board, turn and clocks")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """The text board (only for you)."""
+        """The board picture with whose turn it is (only for you); the text board for a game without one."""
         live = self._readable(interaction, match)
-        await respond(interaction, f"**Match {live.id}**\n```\n{self.service.board_text(live.id)[:1900]}\n```")
+        content, files = board_reply(self.bot, live)
+        await respond(interaction, content, files=files)
 
-    @app_commands.command(name="status", description="Show a match's clocks")
+    @app_commands.command(name="status", description="Show a match's players, turn, clocks and deadline")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Both clocks and the match state."""
+        """Game, players, move number, whose turn, both clocks with the deadline, and the room."""
         live = self._readable(interaction, match)
-        await respond(interaction, f"Match {live.id} ({state_words(live.status)}): {self.service.clock_text(live)}")
+        await respond(interaction, status_reply(self.bot, live))
 
     # -- players ----------------------------------------------------------------------
     @app_commands.command(name="resign", description="Resign your match")
@@ -490,7 +495,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             await respond(interaction, f"Match {live.id} is awarded: {live.name(seat)} won.")
 
     # -- records ----------------------------------------------------------------------
-    @app_commands.command(name="log", description="A match's full log (players of the match and hosts)")
+    @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def log(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Summary embed, the whole log as text and JSON, the animated replay, the SGF record (Dots) and
@@ -500,7 +505,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
             raise HostError(f"There is no match {match_id} in this server.")
-        if not any(pid == str(interaction.user.id) for pid, _ in stored.players.values()):
+        if not may_read_record(interaction, stored):  # players, hosts and whoever can read the room
             require_host(interaction)
         data = build_log(stored)
         result = data["result"]
@@ -551,15 +556,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = []
-        for m in matches:
-            names = " vs ".join(name for _, (_pid, name) in sorted(m.players.items()))
-            if m.status == "finished":
-                won = m.players.get(m.winner_seat or 0)
-                result = f"{won[1]} won ({m.result_reason})" if won else f"a draw ({m.result_reason})"
-            else:
-                result = state_words(m.status)
-            lines.append(f"`#{m.id}` {_title(m.game)}: {names} — {result}")
+        lines = history_lines(matches)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
 

@@ -11,7 +11,7 @@ from bot.host.service import HostError
 from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
 from games import registry
 
-RESETTABLE = ("host_role", "room_channel", "room_mode", "clock")
+RESETTABLE = ("host_role", "room_channel", "room_mode", "clock", "results_channel")
 """What `reset:` can put back to the built-in default (`clock` needs `game:`)."""
 
 ROOM_MODE_TEXT = {
@@ -44,6 +44,12 @@ def describe(settings: GuildSettings, guild: discord.Guild | None, default_role:
         f"Game-room channel: {channel_text}",
         f"Default room: {mode_text}",
         "Default clocks: " + ("; ".join(clocks) if clocks else "each game's own"),
+        "Results channel: "
+        + (
+            f"<#{settings.results_channel_id}>"
+            if settings.results_channel_id is not None
+            else "not set: results are posted in each room's parent channel"
+        ),
     ]
     return "\n".join(lines)
 
@@ -57,6 +63,7 @@ async def guild_config(
     game: str | None,
     clock: str | None,
     reset: str | None,
+    results_channel: discord.TextChannel | None = None,
 ) -> None:
     """Show the settings (no options), or change the ones given and show the result."""
     bot = host_bot(interaction)
@@ -64,7 +71,7 @@ async def guild_config(
     guild_id = interaction.guild_id
     if guild_id is None:
         raise HostError("Settings belong to a server: use `/dm config` in one.")
-    changing = any(v is not None for v in (host_role, room_channel, room_mode, game, clock, reset))
+    changing = any(v is not None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel))
     if not changing:
         settings = await store.get(guild_id)
         await respond(interaction, describe(settings, interaction.guild, bot.settings.host_role))
@@ -79,6 +86,8 @@ async def guild_config(
         changes["room_channel_id"] = room_channel.id
     if room_mode is not None:
         changes["room_mode"] = room_mode
+    if results_channel is not None:
+        changes["results_channel_id"] = results_channel.id
     if clock is not None and game is None:
         raise HostError("Say which game the clock is for: `/dm config game:boxes clock:move=90 reserve=600`.")
     if game is not None and clock is None and reset != "clock":

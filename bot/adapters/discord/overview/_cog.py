@@ -1,0 +1,328 @@
+"""The overview: live matches, move records, status, the board picture, histories and posted results.
+
+`/dm live` and `/dm moves` join the `/dm` group from here (the group itself is `MatchCommands`); the
+existing `/dm status`, `/dm board` and `/dm history` call the reply builders below. A finished match's
+result line is posted, with a link to its room, in the room's parent channel (public threads) or in the
+server's results channel (`/dm config results_channel:`), never for practice matches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import wording
+from bot.adapters.discord._shared import (
+    NO_PINGS,
+    find_match,
+    host_bot,
+    may_read_room,
+    respond,
+    same_guild,
+    state_words,
+)
+from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
+from bot.host.service import HostError, HostEvent, Live
+from bot.records.replay import replay_match
+from bot.store.matches import StoredMatch
+from games import registry
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.app import DMHost
+
+log = logging.getLogger(__name__)
+
+MAX_CONTENT = 1900
+MAX_EMBED = 4000
+LIVE_SHOWN = 25
+
+
+def _title(game: str) -> str:
+    return registry.TITLES.get(game, game)
+
+
+def _board_id(bot: DMHost, match_id: int) -> int | None:
+    announcer = bot.get_cog("Announcer")
+    getter = getattr(announcer, "board_message_id", None)
+    return cast("int | None", getter(match_id)) if getter is not None else None
+
+
+def room_link(guild_id: int | None, channel_id: int | None, board_id: int | None = None) -> str:
+    """The room as a clickable channel mention, and a link straight to its board message when known."""
+    if channel_id is None:
+        return "no room"
+    link = f"<#{channel_id}>"
+    if board_id is not None and guild_id is not None:
+        link += f" ([board](https://discord.com/channels/{guild_id}/{channel_id}/{board_id}))"
+    return link
+
+
+def _players(live: Live) -> str:
+    return f"{live.name(1)} vs {live.name(2)}"
+
+
+def _turn(live: Live) -> str:
+    """Whose turn it is, or what the match waits for."""
+    if live.status != "ongoing":
+        return state_words(live.status)
+    seat = live.to_move()
+    return f"{live.name(seat)} to move" if seat in live.players else "in play"
+
+
+def status_reply(bot: DMHost, live: Live) -> str:
+    """`/dm status`: game, players, move number, whose turn, both clocks with the deadline, the room."""
+    service = bot.service
+    return wording.status_text(
+        live.id,
+        live.ruleset.title,
+        _players(live),
+        live.ply + 1,
+        _turn(live),
+        service.clock_text(live),
+        deadline_line(live, service.now()),
+        room_link(live.guild_id, live.channel_id, _board_id(bot, live.id)),
+    )
+
+
+def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
+    """`/dm board`: the picture (and, for a large Dots field, the crop round the last move) with whose
+    turn it is; the text board when the game has no picture."""
+    announcer = bot.get_cog("Announcer")
+    room = getattr(announcer, "rooms", {}).get(live.id)
+    prev_state = getattr(room, "prev_state", None)
+    last_move = getattr(room, "last_move", None)
+    png = picture(live, prev_state=prev_state, last_move=last_move)
+    head = f"**Match {live.id} · {live.ruleset.title}** · {_players(live)} · {_turn(live)}"
+    if png is None:
+        return f"{head}\n```\n{bot.service.board_text(live.id)[: MAX_CONTENT - len(head) - 10]}\n```", []
+    files = [discord.File(io.BytesIO(png), filename="board.png")]
+    crop = zoom_picture(live, prev_state=prev_state, last_move=last_move)
+    if crop is not None:
+        files.append(discord.File(io.BytesIO(crop), filename="board-zoom.png"))
+    return head, files
+
+
+def _names(stored: StoredMatch) -> tuple[str, str]:
+    return (
+        wording.display(stored.players.get(1, ("", "?"))[1]),
+        wording.display(stored.players.get(2, ("", "?"))[1]),
+    )
+
+
+def stored_result(stored: StoredMatch) -> tuple[str, str]:
+    """A stored match's result in words and its final score."""
+    names = _names(stored)
+    winner = names[stored.winner_seat - 1] if stored.winner_seat in (1, 2) else None
+    loser = names[2 - stored.winner_seat] if stored.winner_seat in (1, 2) else None
+    result = wording.result_words(winner, loser, stored.result_reason, stored.status)
+    score = ""
+    with contextlib.suppress(Exception):  # a snapshot an older build wrote: no score rather than no history
+        ruleset = registry.get(stored.game)
+        score = wording.score_words(ruleset.scores(ruleset.from_json(stored.snapshot["state"])))
+    return result, score
+
+
+def history_lines(matches: Sequence[StoredMatch]) -> list[str]:
+    """`/dm history`: date, game, players, the result in words, the score and a link to the room."""
+    lines = []
+    for m in matches:
+        result, score = stored_result(m)
+        when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
+        names = " vs ".join(_names(m))
+        lines.append(
+            wording.history_line(m.id, when, _title(m.game), names, result, score, room_link(m.guild_id, m.channel_id))
+        )
+    return lines
+
+
+def may_read_record(interaction: discord.Interaction[Any], stored: StoredMatch) -> bool:
+    """Whether the user may read a match's record: a player, a host, or anyone who can read its room."""
+    return may_read_room(interaction, stored.channel_id, [pid for pid, _ in stored.players.values()])
+
+
+async def _readable_record(interaction: discord.Interaction[Any], match: int | None) -> StoredMatch:
+    """The stored match (with its log) that a command is about, if the user may read it."""
+    bot = host_bot(interaction)
+    if match is None:
+        match = find_match(bot.service, interaction.channel_id, None, str(interaction.user.id), interaction.guild_id).id
+    interaction.extras["match_id"] = match
+    stored = await bot.service.record(match)
+    if (
+        stored is None
+        or not same_guild(stored.guild_id, interaction.guild_id)
+        or not may_read_record(interaction, stored)
+    ):
+        raise HostError(f"There is no match {match} that you can see here.")
+    return stored
+
+
+def move_record(stored: StoredMatch) -> list[str]:
+    """Every move of the line played (take-backs and mulligans left out), numbered, with who and time."""
+    _ruleset, frames = replay_match(stored)
+    names = dict(enumerate(_names(stored), 1))
+    return [wording.move_line(f.ply, names.get(f.seat or 0, "?"), f.move or "?", f.used) for f in frames[1:]]
+
+
+def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
+    """Fresh `/dm live` and `/dm moves` commands for one bot's `/dm` group (a command belongs to one group)."""
+
+    @app_commands.command(name="live", description="The matches being played in this server right now")
+    @app_commands.guild_only()
+    async def live_command(interaction: discord.Interaction[Any]) -> None:
+        """Id, game, players, whose turn, the running deadline and a link to each live match's room."""
+        bot = host_bot(interaction)
+        shown = [
+            lv
+            for lv in bot.service.live_in_guild(interaction.guild_id)
+            if may_read_room(interaction, lv.channel_id, [p.id for p in lv.players.values()])
+        ]
+        if not shown:
+            await respond(interaction, wording.no_live_matches())
+            return
+        now = bot.service.now()
+        lines = [
+            wording.live_line(
+                lv.id,
+                lv.ruleset.title,
+                _players(lv),
+                _turn(lv),
+                deadline_line(lv, now),
+                room_link(lv.guild_id, lv.channel_id, _board_id(bot, lv.id)),
+            )
+            for lv in shown[:LIVE_SHOWN]
+        ]
+        embed = discord.Embed(title=wording.live_title(len(shown)), description="\n".join(lines)[:MAX_EMBED])
+        await respond(interaction, embed=embed)
+
+    @app_commands.command(name="moves", description="A match's whole move record (anyone who can read its room)")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def moves_command(
+        interaction: discord.Interaction[Any], match: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        """The moves as text, or as a file when they are too many for one message."""
+        stored = await _readable_record(interaction, match)
+        lines = await asyncio.to_thread(move_record, stored)
+        head = wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines))
+        if not lines:
+            await respond(interaction, f"{head}\n{wording.no_moves_yet()}")
+            return
+        text = "\n".join(lines)
+        if len(head) + len(text) + 10 <= MAX_CONTENT:
+            await respond(interaction, f"{head}\n```\n{text}\n```")
+            return
+        record = discord.File(io.BytesIO((text + "\n").encode()), filename=f"match-{stored.id}-moves.txt")
+        await respond(interaction, f"{head}\n{wording.moves_in_file(len(lines))}", file=record)
+
+    return (live_command, moves_command)
+
+
+COMMAND_NAMES = ("live", "moves")
+
+
+class Overview(commands.Cog):
+    """Adds `/dm live` and `/dm moves` to the `/dm` group, and posts each result where people look."""
+
+    def __init__(self, bot: DMHost) -> None:
+        self.bot = bot
+        self.tasks: set[asyncio.Task[None]] = set()
+        bot.service.subscribe(self.on_host_event)
+
+    def _group(self) -> app_commands.Group:
+        group = self.bot.tree.get_command("dm")
+        if not isinstance(group, app_commands.Group):
+            raise RuntimeError("the /dm group must be loaded before the overview")
+        return group
+
+    async def cog_load(self) -> None:
+        """Join the `/dm` group."""
+        group = self._group()
+        for command in make_commands():
+            if group.get_command(command.name) is None:
+                group.add_command(command)
+
+    async def cog_unload(self) -> None:
+        """Leave the `/dm` group; finish posting results."""
+        with contextlib.suppress(RuntimeError):
+            group = self._group()
+            for name in COMMAND_NAMES:
+                group.remove_command(name)
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    # -- results where people look -----------------------------------------------------
+    def on_host_event(self, ev: HostEvent) -> None:
+        """On a result: post it (later, outside the service's lock) where people look."""
+        if ev.kind != "finished":
+            return
+        live = self.bot.service.live.get(ev.match_id)
+        room = getattr(self.bot.get_cog("Announcer"), "rooms", {}).get(ev.match_id)
+        live = live or getattr(room, "live", None)
+        if live is None or self._practice(live):
+            return
+        board = _board_id(self.bot, live.id)
+        task = asyncio.create_task(self._post_result(live, ev, board), name=f"result-{live.id}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def _practice(self, live: Live) -> bool:
+        me = self.bot.user
+        return me is not None and live.seat_of(str(me.id)) is not None
+
+    async def results_channel(self, live: Live) -> discord.abc.Messageable | None:
+        """The server's results channel, else the parent channel of a public thread room (None: the result
+        stays in the room, which is then the channel itself or a private thread)."""
+        guild = self.bot.get_guild(live.guild_id) if live.guild_id is not None else None
+        if guild is None or live.channel_id is None:
+            return None
+        store = getattr(self.bot, "guild_settings", None)
+        configured = store.cached(guild.id).results_channel_id if store is not None else None
+        if configured is not None:
+            channel = guild.get_channel(configured)
+            return channel if isinstance(channel, discord.TextChannel) and channel.id != live.channel_id else None
+        room = guild.get_channel_or_thread(live.channel_id)
+        if room is None:
+            with contextlib.suppress(discord.HTTPException):
+                fetched = await self.bot.fetch_channel(live.channel_id)
+                room = fetched if isinstance(fetched, discord.Thread) else None
+        if isinstance(room, discord.Thread) and not room.is_private():
+            parent = room.parent
+            return parent if isinstance(parent, discord.TextChannel) else None
+        return None
+
+    async def _post_result(self, live: Live, ev: HostEvent, board: int | None) -> None:
+        try:
+            channel = await self.results_channel(live)
+            if channel is None:
+                return
+            winner = ev.data.get("winner")
+            loser = 3 - winner if winner in (1, 2) else None
+            reason = str(ev.data.get("reason") or "")
+            result = wording.result_words(
+                live.name(winner) if winner in live.players else None,
+                live.name(loser) if loser in live.players else None,
+                reason,
+            )
+            score = ""
+            with contextlib.suppress(Exception):
+                score = wording.score_words(live.ruleset.scores(live.state))
+            text = wording.posted_result(
+                live.id,
+                live.ruleset.title,
+                _players(live),
+                result,
+                score,
+                room_link(live.guild_id, live.channel_id, board),
+            )
+            await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
+        except discord.HTTPException:
+            log.warning("match %s: the result could not be posted outside the room", live.id)
+        except Exception:
+            log.exception("match %s: posting the result failed", live.id)

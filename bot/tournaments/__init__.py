@@ -1,0 +1,1 @@
+"""Tournaments: pairing, standings and the service that runs a Colosseum of Death Matches."""

@@ -1,0 +1,696 @@
+"""The tournament service: sign-up, rounds, results and withdrawals, on top of the host's match service.
+
+No Discord here. It opens every match of a round through `MatchService.create_match`, and listens to
+the host's events: when a tournament's match finishes, `on_host_event` reads the match's stored record
+and the tournament moves on by itself (the next round is paired when every game of this one is over).
+Everything lives in the database; `start()` catches up on what happened while no process ran. A round
+is paired exactly once even from two processes: pairing claims it with a conditional UPDATE of the
+tournament's round number, in the same transaction that writes the round's games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bot.host.match import HostError, HostEvent, PlayerRef, new_live
+from bot.host.service import MatchService
+from bot.store.db import utcnow
+from bot.tournaments.progress import check_field, next_round, rematches, round_finished
+from bot.tournaments.rounds import Bye, Format, Game, Pairing, PairingError, Result
+from bot.tournaments.standings import Standing, standings
+from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
+
+log = logging.getLogger(__name__)
+
+SIGNUP = "signup"
+RUNNING = "running"
+PAUSED = "paused"
+FINISHED = "finished"
+CANCELLED = "cancelled"
+OPENING = 0  # match_id while a process opens the game's match
+
+
+class TournamentRefused(HostError):
+    """A refused request that changed nothing; the text says why, for the person who asked (adapters answer
+    it as they answer the host's refusals)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A player's entry: `id` is their number in pairings."""
+
+    id: int
+    player_id: str
+    name: str
+    withdrawn: bool
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament as stored."""
+
+    id: int
+    name: str
+    game: str
+    format: Format
+    rounds: int | None
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    rules: dict[str, Any]
+    rated: bool
+    prize: str | None
+    bye_points: float
+    max_players: int | None
+    signup_closes_at: dt.datetime | None
+    starts_at: dt.datetime | None
+    status: str
+    round: int
+    seeds: list[int]
+    guild_id: int | None
+    channel_id: int | None
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A pairing as stored, with the pure value the pairing code reads."""
+
+    id: int
+    round: int
+    board: int
+    pairing: Pairing
+    match_id: int | None
+
+
+@dataclass(frozen=True)
+class TournamentEvent:
+    """Something adapters announce: `kind` is created, joined, left, withdrawn, round, finished, cancelled,
+    paused or resumed; `data` carries what the sentence needs (see `bot.tournaments.wording`)."""
+
+    tournament_id: int
+    kind: str
+    data: dict[str, Any]
+
+
+TournamentListener = Callable[[TournamentEvent], Awaitable[None] | None]
+SeedOrder = Callable[[Sequence[Entry]], Sequence[Entry]]
+"""Orders the entrants at the start (index 0 = top seed); the default keeps the order they joined in.
+Rating-based seeding plugs in here."""
+RoomOpener = Callable[[Tournament, Entry, Entry], Awaitable[int | None]]
+"""Gives a game's match its room (a channel id) before it opens; the default is the tournament's channel."""
+
+
+def _join_order(entries: Sequence[Entry]) -> Sequence[Entry]:
+    return entries
+
+
+def _tournament(row: Any) -> Tournament:
+    return Tournament(
+        id=int(row.id),
+        name=row.name,
+        game=row.game,
+        format=Format(row.format),
+        rounds=row.rounds,
+        options=dict(row.options or {}),
+        clock=dict(row.clock or {}),
+        rules=dict(row.rules or {}),
+        rated=bool(row.rated),
+        prize=row.prize,
+        bye_points=float(row.bye_points),
+        max_players=row.max_players,
+        signup_closes_at=row.signup_closes_at,
+        starts_at=row.starts_at,
+        status=row.status,
+        round=int(row.round),
+        seeds=[int(s) for s in row.seeds or []],
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+    )
+
+
+def _game(row: Any) -> StoredGame:
+    pairing: Pairing
+    if row.black is None:
+        pairing = Bye(int(row.white), float(row.bye_points if row.bye_points is not None else 1.0))
+    else:
+        result = Result(row.result) if row.result else None
+        pairing = Game(int(row.white), int(row.black), result, bool(row.forfeit))
+    match_id = int(row.match_id) if row.match_id is not None else None
+    return StoredGame(int(row.id), int(row.round), int(row.board), pairing, match_id)
+
+
+class TournamentService:
+    """Runs tournaments on one host service; one instance per process (beside the host service)."""
+
+    def __init__(
+        self,
+        host: MatchService,
+        *,
+        seed_order: SeedOrder | None = None,
+        open_room: RoomOpener | None = None,
+        wall: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.host = host
+        self.engine: AsyncEngine = host.store.engine
+        self.seed_order = seed_order or _join_order
+        self.open_room = open_room
+        self.wall = wall or utcnow
+        self._listeners: list[TournamentListener] = []
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._listening = False
+
+    # -- lifecycle -----------------------------------------------------------------
+    def subscribe(self, listener: TournamentListener) -> None:
+        """Receive every tournament event."""
+        self._listeners.append(listener)
+
+    async def start(self) -> None:
+        """`listen()` then `catch_up()`: for a process whose host service has started."""
+        self.listen()
+        await self.catch_up()
+
+    def listen(self) -> None:
+        """Subscribe to the host's events (before the host resumes matches, so no result is missed)."""
+        if not self._listening:
+            self.host.subscribe(self.on_host_event)
+            self._listening = True
+
+    async def catch_up(self) -> None:
+        """Every running tournament this process owns: results that arrived unheard, matches to open, rounds to pair."""
+        async with self.engine.connect() as conn:
+            ids = (
+                await conn.execute(
+                    select(TOURNAMENTS.c.id, TOURNAMENTS.c.guild_id).where(TOURNAMENTS.c.status == RUNNING)
+                )
+            ).all()
+        for tid, guild in ids:
+            if self.host.owns_guild(guild):
+                await self._catch_up(int(tid))
+
+    async def _catch_up(self, tid: int) -> None:
+        """Results of matches that ended while no process listened, then matches still to open, then advance."""
+        for g in await self.games(tid):
+            if isinstance(g.pairing, Game) and g.pairing.result is None and g.match_id:
+                await self._record_match(g.match_id)
+        await self._open_matches(tid)
+        await self._advance(tid)
+
+    # -- reading -------------------------------------------------------------------
+    async def get(self, tid: int) -> Tournament:
+        """A tournament, or a refusal naming the id."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(TOURNAMENTS).where(TOURNAMENTS.c.id == tid))).first()
+        if row is None:
+            raise TournamentRefused(f"there is no tournament {tid}")
+        return _tournament(row)
+
+    async def tournaments(self, guild_id: int | None = None) -> list[Tournament]:
+        """Tournaments (of a guild), newest first."""
+        query = select(TOURNAMENTS).order_by(TOURNAMENTS.c.id.desc())
+        if guild_id is not None:
+            query = query.where(TOURNAMENTS.c.guild_id == guild_id)
+        async with self.engine.connect() as conn:
+            return [_tournament(r) for r in (await conn.execute(query)).all()]
+
+    async def entries(self, tid: int) -> list[Entry]:
+        """Entries in the order they joined."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(select(ENTRIES).where(ENTRIES.c.tournament_id == tid).order_by(ENTRIES.c.id))
+            ).all()
+        return [Entry(int(r.id), r.player_id, r.name, r.withdrawn_at is not None) for r in rows]
+
+    async def games(self, tid: int) -> list[StoredGame]:
+        """Every pairing so far, by round and board."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(GAMES).where(GAMES.c.tournament_id == tid).order_by(GAMES.c.round, GAMES.c.board)
+                )
+            ).all()
+        return [_game(r) for r in rows]
+
+    async def rounds(self, tid: int) -> list[list[Pairing]]:
+        """The pairings of every round (index 0 = round 1)."""
+        out: list[list[Pairing]] = []
+        for g in await self.games(tid):
+            while len(out) < g.round:
+                out.append([])
+            out[g.round - 1].append(g.pairing)
+        return out
+
+    async def names(self, tid: int) -> dict[int, str]:
+        """Entry number → display name."""
+        return {e.id: e.name for e in await self.entries(tid)}
+
+    async def standings(self, tid: int) -> list[Standing]:
+        """The table now."""
+        t = await self.get(tid)
+        seeds = t.seeds or [e.id for e in await self.entries(tid)]
+        return standings(seeds, await self.rounds(tid), t.format)
+
+    # -- sign-up -------------------------------------------------------------------
+    async def create(
+        self,
+        name: str,
+        game: str,
+        fmt: Format | str,
+        *,
+        rounds: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
+        rated: bool = False,
+        prize: str | None = None,
+        bye_points: float = 1.0,
+        max_players: int | None = None,
+        signup_closes_at: dt.datetime | None = None,
+        starts_at: dt.datetime | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        by: str | None = None,
+    ) -> int:
+        """Open a tournament for sign-up; the match options, clock and rules are checked as `/dm start` checks them."""
+        name = name.strip()
+        if not 1 <= len(name) <= 100:
+            raise TournamentRefused("a tournament needs a name of 1 to 100 characters")
+        try:
+            fmt = Format(fmt)
+        except ValueError:
+            raise TournamentRefused(
+                f"format must be one of {', '.join(f.value for f in Format)}, not {fmt!r}"
+            ) from None
+        if rounds is not None and (fmt is not Format.SWISS or rounds < 1):
+            raise TournamentRefused("rounds are set for a Swiss only, at least 1")
+        if bye_points not in (0.5, 1.0):
+            raise TournamentRefused("a bye is worth 1 or ½ point")
+        if max_players is not None and max_players < 2:
+            raise TournamentRefused("a tournament needs room for at least 2 players")
+        for when in (signup_closes_at, starts_at):
+            if when is not None and when.tzinfo is None:
+                raise TournamentRefused("times must carry a time zone")
+        try:
+            live = new_live(game, [PlayerRef("1", "1"), PlayerRef("2", "2")], options, clock, rules, 1, None)
+        except HostError as exc:
+            raise TournamentRefused(str(exc)) from None
+        now = self.wall()
+        async with self.engine.begin() as conn:
+            tid = (
+                await conn.execute(
+                    TOURNAMENTS.insert().values(
+                        guild_id=guild_id,
+                        channel_id=channel_id,
+                        name=name,
+                        game=live.ruleset.id,
+                        format=fmt.value,
+                        rounds=rounds,
+                        options=dict(options or {}),
+                        clock=dict(clock or {}),
+                        rules=dict(rules or {}),
+                        rated=rated,
+                        prize=prize,
+                        bye_points=bye_points,
+                        max_players=max_players,
+                        signup_closes_at=signup_closes_at,
+                        starts_at=starts_at,
+                        status=SIGNUP,
+                        round=0,
+                        seeds=[],
+                        created_by=by,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+            ).inserted_primary_key[0]  # type: ignore[index]
+        await self._emit(int(tid), "created", {"name": name, "game": live.ruleset.id, "format": fmt.value})
+        return int(tid)
+
+    def _late_entry_open(self, t: Tournament) -> bool:
+        return t.format is Format.SWISS and t.status in (RUNNING, PAUSED) and t.round < (t.rounds or 0)
+
+    async def join(self, tid: int, player_id: str, name: str) -> int:
+        """Enter a player (late entry: a Swiss with rounds still to pair); returns their entry number."""
+        t = await self.get(tid)
+        if t.status != SIGNUP and not self._late_entry_open(t):
+            raise TournamentRefused(f"sign-up for {t.name} is closed")
+        if t.status == SIGNUP and t.signup_closes_at is not None and self.wall() >= t.signup_closes_at:
+            raise TournamentRefused(f"sign-up for {t.name} closed at {t.signup_closes_at:%Y-%m-%d %H:%M} UTC")
+        entries = await self.entries(tid)
+        if any(e.player_id == player_id for e in entries):
+            raise TournamentRefused(f"{name} has already joined {t.name}")
+        if t.max_players is not None and sum(not e.withdrawn for e in entries) >= t.max_players:
+            raise TournamentRefused(f"{t.name} is full ({t.max_players} players)")
+        try:
+            async with self.engine.begin() as conn:
+                eid = int(
+                    (
+                        await conn.execute(
+                            ENTRIES.insert().values(
+                                tournament_id=tid, player_id=player_id, name=name[:100], joined_at=self.wall()
+                            )
+                        )
+                    ).inserted_primary_key[0]  # type: ignore[index]
+                )
+        except IntegrityError:
+            raise TournamentRefused(f"{name} has already joined {t.name}") from None
+        if t.status != SIGNUP:
+            await self._append_seed(tid, eid)
+        await self._emit(tid, "joined", {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP})
+        return eid
+
+    async def _append_seed(self, tid: int, eid: int) -> None:
+        async with self.engine.begin() as conn:
+            seeds = (await conn.execute(select(TOURNAMENTS.c.seeds).where(TOURNAMENTS.c.id == tid))).scalar_one()
+            await conn.execute(update(TOURNAMENTS).where(TOURNAMENTS.c.id == tid).values(seeds=[*seeds, eid]))
+
+    async def leave(self, tid: int, player_id: str, by: str | None = None) -> None:
+        """Before the start: take the entry back. After it: withdraw, forfeiting what remains."""
+        t = await self.get(tid)
+        entry = next((e for e in await self.entries(tid) if e.player_id == player_id), None)
+        if entry is None or entry.withdrawn:
+            raise TournamentRefused(f"that player is not playing in {t.name}")
+        if t.status in (FINISHED, CANCELLED):
+            raise TournamentRefused(f"{t.name} is over: there is nothing left to withdraw from")
+        if t.status == SIGNUP:
+            async with self.engine.begin() as conn:
+                await conn.execute(ENTRIES.delete().where(ENTRIES.c.id == entry.id))
+            await self._emit(tid, "left", {"player": player_id, "name": entry.name})
+            return
+        async with self.engine.begin() as conn:
+            await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.wall()))
+        await self._emit(tid, "withdrawn", {"player": player_id, "name": entry.name})
+        for g in await self.games(tid):
+            p = g.pairing
+            if (
+                g.round != t.round
+                or not isinstance(p, Game)
+                or p.result is not None
+                or entry.id not in (p.white, p.black)
+            ):
+                continue
+            winner = Result.BLACK if p.white == entry.id else Result.WHITE
+            if g.match_id and g.match_id in self.host.live:
+                await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, by or "withdrawal")
+                async with self.engine.begin() as conn:  # recorded by the finished event; a forfeit all the same
+                    await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(forfeit=True))
+            else:
+                await self._set_result(g.id, winner, by or "withdrawal", forfeit=True)
+        await self._advance(tid)
+
+    # -- running -------------------------------------------------------------------
+    async def start_tournament(self, tid: int, by: str | None = None) -> None:
+        """Close sign-up, seed the field, pair round 1 and open its matches."""
+        t = await self.get(tid)
+        if t.status != SIGNUP:
+            raise TournamentRefused(f"{t.name} has already started")
+        entries = [e for e in await self.entries(tid) if not e.withdrawn]
+        try:
+            rounds = check_field(t.format, len(entries), t.rounds)
+        except ValueError:
+            need = (t.rounds or 1) + 1 if t.format is Format.SWISS else 2
+            raise TournamentRefused(
+                f"{t.name} needs at least {max(need, 2)} players to start; {len(entries)} joined"
+            ) from None
+        seeds = [e.id for e in self.seed_order(entries)]
+        if sorted(seeds) != sorted(e.id for e in entries):
+            raise TournamentRefused("the seeding must order exactly the players who joined")
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(TOURNAMENTS)
+                .where(and_(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.status == SIGNUP))
+                .values(status=RUNNING, seeds=seeds, rounds=rounds, updated_at=self.wall())
+            )
+        if done.rowcount != 1:
+            raise TournamentRefused(f"{t.name} has already started")
+        await self._emit(tid, "started", {"by": by, "players": len(seeds), "rounds": rounds})
+        await self.pair_next_round(tid)
+
+    async def pair_next_round(self, tid: int) -> int:
+        """Pair the next round now (refused while games of this round are unfinished); returns its number."""
+        async with self._lock(tid):
+            number = await self._pair_locked(tid)
+        await self._open_matches(tid)
+        return number
+
+    async def _pair_locked(self, tid: int) -> int:
+        t = await self.get(tid)
+        if t.status != RUNNING:
+            raise TournamentRefused(f"{t.name} is not running ({t.status})")
+        history = await self.rounds(tid)
+        history = history[: t.round]
+        if t.round and not round_finished(t.format, history[-1]):
+            unfinished = sum(isinstance(p, Game) and p.result is None for p in history[-1])
+            raise TournamentRefused(f"round {t.round} still has {unfinished} game(s) to finish; adjudicate them first")
+        entries = await self.entries(tid)
+        active = [s for s in t.seeds if not any(e.id == s and e.withdrawn for e in entries)]
+        try:
+            pairings = next_round(t.format, t.seeds, active, history, t.rounds or 0, t.bye_points)
+        except PairingError as exc:
+            await self._finish(t, note=str(exc))
+            return t.round
+        if pairings is None:
+            await self._finish(t)
+            return t.round
+        number = t.round + 1
+        async with self.engine.begin() as conn:
+            claimed = await conn.execute(
+                update(TOURNAMENTS)
+                .where(and_(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.round == t.round, TOURNAMENTS.c.status == RUNNING))
+                .values(round=number, updated_at=self.wall())
+            )
+            if claimed.rowcount != 1:
+                raise TournamentRefused(f"round {number} of {t.name} is already paired")
+            await self._insert(conn, tid, number, 1, pairings)
+        await self._emit(tid, "round", {"round": number, "pairings": pairings})
+        return number
+
+    @staticmethod
+    async def _insert(
+        conn: AsyncConnection, tid: int, number: int, first_board: int, pairings: Sequence[Pairing]
+    ) -> None:
+        rows: list[dict[str, Any]] = []
+        for board, p in enumerate(pairings, start=first_board):
+            if isinstance(p, Bye):
+                rows.append(
+                    dict(
+                        tournament_id=tid,
+                        round=number,
+                        board=board,
+                        white=p.player,
+                        black=None,
+                        bye_points=p.points,
+                        result=None,
+                        forfeit=False,
+                    )
+                )
+            else:
+                rows.append(
+                    dict(
+                        tournament_id=tid,
+                        round=number,
+                        board=board,
+                        white=p.white,
+                        black=p.black,
+                        bye_points=None,
+                        result=p.result.value if p.result else None,
+                        forfeit=p.forfeit,
+                    )
+                )
+        if rows:
+            await conn.execute(GAMES.insert(), rows)
+
+    async def _open_matches(self, tid: int) -> None:
+        """Open the match of every game that has none yet (each claimed first, so only one process opens it)."""
+        t = await self.get(tid)
+        if t.status != RUNNING:
+            return
+        entries = {e.id: e for e in await self.entries(tid)}
+        for g in await self.games(tid):
+            p = g.pairing
+            if not isinstance(p, Game) or p.result is not None or g.match_id not in (None, OPENING):
+                continue
+            async with self.engine.begin() as conn:
+                claimed = await conn.execute(
+                    update(GAMES).where(and_(GAMES.c.id == g.id, GAMES.c.match_id.is_(None))).values(match_id=OPENING)
+                )
+            if claimed.rowcount != 1 and g.match_id is None:
+                continue
+            white, black = entries[p.white], entries[p.black]
+            channel = await self.open_room(t, white, black) if self.open_room else t.channel_id
+            try:
+                mid = await self.host.create_match(
+                    t.game,
+                    [PlayerRef(white.player_id, white.name), PlayerRef(black.player_id, black.name)],
+                    options=t.options,
+                    clock=t.clock,
+                    rules=t.rules,
+                    first=1,
+                    guild_id=t.guild_id,
+                    channel_id=channel,
+                    by=f"tournament:{tid}",
+                )
+            except HostError:
+                log.exception("tournament %s: the match of round %s board %s could not open", tid, g.round, g.board)
+                async with self.engine.begin() as conn:
+                    await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=None))
+                continue
+            async with self.engine.begin() as conn:
+                await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=mid))
+
+    # -- results -------------------------------------------------------------------
+    async def on_host_event(self, event: HostEvent) -> None:
+        """The host's event stream: a finished match of a tournament records its result and moves it on."""
+        if event.kind != "finished":
+            return
+        tid = await self._record_match(event.match_id)
+        if tid is not None:
+            await self._advance(tid)
+
+    async def _record_match(self, match_id: int) -> int | None:
+        """Read a finished match's stored record into its tournament game; the tournament's id (None: not ours)."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(GAMES).where(GAMES.c.match_id == match_id))).first()
+        if row is None or row.result is not None:
+            return None if row is None else int(row.tournament_id)
+        stored = await self.host.record(match_id)
+        if stored is None or stored.status != "finished":
+            return int(row.tournament_id)
+        seat = stored.winner_seat
+        result = Result.WHITE if seat == 1 else Result.BLACK if seat == 2 else Result.DRAW
+        await self._set_result(int(row.id), result, None)
+        return int(row.tournament_id)
+
+    async def _set_result(self, game_id: int, result: Result, by: str | None, *, forfeit: bool = False) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(GAMES).where(GAMES.c.id == game_id).values(result=result.value, decided_by=by, forfeit=forfeit)
+            )
+
+    async def adjudicate(self, tid: int, board: int, result: Result | str, by: str, round_: int | None = None) -> None:
+        """The host decides a game: a running match ends with that result; a finished one is overridden."""
+        t = await self.get(tid)
+        try:
+            result = Result(result)
+        except ValueError:
+            raise TournamentRefused("a result is 1-0, 0-1 or 1/2-1/2") from None
+        number = round_ or t.round
+        games = [g for g in await self.games(tid) if g.round == number and isinstance(g.pairing, Game)]
+        if not games:
+            raise TournamentRefused(f"round {number} of {t.name} has no games")
+        same_board = [g for g in games if g.board == board]
+        if not same_board:
+            raise TournamentRefused(f"round {number} has boards {', '.join(str(g.board) for g in games)}, not {board}")
+        g = same_board[0]
+        if g.match_id and g.match_id in self.host.live:
+            seat = {Result.WHITE: 1, Result.BLACK: 2, Result.DRAW: None}[result]
+            await self.host.award(g.match_id, seat, by)  # the finished event records it and moves on
+            return
+        await self._set_result(g.id, result, by)
+        await self._emit(tid, "result", {"round": number, "board": board, "result": result.value, "by": by})
+        await self._advance(tid)
+
+    async def _advance(self, tid: int) -> None:
+        """After a result: an elimination tie gets its rematch; a finished round makes the next one (or the end)."""
+        async with self._lock(tid):
+            t = await self.get(tid)
+            if t.status != RUNNING or t.round == 0:
+                return
+            history = (await self.rounds(tid))[: t.round]
+            last = history[-1]
+            again = rematches(t.format, history)
+            if again:  # a drawn elimination game is replayed at once, colours swapped
+                try:
+                    async with self.engine.begin() as conn:
+                        await self._insert(conn, tid, t.round, len(last) + 1, again)
+                except IntegrityError:
+                    return  # another process added them
+                await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
+            elif round_finished(t.format, last):
+                try:
+                    await self._pair_locked(tid)
+                except TournamentRefused:
+                    return  # paired by another process meanwhile
+        await self._open_matches(tid)
+
+    async def _finish(self, t: Tournament, note: str | None = None) -> None:
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(TOURNAMENTS)
+                .where(and_(TOURNAMENTS.c.id == t.id, TOURNAMENTS.c.status == RUNNING))
+                .values(status=FINISHED, updated_at=self.wall())
+            )
+        if done.rowcount != 1:
+            return
+        table = await self.standings(t.id)
+        names = await self.names(t.id)
+        winner = table[0].player if table else None
+        await self._emit(
+            t.id,
+            "finished",
+            {
+                "name": t.name,
+                "winner": winner,
+                "winner_name": names.get(winner or 0),
+                "prize": t.prize,
+                "note": note,
+            },
+        )
+
+    # -- the host's hand -----------------------------------------------------------
+    async def pause(self, tid: int, by: str) -> None:
+        """Stop pairing new rounds (matches already open go on)."""
+        t = await self.get(tid)
+        if not await self._move_status(tid, RUNNING, PAUSED):
+            raise TournamentRefused(f"{t.name} is not running ({t.status})")
+        await self._emit(tid, "paused", {"by": by})
+
+    async def resume(self, tid: int, by: str) -> None:
+        """Pair again (at once, if the round ended meanwhile)."""
+        t = await self.get(tid)
+        if not await self._move_status(tid, PAUSED, RUNNING):
+            raise TournamentRefused(f"{t.name} is not paused ({t.status})")
+        await self._emit(tid, "resumed", {"by": by})
+        await self._catch_up(tid)
+
+    async def cancel(self, tid: int, by: str) -> None:
+        """End the tournament without a winner; its running matches are aborted."""
+        t = await self.get(tid)
+        if t.status in (FINISHED, CANCELLED):
+            raise TournamentRefused(f"{t.name} is already over")
+        if not await self._move_status(tid, t.status, CANCELLED):
+            raise TournamentRefused(f"{t.name} changed meanwhile; try again")
+        for g in await self.games(tid):
+            if g.match_id and g.match_id in self.host.live:
+                await self.host.abort(g.match_id, by)
+        await self._emit(tid, "cancelled", {"by": by})
+
+    async def _move_status(self, tid: int, old: str, new: str) -> bool:
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(TOURNAMENTS)
+                .where(and_(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.status == old))
+                .values(status=new, updated_at=self.wall())
+            )
+        return bool(done.rowcount == 1)
+
+    # -- plumbing ------------------------------------------------------------------
+    def _lock(self, tid: int) -> asyncio.Lock:
+        return self._locks.setdefault(tid, asyncio.Lock())
+
+    async def _emit(self, tid: int, kind: str, data: dict[str, Any]) -> None:
+        ev = TournamentEvent(tid, kind, data)
+        for listener in list(self._listeners):
+            try:
+                result = listener(ev)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("tournament listener failed for %s", kind)

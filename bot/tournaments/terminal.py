@@ -1,0 +1,188 @@
+"""`dmhost tournament create|join|leave|start|status|result|pause|resume|cancel|play`: a tournament run
+from the terminal on the host core and the database, as the terminal room runs a match.
+
+Each command opens the host service on the database, resuming only this tournament's matches (none
+for the read-only ones), does its work and closes it again. A match is played with
+`dmhost room --resume MATCH_ID`, or every open one by practice bots with `play`; the next command
+records the results that arrived meanwhile and pairs the next round. Not for a database a running
+bot serves (use `/dm tournament` there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from bot.host.service import MatchService
+from bot.store.matches import MatchStore
+from bot.tournaments.rounds import Game, to_json
+from bot.tournaments.service import FINISHED, RUNNING, TournamentRefused, TournamentService
+from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
+
+PLAY_TIMEOUT_SECONDS = 3600.0
+
+
+@contextlib.asynccontextmanager
+async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[TournamentService]:
+    """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
+    tournament service on it (caught up)."""
+    store = MatchStore(url)
+    await store.open()
+    wanted: set[int] = set()
+    if resume_of is not None:
+        from sqlalchemy import select
+
+        from bot.tournaments.tables import GAMES
+
+        async with store.engine.connect() as conn:
+            rows = await conn.execute(select(GAMES.c.match_id).where(GAMES.c.tournament_id == resume_of))
+            wanted = {int(m) for (m,) in rows if m}
+    host = MatchService(store, heartbeat_seconds=5.0)
+    await host.start(select=lambda m: m.id in wanted)
+    service = TournamentService(host)
+    try:
+        await service.start()
+        yield service
+    finally:
+        await host.close()
+        await store.close()
+
+
+async def status_json(service: TournamentService, tid: int) -> dict[str, Any]:
+    """The tournament, its rounds (contract shapes plus match ids and results) and the standings."""
+    t = await service.get(tid)
+    names = await service.names(tid)
+    rounds: list[list[dict[str, Any]]] = []
+    for g in await service.games(tid):
+        while len(rounds) < g.round:
+            rounds.append([])
+        row: dict[str, Any] = dict(to_json(g.pairing))
+        if isinstance(g.pairing, Game):
+            row["match"] = g.match_id
+            row["result"] = g.pairing.result.value if g.pairing.result else None
+            if g.pairing.forfeit:
+                row["forfeit"] = True
+        rounds[g.round - 1].append(row)
+    return {
+        "tournament": {
+            "id": t.id,
+            "name": t.name,
+            "game": t.game,
+            "format": t.format.value,
+            "status": t.status,
+            "round": t.round,
+            "rounds": t.rounds,
+            "prize": t.prize,
+        },
+        "players": {str(k): v for k, v in names.items()},
+        "rounds": rounds,
+        "standings": [s.to_json() for s in await service.standings(tid)],
+    }
+
+
+async def status_text(service: TournamentService, tid: int) -> str:
+    """Pairings of every round and the table, as lines."""
+    t = await service.get(tid)
+    names = await service.names(tid)
+    lines = [f"{t.name}: {t.game} {t.format.value}, {t.status}, round {t.round}/{t.rounds or '?'}"]
+    by_round: dict[int, list[Any]] = {}
+    for g in await service.games(tid):
+        by_round.setdefault(g.round, []).append(g)
+    for number, games in sorted(by_round.items()):
+        lines.append(f"Round {number}")
+        for line, g in zip(pairing_lines(number, [g.pairing for g in games], names)[1:], games, strict=True):
+            if isinstance(g.pairing, Game) and g.pairing.result is None and g.match_id:
+                line += f"  (match {g.match_id}: dmhost room --resume {g.match_id})"
+            lines.append(f"  {line}")
+    lines.append("Standings")
+    lines += [f"  {x}" for x in standings_lines(await service.standings(tid), names)]
+    if t.status == FINISHED:
+        table = await service.standings(tid)
+        if table:
+            lines.append(winner_line(t.name, names.get(table[0].player, "?"), t.prize))
+    return "\n".join(lines)
+
+
+async def play_out(service: TournamentService, tid: int, level: str, timeout: float = PLAY_TIMEOUT_SECONDS) -> None:
+    """Practice bots play every seat until the tournament is over (or `timeout` seconds pass)."""
+    from bot.adapters.practice import PracticeBot
+
+    bots = [
+        PracticeBot(service.host, level, player_id=e.player_id, budget_seconds=0.2, seed=e.id)
+        for e in await service.entries(tid)
+    ]
+    for live in list(service.host.live.values()):
+        for bot in bots:
+            if any(p.id == bot.player_id for p in live.players.values()):
+                bot.watch(live.id, level)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        while (await service.get(tid)).status == RUNNING and loop.time() < deadline:
+            await asyncio.sleep(0.2)
+    finally:
+        for bot in bots:
+            await bot.close()
+
+
+def run(args: argparse.Namespace, url: str) -> int:
+    """Carry out one `dmhost tournament` command; a refusal is one line and exit 2."""
+
+    async def main() -> int:
+        command = args.tournament_command
+        resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play") else None
+        async with open_tournaments(url, resume) as service:
+            if command == "create":
+                tid = await service.create(
+                    args.name,
+                    args.game,
+                    args.format,
+                    rounds=args.rounds,
+                    options=args.options,
+                    clock=args.clock_spec,
+                    rules=args.rules,
+                    prize=args.prize,
+                    bye_points=args.bye_points,
+                    max_players=args.max_players,
+                    rated=args.rated,
+                    by="terminal",
+                )
+                print(tid)
+                return 0
+            tid = args.id
+            await service.get(tid)
+            if command == "join":
+                for name in args.names:
+                    print(f"{name}: entry {await service.join(tid, name, name)}")
+            elif command == "leave":
+                await service.leave(tid, args.player_name, by="terminal")
+            elif command == "start":
+                await service.start_tournament(tid, by="terminal")
+            elif command == "result":
+                await service.adjudicate(tid, args.board, args.result, "terminal", args.round)
+            elif command == "pause":
+                await service.pause(tid, "terminal")
+            elif command == "resume":
+                await service.resume(tid, "terminal")
+            elif command == "cancel":
+                await service.cancel(tid, "terminal")
+            elif command == "play":
+                await play_out(service, tid, args.bot)
+            if command in ("status", "start", "result", "play", "resume") or getattr(args, "json", False):
+                if getattr(args, "json", False):
+                    print(json.dumps(await status_json(service, tid)))
+                else:
+                    print(await status_text(service, tid))
+            return 0
+
+    try:
+        return asyncio.run(main())
+    except TournamentRefused as exc:
+        import sys
+
+        print(f"dmhost tournament: {exc}", file=sys.stderr)
+        return 2

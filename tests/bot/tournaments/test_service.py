@@ -1,0 +1,245 @@
+"""The tournament service on a real host service and a real database (SQLite file and PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections import Counter
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.host.service import MatchService
+from bot.tournaments.rounds import Bye, Format, Game, Result
+from bot.tournaments.service import TournamentEvent, TournamentRefused, TournamentService
+from tests.bot.conftest import make_service
+
+pytestmark = pytest.mark.looptime
+
+OPTIONS = {"rows": 2, "cols": 2}
+
+
+class Events:
+    def __init__(self) -> None:
+        self.events: list[TournamentEvent] = []
+
+    def __call__(self, ev: TournamentEvent) -> None:
+        self.events.append(ev)
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+    def last(self, kind: str) -> TournamentEvent:
+        return [e for e in self.events if e.kind == kind][-1]
+
+
+@pytest.fixture
+async def tour(db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
+    host = await make_service(db_url)
+    service = TournamentService(host)
+    events = Events()
+    service.subscribe(events)
+    await service.start()
+    yield service, events
+    await host.close()
+    await host.store.close()
+
+
+async def _field(service: TournamentService, tid: int, n: int) -> list[str]:
+    players = [f"p{i}" for i in range(1, n + 1)]
+    for p in players:
+        await service.join(tid, p, p.upper())
+    return players
+
+
+async def _running(service: TournamentService, tid: int) -> list[tuple[int, Game]]:
+    """(match id, game) of the current round's games still being played."""
+    t = await service.get(tid)
+    out = []
+    for g in await service.games(tid):
+        if g.round == t.round and isinstance(g.pairing, Game) and g.pairing.result is None:
+            assert g.match_id and g.match_id in service.host.live, "every game of the round has its match open"
+            out.append((g.match_id, g.pairing))
+    return out
+
+
+async def _finish_round(service: TournamentService, tid: int, results: list[Result]) -> None:
+    """End the running matches through the host (resignations, a host's draw) in board order."""
+    host: MatchService = service.host
+    entries = {e.id: e for e in await service.entries(tid)}
+    for (mid, game), result in zip(await _running(service, tid), results, strict=False):
+        if result is Result.DRAW:
+            await host.award(mid, None, "host")
+        else:
+            loser = game.black if result is Result.WHITE else game.white
+            await host.resign(mid, entries[loser].player_id)
+
+
+async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
+    service, events = tour
+    tid = await service.create("Zero's Gambit", "boxes", "swiss", rounds=3, options=OPTIONS, prize="a crown")
+    players = await _field(service, tid, 5)
+    with pytest.raises(TournamentRefused, match="already joined"):
+        await service.join(tid, "p1", "P1")
+    await service.start_tournament(tid, by="host")
+    t = await service.get(tid)
+    assert (t.status, t.round, t.rounds, len(t.seeds)) == ("running", 1, 3, 5)
+    first = (await service.rounds(tid))[0]
+    assert isinstance(first[-1], Bye) and len(await _running(service, tid)) == 2
+    with pytest.raises(TournamentRefused, match="still has 2 game"):
+        await service.pair_next_round(tid)
+    await _finish_round(service, tid, [Result.WHITE, Result.DRAW])
+    t = await service.get(tid)
+    assert t.round == 2, "the round ended, so the next was paired by itself"
+    await service.leave(tid, players[4], by="p5")  # withdraws: its game (or bye) of round 2 is forfeited
+    assert "withdrawn" in events.kinds()
+    await _finish_round(service, tid, [Result.BLACK, Result.WHITE])
+    t = await service.get(tid)
+    assert t.round == 3
+    rounds = await service.rounds(tid)
+    gone = next(e.id for e in await service.entries(tid) if e.player_id == players[4])
+    assert any(isinstance(p, Game) and p.forfeit for p in rounds[1]) or Bye(gone) in rounds[1]
+    assert all(gone not in ((p.player,) if isinstance(p, Bye) else (p.white, p.black)) for p in rounds[2])
+    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    t = await service.get(tid)
+    assert t.status == "finished"
+    done = events.last("finished")
+    table = await service.standings(tid)
+    assert done.data["winner"] == table[0].player and done.data["prize"] == "a crown"
+    met = Counter(frozenset((p.white, p.black)) for r in rounds for p in r if isinstance(p, Game))
+    assert max(met.values()) == 1
+    with pytest.raises(TournamentRefused, match="is over"):
+        await service.leave(tid, players[0])
+
+
+async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[TournamentService, Events]) -> None:
+    service, events = tour
+    tid = await service.create("DM Colosseum", "boxes", Format.ELIMINATION, options=OPTIONS, prize="glory")
+    await _field(service, tid, 3)
+    await service.start_tournament(tid)
+    (semi,) = await _running(service, tid)
+    await _finish_round(service, tid, [Result.DRAW])
+    (again,) = await _running(service, tid)
+    assert (again[1].white, again[1].black) == (semi[1].black, semi[1].white) and again[0] != semi[0]
+    assert "rematch" in events.kinds()
+    await _finish_round(service, tid, [Result.WHITE])
+    assert (await service.get(tid)).round == 2
+    await _finish_round(service, tid, [Result.BLACK])
+    t = await service.get(tid)
+    assert t.status == "finished"
+    names = await service.names(tid)
+    assert events.last("finished").data["winner_name"] == names[(await service.standings(tid))[0].player]
+
+
+async def test_double_round_robin_of_three_gives_byes_and_swaps_colours(tour: tuple[TournamentService, Events]) -> None:
+    service, _ = tour
+    tid = await service.create("League", "boxes", "double-roundrobin", options=OPTIONS)
+    await _field(service, tid, 3)
+    await service.start_tournament(tid)
+    for _ in range(6):
+        await _finish_round(service, tid, [Result.WHITE])
+    t = await service.get(tid)
+    assert t.status == "finished" and t.round == 6
+    rounds = await service.rounds(tid)
+    games = Counter((p.white, p.black) for r in rounds for p in r if isinstance(p, Game))
+    assert len(games) == 6 and set(games.values()) == {1}
+    assert Counter(p.player for r in rounds for p in r if isinstance(p, Bye)) == Counter({s: 2 for s in t.seeds})
+
+
+async def test_refusals_change_nothing(tour: tuple[TournamentService, Events]) -> None:
+    service, _ = tour
+    with pytest.raises(TournamentRefused, match="format must be one of"):
+        await service.create("X", "boxes", "ladder")
+    with pytest.raises(TournamentRefused):
+        await service.create("X", "boxes", "swiss", options={"rows": 99})
+    closes = service.wall() - dt.timedelta(minutes=1)
+    late = await service.create("Closed", "boxes", "swiss", options=OPTIONS, signup_closes_at=closes)
+    with pytest.raises(TournamentRefused, match="closed at"):
+        await service.join(late, "p1", "P1")
+    full = await service.create("Full", "boxes", "roundrobin", options=OPTIONS, max_players=2)
+    await _field(service, full, 2)
+    with pytest.raises(TournamentRefused, match="is full"):
+        await service.join(full, "p3", "P3")
+    few = await service.create("Few", "boxes", "swiss", rounds=3, options=OPTIONS)
+    await _field(service, few, 3)
+    with pytest.raises(TournamentRefused, match="needs at least 4 players"):
+        await service.start_tournament(few)
+    assert (await service.get(few)).status == "signup" and not await service.games(few)
+    await service.leave(few, "p3")
+    assert [e.player_id for e in await service.entries(few)] == ["p1", "p2"]
+    rr = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
+    await _field(service, rr, 4)
+    await service.start_tournament(rr)
+    with pytest.raises(TournamentRefused, match="sign-up for RR is closed"):
+        await service.join(rr, "p9", "P9")
+    with pytest.raises(TournamentRefused, match="already started"):
+        await service.start_tournament(rr)
+
+
+async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
+    tour: tuple[TournamentService, Events],
+) -> None:
+    service, _ = tour
+    tid = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
+    await _field(service, tid, 4)
+    await service.start_tournament(tid)
+    await _finish_round(service, tid, [Result.WHITE])
+    assert (await service.get(tid)).round == 1, "one match still hangs"
+    await service.adjudicate(tid, 2, "1/2-1/2", by="host")
+    assert (await service.get(tid)).round == 2
+    await service.adjudicate(tid, 1, Result.BLACK, by="host", round_=1)
+    first = (await service.rounds(tid))[0]
+    assert [p.result for p in first if isinstance(p, Game)] == [Result.BLACK, Result.DRAW]
+    with pytest.raises(TournamentRefused, match="a result is"):
+        await service.adjudicate(tid, 1, "2-0", by="host")
+
+
+async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> None:
+    service, events = tour
+    tid = await service.create("Paused", "boxes", "roundrobin", options=OPTIONS)
+    await _field(service, tid, 4)
+    await service.start_tournament(tid)
+    await service.pause(tid, "host")
+    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    assert (await service.get(tid)).round == 1, "paused: no new round"
+    await service.resume(tid, "host")
+    assert (await service.get(tid)).round == 2
+    running = await _running(service, tid)
+    await service.cancel(tid, "host")
+    assert (await service.get(tid)).status == "cancelled"
+    assert all(mid not in service.host.live for mid, _ in running)
+    with pytest.raises(TournamentRefused, match="already over"):
+        await service.cancel(tid, "host")
+    assert events.kinds()[-1] == "cancelled"
+
+
+async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(db_url: str) -> None:
+    host_a = await make_service(db_url)
+    a = TournamentService(host_a)  # not listening: results are recorded by hand below
+    tid = await a.create("Twice", "boxes", "roundrobin", options=OPTIONS)
+    await _field(a, tid, 4)
+    await a.start_tournament(tid)
+    entries = {e.id: e for e in await a.entries(tid)}
+    for mid, game in await _running(a, tid):
+        await host_a.resign(mid, entries[game.black].player_id)
+        await a._record_match(mid)
+    host_b = await make_service(db_url, heartbeat_seconds=60)
+    b = TournamentService(host_b)
+    outcomes = await asyncio.gather(a.pair_next_round(tid), b.pair_next_round(tid), return_exceptions=True)
+    assert sorted(type(o).__name__ for o in outcomes) == ["TournamentRefused", "int"]
+    assert [g.round for g in await a.games(tid)].count(2) == 2
+    await host_b.close()
+    await host_b.store.close()
+    # the first process goes away mid-round; a new one resumes the matches and the tournament goes on
+    await host_a.close()
+    await host_a.store.close()
+    host_c = await make_service(db_url)
+    c = TournamentService(host_c)
+    await c.start()
+    try:
+        assert len(await _running(c, tid)) == 2
+        await _finish_round(c, tid, [Result.WHITE, Result.BLACK])
+        assert (await c.get(tid)).round == 3
+    finally:
+        await host_c.close()
+        await host_c.store.close()
