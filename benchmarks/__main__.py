@@ -40,7 +40,7 @@ def _mark(ok: bool | None) -> str:
 def engine_rows(quick: bool) -> list[Row]:
     """Playout rate and parse+apply latency per game."""
     rows = []
-    for game in engines.registry.implemented():
+    for game in engines.registry.ids():
         f = engines.measure(game, 0.4 if quick else 2.0, 300 if quick else 3000)
         target = engines.TARGETS.get(game)
         rows.append(

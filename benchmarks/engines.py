@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print one line per game."""
     args = sys.argv[1:] if argv is None else argv
     quick = "--quick" in args
-    for game in registry.implemented():
+    for game in registry.ids():
         f = measure(game, 0.5 if quick else 2.0, 300 if quick else 2000)
         target = TARGETS.get(game)
         mark = "" if target is None else (" PASS" if f.cpu_moves_per_s >= target else " FAIL")

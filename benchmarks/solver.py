@@ -130,7 +130,7 @@ def table_bits(rows: int, cols: int, big: bool) -> int:
 
 def table_mb(rows: int, cols: int, bits: int) -> float:
     """Memory of a table of 2^bits entries on a board (one word per entry up to 44 edges, else two)."""
-    from games.solver.kernel import COMPACT_EDGES
+    from games.solver.layout import COMPACT_EDGES
 
     words = 1 if board(rows, cols).n_edges <= COMPACT_EDGES else 2
     return words * 8 * (1 << bits) / 2**20

@@ -80,7 +80,7 @@ class Event:
 
 
 class Termination(StrEnum):
-    """Why a game ended; the values are the `reason` strings of shared/CONTRACT.md.
+    """Why a game ended; the values are the `reason` strings of docs/cli.md.
 
     Engines produce the game-specific ones; the host adds `time`, `resign` and `award`.
     """

@@ -1,111 +1,46 @@
-"""`python -m games replay|list|solve|duel|move`: the engines' scriptable face (see shared/CONTRACT.md)."""
+"""`python -m games replay|list|solve|duel|move`: the engines' scriptable face (see docs/cli.md)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import re
 import sys
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from games import registry
-from games.base import AnyRuleset, GameFinishedError, MoveError, OptionsError, Termination, play_text
+from games.base import OptionsError
+from games.clitools import (
+    EXIT_OK,
+    EXIT_REJECTED,
+    EXIT_USAGE,
+    UsageError,
+    load_game,
+    parse_kv,
+    raise_finished,
+    read_input,
+    replay_lines,
+    summarise,
+)
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_REJECTED = 3
-
-_SEAT_PREFIX = re.compile(r"^\s*([12])\s*:\s*(.*)$", re.DOTALL)
-_RESIGN = re.compile(r"^\s*resigns?\s*$", re.IGNORECASE)
-
-
-class UsageError(Exception):
-    """Bad command line: exit 2."""
-
-
-def parse_kv(pairs: Iterable[str], what: str) -> dict[str, str]:
-    """['rows=3', 'cols=4'] → {'rows': '3', 'cols': '4'}."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"{what} must look like KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value.strip()
-    return out
-
-
-def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tuple[dict[str, Any], Any]:
-    """Replay move lines; returns the contract's result object and the final state."""
-    state = ruleset.new_game(options)
-    applied = 0
-    error: dict[str, Any] | None = None
-    resigned: tuple[int, Termination] | None = None
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        seat: int | None = None
-        m = _SEAT_PREFIX.match(line)
-        if m:
-            seat, line = int(m.group(1)), m.group(2)
-        try:
-            is_resign = bool(_RESIGN.match(line))
-            if resigned is not None or (is_resign and ruleset.to_move(state) is None):
-                if not is_resign:
-                    ruleset.parse_syntax(line)  # syntax errors come first, as for any move
-                raise_finished(line)
-            if is_resign:
-                who = ruleset.to_move(state) if seat is None else seat
-                assert who is not None
-                resigned = (3 - who, Termination.RESIGN)
-                applied += 1
-                continue
-            state, _move, _events = play_text(ruleset, state, line, seat)
-            applied += 1
-        except MoveError as exc:
-            error = {"line": number, "kind": exc.kind, "message": str(exc)}
-            break
-    result = summarise(ruleset, state, applied, error, resigned)
-    return result, state
-
-
-def raise_finished(text: str) -> None:
-    """Refuse a line after the game ended."""
-    raise GameFinishedError(text, "the game is already over")
-
-
-def summarise(
-    ruleset: AnyRuleset,
-    state: Any,
-    applied: int,
-    error: dict[str, Any] | None,
-    resigned: tuple[int, Termination] | None = None,
-) -> dict[str, Any]:
-    """The contract's JSON object for a state."""
-    outcome = ruleset.outcome(state)
-    scores = ruleset.scores(state)
-    winner: int | None
-    reason: str | None
-    if resigned is not None:
-        finished, winner, reason = True, resigned[0], resigned[1].value
-    elif outcome is not None:
-        finished, winner, reason = True, outcome.winner, outcome.termination.value
-    else:
-        finished, winner, reason = False, None, None
-    return {
-        "game": ruleset.id,
-        "moves_applied": applied,
-        "status": "finished" if finished else "ongoing",
-        "winner": winner,
-        "reason": reason,
-        "to_move": None if finished else ruleset.to_move(state),
-        "scores": {str(k): v for k, v in sorted(scores.items())},
-        "error": error,
-        "extra": ruleset.extra(state),
-    }
+# The shared helpers live in `games.clitools` (so that this module and `games.opponents.cli` never import
+# each other); they stay importable from here.
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REJECTED",
+    "EXIT_USAGE",
+    "UsageError",
+    "build_parser",
+    "build_replay_parser",
+    "games_help",
+    "load_game",
+    "main",
+    "parse_kv",
+    "raise_finished",
+    "read_input",
+    "replay_lines",
+    "summarise",
+]
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -129,46 +64,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     result, state = replay_lines(ruleset, options, lines)
     if args.png:
-        try:
-            pictures = importlib.import_module("games.pictures")
-        except ModuleNotFoundError:
-            raise UsageError("board pictures are not available in this build") from None
-        pictures.save_png(ruleset, state, args.png)
+        from games.pictures import save_png  # Pillow: only when a picture is asked for
+
+        save_png(ruleset, state, args.png)
     print(json.dumps(result))
     return EXIT_REJECTED if result["error"] else EXIT_OK
 
 
-def read_input(path: str | None) -> list[str]:
-    """Lines of FILE, or stdin for '-' or nothing."""
-    if path in (None, "-"):
-        return sys.stdin.read().splitlines()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-
-
-def load_game(game_id: str) -> AnyRuleset:
-    """Ruleset or a usage error."""
-    try:
-        return registry.get(game_id)
-    except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
-        raise UsageError(str(exc.args[0])) from None
-
-
 def _sgf_games() -> list[str]:
-    return [key for key in registry.implemented() if registry.get(key).sgf_records]
+    return [key for key in registry.ids() if registry.get(key).sgf_records]
 
 
 def games_help() -> str:
     """Every game id, its title and its option keys (`--opt KEY=VALUE`), for `--help` texts."""
-    ready = set(registry.implemented())
     lines = ["games and their options (--opt KEY=VALUE):"]
     for key, title in registry.TITLES.items():
-        if key not in ready:
-            lines.append(f"  {key:<8} {title} (not implemented)")
-            continue
         fields = registry.get(key).options_model.model_fields
         lines.append(f"  {key:<8} {title}: {', '.join(fields) or 'no options'}")
     return "\n".join(lines)
@@ -185,21 +95,18 @@ def _split_file_from_opts(args: argparse.Namespace) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print every game id with its title and whether it is available."""
-    ready = set(registry.implemented())
-    for key, title in registry.TITLES.items():
-        print(f"{key}\t{title}\t{'ready' if key in ready else 'not implemented'}")
+    """Print every game id with its title and `ready` (the engine loads)."""
+    for key in registry.ids():
+        registry.get(key)
+        print(f"{key}\t{registry.TITLES[key]}\tready")
     return EXIT_OK
 
 
 def cmd_solve(argv: list[str]) -> int:
     """Hand over to the solver's own CLI."""
-    try:
-        solver_cli = importlib.import_module("games.solver.cli")
-    except ModuleNotFoundError:
-        raise UsageError("the solver is not implemented yet") from None
-    code: int = solver_cli.main(argv)
-    return code
+    from games.solver.cli import main as solve_main
+
+    return solve_main(argv)
 
 
 def build_replay_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""Game ids → rulesets. Modules are imported on first use, so a missing game fails alone."""
+"""Game ids → rulesets. A game's module is imported on first use (pictures, the solver and pydantic
+models stay out of a process that never asks for that game)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import importlib
 
 from games.base import TITLES, AnyRuleset
 
-__all__ = ["GAME_MODULES", "TITLES", "GameNotImplementedError", "UnknownGameError", "get", "implemented"]
+__all__ = ["GAME_MODULES", "TITLES", "UnknownGameError", "get", "ids"]
 
 GAME_MODULES: dict[str, str] = {
     "pathing": "games.pathing",
@@ -24,10 +25,6 @@ class UnknownGameError(KeyError):
     """No game has this id."""
 
 
-class GameNotImplementedError(LookupError):
-    """The id is known but its engine is not built yet."""
-
-
 def get(game_id: str) -> AnyRuleset:
     """The ruleset for `game_id` (e.g. 'boxes')."""
     key = game_id.strip().lower()
@@ -35,25 +32,11 @@ def get(game_id: str) -> AnyRuleset:
         return _cache[key]
     if key not in GAME_MODULES:
         raise UnknownGameError(f"unknown game {game_id!r}; known: {', '.join(GAME_MODULES)}")
-    name = GAME_MODULES[key]
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            raise GameNotImplementedError(f"{key} is not implemented yet") from None
-        raise
-    ruleset: AnyRuleset = module.RULESET
+    ruleset: AnyRuleset = importlib.import_module(GAME_MODULES[key]).RULESET
     _cache[key] = ruleset
     return ruleset
 
 
-def implemented() -> list[str]:
-    """Ids of the games whose engines load."""
-    out = []
-    for key in GAME_MODULES:
-        try:
-            get(key)
-        except GameNotImplementedError:
-            continue
-        out.append(key)
-    return out
+def ids() -> list[str]:
+    """Every game id, in the registry's order."""
+    return list(GAME_MODULES)

@@ -61,11 +61,15 @@ class PracticeBot:
         player_id: str = BOT_ID,
         budget_seconds: float | None = None,
         seed: int | None = None,
+        nodes: int | None = None,
     ) -> None:
         self.service = service
         self.default_level = default_level
         self.player_id = player_id
         self.budget = budget_from_env() if budget_seconds is None else budget_seconds
+        self.nodes = nodes
+        """A work budget per move (positions searched) instead of `budget` seconds: the same moves on
+        any machine (tests set it)."""
         self.seed = seed
         self.seats: dict[int, _Seat] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -181,7 +185,9 @@ class PracticeBot:
             return False
         avoid = [move for before, move in seat.avoid if before == state]
         try:
-            move = await asyncio.to_thread(pick, ruleset, state, seat.level, seat.rng, self.budget, avoid)
+            move = await asyncio.to_thread(
+                pick, ruleset, state, seat.level, seat.rng, self.budget, avoid, nodes=self.nodes
+            )
         except NoMoveError:
             return False
         text = ruleset.format(state, move)

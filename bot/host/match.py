@@ -176,7 +176,7 @@ def new_live(
     """A new match, not stored yet (HostError for anything the host asked that cannot be)."""
     try:
         ruleset = registry.get(game)
-    except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+    except registry.UnknownGameError as exc:
         raise HostError(str(exc.args[0])) from None
     if len(players) != 2 or players[0].id == players[1].id:
         raise HostError("a match needs two different players")

@@ -9,25 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot.ops.dburl import db_url
 from bot.opserrors import check_database_url, explain, shown_url
-from bot.store.db import sqlite_url_for
 
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
 
 
-def _db_url(path: str | None) -> str:
-    if path:
-        return path if "://" in path else sqlite_url_for(path)
-    from bot.settings import Settings
-
-    return Settings().db_url
-
-
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
     """`--opt`/`--clock`/`--rule` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
-    from games.cli import UsageError, parse_kv
+    from games.clitools import UsageError, parse_kv
 
     try:
         return parse_kv([item for pair in pairs or [] for item in pair.split()], what)
@@ -48,7 +40,7 @@ def cmd_room(args: argparse.Namespace) -> int:
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
-    url = _db_url(args.db)
+    url = db_url(args.db)
     check_database_url(url, must_exist=args.resume is not None)
     config = RoomConfig(
         db_url=url,
@@ -84,7 +76,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     from bot.records.matchlog import build_log, format_log
     from bot.store.matches import MatchStore
 
-    url = _db_url(args.db)
+    url = db_url(args.db)
     check_database_url(url, must_exist=True)
 
     async def main() -> int:
@@ -141,7 +133,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     """Apply or revert migrations."""
     from bot.store.db import current_revision, migrate
 
-    url = _db_url(args.db)
+    url = db_url(args.db)
     check_database_url(url, must_exist=args.action != "upgrade")
     target = args.revision or ("head" if args.action == "upgrade" else "base")
     if args.action == "downgrade" and target == "base" and not args.yes:
@@ -224,7 +216,7 @@ async def configured_rooms(db: str | None) -> dict[int, int]:
     from bot.store.guilds import GuildSettingsStore
     from bot.store.matches import MatchStore
 
-    url = _db_url(db)
+    url = db_url(db)
     path = sqlite_path(url)
     if db is None and path is not None and not path.is_file():
         return {}
@@ -244,7 +236,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     from bot.store.db import utcnow
     from bot.store.health import newest_heartbeat
 
-    url = _db_url(args.db)
+    url = db_url(args.db)
     try:
         check_database_url(url, must_exist=True)
         newest = asyncio.run(newest_heartbeat(url))
@@ -368,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
 def _url_for_message(args: argparse.Namespace) -> str | None:
     """The database a command used, for an error line (None when even that cannot be worked out)."""
     try:
-        return _db_url(getattr(args, "db", None))
+        return db_url(getattr(args, "db", None))
     except Exception:
         return None
 

@@ -70,7 +70,7 @@ def validate_clock(game: str, clock: Mapping[str, str]) -> dict[str, str]:
     """Clock overrides for a game, checked the way `/dm start` checks them; SettingsError when unusable."""
     try:
         ruleset = registry.get(game)
-    except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+    except registry.UnknownGameError as exc:
         raise SettingsError(str(exc.args[0])) from None
     try:
         TimeControl.from_spec(ruleset.default_clock(ruleset.parse_options({})), clock)

@@ -76,7 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_terminal(args: argparse.Namespace) -> int:
     """The commands that create and run a tournament on the database (see `bot.tournaments.terminal`)."""
-    from bot.ops.cli import _db_url
+    from bot.ops.dburl import db_url
     from bot.opserrors import check_database_url
     from bot.tournaments.terminal import run
     from games.cli import UsageError, parse_kv
@@ -102,7 +102,7 @@ def cmd_terminal(args: argparse.Namespace) -> int:
     except (ValueError, UsageError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    url = _db_url(args.db)
+    url = db_url(args.db)
     check_database_url(url, must_exist=args.tournament_command != "create")
     return run(args, url)
 

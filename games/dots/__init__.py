@@ -27,11 +27,10 @@ from games.base import (
 )
 from games.coords import col_to_letters, letters_to_col, point_name
 from games.dots import field
+from games.dots.field import END as END  # the move codes are part of this module's face
+from games.dots.field import STOP as STOP
 from games.dots.field import Geometry, geometry
 from games.dots.start import MIN_SIZE, start_dots
-
-STOP = -1
-END = -2
 
 Move = tuple[int, int]
 """(seat, field index | STOP | END)."""

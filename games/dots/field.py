@@ -19,6 +19,11 @@ from functools import cache
 BORDER = 3
 DOT_MASK = 3
 
+STOP = -1
+"""The move code of a player who stops (every field index is at least 0)."""
+END = -2
+"""The move code of a player who ends the game."""
+
 
 def _wall_table(seat: int) -> bytes:
     """byte → 1 when the point holds a live dot of `seat` (a wall of its enclosures)."""

@@ -153,7 +153,7 @@ def _sgf_point(x: int, y: int) -> str:
 
 def export_sgf(ruleset: DotsRuleset, options: DotsOptions, moves: Sequence[Move]) -> str:
     """The record of a game played from `options`' start; the moves are checked by replaying."""
-    from games.dots import END, STOP
+    from games.dots.field import END, STOP
     from games.dots.start import start_dots
 
     w, h = options.width, options.height

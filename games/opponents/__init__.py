@@ -1,14 +1,16 @@
-"""Practice opponents for every game, at levels from `random` to `hard` (pure, seeded, time-budgeted).
+"""Practice opponents for every game, at levels from `random` to `hard` (pure, seeded, budgeted).
 
-`choose_move(game, state, level, seed=..., budget_seconds=...)` returns the move text the opponent
-plays for the seat to act, in the game's notation. Levels:
+`choose_move(game, state, level, seed=..., budget_seconds=..., nodes=...)` returns the move text the
+opponent plays for the seat to act, in the game's notation. The budget is wall-clock seconds (play)
+or, with `nodes`, a count of positions searched: the same move for a seed on any machine, however
+busy (tests and reproducible duels use it). Levels:
 
 - `random`: any legal move (Dots never stops; Dot Dash avoids slides that lose by shifting).
 - `easy`: takes a win in one, otherwise the best-looking move one ply ahead, with some noise.
 - `medium`: two plies (its move and the reply), so it sees the opponent's immediate threats.
   In Dots it checks the replies only to the seven moves that look best one ply ahead (with
   `easy`'s noise), which leaves room below `hard` (a full two-ply search at least).
-- `hard`: deepens the search one ply at a time while its time budget lasts (default 2 s).
+- `hard`: deepens the search one ply at a time while its budget lasts (default 2 s).
   In Trax it first spends up to 30 % of the budget looking for a move that wins next turn whatever
   the reply (`trax.unstoppable`: threats no nearby reply stops, double threats), and keeps 30 % at
   the end to check its best moves against the same from the opponent, playing the best one not
@@ -29,7 +31,7 @@ from typing import Any
 from games import registry
 from games.base import AnyRuleset
 from games.opponents import dotdash, dots, pathing, trax
-from games.opponents.search import Candidates, Profile, all_moves, best_move
+from games.opponents.search import Budget, Candidates, Profile, all_moves, best_move
 
 DEFAULT_BUDGET = 2.0
 BASE_LEVELS = ("random", "easy", "medium", "hard")
@@ -80,14 +82,19 @@ def pick(
     rng: random.Random,
     budget_seconds: float = DEFAULT_BUDGET,
     avoid: Sequence[Any] = (),
+    *,
+    nodes: int | None = None,
 ) -> Any:
     """The move (an engine move value) `level` plays for the seat to act, other than those in
-    `avoid` when there is another (the practice bot avoids the move that lost before its mulligan)."""
+    `avoid` when there is another (the practice bot avoids the move that lost before its mulligan).
+    With `nodes` the search is bounded by that much work instead of `budget_seconds` of wall time."""
     level = check_level(ruleset.id, level)
     if ruleset.to_move(state) is None:
         raise NoMoveError("the game is over")
+    if nodes is not None and nodes < 1:
+        raise ValueError("nodes must be positive")
     if ruleset.id == "boxes":
-        return _boxes(ruleset, state, level, rng, budget_seconds)
+        return _boxes(ruleset, state, level, rng, budget_seconds, nodes)
     if level == "random":
         moves = RANDOM_MOVES.get(ruleset.id, all_moves)(ruleset, state)
         moves = [m for m in moves if m not in avoid] or moves
@@ -98,12 +105,12 @@ def pick(
         return dotdash.setup(ruleset, state, rng)
     profile = PROFILES[ruleset.id]
     try:
-        return best_move(ruleset, profile, state, level, rng, budget_seconds, avoid)
+        return best_move(ruleset, profile, state, level, rng, Budget(budget_seconds, nodes), avoid)
     except ValueError as exc:
         raise NoMoveError(str(exc)) from None
 
 
-def _boxes(ruleset: AnyRuleset, state: Any, level: str, rng: random.Random, budget: float) -> Any:
+def _boxes(ruleset: AnyRuleset, state: Any, level: str, rng: random.Random, budget: float, nodes: int | None) -> Any:
     moves = ruleset.legal_moves(state)
     if not moves:
         raise NoMoveError("no legal move")
@@ -111,7 +118,7 @@ def _boxes(ruleset: AnyRuleset, state: Any, level: str, rng: random.Random, budg
         return moves[rng.randrange(len(moves))]
     from games.solver.play import choose_move as solver_move
 
-    return solver_move(state, "perfect" if level == "hard" else level, rng, budget)
+    return solver_move(state, "perfect" if level == "hard" else level, rng, budget, nodes=nodes)
 
 
 def choose_move(
@@ -122,8 +129,10 @@ def choose_move(
     seed: int | None = None,
     rng: random.Random | None = None,
     budget_seconds: float = DEFAULT_BUDGET,
+    nodes: int | None = None,
 ) -> str:
-    """The move text the opponent at `level` plays for the seat to act in `state`."""
+    """The move text the opponent at `level` plays for the seat to act in `state` (within `nodes`
+    units of work instead of `budget_seconds` when it is set)."""
     ruleset = registry.get(ruleset_id)
-    move = pick(ruleset, state, level, rng or random.Random(seed), budget_seconds)
+    move = pick(ruleset, state, level, rng or random.Random(seed), budget_seconds, nodes=nodes)
     return ruleset.format(state, move)

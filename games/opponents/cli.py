@@ -10,12 +10,13 @@ import time
 from typing import Any
 
 from games.base import AnyRuleset, OptionsError
-from games.cli import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, load_game, parse_kv, read_input, replay_lines
+from games.clitools import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, load_game, parse_kv, read_input, replay_lines
 from games.opponents import DEFAULT_BUDGET, NoMoveError, check_level, pick
 
 MAX_PLIES = 1000
 """A duel game still going after this many actions is scored as a draw (RULES.md sets no such limit
 for play between people; it only keeps duels between cautious levels finite)."""
+NODES_HELP = "bound each move by N positions searched instead of --budget: the same moves on any machine"
 
 
 def _options(ruleset: AnyRuleset, pairs: list[str] | None) -> Any:
@@ -41,8 +42,10 @@ def duel(
     seed: int,
     budget: float = DEFAULT_BUDGET,
     max_plies: int = MAX_PLIES,
+    nodes: int | None = None,
 ) -> dict[str, Any]:
-    """Play `games` games, A taking seat 1 in the even-numbered ones; the contract's result object."""
+    """Play `games` games, A taking seat 1 in the even-numbered ones; the contract's result object.
+    With `nodes` every move is bounded by that much work instead of `budget` seconds."""
     wins = {"a": 0, "b": 0}
     draws = 0
     spent = {"a": 0.0, "b": 0.0}
@@ -59,7 +62,7 @@ def duel(
                 break
             side = sides[seat]
             t0 = time.perf_counter()
-            move = pick(ruleset, state, levels[side], rng, budget)
+            move = pick(ruleset, state, levels[side], rng, budget, nodes=nodes)
             spent[side] += time.perf_counter() - t0
             moves[side] += 1
             state, _events = ruleset.apply(state, move)
@@ -82,7 +85,7 @@ def duel(
 
 
 def cmd_duel(argv: list[str]) -> int:
-    """`duel GAME LEVEL_A LEVEL_B [--opt K=V ...] [--games N] [--seed S] [--budget SECONDS]`."""
+    """`duel GAME LEVEL_A LEVEL_B [--opt K=V ...] [--games N] [--seed S] [--budget SECONDS | --nodes N]`."""
     p = argparse.ArgumentParser(prog="python -m games duel", description="play two practice levels against each other")
     p.add_argument("game")
     p.add_argument("level_a")
@@ -92,31 +95,34 @@ def cmd_duel(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="seconds per move for searching levels")
     p.add_argument("--max-plies", type=int, default=MAX_PLIES, help="a game this long is a draw")
+    p.add_argument("--nodes", type=int, help=NODES_HELP)
     args = _parse(p, argv)
     ruleset = load_game(args.game)
     options = _options(ruleset, args.opt)
     a, b = _level(ruleset, args.level_a), _level(ruleset, args.level_b)
-    if args.games < 1 or args.budget <= 0 or args.max_plies < 1:
-        raise UsageError("--games, --budget and --max-plies must be positive")
-    print(json.dumps(duel(ruleset, options, a, b, args.games, args.seed, args.budget, args.max_plies)))
+    if args.games < 1 or args.budget <= 0 or args.max_plies < 1 or (args.nodes is not None and args.nodes < 1):
+        raise UsageError("--games, --budget, --max-plies and --nodes must be positive")
+    result = duel(ruleset, options, a, b, args.games, args.seed, args.budget, args.max_plies, args.nodes)
+    print(json.dumps(result))
     return EXIT_OK
 
 
 def cmd_move(argv: list[str]) -> int:
-    """`move GAME LEVEL [--opt K=V ...] [--seed S] [--budget SECONDS] [FILE | -]`."""
+    """`move GAME LEVEL [--opt K=V ...] [--seed S] [--budget SECONDS | --nodes N] [FILE | -]`."""
     p = argparse.ArgumentParser(prog="python -m games move", description="the move a practice level plays here")
     p.add_argument("game")
     p.add_argument("level")
     p.add_argument("--opt", action="append", metavar="KEY=VALUE")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="seconds the search may take")
+    p.add_argument("--nodes", type=int, help=NODES_HELP)
     p.add_argument("file", nargs="?", default="-")
     args = _parse(p, argv, intermixed=True)
     ruleset = load_game(args.game)
     options = _options(ruleset, args.opt)
     level = _level(ruleset, args.level)
-    if args.budget <= 0:
-        raise UsageError("--budget must be positive")
+    if args.budget <= 0 or (args.nodes is not None and args.nodes < 1):
+        raise UsageError("--budget and --nodes must be positive")
     result, state = replay_lines(ruleset, options, read_input(args.file))
     if result["error"]:
         print(json.dumps({"move": None, "error": result["error"]}))
@@ -126,7 +132,7 @@ def cmd_move(argv: list[str]) -> int:
         return EXIT_USAGE
     t0 = time.perf_counter()
     try:
-        move = pick(ruleset, state, level, random.Random(args.seed), args.budget)
+        move = pick(ruleset, state, level, random.Random(args.seed), args.budget, nodes=args.nodes)
     except NoMoveError as exc:
         print(json.dumps({"move": None, "error": str(exc)}))
         return EXIT_USAGE

@@ -19,7 +19,7 @@ from games.base import AnyRuleset, Seat
 WIN = 1_000_000.0
 Evaluate = Callable[[Any, Seat], float]
 Candidates = Callable[[AnyRuleset, Any], list[Any]]
-Forcing = Callable[[AnyRuleset, Any, float], Any]
+Forcing = Callable[[AnyRuleset, Any, "Budget", float], Any]
 FORCING_SHARE = 0.3
 """Of `hard`'s budget: the part the forcing-win search may use before the ordinary search starts,
 and the part kept at the end for checking the chosen moves against the opponent's forcing wins."""
@@ -27,7 +27,30 @@ REFUTE_CHECKS = 6
 
 
 class OutOfTime(Exception):
-    """The deadline passed in the middle of a search."""
+    """The budget ran out in the middle of a search."""
+
+
+@dataclass
+class Budget:
+    """What one move's thinking may spend: seconds of wall-clock time (play), or, when `nodes` is set,
+    that many units of work (positions searched), which gives the same move on every machine, however
+    busy (tests, reproducible duels). Phases of a search get a share of it: "the first 30 %"."""
+
+    seconds: float
+    nodes: int | None = None
+    used: int = 0
+    """Units of work done so far (counted in both modes)."""
+    start: float = field(default_factory=time.monotonic)
+
+    def spend(self, units: int = 1) -> None:
+        """Count work done."""
+        self.used += units
+
+    def spent(self, share: float = 1.0) -> bool:
+        """Whether the first `share` of the budget is used up."""
+        if self.nodes is not None:
+            return self.used >= share * self.nodes
+        return time.monotonic() > self.start + share * self.seconds
 
 
 def all_moves(ruleset: AnyRuleset, state: Any) -> list[Any]:
@@ -67,8 +90,8 @@ class Profile:
     """When set, `medium` searches only this many of its moves, those that look best one ply ahead
     (with `noise`): it checks the replies to a few candidate moves rather than to every one."""
     forcing: Forcing | None = None
-    """For `hard`: a move that wins by force (beyond the search's horizon), looked for first with
-    part of the budget; None when there is none or the time is up."""
+    """For `hard`: a move that wins by force (beyond the search's horizon), looked for first within
+    the given share of the budget; None when there is none or the share is used up."""
     refutes: Forcing | None = None
     """For `hard`: given the position after one of its moves, a winning move of the opponent's by
     force (None if none found in time). The best-scored moves are checked in order and the first
@@ -77,12 +100,13 @@ class Profile:
 
 @dataclass
 class Search:
-    """Alpha-beta for the seat `me` with a deadline (checked every few nodes)."""
+    """Alpha-beta for the seat `me` within the first `share` of a budget (checked at every node)."""
 
     ruleset: AnyRuleset
     profile: Profile
     me: Seat
-    deadline: float
+    budget: Budget
+    share: float = 1.0
     nodes: int = 0
 
     def terminal(self, state: Any, ply: int) -> float | None:
@@ -128,7 +152,8 @@ class Search:
         if depth <= 0:
             return self.profile.evaluate(state, self.me)
         self.nodes += 1
-        if time.monotonic() > self.deadline:
+        self.budget.spend()
+        if self.budget.spent(self.share):
             raise OutOfTime
         if depth == 1 and self.profile.quiet_leaves:
             return self.quiet(state, ply)
@@ -175,7 +200,7 @@ def best_move(
     state: Any,
     level: str,
     rng: random.Random,
-    budget_seconds: float,
+    budget: Budget,
     avoid: Sequence[Any] = (),
 ) -> Any:
     """The move `level` plays: `easy` looks one ply ahead (with noise), `medium` two, `hard` deepens
@@ -183,10 +208,8 @@ def best_move(
     me = ruleset.to_move(state)
     if me is None:
         raise ValueError("the game is over")
-    start = time.monotonic()
-    end = start + budget_seconds
     checks = level == "hard" and profile.refutes is not None
-    search = Search(ruleset, profile, me, end - budget_seconds * FORCING_SHARE if checks else end)
+    search = Search(ruleset, profile, me, budget, 1.0 - FORCING_SHARE if checks else 1.0)
     roots = search.children(state, 0, None, root=True)
     roots = [r for r in roots if r[1] not in avoid] or roots
     if not roots:
@@ -195,7 +218,7 @@ def best_move(
     if roots[0][0] >= WIN - 1:
         return _pick(rng, [(v, m) for v, m, _ in roots])
     if level == "hard" and profile.forcing is not None:
-        forced = profile.forcing(ruleset, state, start + budget_seconds * FORCING_SHARE)
+        forced = profile.forcing(ruleset, state, budget, FORCING_SHARE)
         if forced is not None and forced not in avoid:
             return forced
     if level == "easy":
@@ -236,11 +259,11 @@ def best_move(
         order = {id(m): v for v, m in scored}
         roots.sort(key=lambda t: (order[id(t[1])], t[0]), reverse=True)
         depth += profile.depth_step
-        if time.monotonic() > search.deadline:
+        if budget.spent(search.share):
             break
     static = {id(m): v for v, m, _ in roots}
     if checks:
-        scored = _unrefuted(ruleset, profile, roots, scored, end)
+        scored = _unrefuted(ruleset, profile, roots, scored, budget)
     return _pick(rng, scored, static)
 
 
@@ -249,19 +272,19 @@ def _unrefuted(
     profile: Profile,
     roots: list[tuple[float, Any, Any]],
     scored: list[tuple[float, Any]],
-    end: float,
+    budget: Budget,
 ) -> list[tuple[float, Any]]:
     """`scored` without the best moves that the opponent answers with a forcing win (checked best
-    first, up to REFUTE_CHECKS of them, while time lasts): the best unrefuted move comes out on top."""
+    first, up to REFUTE_CHECKS of them, while the budget lasts): the best unrefuted move comes out on top."""
     assert profile.refutes is not None
     child = {id(m): c for _v, m, c in roots}
     refuted: set[int] = set()
     checked = 0
     for v, m in sorted(scored, key=lambda vm: vm[0], reverse=True):
-        if checked >= REFUTE_CHECKS or v <= -WIN / 2 or time.monotonic() > end:
+        if checked >= REFUTE_CHECKS or v <= -WIN / 2 or budget.spent():
             break
         checked += 1
-        if profile.refutes(ruleset, child[id(m)], end) is None:
+        if profile.refutes(ruleset, child[id(m)], budget, 1.0) is None:
             # the unchecked moves scored as high are left out: this one is known to hold
             return [(v, m)] + [(w, n) for w, n in scored if w < v - 1e-6]
         refuted.add(id(m))

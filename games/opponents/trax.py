@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from games.base import AnyRuleset, Seat
-from games.opponents.search import Profile
-from games.trax.board import FIT, OFF, PARTNER, STRIDE, TURN, WHITE, ThreeSame, need
+from games.opponents.search import Budget, Profile
+from games.trax.board import FIT, OFF, PARTNER, STRIDE, WHITE, ThreeSame, need, track_end
 from games.trax.state import TraxState, legal_moves, play
 
 # Weight of a track by the distance between the empty cells its two ends enter.
@@ -24,7 +23,6 @@ def threats(state: TraxState, hot: set[int] | None = None) -> tuple[float, float
 
     With `hot`, the empty cells at the ends of tracks whose ends are close are added to it."""
     board = state.board
-    get = board.get
     minx, maxx, miny, maxy = state.box
     wide = maxx - minx >= LINE_SPAN - 2
     tall = maxy - miny >= LINE_SPAN - 2
@@ -35,15 +33,7 @@ def threats(state: TraxState, hot: set[int] | None = None) -> tuple[float, float
             if key + OFF[side] in board or (key, side) in seen:
                 continue
             colour = mask >> side & 1
-            # Follow the track from this open end to its other end.
-            k, d = key, PARTNER[mask][side]
-            while True:
-                n = k + OFF[d]
-                m = get(n)
-                if m is None:
-                    break
-                d = TURN[m << 2 | d]
-                k = n
+            k, d = track_end(board, key, PARTNER[mask][side])  # this open end's track, to its other end
             seen.add((k, d))
             seen.add((key, side))
             a = key + OFF[side]
@@ -120,19 +110,21 @@ def _near(cell: int, cells: set[int], reach: int) -> bool:
     return any(abs(x - (c >> 16)) <= reach and abs(y - (c & 0xFFFF)) <= reach for c in cells)
 
 
-def unstoppable(ruleset: AnyRuleset, state: TraxState, deadline: float) -> Any | None:
+def unstoppable(ruleset: AnyRuleset, state: TraxState, budget: Budget, share: float = 1.0) -> Any | None:
     """A move after which the seat to act wins next turn whatever the reply: it makes threats (moves
     that would win at once) that no reply near them stops, usually two far apart (a double threat).
     Replies are looked for within two cells of the threats' cells (a tile far away rarely changes a
-    track near them). None when there is no such move, or when `deadline` (time.monotonic) passes."""
+    track near them). None when there is no such move, or when the first `share` of `budget` is used up
+    (each move looked at and each reply tried counts one unit of work)."""
     me = state.seat
     seen: set[Any] = set()
     for move in tactical(ruleset, state) + candidates(ruleset, state):
         if move in seen:
             continue
         seen.add(move)
-        if time.monotonic() > deadline:
+        if budget.spent(share):
             return None
+        budget.spend()
         child = play_or_stay(state, move)
         if child is state or child.finished:
             continue  # illegal (three same), or already won or lost: not a threat to look at
@@ -144,6 +136,7 @@ def unstoppable(ruleset: AnyRuleset, state: TraxState, deadline: float) -> Any |
         for reply in legal_moves(child):
             if not _near(reply[0], cells, 2):
                 continue
+            budget.spend()
             after = play_or_stay(child, reply)
             if after is child:
                 continue

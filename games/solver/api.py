@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections import Counter
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from games.solver.board import Board, board, edge_index
+from games.solver.loaded import KERNEL_LOADED
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF, PureSearch
 
@@ -118,9 +118,9 @@ def make_search(
 
 
 def kernel_ready() -> bool:
-    """Whether the compiled kernel is loaded in this process (then every search goes to it)."""
-    kernel = sys.modules.get("games.solver.kernel")
-    return kernel is not None and bool(kernel.READY)
+    """Whether the compiled kernel is loaded in this process (then every search goes to it). Safe
+    while another thread is loading it: that thread sets the flag only when it is done."""
+    return KERNEL_LOADED.is_set()
 
 
 def ensure_compiled() -> None:

@@ -7,7 +7,7 @@ replacing the smallest subtree (`tt_buckets`). Symmetry images are updated per a
 The same functions are compiled two ways (`games.solver.kernel.load` picks): ahead of time into an
 extension module (`games.solver.aot`), or just in time by numba, cached on disk (`cache=True`).
 Importing this module imports numba (slow: about a quarter of a second, and loading the compiled
-code as much again). The search's memory layout (one uint64 array) is described in `games.solver.kernel`.
+code as much again). The search's memory layout (one uint64 array) is described in `games.solver.layout`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ ensure_cache_dir()
 from numba import njit, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-from games.solver.kernel import (  # noqa: E402
+from games.solver.layout import (  # noqa: E402
     BUCKET,
     BUCKET_MASK,
     F_BUCKETS,

@@ -7,6 +7,10 @@
   a random choice among the best edges. Small endgames are solved exactly.
 - `perfect`: the exact solver within the time budget; when the position is too big for it, the
   `medium` search with the whole budget.
+
+The budget is seconds of wall-clock time, or with `nodes` a count of positions searched: then the
+move depends only on the position and the seed (the exact search gets a fresh table, and its engine
+is chosen by the position alone, not by whether the compiled kernel is already loaded).
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ PURE_NODES_PER_SECOND = 50_000
 
 
 class _Limited(PureSearch):
-    """Depth-limited negamax over quiet positions (depth counts quiet moves), with a deadline."""
+    """Depth-limited negamax over quiet positions (depth counts quiet moves), with a deadline or a
+    node limit."""
 
-    def __init__(self, b: Board, deadline: float) -> None:
-        super().__init__(b, FULL)
+    def __init__(self, b: Board, deadline: float, node_limit: int | None = None) -> None:
+        super().__init__(b, FULL, node_limit)
         self.deadline = deadline
         self.memo: dict[tuple[int, int], int] = {}
 
@@ -51,7 +56,10 @@ class _Limited(PureSearch):
         if d == self.b.full or depth == 0:
             return 0
         self.nodes += 1
-        if self.nodes & 255 == 0 and time.monotonic() > self.deadline:
+        if self.node_limit is not None:
+            if self.nodes > self.node_limit:
+                raise SearchAborted
+        elif self.nodes & 255 == 0 and time.monotonic() > self.deadline:
             raise SearchAborted
         best = -INF
         for e in self.moves(d):
@@ -85,8 +93,10 @@ def _easy(b: Board, d: int, rng: random.Random) -> int:
     return rng.choice([e for e in legal if cost[e] == low])
 
 
-def _limited(b: Board, d: int, rng: random.Random, deadline: float, max_depth: int) -> int:
-    s = _Limited(b, deadline)
+def _limited(
+    b: Board, d: int, rng: random.Random, deadline: float, max_depth: int, node_limit: int | None = None
+) -> int:
+    s = _Limited(b, deadline, node_limit)
     legal = [e for e in range(b.n_edges) if not d >> e & 1]
     scores: dict[int, int] = {}
     for depth in range(1, max_depth + 1):
@@ -106,9 +116,15 @@ def _limited(b: Board, d: int, rng: random.Random, deadline: float, max_depth: i
 
 
 def choose_move(
-    state: BoxesState, level: str = "medium", rng: random.Random | None = None, budget_seconds: float = 1.0
+    state: BoxesState,
+    level: str = "medium",
+    rng: random.Random | None = None,
+    budget_seconds: float = 1.0,
+    *,
+    nodes: int | None = None,
 ) -> int:
-    """An edge index for the player to move in `state` at this level (see the module docstring)."""
+    """An edge index for the player to move in `state` at this level (see the module docstring);
+    with `nodes`, bounded by that many positions searched instead of `budget_seconds`."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
     rng = rng or random.Random()
@@ -121,18 +137,22 @@ def choose_move(
     free = b.n_edges - d.bit_count()
     if level == "easy":
         return _easy(b, d, rng)
-    from games.solver.api import choose_engine, exact_best, searcher
+    from games.solver.api import PURE_MAX_FREE, choose_engine, exact_best, make_search, searcher
 
     if b.n_edges <= MAX_EDGES and (free <= EXACT_FREE_EDGES or level == "perfect"):
-        engine = choose_engine(b, d)
-        rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
-        limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
         try:
-            with searcher(b, FULL, engine, limit) as s:
-                return rng.choice(exact_best(s, b, d))
+            if free <= EXACT_FREE_EDGES or nodes is None:
+                engine = choose_engine(b, d)
+                rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
+                limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
+                with searcher(b, FULL, engine, limit) as s:
+                    return rng.choice(exact_best(s, b, d))
+            # a work budget: an engine chosen by the position alone, and a fresh table
+            fresh = make_search(b, FULL, "pure" if free <= PURE_MAX_FREE else "kernel", nodes)
+            return rng.choice(exact_best(fresh, b, d))
         except SearchAborted:
             pass
     elif free <= EXACT_FREE_EDGES:
         return rng.choice(exact_best(PureSearch(b), b, d))
     depth = 64 if level == "perfect" else MEDIUM_MAX_DEPTH
-    return _limited(b, d, rng, deadline, depth)
+    return _limited(b, d, rng, deadline, depth, nodes)

@@ -207,6 +207,26 @@ COLOUR_SIDES = tuple(
 """COLOUR_SIDES[mask][colour]: the two sides carrying that colour."""
 
 
+def track_end(
+    board: Mapping[int, int], start: int, side: int, seen: set[int] | None = None, colour: int = 0
+) -> tuple[int, int]:
+    """Follow the track that leaves tile `start` by `side`, tile by tile, to where it stops: (the last
+    tile on it, the side the track leaves that tile by). The track stops at an empty cell, or when it
+    comes back into `start` (a loop: then the returned tile's neighbour on that side is `start`).
+    With `seen`, every tile passed is added to it as `key << 1 | colour`."""
+    get = board.get
+    k, d = start, side
+    while True:
+        n = k + OFF[d]
+        m = get(n)
+        if m is None or n == start:
+            return k, d
+        d = TURN[m << 2 | d]
+        k = n
+        if seen is not None:
+            seen.add(k << 1 | colour)
+
+
 def structures(
     board: Mapping[int, int], fresh: Iterable[int], box: tuple[int, int, int, int]
 ) -> tuple[str | None, str | None]:
@@ -221,41 +241,19 @@ def structures(
     found: list[str | None] = [None, None]
     fresh = list(fresh)
     seen: set[int] | None = set() if len(fresh) > 1 else None
-    get = board.get
     for start in fresh:
         smask = board[start]
         for colour in (RED, WHITE):
             if found[colour] == "loop" or (seen is not None and start << 1 | colour in seen):
                 continue
             first, second = COLOUR_SIDES[smask][colour]
-            # Follow the track out of the first side until it stops or comes back.
-            k, d = start, first
-            while True:
-                n = k + OFF[d]
-                m = get(n)
-                if m is None:
-                    break
-                if n == start:
-                    found[colour] = "loop"
-                    break
-                d = TURN[m << 2 | d]
-                k = n
-                if seen is not None:
-                    seen.add(k << 1 | colour)
+            k1, d1 = track_end(board, start, first, seen, colour)
+            if k1 + OFF[d1] == start:
+                found[colour] = "loop"
+                continue
             if found[colour] is not None or not (wide or tall):
                 continue
-            k1, d1 = k, d
-            k, d = start, second
-            while True:
-                n = k + OFF[d]
-                m = get(n)
-                if m is None:
-                    break
-                d = TURN[m << 2 | d]
-                k = n
-                if seen is not None:
-                    seen.add(k << 1 | colour)
-            k2, d2 = k, d
+            k2, d2 = track_end(board, start, second, seen, colour)
             if d1 > d2:
                 k1, d1, k2, d2 = k2, d2, k1, d1
             if wide and d1 == E and d2 == W and k1 >> 16 == maxx and k2 >> 16 == minx:

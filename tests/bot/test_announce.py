@@ -93,7 +93,7 @@ async def test_the_room_board_and_an_engine_refusal_name_the_players(tmp_path: A
     await service.start()
     try:
         players = [PlayerRef("a", "Ann"), PlayerRef("b", "Ben")]
-        for game in registry.implemented():
+        for game in registry.ids():
             mid = await service.create_match(game, players)
             assert "seat" not in service.board_text(mid).lower(), game
         dotdash = await service.create_match("dotdash", players)

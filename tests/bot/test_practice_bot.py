@@ -22,7 +22,9 @@ from tests.bot.conftest import Recorder, make_service
 pytestmark = pytest.mark.looptime
 
 SEED = int(os.environ.get("DMHOST_TEST_SEED", "11"))
-BUDGET = 0.05
+NODES = {"boxes": 2000, "pathing": 60, "dotdash": 8, "dots": 60, "trax": 100}
+"""The bot's work budget per move (positions searched), per game: its moves do not depend on the
+machine's speed."""
 ROOM_GAMES: dict[str, dict[str, str]] = {
     "boxes": {"rows": "2", "cols": "2"},
     "pathing": {"max_rounds": "3"},
@@ -45,7 +47,7 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
     out = io.StringIO()
     room = Room(config, out=out)
     assert room.bot is not None
-    room.bot.budget = BUDGET
+    room.bot.nodes = NODES[game]
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     rng = random.Random(SEED)
 
@@ -74,7 +76,7 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
 async def test_bot_chooses_who_starts_when_it_has_the_advantage(sqlite_url: str) -> None:
     rec = Recorder()
     service = await make_service(sqlite_url, rec)
-    bot = PracticeBot(service, "medium", budget_seconds=BUDGET, seed=SEED)
+    bot = PracticeBot(service, "medium", nodes=NODES["pathing"], seed=SEED)
     try:
         mid = await service.create_match(
             "pathing", [PlayerRef("local:al", "al"), PlayerRef(BOT_ID, "dmhost")], advantage=2
@@ -96,7 +98,7 @@ async def test_bot_makes_the_pathing_penalty_pick_it_owes(sqlite_url: str) -> No
     rec = Recorder()
     service = await make_service(sqlite_url, rec)
     al = PlayerRef("local:al", "al")
-    bot = PracticeBot(service, "random", budget_seconds=BUDGET, seed=SEED)
+    bot = PracticeBot(service, "random", nodes=NODES["pathing"], seed=SEED)
     rng = random.Random(SEED)
     try:
         mid = await service.create_match("pathing", [al, PlayerRef(BOT_ID, "dmhost")])
@@ -112,7 +114,7 @@ async def test_bot_makes_the_pathing_penalty_pick_it_owes(sqlite_url: str) -> No
             if live.players[seat].id == BOT_ID:
                 await asyncio.sleep(0.1)
                 continue
-            move = pick(live.ruleset, state, "medium", rng, BUDGET)
+            move = pick(live.ruleset, state, "medium", rng, nodes=NODES["pathing"])
             assert (await service.submit(mid, al.id, live.ruleset.format(state, move))).status == "accepted"
         picks_by_bot = sum(
             1 for _, e in rec.of("move") if e.seat == 2 and str(e.data.get("move", "")).startswith("pick")
@@ -141,7 +143,7 @@ async def test_bot_answers_the_trax_mulligan_offer(sqlite_url: str, level: str, 
     rec = Recorder()
     service = await make_service(sqlite_url, rec)
     al = PlayerRef("local:al", "al")
-    bot = PracticeBot(service, level, budget_seconds=BUDGET, seed=SEED)
+    bot = PracticeBot(service, level, nodes=NODES["trax"], seed=SEED)
     rng = random.Random(SEED)
     try:
         mid = await service.create_match("trax", [al, PlayerRef(BOT_ID, "dmhost")])
@@ -154,7 +156,7 @@ async def test_bot_answers_the_trax_mulligan_offer(sqlite_url: str, level: str, 
             if live.status != "ongoing" or seat is None or live.players[seat].id == BOT_ID:
                 await asyncio.sleep(1)
                 continue
-            move = pick(live.ruleset, live.state, "hard", rng, BUDGET)
+            move = pick(live.ruleset, live.state, "hard", rng, nodes=NODES["trax"])
             result = await service.submit(mid, al.id, live.ruleset.format(live.state, move))
             if result.status != "accepted":
                 await asyncio.sleep(1)

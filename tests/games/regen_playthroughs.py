@@ -16,7 +16,7 @@ from typing import Any
 
 from games import registry
 from games.base import play_text
-from games.cli import summarise
+from games.clitools import summarise
 from tests import DATA
 
 PLAYTHROUGHS = DATA / "playthroughs"

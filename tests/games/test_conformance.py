@@ -23,11 +23,7 @@ def _cases() -> list[Any]:
     out = []
     for game in registry.GAME_MODULES:
         spec_file = DATA / f"{game}.json"
-        try:
-            registry.get(game)
-        except registry.GameNotImplementedError:
-            continue
-        assert spec_file.exists(), f"implemented game {game} has no conformance spec"
+        assert spec_file.exists(), f"game {game} has no conformance spec"
         spec = json.loads(spec_file.read_text())
         for i, opts in enumerate(spec["options"]):
             out.append(pytest.param(game, opts, spec["games_per_option"], spec["max_plies"], id=f"{game}-{i}"))
@@ -72,7 +68,7 @@ def test_random_playouts(game: str, opts: dict[str, Any], games: int, max_plies:
             _playout(ruleset, opts, seed, max_plies)
 
 
-@pytest.mark.parametrize("game", [g for g in registry.GAME_MODULES if g in registry.implemented()])
+@pytest.mark.parametrize("game", registry.ids())
 def test_garbage_is_a_syntax_error(game: str) -> None:
     ruleset = registry.get(game)
     state = ruleset.new_game(ruleset.parse_options({}))

@@ -12,14 +12,14 @@ import pytest
 
 from games import registry
 from games.base import TITLES, Outcome, Ruleset, Termination, UnsupportedError
-from games.cli import replay_lines
+from games.clitools import replay_lines
 from tests import ROOT
 
-READY = registry.implemented()
+READY = registry.ids()
 
 
 def test_terminations_are_the_contracts_reason_strings() -> None:
-    # The reasons CONTRACT.md names, plus the ones the engines add (Dots `stop`, Pathing `round-limit`).
+    # The reasons docs/cli.md names, plus the ones the engines add (Dots `stop`, Pathing `round-limit`).
     contract = {"loop", "line", "four-in-a-row", "score", "five-rows", "no-moves", "resign", "shift", "time", "award"}
     values = {t.value for t in Termination}
     assert contract | {"stop", "round-limit"} == values

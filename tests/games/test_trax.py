@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.base import ClockSpec, IllegalMoveError, MoveSyntaxError, OptionsError, play_text
-from games.cli import replay_lines
+from games.clitools import replay_lines
 from games.coords import col_to_letters
 from games.trax import RULESET as R
 from games.trax import THREE_SAME, TraxState, perft

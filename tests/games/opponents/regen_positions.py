@@ -33,6 +33,10 @@ def wins_now(r: AnyRuleset, state: Any, move: Any) -> bool:
     return out is not None and out.winner == me
 
 
+GAME_NODES = 30
+"""The work per move of the games positions are drawn from (a budget of work: the same games on any machine)."""
+
+
 def games(r: AnyRuleset, options: Any, n: int, levels: tuple[str, str], seed: int) -> Any:
     """Yield (moves so far as text, state) along seeded games."""
     for g in range(n):
@@ -41,7 +45,7 @@ def games(r: AnyRuleset, options: Any, n: int, levels: tuple[str, str], seed: in
         texts: list[str] = []
         while r.to_move(state) is not None and len(texts) < 400:
             yield texts, state
-            move = pick(r, state, levels[len(texts) % 2], rng, 0.05)
+            move = pick(r, state, levels[len(texts) % 2], rng, nodes=GAME_NODES)
             texts.append(r.format(state, move))
             state, _ = r.apply(state, move)
 
@@ -95,6 +99,7 @@ def forces_win(r: AnyRuleset, state: Any, move: Any) -> bool:
 
 
 def trax_force() -> None:
+    from games.opponents.search import Budget
     from games.opponents.trax import unstoppable
 
     r = registry.get("trax")
@@ -104,7 +109,7 @@ def trax_force() -> None:
             break
         if len(texts) < 6 or any(wins_now(r, state, m) for m in r.legal_moves(state)):
             continue
-        move = unstoppable(r, state, float("inf"))
+        move = unstoppable(r, state, Budget(float("inf")))
         if move is not None and forces_win(r, state, move):
             found.append(list(texts))
     (OUT / "trax_force.json").write_text(json.dumps({"options": {}, "positions": found}, indent=1) + "\n")

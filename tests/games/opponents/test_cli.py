@@ -1,4 +1,4 @@
-"""`python -m games duel` and `python -m games move` as scripts use them (shared/CONTRACT.md)."""
+"""`python -m games duel` and `python -m games move` as scripts use them (docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def test_duel_prints_the_contract_object_and_is_deterministic() -> None:
         assert got[key] == again[key]
 
 
+def test_a_node_budget_gives_the_same_games_and_moves_every_run() -> None:
+    # Searching levels bounded by work, not the clock: two runs agree whatever else the machine does.
+    duel_args = ["duel", "trax", "hard", "medium", "--games", "2", "--seed", "3", "--nodes", "40", "--max-plies", "16"]
+    first, second = run(duel_args), run(duel_args)
+    assert first.returncode == 0, first.stderr
+    scores = [{k: v for k, v in json.loads(p.stdout).items() if k != "seconds_per_move"} for p in (first, second)]
+    assert scores[0] == scores[1]
+    position = "@0+\nB1+\nA0\\\n"
+    moves = [run(["move", "trax", "hard", "--nodes", "150", "--seed", "2", "-"], position) for _ in range(2)]
+    assert moves[0].returncode == 0, moves[0].stderr
+    assert json.loads(moves[0].stdout)["move"] == json.loads(moves[1].stdout)["move"]
+
+
 def test_duel_move_cap_scores_a_draw() -> None:
     r = registry.get("dots")
     result = duel(r, r.parse_options({"width": 5, "height": 5}), "random", "random", 2, 1, 0.1, max_plies=3)
@@ -48,6 +61,9 @@ def test_duel_move_cap_scores_a_draw() -> None:
         ["duel", "dots", "easy", "easy", "--opt", "width=2"],
         ["duel", "dots", "easy", "easy", "--games", "0"],
         ["move", "trax", "expert"],
+        ["move", "trax", "easy", "--nodes", "0"],
+        ["move", "trax", "easy", "--nodes", "many"],
+        ["duel", "trax", "easy", "easy", "--nodes", "-3"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
@@ -57,7 +73,7 @@ def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
 
 
 def test_move_answers_in_notation_that_replay_accepts() -> None:
-    done = run(["move", "trax", "medium", "--budget", "0.2", "-"], "@0+\nB1+\n")
+    done = run(["move", "trax", "medium", "--nodes", "200", "-"], "@0+\nB1+\n")
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["seconds"] >= 0
@@ -78,9 +94,9 @@ def test_every_level_plays_a_legal_move_from_the_start(game: str) -> None:
     r = registry.get(game)
     state = r.new_game(r.parse_options({"width": 8, "height": 8} if game == "dots" else {}))
     for level in LEVELS[game]:
-        text = choose_move(game, state, level, seed=1, budget_seconds=0.1)
+        text = choose_move(game, state, level, seed=1, nodes=50)
         r.parse(state, text)  # raises when the text is not a legal move here
     # Dot Dash: the colour choice is a move the opponent makes too.
     if game == "dotdash":
         after = r.apply(state, pick(r, state, "easy", random.Random(1)))[0]
-        assert r.format(after, pick(r, after, "hard", random.Random(1), 0.1)) in ("take red", "take blue")
+        assert r.format(after, pick(r, after, "hard", random.Random(1), nodes=50)) in ("take red", "take blue")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.solver import aot, ensure_compiled, kernel
+from games.solver import aot, ensure_compiled, kernel, layout
 from games.solver.api import parse_drawn
 from games.solver.board import board
 from games.solver.options import FULL, SolveOptions
@@ -43,9 +43,9 @@ def test_the_extension_and_numba_search_the_same_tree() -> None:
         for opts in (FULL, SolveOptions().without("tt_buckets"), SolveOptions().without("symmetry")):
             runs = []
             for search in (ext.search, jit.search):  # type: ignore[attr-defined]
-                t = kernel.build_table(b, opts, 300_000, 14)  # a node budget keeps the big boards short
-                v = search(np.uint64(d), -INF, INF, checked % 2, kernel.address(t))
-                runs.append((int(v), int(t[kernel.H_NODES]), int(t[kernel.H_ABORT])))
+                t = layout.build_table(b, opts, 300_000, 14)  # a node budget keeps the big boards short
+                v = search(np.uint64(d), -INF, INF, checked % 2, layout.address(t))
+                runs.append((int(v), int(t[layout.H_NODES]), int(t[layout.H_ABORT])))
             assert runs[0] == runs[1], case["name"]
         checked += 1
     assert checked >= 20
@@ -58,11 +58,11 @@ def test_the_extension_and_numba_find_the_same_captures() -> None:
     rng = random.Random(3)
     for rows, cols in [(3, 3), (4, 4), (5, 5)]:
         b = board(rows, cols)
-        t = kernel.build_table(b, FULL, None, 8)
+        t = layout.build_table(b, FULL, None, 8)
         for _ in range(200):
             d = sum(1 << e for e in range(b.n_edges) if rng.random() < 0.7)
-            got = ext.closure_at(np.uint64(d), kernel.address(t))  # type: ignore[attr-defined]
-            assert got == jit.closure_at(np.uint64(d), kernel.address(t))
+            got = ext.closure_at(np.uint64(d), layout.address(t))  # type: ignore[attr-defined]
+            assert got == jit.closure_at(np.uint64(d), layout.address(t))
 
 
 def test_the_command_line_searches_without_numba_once_built() -> None:

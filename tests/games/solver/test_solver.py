@@ -198,7 +198,7 @@ def test_choose_move_plays_legal_edges(level: str) -> None:
     for rows, cols in [(2, 2), (3, 3)]:
         state = R.new_game(R.parse_options({"rows": rows, "cols": cols}))
         while R.to_move(state) is not None:
-            e = choose_move(state, level, rng, budget_seconds=0.05)
+            e = choose_move(state, level, rng, nodes=2000)
             assert not state.drawn >> e & 1
             state, _ = R.apply(state, e)
 
@@ -208,5 +208,5 @@ def test_perfect_level_plays_an_optimal_endgame_move() -> None:
     drawn = case["drawn"]
     assert isinstance(drawn, list)
     state = R.state_from_edges(3, 3, drawn)
-    e = choose_move(state, "perfect", random.Random(1), budget_seconds=1.0)
+    e = choose_move(state, "perfect", random.Random(1), nodes=20_000)
     assert board(3, 3).edge_text(e) == "C3-D3"

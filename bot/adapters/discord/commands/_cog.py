@@ -117,11 +117,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     async def game_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        """Implemented games whose id or title contains what was typed."""
+        """Games whose id or title contains what was typed."""
         typed = current.strip().lower()
         return [
             app_commands.Choice(name=f"{_title(g)} ({g})", value=g)
-            for g in registry.implemented()
+            for g in registry.ids()
             if typed in g or typed in _title(g).lower()
         ][:25]
 
@@ -240,7 +240,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clk = parse_pairs(clock, "clock")
         try:
             ruleset = registry.get(game)
-        except (registry.UnknownGameError, registry.GameNotImplementedError) as exc:
+        except registry.UnknownGameError as exc:
             raise HostError(str(exc.args[0])) from None
         try:
             parsed = ruleset.parse_options(opts)

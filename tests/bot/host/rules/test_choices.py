@@ -1,4 +1,4 @@
-"""Which house rules each game takes, their defaults, and the `K=V` forms of CONTRACT.md."""
+"""Which house rules each game takes, their defaults, and the `K=V` forms of docs/cli.md."""
 
 from __future__ import annotations
 
