@@ -20,6 +20,16 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
+    """`--opt`/`--clock`/`--rule` values as a dict; exit 2 on a bad one."""
+    from games.clitools import UsageError, parse_kv
+
+    try:
+        return parse_kv([item for pair in pairs or [] for item in pair.split()], what)
+    except UsageError as exc:
+        raise SystemExit(_fail(str(exc))) from None
+
+
 def _now(text: str | None) -> dt.datetime:
     from bot.schedule.when import WhenError
 
@@ -60,14 +70,14 @@ def _row(s: Any) -> dict[str, Any]:
 
 
 async def _with_scheduler(db: str | None, must_exist: bool, action: Any) -> Any:
-    from bot.ops.cli import _db_url
+    from bot.ops.dburl import db_url
     from bot.opserrors import check_database_url
     from bot.schedule.core import Scheduler
     from bot.schedule.store import ScheduleStore
     from bot.store.db import migrate
     from bot.store.matches import MatchStore
 
-    url = _db_url(db)
+    url = db_url(db)
     check_database_url(url, must_exist=must_exist)
     store = MatchStore(url)
     try:
@@ -80,7 +90,6 @@ async def _with_scheduler(db: str | None, must_exist: bool, action: Any) -> Any:
 def cmd_add(args: argparse.Namespace) -> int:
     """Store a scheduled DM between two local players."""
     from bot.host.match import HostError, PlayerRef
-    from bot.ops.cli import _kv
     from bot.schedule.core import ScheduleError
     from bot.schedule.when import WhenError, iso, parse_when, zone
     from bot.schedule.wording import refusal

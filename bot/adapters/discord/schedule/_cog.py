@@ -396,7 +396,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         typed = current.strip().lower()
         return [
             app_commands.Choice(name=f"{registry.TITLES.get(g, g)} ({g})", value=g)
-            for g in registry.implemented()
+            for g in registry.ids()
             if typed in g or typed in registry.TITLES.get(g, g).lower()
         ][:25]
 
