@@ -1,16 +1,37 @@
-"""Every sentence the host says: structured host events and refusals → text people read.
+"""Every sentence the host says: host events and refusals (data from `bot.host`) → text people read.
 
-Names, never seats: each function gets `name`, which turns a seat into the player's display name.
-The service and the house rules hand over kinds and data; only this module words them.
+The host core never words anything; the terminal room, the Discord adapter and the text log all word
+its events here, so a game reads the same everywhere. Names, never seats: a `Name` turns a seat into
+the player's display name (`namer(event.names)`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
+from games.base import Event
+
+if TYPE_CHECKING:
+    from bot.host.match import Live
 
 Name = Callable[[int | None], str]
+
+
+def namer(names: Mapping[int, str]) -> Name:
+    """Seat → display name, for a match's players (`nobody` for no seat)."""
+
+    def name(seat: int | None) -> str:
+        return display(names[seat]) if seat is not None and seat in names else "nobody"
+
+    return name
+
+
+def seat_name(live: Live, seat: int | None) -> str:
+    """A running match's player in `seat`, by display name."""
+    return namer(live.names())(seat)
 
 
 def seconds(value: float) -> str:
@@ -36,8 +57,14 @@ def display(name: str) -> str:
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 
-def turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
+def turn_line(turn: TurnFacts | None, name: Name) -> str:
     """Whose turn it is, or what the match waits for."""
+    if turn is None:
+        return ""
+    return named(_turn(turn.status, turn.to_move, turn.prompt, turn.provisional, name), name)
+
+
+def _turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
     if status == "choosing":
         return "Waiting for the advantage player to choose who starts."
     if status in ("finished", "aborted"):
@@ -74,9 +101,65 @@ def named(text: str, name: Name) -> str:
     return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
+def event_text(ev: HostEvent) -> str:
+    """The sentence of a host event."""
+    name = namer(ev.names)
+    refused = ev.detail.get("refusal")
+    if isinstance(refused, Refusal):
+        return refusal_text(refused)
+    data = {**ev.data, **ev.detail}
+    own = rule_words().get(ev.kind)
+    if own is not None:  # a house rule's own event, in the words it declares
+        seat = ev.seat
+        values = {k: name(v) if k in _SEAT_FIELDS else v for k, v in data.items()}
+        values.update(player=name(seat), opponent=name(None if seat is None else 3 - seat))
+        return named(own.format(**values), name)
+    if ev.kind == "move":
+        data["said"] = describe(data.get("events") or [], name)
+    if ev.kind == "time" and ev.clocks is not None:
+        data["clocks"] = clock_line(ev.clocks, name)
+    return named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name)
+
+
 def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
-    """The sentence of a host event (`now_turn`: the turn line, for events that end with it)."""
+    """The sentence of a host event given as parts (`now_turn`: the turn line, for events that end with it)."""
     return named(_say(kind, data, seat, name, now_turn), name)
+
+
+def clock_line(facts: ClockFacts, name: Name) -> str:
+    """One line with both clocks (`clocks: ▶ alice 42s (grace 5:00) | bob …`)."""
+    parts = []
+    for seat in (1, 2):
+        rem = facts.remaining[seat]
+        mark = "▶ " if facts.running == seat else ""
+        if facts.kind == "move_reserve":
+            parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
+        else:
+            g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {seconds(rem['grace'])}"
+            parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} ({g})")
+    suffix = " (paused)" if facts.paused else ""
+    return "clocks: " + " | ".join(parts) + suffix
+
+
+def clocks_text(live: Live, now: float) -> str:
+    """The clock line of a running match at loop time `now`."""
+    from bot.host.match import clock_facts
+
+    return clock_line(clock_facts(live, now), namer(live.names()))
+
+
+def status_lines(live: Live, now: float) -> list[str]:
+    """Whose turn it is and both clocks: the two lines under a board."""
+    from bot.host.match import turn_facts
+
+    name = namer(live.names())
+    return [turn_line(turn_facts(live), name), clocks_text(live, now)]
+
+
+def board_text(live: Live, now: float) -> str:
+    """The text board (names, never seats), whose turn it is and both clocks."""
+    board = named(live.ruleset.render_text(live.state), namer(live.names()))
+    return "\n".join([board, *status_lines(live, now)])
 
 
 def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str:
@@ -174,17 +257,119 @@ _REFUSALS: dict[str, str] = {
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",
     "no_rule:here": "Nobody is waiting for your confirmation.",
     "no_rule:takeback": "Moves are final at once in this match.",
+    "no_rule:first": "That choice is not open any more.",
+    "no_rule:second": "That choice is not open any more.",
+    "not_saved": "the match could not be saved; try again in a moment",
+    "not_running": "match {match} is not running",
+    "no_match": "there is no match {match}",
+    "two_players": "a match needs two different players",
+    "advantage_seat": "advantage names player 1 or 2",
+    "first_seat": "first must be 1 or 2",
+    "seat": "seat must be 1 or 2",
+    "not_player": "only a player of this match can do that",
+    "not_player:resign": "only a player of this match can resign",
+    "not_player:mulligan": "only a player of this match can use a mulligan",
+    "not_player:decline": "only a player of this match can decline",
+    "not_player:here": "only the opponent can confirm presence",
+    "pause_paused": "match {match} is paused, not running",
+    "pause_over": "match {match} is over, not running",
+    "not_paused": "match {match} is not paused",
+    "settings_game": "{detail}",
+    "settings_clock": "clock for {title}: {detail}",
+    "settings_room_mode": "room mode must be one of {modes}, not {value!r}",
+    "rule_unknown": "{game} takes no rule {rule!r}; it accepts {accepted}",
+    "rule_on_off": "{rule} is on or off, not {value!r}",
+    "rule_seconds": "{rule} is a number of seconds (0 = off), not {value!r}",
+    "rule_range": "{rule} must be between {low:g} and {high:g} seconds",
+    "rule_count": "{rule} is a number of {rule}s per player (0 = off), not {value!r}",
+    "rule_choice": "{rule} is {choices}, not {value!r}",
+    "stale": "That is not open any more.",
+    "stale:takeback": "That move is already final.",
+    "not_actor": "Only {actor} can do that.",
+    "not_actor:takeback": "Only {actor} can take back {move}.",
+    "not_player:first": "Only a player of this match can choose.",
+    "not_player:second": "Only a player of this match can choose.",
 }
-_SEAT_FIELDS = ("other", "chooser", "mover")
+_DEADLINES = {
+    "final": "{who}'s move becomes final {at}",
+    "mulligan_offer": "The mulligan offer ends {at}",
+    "choose": "The choice of who starts ends {at}",
+    "presence": "The presence check ends {at}",
+    "clock": "{who}: {words} {at}",
+}
+_CLOCK_DEADLINES = {"reserve_started": "move time ends", "grace_started": "move time ends", "timeout": "time runs out"}
+"""Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
+
+
+_RESULT_WORDS = {
+    "resign": "by resignation",
+    "time": "on time",
+    "award": "awarded by the host",
+    "agreement": "by agreement",
+}
+
+
+def reason_words(reason: str) -> str:
+    """How a match ended, as the board's result line says it (`by resignation`; else the reason itself)."""
+    return _RESULT_WORDS.get(reason, reason)
+
+
+def deadline_text(label: str, who: str, at: str) -> str | None:
+    """A running deadline: a rule's (by its label) or a clock's (`clock:<deadline kind>`); `at` is
+    how the room writes the moment. None: a deadline the room does not show."""
+    if label.startswith("clock:"):
+        words = _CLOCK_DEADLINES.get(label.removeprefix("clock:"))
+        return None if words is None else _DEADLINES["clock"].format(who=who, words=words, at=at)
+    template = _DEADLINES.get(label)
+    return None if template is None else template.format(who=who, at=at)
+
+
+_DETAIL = ("game", "options")
+"""Refusals whose words come from where the problem was found (an engine's options, a rule's value)."""
+_SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer")
+
+
+def rule_words() -> dict[str, str]:
+    """The templates house rules declare for their own events and refusals (`HouseRule.words`)."""
+    from bot.host.rules import REGISTRY
+
+    return {code: text for rule in REGISTRY for code, text in rule.words.items()}
+
+
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
-    """The reply to a refused action (seats in `data` are said as names)."""
+    """The reply to a refused action given as parts (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
-    template = _REFUSALS.get(code, "That is not possible now.")
+    template = (
+        _REFUSALS.get(code)
+        or rule_words().get(code)
+        or _REFUSALS.get(code.partition(":")[0])
+        or "That is not possible now."
+    )
     return named(template.format(**values), name)
+
+
+def refusal_text(r: Refusal) -> str:
+    """The reply to a refusal."""
+    if r.code == "said":
+        return str(r.data.get("text", ""))
+    if r.code in _DETAIL:
+        return str(r.data.get("detail", ""))
+    return refusal(r.code, r.data, namer(r.names))
+
+
+def error_text(exc: HostError) -> str:
+    """The reply to a refused request."""
+    return refusal_text(exc.refusal)
+
+
+def reason_text(result: Any) -> str | None:
+    """The reply to a rejected text (`SubmitResult`), or its short reason when it was ignored."""
+    refused: Refusal | None = getattr(result, "refusal", None)
+    return refusal_text(refused) if refused is not None else getattr(result, "reason", None)
 
 
 def status_word(status: str) -> str:
@@ -199,17 +384,25 @@ def status_word(status: str) -> str:
     }.get(status, "in play")
 
 
-def paused_refusal(match_id: int, status: str) -> str:
-    """Why a match cannot be paused (never the internal status)."""
-    return f"match {match_id} is {'paused' if status == 'paused' else 'over'}, not running"
+def state_words(status: str) -> str:
+    """A match's state as `/dm` answers say it (`mulligan_wait` → "waiting for a mulligan decision")."""
+    return {
+        "ongoing": "in play",
+        "paused": "paused by the host",
+        "choosing": "waiting for the choice of who starts",
+        "mulligan_wait": "waiting for a mulligan decision",
+        "finished": "finished",
+        "aborted": "aborted",
+    }.get(status, status.replace("_", " "))
 
 
-def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
-    """The extra sentence(s) after 'X played M.' for a move's events (the first, 'move', is skipped)."""
+def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
+    """The extra sentence(s) after 'X played M.' for a move's engine events (as the engine made them, or
+    as stored: `{"kind": …, …data}`; the first, 'move', is skipped)."""
     parts: list[str] = []
     for e in events[1:]:
-        d: Mapping[str, Any] = e.data
-        kind = e.kind
+        d: Mapping[str, Any] = e.data if isinstance(e, Event) else e
+        kind = e.kind if isinstance(e, Event) else str(e.get("kind"))
         if kind == "boxes":
             n = d.get("count", 1)
             parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''} and moves again")
@@ -261,6 +454,94 @@ def describe(events: Sequence[Any], name: Callable[[int | None], str]) -> str:
         else:
             parts.append(kind.replace("_", " "))
     return (" " + "; ".join(parts) + ".") if parts else ""
+
+
+_SHOWN_KINDS = {
+    "move": "move",
+    "commit": "final",
+    "illegal": "illegal",
+    "syntax": "unreadable",
+    "turn": "out of turn",
+    "takeback": "take-back",
+    "mulligan": "mulligan",
+    "mulligan_offer": "mulligan offered",
+    "mulligan_declined": "mulligan declined",
+    "clock": "clock",
+    "timeout": "timeout",
+    "pause": "paused",
+    "resume": "resumed",
+    "resumed": "host restarted",
+    "abort": "aborted",
+    "time": "time adjusted",
+    "award": "awarded",
+    "resign": "resigned",
+    "ready": "ready",
+    "here": "presence",
+    "choice": "first player chosen",
+    "finished": "result",
+    "created": "created",
+}
+
+
+def log_text(data: Mapping[str, Any]) -> str:
+    """A match's log (`bot.records.matchlog.build_log`'s data) as text."""
+    p = data["players"]
+    lines = [
+        f"Match {data['match']} — {data['game']} — {data['status']}",
+        f"Players: {p['1']['name']} (seat 1) vs {p['2']['name']} (seat 2)",
+        f"Options: {_kv(data['options'])}",
+        f"Clock: {_kv(data['clock'])}",
+        f"House rules: {_rules(data.get('rules'))}",
+        f"Created: {data['created_at']}",
+    ]
+    by_seat = namer({int(seat): player["name"] for seat, player in p.items()})
+    for e in data["events"]:
+        label = _SHOWN_KINDS.get(e["kind"]) or rule_words().get(f"log:{e['kind']}") or e["kind"]
+        who = e.get("player", "host" if e["kind"] in ("pause", "resume", "abort", "time", "award") else "")
+        line = f"  #{e['seq']:<4} {e['at'][11:19]} {label:<18} {who}"
+        if e["kind"] == "move":
+            line += f" {e.get('move', e.get('text', ''))}"
+            if "used" in e:
+                line += f" ({e['used']:.1f} s)"
+            if e.get("provisional"):
+                line += " (provisional)"
+            if e.get("text") and e.get("text") != e.get("move"):
+                line += f"  [{e['text']!r}]"
+        elif e["kind"] in ("illegal", "syntax", "turn", "finished") and "text" in e:
+            line += f" {e.get('text', '')!r}: {named(str(e.get('reason', '')), by_seat)}"
+        elif e["kind"] == "commit":
+            line += f" {e.get('move', '')} ({e.get('used', 0):.1f} s)"
+        elif e["kind"] == "clock":
+            line += f" {e.get('notice', '')}"
+        elif e["kind"] == "time":
+            line += f" {e.get('seconds', 0):+g} s"
+        elif e["kind"] == "takeback":
+            line += f" {e.get('move', '')} by {e.get('via', '')}"
+        elif e["kind"] == "mulligan":
+            line += f" rewound {e.get('rewound_plies', 0)} plies"
+        elif e["kind"] == "finished":
+            line += f" winner seat {e.get('winner')} ({e.get('reason')})"
+        lines.append(line.rstrip())
+    r = data["result"]
+    if data["status"] in ("finished", "aborted"):
+        who = r["winner_name"] or "no winner"
+        lines.append(f"Result: {who} ({r['reason']})")
+    else:
+        lines.append("Result: not finished")
+    return "\n".join(lines)
+
+
+def _kv(d: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in d.items()) or "defaults"
+
+
+def _rules(rules: Mapping[str, Any] | None) -> str:
+    """The house rules a match was played under (matches from before per-match rules: the game's defaults)."""
+    if rules is None:
+        return "the game's defaults of the time"
+    from bot.host.rules import describe
+
+    return describe(rules) or "none"
 
 
 # -- Overview: /dm live, /dm moves, /dm status, /dm history and the posted results (issue 28) ------------

@@ -82,7 +82,7 @@ class Event:
 class Termination(StrEnum):
     """Why a game ended; the values are the `reason` strings of docs/cli.md.
 
-    Engines produce the game-specific ones; the host adds `time`, `resign` and `award`.
+    Engines produce the game-specific ones; the host adds `time`, `resign`, `award`, `agreement` and `aborted`.
     """
 
     FOUR_IN_A_ROW = "four-in-a-row"
@@ -109,6 +109,10 @@ class Termination(StrEnum):
     """Host or replay: a player resigned."""
     AWARD = "award"
     """Host: a host declared the result."""
+    AGREEMENT = "agreement"
+    """Host: the players agreed to a draw (house rule `draw`)."""
+    ABORTED = "aborted"
+    """Host: a host aborted the match; no result."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +260,11 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
     def turn_prompt(self, state: S) -> str | None:
         """What the seat to act must do now, when it is not an ordinary move (a setup, a choice...)."""
         return None
+
+    def choices(self, state: S) -> Mapping[str, str]:
+        """When the seat to act chooses among a few fixed texts rather than moves: a short code for each
+        (lower-case letters) → the text to post (`{"red": "take red", ...}`); rooms offer them as buttons."""
+        return {}
 
     def rules_summary(self, options: Opt) -> str | None:
         """A sentence for the start announcement about how these options change the usual rules, if any."""

@@ -291,6 +291,10 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
             return "choose your colour with `take red` or `take blue` (the colour with one stone moves first)"
         return None
 
+    def choices(self, state: DotDashState) -> dict[str, str]:
+        """The colour choice."""
+        return {"red": "take red", "blue": "take blue"} if state.phase == "choose" else {}
+
     # -- state ---------------------------------------------------------------------
     def new_game(self, options: DotDashOptions) -> DotDashState:
         """An empty board; seat 1 places the opening stones."""

@@ -11,68 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.base import ClockSpec
+from bot.types import TimeControl
+
+__all__ = ["WARNINGS", "Clocks", "Deadline", "TimeControl"]
 
 WARNINGS = (30.0, 10.0)
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Time-control settings of one match (seconds; fractions allowed)."""
-
-    kind: str
-    move: float
-    reserve: float = 0.0
-    grace: float = 0.0
-    presence: float = 120.0
-    takeback: float | None = None
-    """Seconds a move stays provisional (None: the game's default, 5 s for Trax)."""
-
-    @classmethod
-    def from_spec(cls, spec: ClockSpec, overrides: Mapping[str, Any] | None = None) -> TimeControl:
-        """The game's default, with per-match overrides (`move`, `reserve`, `grace`, `presence`, `kind`)."""
-        values: dict[str, Any] = {
-            "kind": spec.kind,
-            "move": spec.move,
-            "reserve": spec.reserve,
-            "grace": spec.grace,
-            "presence": 120.0,
-            "takeback": None,
-        }
-        for key, raw in (overrides or {}).items():
-            if key not in values:
-                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence, takeback)")
-            if key == "kind":
-                if raw not in ("move_reserve", "grace"):
-                    raise ValueError("clock kind must be move_reserve or grace")
-                values[key] = raw
-                continue
-            try:
-                number = float(raw)
-            except (TypeError, ValueError):
-                raise ValueError(f"clock setting {key} must be a number of seconds, got {raw!r}") from None
-            if not 0 <= number <= 7 * 24 * 3600:
-                raise ValueError(f"clock setting {key} must be between 0 and a week, got {raw}")
-            values[key] = number
-        if values["move"] <= 0:
-            raise ValueError("clock setting move must be more than 0 seconds")
-        return cls(**values)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data."""
-        return {
-            "kind": self.kind,
-            "move": self.move,
-            "reserve": self.reserve,
-            "grace": self.grace,
-            "presence": self.presence,
-            "takeback": self.takeback,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
-        """Inverse of `to_json`."""
-        return cls(**{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence", "takeback") if k in data})
 
 
 @dataclass(order=True, frozen=True)

@@ -6,20 +6,22 @@ events); the service then commits the batch, publishes its events and re-arms th
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from bot import wording as announce
-from bot.host.match import Batch, Live, event, started_event
+from bot.host.events import EventKind
+from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.store.matches import NewEvent
+from bot.types import EndReason, MatchStatus
 
 
 def start_turn(live: Live, now: float) -> None:
     """A fresh action for the player on move (frozen while the match is paused)."""
     seat = live.ruleset.to_move(live.state)
     if seat is not None:
-        live.clocks.start(seat, now, paused=live.status == "paused")
+        live.clocks.start(seat, now, paused=live.status == MatchStatus.PAUSED)
 
 
 def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
@@ -61,7 +63,7 @@ def change(live: Live, eff: Effects, now: float) -> None:
     for op in eff.clock:
         if op == "pause":
             live.clocks.pause(now)
-        elif op == "resume" and live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+        elif op == "resume" and live.status == MatchStatus.ONGOING and not any(r.holds_clock() for r in live.rules):
             live.clocks.resume(now)
         elif op == "restart":
             start_turn(live, now)
@@ -71,7 +73,7 @@ def change(live: Live, eff: Effects, now: float) -> None:
         start_turn(live, now)
 
 
-def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch, now: float) -> None:
+def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch, now: float, wall: dt.datetime) -> None:
     """Apply a rule's effects to the match and to this action's batch (committed later, in one go)."""
     if eff is None:
         return
@@ -86,65 +88,67 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
     if eff.start:
         batch.out.append(started_event(live))
     if eff.hand_over is not None:
-        hand_over(live, eff.hand_over, batch, now)
+        hand_over(live, eff.hand_over, batch, now, wall)
     if eff.finish is not None:
-        end(live, eff.finish[0], eff.finish[1], batch, now, score=False)
+        end(live, eff.finish[0], EndReason(eff.finish[1]), batch, now, wall, score=False)
 
 
-def hand_over(live: Live, p: Provisional, batch: Batch, now: float) -> None:
+def hand_over(live: Live, p: Provisional, batch: Batch, now: float, wall: dt.datetime) -> None:
     """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
     used = round(live.clocks.stop(now), 3)
     batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
-    said = consequences(live, p)
-    batch.out.append(
-        event(live, "move", {"move": p.notation, "ply": p.ply, "used": used}, p.seat, {"final": True, "said": said})
-    )
-    after_move(live, batch, now)
+    detail = {"final": True, "events": consequences(live, p)}
+    batch.out.append(event(live, EventKind.MOVE, {"move": p.notation, "ply": p.ply, "used": used}, p.seat, detail))
+    after_move(live, batch, now, wall)
 
 
-def consequences(live: Live, p: Provisional) -> str:
-    """What a provisional move did (Trax's forced tiles, boxes taken), said once it is final."""
+def consequences(live: Live, p: Provisional) -> list[dict[str, Any]]:
+    """What a provisional move did (Trax's forced tiles, boxes taken), as the engine's events, once it is final."""
     for seat, before, ply in reversed(live.history):
         if seat == p.seat and ply == p.ply - 1:
             try:
                 _after, game_events = live.ruleset.apply(before, live.ruleset.parse(before, p.notation, seat))
-            except Exception:  # a move that was legal then replays; never let the sentence stop the host
-                return ""
-            return announce.describe(game_events, live.name)
-    return ""
+            except Exception:  # a move that was legal then replays; never let the report stop the host
+                return []
+            return [{"kind": e.kind, **jsonable(e.data)} for e in game_events]
+    return []
 
 
-def after_move(live: Live, batch: Batch, now: float) -> None:
+def after_move(live: Live, batch: Batch, now: float, wall: dt.datetime) -> None:
     """The game goes on (the next turn starts), or its result is held by a rule, or it ends."""
     outcome = live.ruleset.outcome(live.state)
     if outcome is None:
         start_turn(live, now)
-        batch.out.append(event(live, "turn", {"seat": live.to_move()}))
+        batch.out.append(event(live, EventKind.TURN, {"seat": live.to_move()}))
         return
     for rule in live.rules:
         held = rule.at_result(live, outcome.winner, outcome.reason)
         if held is not None:
-            apply(live, rule, held, batch, now)
+            apply(live, rule, held, batch, now, wall)
             return
-    end(live, outcome.winner, outcome.reason, batch, now, score=True)
+    end(live, outcome.winner, outcome.termination, batch, now, wall, score=True)
 
 
-def end(live: Live, winner: int | None, reason: str, batch: Batch, now: float, *, score: bool) -> None:
+def end(
+    live: Live, winner: int | None, reason: EndReason, batch: Batch, now: float, wall: dt.datetime, *, score: bool
+) -> None:
     """The match is over (committed and announced with the rest of the batch)."""
-    live.status = "finished"
+    live.status = MatchStatus.FINISHED
     live.result = (winner, reason)
     live.clocks.stop(now)
     live.due.clear()
     for rule in live.rules:
         rule.on_finish()
     batch.winner, batch.reason = winner, reason
-    batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason}))
-    extra: dict[str, Any] = {"by_host": not score}
+    batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason.value}))
+    detail: dict[str, Any] = {"by_host": not score}
     if score:
         scores = live.ruleset.scores(live.state)
-        extra["score"] = (scores.get(1, 0), scores.get(2, 0))
-    data = {"winner": winner, "winner_name": live.name(winner) if winner else None, "reason": reason}
-    batch.out.append(event(live, "finished", data, extra=extra))
+        detail["score"] = (scores.get(1, 0), scores.get(2, 0))
+    winner_name = live.players[winner].name if winner in live.players else None
+    data = {"winner": winner, "winner_name": winner_name, "reason": reason.value}
+    result = match_result(live, winner, reason, wall)
+    batch.out.append(event(live, EventKind.FINISHED, data, detail=detail, result=result))
 
 
 def ran_out(live: Live, seat: int, at: float) -> bool:
@@ -162,13 +166,13 @@ def ran_out(live: Live, seat: int, at: float) -> bool:
     return False
 
 
-def clock_deadline(live: Live, kind: str, seat: int, now: float) -> Batch:
+def clock_deadline(live: Live, kind: str, seat: int, now: float, wall: dt.datetime) -> Batch:
     """A clock deadline of the player on move: a notice, or the loss on time."""
     live.clocks.fire(kind)
     if kind == "timeout":
         batch = Batch([NewEvent("timeout", seat)])
-        end(live, 3 - seat, "time", batch, now, score=False)
+        end(live, 3 - seat, EndReason.TIME, batch, now, wall, score=False)
         return batch
     tc = live.clocks.tc
-    notice = event(live, "clock", {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
+    notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
     return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])

@@ -1,4 +1,4 @@
-"""A hosted match and the values around it: players, host events, replies, snapshots.
+"""A hosted match and the values around it: the live match, its events as data, snapshots.
 
 `Live` is what the service keeps in memory for a running match; `dump` and `restore` turn it into the
 snapshot stored with every commit and back (including snapshots written before house rules had keys
@@ -11,49 +11,44 @@ import asyncio
 import datetime as dt
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import wording as announce
+__all__ = [
+    "Batch",
+    "HostError",
+    "HostEvent",
+    "Listener",
+    "Live",
+    "PlayerRef",
+    "SubmitResult",
+    "Unsaved",
+    "keyword",
+]
+
 from bot.host import rules
-from bot.host.clocks import Clocks, TimeControl
+from bot.host.clocks import Clocks
+from bot.host.events import (
+    ClockFacts,
+    EventKind,
+    HostError,
+    HostEvent,
+    Listener,
+    MatchResult,
+    PlayerRef,
+    Refusal,
+    SubmitResult,
+    TurnFacts,
+)
 from bot.host.rules import HouseRule, Provisional
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from bot.types import EndReason, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
 SNAPSHOT_FORMAT = 2
-
-
-@dataclass(frozen=True)
-class PlayerRef:
-    """A player: a stable id (e.g. a Discord user id) and a display name."""
-
-    id: str
-    name: str
-
-
-@dataclass
-class HostEvent:
-    """Something the room should hear about: a kind, its data, and the sentence `bot.wording` made of it."""
-
-    match_id: int
-    kind: str
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    seat: int | None = None
-
-
-@dataclass
-class SubmitResult:
-    """What became of a player's text: accepted, ignored (chat) or rejected (with a reason)."""
-
-    status: str
-    reason: str | None = None
-    kind: str | None = None
-    events: list[HostEvent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -65,12 +60,6 @@ class Outage:
     resumed_loop: float
     resumed_wall: dt.datetime
 
-
-class HostError(ValueError):
-    """A refused request, with a message for the person who made it."""
-
-
-Listener = Callable[[HostEvent], Awaitable[None] | None]
 
 _KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
 _PUNCT = re.compile(r"[!.?`*_~]+")
@@ -96,7 +85,7 @@ class Live:
     state: Any
     players: dict[int, PlayerRef]
     clocks: Clocks
-    status: str
+    status: MatchStatus
     seq: int
     guild_id: int | None = None
     channel_id: int | None = None
@@ -107,7 +96,10 @@ class Live:
     rules: list[HouseRule] = field(default_factory=list)
     due: dict[tuple[str, str], float] = field(default_factory=dict)
     paused_at: float | None = None
-    resume_to: str = "ongoing"
+    resume_to: MatchStatus = MatchStatus.ONGOING
+    practice: bool = False
+    """A match against the practice opponent (kept out of histories and ratings)."""
+    started_at: dt.datetime = field(default_factory=utcnow)
     outage: Outage | None = None
     """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
     committed: tuple[dict[str, Any], int] | None = None
@@ -122,9 +114,9 @@ class Live:
                 return seat
         return None
 
-    def name(self, seat: int | None) -> str:
-        """Display name of a seat."""
-        return announce.display(self.players[seat].name) if seat in self.players else "nobody"
+    def names(self) -> dict[int, str]:
+        """The players' names by seat (as they chose them; `bot.wording` makes them safe to show)."""
+        return {seat: p.name for seat, p in self.players.items()}
 
     def to_move(self) -> int | None:
         """The seat whose turn it is."""
@@ -143,11 +135,6 @@ class Live:
         """The move a rule keeps provisional, if any."""
         return next((p for r in self.rules if (p := r.provisional()) is not None), None)
 
-    @property
-    def pending(self) -> Provisional | None:
-        """The provisional move (read-only; adapters use `MatchService.pending_move`)."""
-        return self.provisional()
-
 
 class Unsaved(Exception):
     """The database did not take an action's write; the match is back where it was saved."""
@@ -160,7 +147,7 @@ class Batch:
     log: list[NewEvent] = field(default_factory=list)
     out: list[HostEvent] = field(default_factory=list)
     winner: int | None = None
-    reason: str | None = None
+    reason: EndReason | None = None
     players: dict[int, tuple[str, str]] | None = None
 
 
@@ -177,26 +164,28 @@ def new_live(
     try:
         ruleset = registry.get(game)
     except registry.UnknownGameError as exc:
-        raise HostError(str(exc.args[0])) from None
+        raise HostError(Refusal("game", data={"detail": str(exc.args[0])})) from None
     if len(players) != 2 or players[0].id == players[1].id:
-        raise HostError("a match needs two different players")
+        raise HostError(Refusal("two_players"))
     try:
         opts = ruleset.parse_options(options or {})
         settings = rules.parse(ruleset.id, chosen)
         spec = ruleset.default_clock(opts)
         tc = TimeControl.from_spec(spec, rules.clock_overrides(settings, spec.kind, clock or {}))
+    except rules.RulesError as exc:
+        raise HostError(exc.refusal) from None
     except (OptionsError, ValueError) as exc:
-        raise HostError(str(exc)) from None
+        raise HostError(Refusal("options", data={"detail": str(exc)})) from None
     if tc.takeback is not None and not (chosen and "takeback" in chosen):
         settings["takeback"] = tc.takeback
     settings["clock"] = tc.kind
     order = list(players)
     if advantage is not None and advantage not in (1, 2):
-        raise HostError("advantage names player 1 or 2")
+        raise HostError(Refusal("advantage_seat"))
     if advantage is None and first == 2:
         order.reverse()
     elif advantage is None and first != 1:
-        raise HostError("first must be 1 or 2")
+        raise HostError(Refusal("first_seat"))
     return Live(
         id=0,
         game=ruleset.id,
@@ -206,7 +195,7 @@ def new_live(
         state=ruleset.new_game(opts),
         players={1: order[0], 2: order[1]},
         clocks=Clocks.new(tc),
-        status="ongoing",
+        status=MatchStatus.ONGOING,
         seq=0,
         settings=settings,
         rules=rules.build(ruleset.id, settings),
@@ -233,6 +222,7 @@ def dump(live: Live, now: float, instance: str) -> dict[str, Any]:
         "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
         "instance": instance,
         "loop_at": now,
+        **({"practice": True} if live.practice else {}),
     }
 
 
@@ -241,7 +231,7 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
     ruleset = registry.get(stored.game)
     snap = stored.snapshot
     clocks = Clocks.from_json(snap["clocks"], now, extra_elapsed=down)
-    paused = snap["status"] == "paused"
+    paused = snap["status"] == MatchStatus.PAUSED
     settings = snap.get("settings")
     if settings is None:  # written before house rules were chosen per match: the game's defaults then
         settings = rules.defaults(ruleset.id)
@@ -257,7 +247,7 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
         state=ruleset.from_json(snap["state"]),
         players={int(s): PlayerRef(pid, name) for s, (pid, name) in snap["players"].items()},
         clocks=clocks,
-        status=snap["status"],
+        status=MatchStatus(snap["status"]),
         seq=stored.event_count,
         guild_id=stored.guild_id,
         channel_id=stored.channel_id,
@@ -266,7 +256,9 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
         settings=dict(settings),
         rules=rules.build(ruleset.id, settings),
         paused_at=now if paused else None,
-        resume_to=snap.get("resume_to", "ongoing"),
+        resume_to=MatchStatus(snap.get("resume_to", MatchStatus.ONGOING)),
+        practice=bool(snap.get("practice", False)),
+        started_at=stored.created_at,
     )
 
     def due(rel: Any) -> float:
@@ -291,10 +283,10 @@ async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitR
     """A text for a match that is not running here: over (or HostError: there is no such match)."""
     stored = await store.load(match_id)
     if stored is None:
-        raise HostError(f"there is no match {match_id}")
+        raise HostError(Refusal("no_match", data={"match": match_id}))
     if not any(pid == player_id for pid, _ in stored.players.values()):
         return SubmitResult("ignored", "not a player of this match")
-    return SubmitResult("rejected", announce.refusal("stored_over", {"match": match_id}, str), "finished")
+    return SubmitResult("rejected", refusal=Refusal("stored_over", "finished", {"match": match_id}))
 
 
 def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[float, dt.datetime] | None) -> Live:
@@ -309,9 +301,9 @@ def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[
 
 def next_due(live: Live, now: float) -> float | None:
     """When the match's timers next need the host: a clock deadline or a rule's timer (None: nothing due)."""
-    if live.status == "paused":
+    if live.status == MatchStatus.PAUSED:
         return None
-    times = [d.at for d in live.clocks.next_deadlines(now)[:1]] if live.status == "ongoing" else []
+    times = [d.at for d in live.clocks.next_deadlines(now)[:1]] if live.status == MatchStatus.ONGOING else []
     times += list(live.due.values())
     return min(times) if times else None
 
@@ -363,20 +355,11 @@ def loop_time_of(live: Live, posted_at: dt.datetime, now: float, wall_now: dt.da
     return max(start, min(latest, at))
 
 
-def clock_line(live: Live, now: float) -> str:
-    """One line with both clocks."""
-    parts = []
-    fmt = announce.seconds
-    for seat in (1, 2):
-        rem = live.clocks.remaining(seat, now)
-        mark = "▶ " if live.clocks.running == seat else ""
-        if live.clocks.tc.kind == "move_reserve":
-            parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} + {fmt(rem['reserve'])} reserve")
-        else:
-            g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {fmt(rem['grace'])}"
-            parts.append(f"{mark}{live.name(seat)} {fmt(rem['move'])} ({g})")
-    suffix = " (paused)" if live.status == "paused" else ""
-    return "clocks: " + " | ".join(parts) + suffix
+def clock_facts(live: Live, now: float) -> ClockFacts:
+    """Both clocks as they stand at loop time `now`."""
+    clocks = live.clocks
+    remaining = {seat: clocks.remaining(seat, now) for seat in (1, 2)}
+    return ClockFacts(clocks.tc.kind, clocks.running, remaining, live.status == MatchStatus.PAUSED)
 
 
 def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -394,25 +377,58 @@ def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def turn_text(live: Live) -> str:
+def turn_facts(live: Live) -> TurnFacts:
     """Whose turn it is, or what the match waits for."""
     p = live.provisional()
-    to_move = None if live.status in rules.HOLD_STATUSES else live.to_move()
+    held = any(live.status in rule.holds for rule in live.rules)
+    to_move = None if held else live.to_move()
     prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
-    status = live.resume_to if live.status == "paused" else live.status
-    return announce.turn(status, to_move, prompt, None if p is None else p.seat, live.name)
+    status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
+    return TurnFacts(status, to_move, prompt, None if p is None else p.seat)
 
 
 def event(
-    live: Live, kind: str, data: Mapping[str, Any], seat: int | None = None, extra: Mapping[str, Any] | None = None
+    live: Live,
+    kind: str,
+    data: Mapping[str, Any] | None = None,
+    seat: int | None = None,
+    detail: Mapping[str, Any] | None = None,
+    *,
+    clocks: ClockFacts | None = None,
+    result: MatchResult | None = None,
 ) -> HostEvent:
-    """A host event with its sentence (`extra`: facts the sentence needs that the event does not carry)."""
-    text = announce.say(kind, {**data, **(extra or {})}, seat, live.name, turn_text(live))
-    return HostEvent(live.id, kind, text, dict(data), seat)
+    """A host event of this match, with the facts its sentence needs (`detail`: facts beyond the public data)."""
+    return HostEvent(
+        live.id,
+        kind,
+        dict(data or {}),
+        seat,
+        names=live.names(),
+        turn=turn_facts(live),
+        clocks=clocks,
+        detail=dict(detail or {}),
+        result=result,
+    )
 
 
-def started_event(live: Live, kind: str = "started") -> HostEvent:
+def started_event(live: Live, kind: EventKind = EventKind.STARTED) -> HostEvent:
     """`started` or `resumed`: who plays whom, and whose turn it is."""
     p1, p2 = live.players[1], live.players[2]
     data = {"players": {"1": p1.name, "2": p2.name}, "game": live.game}
-    return event(live, kind, data, extra={"match": live.id, "title": live.ruleset.title})
+    return event(live, kind, data, detail={"match": live.id, "title": live.ruleset.title})
+
+
+def match_result(live: Live, winner: int | None, reason: EndReason, ended_at: dt.datetime) -> MatchResult:
+    """The record of how a match ended, for subscribers."""
+    return MatchResult(
+        match_id=live.id,
+        guild_id=live.guild_id,
+        channel_id=live.channel_id,
+        game=live.game,
+        players=dict(live.players),
+        winner=winner,
+        reason=reason,
+        practice=live.practice,
+        started_at=live.started_at,
+        ended_at=ended_at,
+    )

@@ -1,6 +1,8 @@
 """The match service: runs matches of any registered game, keeps clocks, stores everything.
 
-No Discord here. Adapters hand in `(match, player, text)` and listen to `HostEvent`s.
+No Discord and no sentences here. Adapters hand in `(match, player, text)` (or an action) and listen to
+`HostEvent`s; refusals come back as `Refusal` values. `bot.wording` words both. The subscriber API
+(`subscribe`) is described in `bot.host.events`.
 Each match has one `asyncio.Lock`: texts are processed in arrival order, and only the first legal
 move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; this module applies them
 in one place: the match changes, the log is committed, then the room hears about it, then timers re-arm.
@@ -13,40 +15,37 @@ import contextlib
 import datetime as dt
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from bot import wording as announce
+from bot.host import rules
 from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
+from bot.host.events import EventKind, HostError, HostEvent, Listener, PlayerRef, Refusal, SubmitResult
 from bot.host.match import (
     Batch,
-    HostError,
-    HostEvent,
-    Listener,
     Live,
-    PlayerRef,
-    SubmitResult,
     Unsaved,
-    clock_line,
+    clock_facts,
     dump,
     event,
     jsonable,
     keyword,
     loop_time_of,
+    match_result,
     new_live,
     next_due,
     resumed,
     roll_back,
     started_event,
     to_stored,
-    turn_text,
 )
 from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from bot.types import OVER_STATUSES, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
-__all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "SubmitResult", "keyword"]
+__all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "Refusal", "SubmitResult", "keyword"]
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +83,7 @@ class MatchService:
         return asyncio.get_running_loop().time()
 
     def subscribe(self, listener: Listener) -> None:
-        """Receive every host event (announcements)."""
+        """Receive every committed host event, in order (see `bot.host.events` for the contract)."""
         self._listeners.append(listener)
 
     async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
@@ -138,18 +137,20 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        practice: bool = False,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
-        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices."""
+        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
+        `practice`: one player is the practice opponent."""
         live = new_live(game, players, options, clock, rules, first, advantage)
-        live.guild_id, live.channel_id = guild_id, channel_id
+        live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
         ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
         now = self.now()
         eff = Effects()
         for rule in live.rules:
             eff = take(live, rule, rule.on_create(live, advantage), eff, now)
         change(live, eff, now)
-        if live.status == "ongoing":
+        if live.status == MatchStatus.ONGOING:
             start_turn(live, now)
         created = NewEvent(
             "created",
@@ -162,6 +163,7 @@ class MatchService:
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": advantage,
+                **({"practice": True} if practice else {}),
             },
         )
         snapshot = dump(live, now, self.instance)
@@ -179,7 +181,7 @@ class MatchService:
             )
         except Exception:
             log.exception("creating a %s match failed", ruleset.id)
-            raise HostError("the match could not be saved; try again in a moment") from None
+            raise HostError(Refusal("not_saved")) from None
         live.seq, live.committed = 1, (snapshot, 1)
         self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
@@ -207,7 +209,7 @@ class MatchService:
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
         live = new_live(game, players, options, clock, rules, 1, None)
-        live.status, live.result = "finished", (winner, reason)
+        live.status, live.result = MatchStatus.FINISHED, (winner, reason)
         snapshot = dump(live, self.now(), self.instance)
         created = NewEvent(
             "created",
@@ -230,7 +232,7 @@ class MatchService:
                 game=live.ruleset.id,
                 options=live.raw_options,
                 clock=live.clocks.tc.to_json(),
-                status="finished",
+                status=MatchStatus.FINISHED,
                 players={s: (p.id, p.name) for s, p in live.players.items()},
                 guild_id=guild_id,
                 channel_id=channel_id,
@@ -238,7 +240,13 @@ class MatchService:
                 events=[created],
             )
             await self.store.append(
-                match_id, 1, ending, snapshot=snapshot, status="finished", winner_seat=winner, result_reason=reason
+                match_id,
+                1,
+                ending,
+                snapshot=snapshot,
+                status=MatchStatus.FINISHED,
+                winner_seat=winner,
+                result_reason=reason,
             )
         except Exception:
             log.exception("recording a forfeit of a %s match failed", live.ruleset.id)
@@ -250,7 +258,7 @@ class MatchService:
         """A live match, or HostError."""
         live = self.live.get(match_id)
         if live is None:
-            raise HostError(f"match {match_id} is not running")
+            raise HostError(Refusal("not_running", data={"match": match_id}))
         return live
 
     def matches_in_channel(self, channel_id: int) -> list[Live]:
@@ -278,21 +286,6 @@ class MatchService:
         stored = await self.store.load(match_id)
         return None if stored is None else stored.channel_id
 
-    def status_lines(self, match_id: int) -> list[str]:
-        """Whose turn it is and both clocks: the two lines under a board."""
-        live = self.get(match_id)
-        return [turn_text(live), self.clock_text(live)]
-
-    def board_text(self, match_id: int) -> str:
-        """The text board, whose turn it is and both clocks."""
-        live = self.get(match_id)
-        board = announce.named(live.ruleset.render_text(live.state), live.name)  # names, never seats
-        return "\n".join([board, *self.status_lines(match_id)])
-
-    def clock_text(self, live: Live) -> str:
-        """One line with both clocks."""
-        return clock_line(live, self.now())
-
     # -- players' texts ------------------------------------------------------------
     async def submit(
         self,
@@ -312,7 +305,7 @@ class MatchService:
             now = self.now()
             arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
             if live.id not in self.live:
-                return SubmitResult("rejected", announce.refusal("match_over", {}, live.name), "finished")
+                return _rejected(live, "match_over", "finished")
             seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult("ignored", "not a player of this match")
@@ -328,13 +321,13 @@ class MatchService:
                     return SubmitResult("ignored", "too long to be a move")
                 return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
             except Unsaved:
-                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
+                return _rejected(live, "unsaved", "error")
             except Exception:
                 # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
                 log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
                 roll_back(live, self.now())
                 self._rearm(live)
-                return SubmitResult("rejected", announce.refusal("failed", {}, live.name), "error")
+                return _rejected(live, "failed", "error")
 
     async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
@@ -344,12 +337,12 @@ class MatchService:
         for rule in live.rules:
             if base not in rule.keywords.values():
                 continue
-            if live.status == "paused":
-                return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+            if live.status == MatchStatus.PAUSED:
+                return _rejected(live, "paused", "paused")
             try:
                 eff = rule.on_keyword(live, seat, action, at)
             except Refused as exc:
-                return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+                return _rejected(live, exc.code, exc.kind, exc.data)
             if eff is None:
                 continue
             if eff.replay is not None:
@@ -357,9 +350,16 @@ class MatchService:
                 move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
                 return await self._play(live, seat, text, move, message_id, at)
             batch = Batch()
-            apply(live, rule, eff, batch, self.now())
+            apply(live, rule, eff, batch, self.now(), self.wall())
             await self._flush(live, batch)
             return SubmitResult("accepted", events=batch.out)
+        declared = rules.action(base)
+        if (
+            declared is not None
+            and declared.answered_when_off
+            and not any(base in r.keywords.values() for r in live.rules)
+        ):
+            return _rejected(live, f"no_rule:{base}")
         return None
 
     async def _move(
@@ -369,29 +369,30 @@ class MatchService:
         try:
             parsed = ruleset.parse_syntax(text)
         except MoveSyntaxError as exc:
-            if ruleset.looks_like_move(text) and live.status not in ("finished", "aborted"):
-                reason = announce.refusal("unreadable", {"text": text, "hint": ruleset.move_hint()}, live.name)
+            if ruleset.looks_like_move(text) and live.status not in OVER_STATUSES:
+                refusal = _refusal(live, "unreadable", "syntax", {"text": text, "hint": ruleset.move_hint()})
                 await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
-                return SubmitResult("rejected", reason, "syntax", [HostEvent(live.id, "hint", reason, seat=seat)])
+                hint = event(live, EventKind.HINT, {}, seat, {"refusal": refusal})
+                return SubmitResult("rejected", refusal=refusal, events=[hint])
             return SubmitResult("ignored", "chat")
-        if live.status == "paused":
-            return SubmitResult("rejected", announce.refusal("paused", {}, live.name), "paused")
+        if live.status == MatchStatus.PAUSED:
+            return _rejected(live, "paused", "paused")
         try:
             for rule in live.rules:
                 rule.gate(live, seat)
         except Refused as exc:
-            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
-        if live.status != "ongoing" or ruleset.to_move(live.state) is None:
-            return SubmitResult("rejected", announce.refusal("over", {}, live.name), "finished")
+            return _rejected(live, exc.code, exc.kind, exc.data)
+        if live.status != MatchStatus.ONGOING or ruleset.to_move(live.state) is None:
+            return _rejected(live, "over", "finished")
         try:
             for rule in live.rules:
                 rule.gate_mover(live, seat)
         except Refused as exc:
-            return SubmitResult("rejected", announce.refusal(exc.code, exc.data, live.name), exc.kind)
+            return _rejected(live, exc.code, exc.kind, exc.data)
         if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
-            batch = clock_deadline(live, "timeout", seat, self.now())
+            batch = clock_deadline(live, "timeout", seat, self.now(), self.wall())
             await self._flush(live, batch)
-            return SubmitResult("rejected", announce.refusal("late", {}, live.name), "time", batch.out)
+            return SubmitResult("rejected", refusal=_refusal(live, "late", "time"), events=batch.out)
         try:
             ruleset.check_turn(live.state, seat)
             move = ruleset.validate(live.state, parsed, seat)
@@ -399,34 +400,34 @@ class MatchService:
             return await self._illegal(live, seat, text, message_id, exc)
         except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
             kind = "finished" if exc.kind == "finished" else "turn"
-            reason = announce.refusal("over" if kind == "finished" else "turn", {"mover": live.to_move()}, live.name)
-            await self._record_attempt(live, seat, kind, text, message_id, reason)
-            return SubmitResult("rejected", reason, kind)
+            refusal = _refusal(live, "over" if kind == "finished" else "turn", kind, {"mover": live.to_move()})
+            await self._record_attempt(live, seat, kind, text, message_id, exc.reason)
+            return SubmitResult("rejected", refusal=refusal)
         for rule in live.rules:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
-                reason = announce.refusal(eff.reject.code, eff.reject.data, live.name)
-                return SubmitResult(
-                    "rejected", reason, eff.reject.kind, [HostEvent(live.id, eff.reject.kind, reason, seat=seat)]
-                )
+                refusal = _refusal(live, eff.reject.code, eff.reject.kind, eff.reject.data)
+                said = event(live, eff.reject.kind, {}, seat, {"refusal": refusal})
+                return SubmitResult("rejected", refusal=refusal, events=[said])
         return await self._play(live, seat, text, move, message_id, at)
 
     async def _illegal(
         self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
     ) -> SubmitResult:
-        reason = announce.refusal("illegal", {"text": text, "reason": exc.reason}, live.name)
+        refusal = _refusal(live, "illegal", "illegal", {"text": text, "reason": exc.reason})
         batch = Batch(
             log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
-            out=[HostEvent(live.id, "illegal", reason, {"reason": exc.reason}, seat=seat)],
+            out=[event(live, EventKind.ILLEGAL, {"reason": exc.reason}, seat, {"refusal": refusal})],
         )
         for rule in live.rules:
-            apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, self.now())
+            apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, self.now(), self.wall())
         await self._flush(live, batch)
-        return SubmitResult("rejected", reason, "illegal", batch.out)
+        return SubmitResult("rejected", refusal=refusal, events=batch.out)
 
     async def _record_attempt(
         self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
     ) -> None:
+        """Log a move that was not played: the engine's reason (data, never the reply's sentence)."""
         await self._commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
 
     async def _play(
@@ -456,23 +457,15 @@ class MatchService:
             live.clocks.pause(at)
             data["provisional"] = True
             batch.log.append(NewEvent("move", seat, text, message_id, data))
-            apply(live, None, eff, batch, self.now())
+            apply(live, None, eff, batch, self.now(), self.wall())
         else:
             used = live.clocks.stop(at)
             data["used"] = round(used, 3)
             batch.log.append(NewEvent("move", seat, text, message_id, data))
-            said = announce.describe(game_events, live.name)
-            batch.out.append(
-                event(
-                    live,
-                    "move",
-                    {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]},
-                    seat,
-                    extra={"said": said},
-                )
-            )
-            apply(live, None, eff, batch, self.now())
-            after_move(live, batch, self.now())
+            public = {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]}
+            batch.out.append(event(live, EventKind.MOVE, public, seat, {"events": data["events"]}))
+            apply(live, None, eff, batch, self.now(), self.wall())
+            after_move(live, batch, self.now(), self.wall())
         await self._flush(live, batch)
         return SubmitResult("accepted", events=batch.out)
 
@@ -480,7 +473,7 @@ class MatchService:
         """Commit, then publish, then re-arm: the order every action ends with."""
         if batch.log:
             await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
-        if live.status in ("finished", "aborted"):
+        if live.status in OVER_STATUSES:
             self._drop(live)
         for ev in batch.out:
             await self._publish(ev)
@@ -492,62 +485,37 @@ class MatchService:
             live.task.cancel()
         live.task = None
 
-    # -- endings and host actions ----------------------------------------------------
+    # -- endings and players' actions --------------------------------------------------
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
-        if live.status in ("finished", "aborted"):
-            raise HostError(announce.refusal("already_over", {}, live.name))
+        if live.status in OVER_STATUSES:
+            raise HostError(_refusal(live, "already_over"))
         batch = Batch(log=[NewEvent("resign", seat)])
-        end(live, 3 - seat, "resign", batch, self.now(), score=False)
+        end(live, 3 - seat, EndReason.RESIGN, batch, self.now(), self.wall(), score=False)
         await self._flush(live, batch)
         return SubmitResult("accepted", events=batch.out)
 
-    async def _player_action(
-        self,
-        match_id: int,
-        player_id: str,
-        refusal: str,
-        action: Callable[[Live, int], Awaitable[SubmitResult]],
-    ) -> SubmitResult:
-        """Run `action(live, seat)` under the match's lock for a player of the match, else refuse."""
+    async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
+        """A player's action from a button or a command: `resign`, or one a rule of the match declares
+        (`mulligan`, `decline`, `ready`, `here`, `offer_draw`, ...; `NAME:via` says how, e.g.
+        `takeback:button`). Refused: HostError."""
         live = self.get(match_id)
         async with self._host_action(live):
             seat = live.seat_of(player_id)
             if seat is None:
-                raise HostError(refusal)
-            return await action(live, seat)
-
-    async def act(self, match_id: int, player_id: str, action: str, refusal: str) -> SubmitResult:
-        """A rule's action from a button or a command (`mulligan`, `decline`, `ready`, `here`): HostError if refused."""
-
-        async def run(live: Live, seat: int) -> SubmitResult:
+                raise HostError(_refusal(live, f"not_player:{action.partition(':')[0]}"))
+            name = action.partition(":")[0]
+            if name == "resign":
+                return await self._resign(live, seat)
             result = await self._keyword(live, seat, action, self.now())
             if result is None:
-                raise HostError(announce.refusal(f"no_rule:{action}", {}, live.name))
-            if result.status == "rejected":
-                raise HostError(result.reason or "That is not possible now.")
+                raise HostError(_refusal(live, f"no_rule:{name}"))
+            if result.refusal is not None:
+                raise HostError(result.refusal)
             return result
-
-        return await self._player_action(match_id, player_id, refusal, run)
 
     async def resign(self, match_id: int, player_id: str) -> SubmitResult:
         """A player gives up."""
-        return await self._player_action(match_id, player_id, "only a player of this match can resign", self._resign)
-
-    async def mulligan(self, match_id: int, player_id: str) -> SubmitResult:
-        """Use a mulligan (button or command)."""
-        return await self.act(match_id, player_id, "mulligan", "only a player of this match can use a mulligan")
-
-    async def decline_mulligan(self, match_id: int, player_id: str) -> SubmitResult:
-        """Decline the mulligan offered after a loss (button or command)."""
-        return await self.act(match_id, player_id, "decline", "only a player of this match can decline")
-
-    async def ready(self, match_id: int, player_id: str) -> SubmitResult:
-        """A player in grace says they are ready to move."""
-        return await self.act(match_id, player_id, "ready", "only a player of this match can do that")
-
-    async def here(self, match_id: int, player_id: str) -> SubmitResult:
-        """The opponent confirms presence (button or `here`)."""
-        return await self.act(match_id, player_id, "here", "only the opponent can confirm presence")
+        return await self.act(match_id, player_id, "resign")
 
     async def takeback(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
         """Take back a provisional move (by delete, edit, button or text); `message_id`: only the move posted there."""
@@ -565,9 +533,9 @@ class MatchService:
             try:
                 result = await self._keyword(live, seat, f"takeback:{via}", arrived)
             except Unsaved:
-                return SubmitResult("rejected", announce.refusal("unsaved", {}, live.name), "error")
+                return _rejected(live, "unsaved", "error")
             if result is None:
-                return SubmitResult("rejected", announce.refusal("no_rule:takeback", {}, live.name), "host")
+                return _rejected(live, "no_rule:takeback")
             return result
 
     async def takeback_message(
@@ -587,56 +555,58 @@ class MatchService:
             try:
                 yield
             except Unsaved:
-                raise HostError(announce.refusal("unsaved", {}, live.name)) from None
+                raise HostError(_refusal(live, "unsaved", "error")) from None
 
+    # -- hosts' actions ----------------------------------------------------------------
     async def pause(self, match_id: int, by: str) -> None:
         """Stop both clocks and every timer of the match (the rules' too)."""
         live = self.get(match_id)
         async with self._host_action(live):
-            if live.status in ("paused", "finished", "aborted"):
-                raise HostError(announce.paused_refusal(live.id, live.status))
+            if live.status in (MatchStatus.PAUSED, *OVER_STATUSES):
+                code = "pause_paused" if live.status == MatchStatus.PAUSED else "pause_over"
+                raise HostError(_refusal(live, code, data={"match": live.id}))
             now = self.now()
-            live.resume_to, live.status, live.paused_at = live.status, "paused", now
+            live.resume_to, live.status, live.paused_at = live.status, MatchStatus.PAUSED, now
             live.clocks.pause(now)
-            batch = Batch([NewEvent("pause", data={"by": by})], [event(live, "paused", {}, extra={"match": live.id})])
-            await self._flush(live, batch)
+            paused = event(live, EventKind.PAUSED, {}, detail={"match": live.id})
+            await self._flush(live, Batch([NewEvent("pause", data={"by": by})], [paused]))
 
     async def resume(self, match_id: int, by: str) -> None:
         """Continue after a pause: the clocks and timers go on from where they stood."""
         live = self.get(match_id)
         async with self._host_action(live):
-            if live.status != "paused":
-                raise HostError(f"match {match_id} is not paused")
+            if live.status != MatchStatus.PAUSED:
+                raise HostError(_refusal(live, "not_paused", data={"match": match_id}))
             now = self.now()
             shift = now - (live.paused_at if live.paused_at is not None else now)
             live.due = {k: v + shift for k, v in live.due.items()}
             live.status, live.paused_at = live.resume_to, None
-            if live.status == "ongoing" and not any(r.holds_clock() for r in live.rules):
+            if live.status == MatchStatus.ONGOING and not any(r.holds_clock() for r in live.rules):
                 live.clocks.resume(now)
-            batch = Batch(
-                [NewEvent("resume", data={"by": by})], [event(live, "unpaused", {}, extra={"match": live.id})]
-            )
-            await self._flush(live, batch)
+            unpaused = event(live, EventKind.UNPAUSED, {}, detail={"match": live.id})
+            await self._flush(live, Batch([NewEvent("resume", data={"by": by})], [unpaused]))
 
     async def abort(self, match_id: int, by: str) -> None:
         """End without a result."""
         live = self.get(match_id)
         async with self._host_action(live):
             live.clocks.stop(self.now())
-            live.status = "aborted"
+            live.status = MatchStatus.ABORTED
             live.due.clear()
-            batch = Batch([NewEvent("abort", data={"by": by})], [event(live, "aborted", {}, extra={"match": live.id})])
-            batch.reason = "aborted"
+            result = match_result(live, None, EndReason.ABORTED, self.wall())
+            aborted = event(live, EventKind.ABORTED, {}, detail={"match": live.id}, result=result)
+            batch = Batch([NewEvent("abort", data={"by": by})], [aborted])
+            batch.reason = EndReason.ABORTED
             await self._flush(live, batch)
 
     async def adjust_time(self, match_id: int, seat: int, seconds: float, by: str) -> None:
         """Add (positive) or remove (negative) time for a seat."""
         if seat not in (1, 2):
-            raise HostError("seat must be 1 or 2")
+            raise HostError(Refusal("seat"))
         live = self.get(match_id)
         async with self._host_action(live):
             live.clocks.adjust(seat, seconds, self.now())
-            ev = event(live, "time", {}, seat, extra={"seconds": seconds, "clocks": self.clock_text(live)})
+            ev = event(live, EventKind.TIME, {}, seat, {"seconds": seconds}, clocks=clock_facts(live, self.now()))
             await self._flush(live, Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
 
     async def award(self, match_id: int, seat: int | None, by: str) -> None:
@@ -644,7 +614,7 @@ class MatchService:
         live = self.get(match_id)
         async with self._host_action(live):
             batch = Batch([NewEvent("award", seat, data={"by": by})])
-            end(live, seat, "award", batch, self.now(), score=False)
+            end(live, seat, EndReason.AWARD, batch, self.now(), self.wall(), score=False)
             await self._flush(live, batch)
 
     # -- clocks and timers ---------------------------------------------------------
@@ -683,7 +653,7 @@ class MatchService:
 
     async def _fire_due(self, live: Live) -> None:
         now = self.now()
-        if live.status == "paused":
+        if live.status == MatchStatus.PAUSED:
             return
         for (key, name), at in sorted(live.due.items(), key=lambda kv: kv[1]):
             if at > now + 1e-9 or (key, name) not in live.due:
@@ -693,17 +663,17 @@ class MatchService:
             if rule is None:
                 continue
             batch = Batch()
-            apply(live, rule, rule.on_timer(live, name), batch, self.now())
+            apply(live, rule, rule.on_timer(live, name), batch, self.now(), self.wall())
             await self._flush(live, batch)
             if live.id not in self.live:
                 return
-        if live.status != "ongoing":
+        if live.status != MatchStatus.ONGOING:
             return
         for deadline in live.clocks.next_deadlines(now):
             if deadline.at > now + 1e-9:
                 break
-            await self._flush(live, clock_deadline(live, deadline.kind, deadline.seat, self.now()))
-            if live.status != "ongoing":
+            await self._flush(live, clock_deadline(live, deadline.kind, deadline.seat, self.now(), self.wall()))
+            if live.status != MatchStatus.ONGOING:
                 return
 
     # -- persistence ---------------------------------------------------------------
@@ -713,7 +683,7 @@ class MatchService:
         events: list[NewEvent],
         *,
         winner: int | None = None,
-        reason: str | None = None,
+        reason: EndReason | None = None,
         players: dict[int, tuple[str, str]] | None = None,
     ) -> None:
         now = self.now()
@@ -743,7 +713,7 @@ class MatchService:
         live = resumed(stored, self.now(), self.wall(), last)
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
         self.live[live.id] = live  # only once the database knows it runs here again
-        await self._publish(started_event(live, "resumed"))
+        await self._publish(started_event(live, EventKind.RESUMED))
         self._rearm(live)
 
     async def _publish(self, event: HostEvent) -> None:
@@ -761,3 +731,13 @@ class MatchService:
         return sorted(
             (lv for lv in self.live.values() if guild_id is None or lv.guild_id == guild_id), key=lambda lv: lv.id
         )
+
+
+def _refusal(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> Refusal:
+    """A refusal in this match (with the players' names, for refusals that speak of a player)."""
+    return Refusal(code, kind, dict(data or {}), live.names())
+
+
+def _rejected(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> SubmitResult:
+    """A text refused in this match."""
+    return SubmitResult("rejected", refusal=_refusal(live, code, kind, data))

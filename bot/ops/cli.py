@@ -66,7 +66,9 @@ def cmd_room(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(main())
     except HostError as exc:
-        return _usage(str(exc))
+        from bot.wording import error_text
+
+        return _usage(error_text(exc))
     except KeyboardInterrupt:
         return EXIT_OK
 

@@ -23,6 +23,7 @@ from typing import Any
 from bot.adapters.terminal.room import stdin_lines
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.store.matches import MatchStore
+from bot.wording import error_text, event_text, reason_text
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:
@@ -50,7 +51,7 @@ async def serve(url: str, shard_ids: list[int] | None, shard_count: int | None, 
     service = MatchService(MatchStore(url), heartbeat_seconds=heartbeat, owns_guild=owns)
 
     def on_event(ev: HostEvent) -> None:
-        _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": ev.text})
+        _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": event_text(ev)})
 
     service.subscribe(on_event)
     try:
@@ -66,7 +67,8 @@ async def serve(url: str, shard_ids: list[int] | None, shard_count: int | None, 
             try:
                 await _command(service, owns, json.loads(line))
             except (HostError, ValueError, KeyError, TypeError) as exc:
-                _print({"event": "error", "reason": str(exc), "t": service.now()})
+                reason = error_text(exc) if isinstance(exc, HostError) else str(exc)
+                _print({"event": "error", "reason": reason, "t": service.now()})
         return 0
     finally:
         await service.close()
@@ -91,7 +93,7 @@ async def _command(service: MatchService, owns: Callable[[int | None], bool], cm
     elif "submit" in cmd:
         spec = cmd["submit"]
         result = await service.submit(int(spec["match"]), str(spec["player"]), str(spec["text"]))
-        _print({"event": "submitted", "match": spec["match"], "status": result.status, "reason": result.reason})
+        _print({"event": "submitted", "match": spec["match"], "status": result.status, "reason": reason_text(result)})
     else:
         raise HostError("a command is {'create': ...} or {'submit': ...}")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.host.clocks import TimeControl
 from bot.store.matches import StoredMatch
+from bot.types import TimeControl
 from games import registry
 from games.base import AnyRuleset
 

@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.host.clocks import TimeControl
 from bot.store.db import Base, UTCDateTime, utcnow
+from bot.types import TimeControl
 from games import registry
 from games.base import OptionsError
 
@@ -45,7 +45,12 @@ TABLE = cast(Table, GuildSettingsRow.__table__)
 
 
 class SettingsError(ValueError):
-    """A setting that cannot be stored; the text says why, for the host who tried."""
+    """A setting that cannot be stored: `code` and `data` say why (`bot.wording` words it for the host)."""
+
+    def __init__(self, code: str, **data: Any) -> None:
+        super().__init__(code, data)
+        self.code = code
+        self.data = data
 
 
 @dataclass(frozen=True)
@@ -71,11 +76,11 @@ def validate_clock(game: str, clock: Mapping[str, str]) -> dict[str, str]:
     try:
         ruleset = registry.get(game)
     except registry.UnknownGameError as exc:
-        raise SettingsError(str(exc.args[0])) from None
+        raise SettingsError("settings_game", detail=str(exc.args[0])) from None
     try:
         TimeControl.from_spec(ruleset.default_clock(ruleset.parse_options({})), clock)
     except (ValueError, OptionsError) as exc:
-        raise SettingsError(f"clock for {ruleset.title}: {exc}") from None
+        raise SettingsError("settings_clock", title=ruleset.title, detail=str(exc)) from None
     return {str(k): str(v) for k, v in clock.items()}
 
 
@@ -139,7 +144,7 @@ class GuildSettingsStore:
         """Change some settings (None resets one to the default); `clock=(game, overrides)` sets a game's
         default clock (None or empty overrides: back to the game's own). Returns the new settings."""
         if room_mode is not _UNSET and room_mode is not None and room_mode not in ROOM_MODES:
-            raise SettingsError(f"room mode must be one of {', '.join(ROOM_MODES)}, not {room_mode!r}")
+            raise SettingsError("settings_room_mode", modes=", ".join(ROOM_MODES), value=room_mode)
         game_clock: tuple[str, dict[str, str]] | None = None
         if clock is not None:
             game, overrides = clock

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
+from bot.types import OVER_STATUSES, MatchStatus
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class StoredMatch:
     game: str
     options: dict[str, Any]
     clock: dict[str, Any]
-    status: str
+    status: MatchStatus
     guild_id: int | None
     channel_id: int | None
     created_at: dt.datetime
@@ -129,7 +130,7 @@ class MatchStore:
         game: str,
         options: dict[str, Any],
         clock: dict[str, Any],
-        status: str,
+        status: MatchStatus,
         players: dict[int, tuple[str, str]],
         guild_id: int | None,
         channel_id: int | None,
@@ -171,7 +172,7 @@ class MatchStore:
         events: Sequence[NewEvent],
         *,
         snapshot: dict[str, Any],
-        status: str,
+        status: MatchStatus,
         winner_seat: int | None = None,
         result_reason: str | None = None,
         players: dict[int, tuple[str, str]] | None = None,
@@ -183,7 +184,7 @@ class MatchStore:
         """
         now = utcnow()
         done = self._closing_loop_future()
-        finished = status in ("finished", "aborted")
+        finished = status in OVER_STATUSES
         self._queue.append(
             _Pending(
                 match_id=match_id,
@@ -337,7 +338,9 @@ class MatchStore:
         """Every match that is not over, with players."""
         async with self.engine.connect() as conn:
             rows = (
-                await conn.execute(select(Match).where(Match.status.not_in(("finished", "aborted"))).order_by(Match.id))
+                await conn.execute(
+                    select(Match).where(Match.status.not_in([str(s) for s in OVER_STATUSES])).order_by(Match.id)
+                )
             ).all()
             ids = [r.id for r in rows]
             players = await self._players(conn, ids)
@@ -431,7 +434,7 @@ def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
         game=row.game,
         options=dict(row.options),
         clock=dict(row.clock),
-        status=row.status,
+        status=MatchStatus(row.status),
         guild_id=row.guild_id,
         channel_id=row.channel_id,
         created_at=row.created_at,

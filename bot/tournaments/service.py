@@ -300,7 +300,7 @@ class TournamentService:
         try:
             live = new_live(game, [PlayerRef("1", "1"), PlayerRef("2", "2")], options, clock, rules, 1, None)
         except HostError as exc:
-            raise TournamentRefused(str(exc)) from None
+            raise TournamentRefused(exc.refusal) from None
         now = self.wall()
         async with self.engine.begin() as conn:
             tid = (

@@ -184,5 +184,7 @@ def run(args: argparse.Namespace, url: str) -> int:
     except TournamentRefused as exc:
         import sys
 
-        print(f"dmhost tournament: {exc}", file=sys.stderr)
+        from bot.wording import error_text
+
+        print(f"dmhost tournament: {error_text(exc)}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.wording import describe
+from bot.wording import board_text, describe, reason_text
 from games import registry
 from games.base import play_text
 
@@ -95,11 +95,11 @@ async def test_the_room_board_and_an_engine_refusal_name_the_players(tmp_path: A
         players = [PlayerRef("a", "Ann"), PlayerRef("b", "Ben")]
         for game in registry.ids():
             mid = await service.create_match(game, players)
-            assert "seat" not in service.board_text(mid).lower(), game
+            assert "seat" not in board_text(service.get(mid), service.now()).lower(), game
         dotdash = await service.create_match("dotdash", players)
         refused = await service.submit(dotdash, "a", "take red")
-        assert refused.status == "rejected" and refused.reason
-        assert "seat" not in refused.reason.lower() and "Ann" in refused.reason
+        assert refused.status == "rejected" and reason_text(refused)
+        assert "seat" not in reason_text(refused).lower() and "Ann" in reason_text(refused)
     finally:
         await service.close()
         await service.store.close()

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.looptime
 
 def snapshot(service: MatchService, mid: int) -> Any:
     live = service.get(mid)
-    return (live.ruleset.to_json(live.state), live.ply, live.status, live.clocks.running, live.pending, live.seq)
+    return (live.ruleset.to_json(live.state), live.ply, live.status, live.clocks.running, live.provisional(), live.seq)
 
 
 async def test_a_player_cannot_move_for_the_opponent(host: tuple[MatchService, Recorder]) -> None:
@@ -41,9 +41,9 @@ async def test_strangers_are_ignored_and_cannot_use_player_actions(host: tuple[M
     before = snapshot(service, mid)
     for text in ["@0+", "resign", "take back", "mulligan", "decline", "ready", "here", "confirm", "first"]:
         assert (await service.submit(mid, STRANGER.id, text)).status == "ignored", text
-    for action in (service.resign, service.mulligan, service.decline_mulligan, service.ready, service.here):
+    for action in ("resign", "mulligan", "decline", "ready", "here"):
         with pytest.raises(HostError):
-            await action(mid, STRANGER.id)
+            await service.act(mid, STRANGER.id, action)
     assert (await service.takeback(mid, STRANGER.id, message_id=None, via="delete")).status == "ignored"
     assert snapshot(service, mid) == before  # not even a log entry
 
@@ -78,7 +78,7 @@ async def test_only_the_author_takes_a_move_back(host: tuple[MatchService, Recor
     assert refused.status == "rejected"
     refused = await service.takeback(mid, R.id, message_id="m1", via="delete")
     assert refused.status == "rejected"
-    assert service.get(mid).pending is not None
+    assert service.get(mid).provisional() is not None
     assert (await service.takeback(mid, W.id, message_id="m1", via="delete")).status == "accepted"
     assert service.get(mid).ply == 0
 
@@ -92,9 +92,9 @@ async def test_only_the_loser_may_use_or_decline_the_mulligan(host: tuple[MatchS
     for text in ("mulligan", "decline"):
         assert (await service.submit(mid, winner.id, text)).status == "rejected", text
     with pytest.raises(HostError):
-        await service.mulligan(mid, winner.id)
+        await service.act(mid, winner.id, "mulligan")
     with pytest.raises(HostError):
-        await service.decline_mulligan(mid, STRANGER.id)
+        await service.act(mid, STRANGER.id, "decline")
     assert service.get(mid).status == "mulligan_wait"
     assert (await service.submit(mid, loser.id, "mulligan")).status == "accepted"
 
@@ -111,7 +111,7 @@ async def test_ready_is_for_the_mover_in_grace_and_here_for_the_opponent(
     assert (await service.submit(mid, ALICE.id, "ready")).status == "accepted"
     assert (await service.submit(mid, ALICE.id, "here")).status == "rejected"  # cannot confirm herself
     with pytest.raises(HostError):
-        await service.here(mid, STRANGER.id)
+        await service.act(mid, STRANGER.id, "here")
     assert not rec.of("presence_ok")
     assert (await service.submit(mid, BOB.id, "here")).status == "accepted"
     assert rec.of("presence_ok")

@@ -7,9 +7,11 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import inspect
 
+from bot.host.events import Refusal
 from bot.store.db import current_revision, migrate
 from bot.store.guilds import GuildSettings, GuildSettingsStore, SettingsError
 from bot.store.matches import MatchStore
+from bot.wording import refusal_text
 
 GUILD = 1_189_000_000_000_000_001  # a real-sized snowflake: beyond 32 bits and beyond a double's 53
 ROLE = 1_189_000_000_000_000_777
@@ -77,8 +79,9 @@ async def test_bad_settings_are_refused_and_nothing_is_stored(
 ) -> None:
     guilds = GuildSettingsStore(store.engine)
     await guilds.update(GUILD, room_mode="private", clock=("boxes", {"move": "90"}))
-    with pytest.raises(SettingsError, match=words):
+    with pytest.raises(SettingsError) as refused:
         await guilds.update(GUILD, **kwargs)  # type: ignore[arg-type]
+    assert words in refusal_text(Refusal(refused.value.code, data=refused.value.data))
     stored = await GuildSettingsStore(store.engine).get(GUILD)
     assert stored.room_mode == "private" and stored.clock_for("boxes") == {"move": "90"}
 

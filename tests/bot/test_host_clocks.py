@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from bot.host.service import MatchService, PlayerRef
+from bot.wording import reason_text
 from tests.bot.conftest import Recorder
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
@@ -71,7 +72,7 @@ async def test_grace_once_then_second_overrun_concedes(host: tuple[MatchService,
     assert [e.data["notice"] for _, e in rec.of("clock")][-1] == "grace_started"
     # A move from grace needs `ready` and the opponent's confirmation first.
     refused = await service.submit(mid, ALICE.id, "A1-B1")
-    assert refused.status == "rejected" and "ready" in (refused.reason or "")
+    assert refused.status == "rejected" and "ready" in (reason_text(refused) or "")
     assert (await service.submit(mid, ALICE.id, "ready")).status == "accepted"
     assert rec.of("presence")[-1][1].data["confirmer"] == 2
     assert (await service.submit(mid, ALICE.id, "A1-B1")).status == "rejected"

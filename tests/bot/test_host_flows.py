@@ -9,6 +9,7 @@ import json
 import pytest
 
 from bot.host.service import MatchService, PlayerRef
+from bot.wording import event_text, reason_text
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.looptime
 async def play(service: MatchService, mid: int, moves: list[tuple[PlayerRef, str]], settle: float = 0.0) -> None:
     for who, text in moves:
         result = await service.submit(mid, who.id, text)
-        assert result.status == "accepted", (text, result.reason)
+        assert result.status == "accepted", (text, reason_text(result))
         if settle:
             await asyncio.sleep(settle)
 
@@ -56,11 +57,11 @@ async def test_trax_forced_tiles_are_announced_when_the_move_becomes_final(
     await play(service, mid, [(R, "@1\\")], settle=6)
     await play(service, mid, [(W, "A0/")])
     provisional = rec.of("provisional")[-1][1]
-    assert "forced" not in provisional.text
+    assert "forced" not in event_text(provisional)
     await asyncio.sleep(5.01)
     final = rec.of("move")[-1][1]
     assert final.data["move"] == "A0/"
-    assert "wendy's move A0/ is final" in final.text and "forced: B1\\" in final.text
+    assert "wendy's move A0/ is final" in event_text(final) and "forced: B1\\" in event_text(final)
 
 
 @pytest.mark.parametrize("via", ["delete", "edit", "text"])
@@ -75,7 +76,7 @@ async def test_trax_take_back_within_five_seconds(host: tuple[MatchService, Reco
         taken = await service.submit(mid, R.id, "take back")
     else:
         taken = await service.takeback(mid, R.id, message_id="m2", via=via)
-    assert taken.status == "accepted", taken.reason
+    assert taken.status == "accepted", reason_text(taken)
     live = service.get(mid)
     assert live.ruleset.extra(live.state)["tiles"] == 1
     assert live.ruleset.to_move(live.state) == 2 and live.clocks.running == 2
@@ -107,7 +108,7 @@ async def test_trax_mulligan_during_play_rewinds_both_last_turns(host: tuple[Mat
     service, rec = host
     mid = await service.create_match("trax", [W, R])
     refused = await service.submit(mid, W.id, "mulligan")
-    assert refused.status == "rejected" and "no turn" in (refused.reason or "")
+    assert refused.status == "rejected" and "no turn" in (reason_text(refused) or "")
     await play(service, mid, [(W, "@0+"), (R, "B1+"), (W, "A2+")], settle=5.5)
     live = service.get(mid)
     assert live.ruleset.extra(live.state)["tiles"] == 3
@@ -116,7 +117,7 @@ async def test_trax_mulligan_during_play_rewinds_both_last_turns(host: tuple[Mat
     assert live.ruleset.extra(live.state)["tiles"] == 1
     assert live.ruleset.to_move(live.state) == 2 and live.clocks.running == 2
     again = await service.submit(mid, R.id, "mulligan")
-    assert again.status == "rejected" and "already used" in (again.reason or "")
+    assert again.status == "rejected" and "already used" in (reason_text(again) or "")
     assert rec.of("mulligan")[0][1].data["rewound"] == 2
 
 
@@ -125,7 +126,7 @@ async def test_trax_mulligan_not_on_the_opponents_turn(host: tuple[MatchService,
     mid = await service.create_match("trax", [W, R])
     await play(service, mid, [(W, "@0+"), (R, "B1+")], settle=5.5)
     refused = await service.submit(mid, R.id, "mulligan")
-    assert refused.status == "rejected" and "own turn" in (refused.reason or "")
+    assert refused.status == "rejected" and "own turn" in (reason_text(refused) or "")
 
 
 LOOP_GAME = ["@0/", "@1/", "B0/", "B2/"]
@@ -185,7 +186,7 @@ async def _trax_until_win(service: MatchService) -> int:
     for i, text in enumerate(texts):
         who = W if i % 2 == 0 else R
         result = await service.submit(mid, who.id, text)
-        assert result.status == "accepted", (text, result.reason)
+        assert result.status == "accepted", (text, reason_text(result))
         await asyncio.sleep(5.5)
     return mid
 
@@ -203,7 +204,7 @@ async def test_trax_grace_with_presence_and_the_ten_minute_cap(host: tuple[Match
     await service.submit(mid, W.id, "ready")
     presence = await rec.wait("presence")
     assert presence.data["confirmer_id"] == R.id
-    await service.here(mid, R.id)
+    await service.act(mid, R.id, "here")
     await play(service, mid, [(W, "@0+")], settle=5.5)
     # Rick's clock starts when Wendy's move is final; he uses his grace to the full 10 minutes and loses.
     t1 = rec.of("move")[-1][0]
@@ -263,8 +264,8 @@ async def test_pathing_penalty_pick_is_prompted_timed_and_validated(host: tuple[
         move = ruleset.legal_moves(live.state)[0]
         await play(service, mid, [(names[seat], ruleset.format(live.state, move))])
         assert live.id in service.live
-    assert "must now" in rec.of("move")[-1][1].text
-    assert "must pick" in rec.of("turn")[-1][1].text
+    assert "must now" in event_text(rec.of("move")[-1][1])
+    assert "must pick" in event_text(rec.of("turn")[-1][1])
     picker = ruleset.to_move(live.state)
     refused = await service.submit(mid, names[picker].id, "A1-B1")
     assert refused.status == "rejected" and refused.kind == "illegal"
@@ -279,17 +280,17 @@ async def test_dotdash_setup_choice_and_shift_confirmation(host: tuple[MatchServ
     # The moves of the replay case "shifting: red breaks its only five-row" (tests/data/replay/dotdash.jsonl).
     service, rec = host
     mid = await service.create_match("dotdash", [W, R])
-    assert "`setup red F7 blue E5 G5`" in rec.of("started")[-1][1].text
+    assert "`setup red F7 blue E5 G5`" in event_text(rec.of("started")[-1][1])
     await play(service, mid, [(W, "setup blue M13 red A1 I1")])
-    assert "`take red` or `take blue`" in rec.of("turn")[-1][1].text
+    assert "`take red` or `take blue`" in event_text(rec.of("turn")[-1][1])
     await play(service, mid, [(R, "take blue")])
-    assert "plays blue" in rec.of("move")[-1][1].text
+    assert "plays blue" in event_text(rec.of("move")[-1][1])
     await play(service, mid, [(R, "M13-J13"), (W, "A1-D1"), (R, "J13-E13"), (W, "I1-E1"), (R, "G13-J13")])
     first = await service.submit(mid, W.id, "C1-C4")
     assert first.status == "rejected" and first.kind == "confirm"
     live = service.get(mid)
     assert live.ply == 7
-    assert (await service.submit(mid, R.id, "confirm")).reason == "There is nothing for you to confirm."
+    assert reason_text(await service.submit(mid, R.id, "confirm")) == "There is nothing for you to confirm."
     assert (await service.submit(mid, W.id, "confirm")).status == "accepted"
     ev = await rec.wait("finished")
     assert ev.data["reason"] == "shift" and ev.data["winner"] == 2
@@ -299,8 +300,8 @@ async def test_dots_stop_then_free_moves_then_end(host: tuple[MatchService, Reco
     service, rec = host
     mid = await service.create_match("dots", [W, R], options={"width": 5, "height": 5, "start": "empty"})
     await play(service, mid, [(W, "C3"), (R, "stop")])
-    assert "posts `end`" in rec.of("move")[-1][1].text
-    assert "then post `end`" in rec.of("turn")[-1][1].text
+    assert "posts `end`" in event_text(rec.of("move")[-1][1])
+    assert "then post `end`" in event_text(rec.of("turn")[-1][1])
     await play(service, mid, [(W, "A1"), (W, "B1")])
     refused = await service.submit(mid, R.id, "D4")
     assert refused.status == "rejected"

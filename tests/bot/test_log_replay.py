@@ -12,6 +12,7 @@ from PIL import Image
 
 from bot.host.service import MatchService, PlayerRef
 from bot.records.replay import replay_match
+from bot.wording import reason_text
 from tests.bot.conftest import Recorder
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
@@ -24,7 +25,7 @@ async def test_replay_honours_takebacks_and_mulligans(host: tuple[MatchService, 
     script = [(W, "@0+", 6), (R, "B1+", 1), (R, "take back", 1), (R, "@1/", 6), (W, "A0+", 6), (R, "mulligan", 0)]
     for who, text, wait in script:
         result = await service.submit(mid, who.id, text)
-        assert result.status == "accepted", (text, result.reason)
+        assert result.status == "accepted", (text, reason_text(result))
         await asyncio.sleep(wait)
     live = service.get(mid)
     stored = await service.store.load(mid, with_events=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -25,49 +24,6 @@ def pinging(*user_ids: str | int) -> discord.AllowedMentions:
 def mention(player_id: str) -> str:
     """A ping for a player id that is a Discord id (ids from other rooms are shown as they are)."""
     return f"<@{player_id}>" if player_id.isdigit() else player_id
-
-
-STATE_WORDS = {
-    "ongoing": "in play",
-    "paused": "paused by the host",
-    "choosing": "waiting for the choice of who starts",
-    "mulligan_wait": "waiting for a mulligan decision",
-    "finished": "finished",
-    "aborted": "aborted",
-}
-"""A match's state as people read it (the stored names never reach a user)."""
-
-
-def state_words(status: str) -> str:
-    """`mulligan_wait` → "waiting for a mulligan decision"."""
-    return STATE_WORDS.get(status, status.replace("_", " "))
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A provisional move as the adapters show it."""
-
-    seat: int
-    ply: int
-    notation: str
-    message_id: str | None
-
-
-def pending_of(live: Live) -> Pending | None:
-    """The match's provisional move, as the adapters show it."""
-    raw = live.provisional()
-    return None if raw is None else Pending(raw.seat, raw.ply, raw.notation, raw.message_id)
-
-
-def timer_at(live: Live, rule: str, name: str) -> float | None:
-    """When one of the match's rule timers fires on the loop clock (None: not running or paused)."""
-    due = live.timer_due(rule, name)
-    return None if due is None or due == float("inf") else float(due)
-
-
-def presence_waiting(live: Live) -> bool:
-    """Whether a presence check (Trax grace `ready`) waits for the opponent."""
-    return any(getattr(r, "key", "") == "presence" and getattr(r, "waiting", False) for r in live.rules)
 
 
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:

@@ -15,6 +15,7 @@ from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.opserrors import shown_url
 from bot.store.matches import MatchStore
+from bot.wording import board_text, error_text, event_text, reason_text
 from games.opponents import check_level
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "stdin_lines"]
@@ -40,10 +41,11 @@ class RoomConfig:
 class Room:
     """Reads `NAME: text` lines, hands them to the host, prints what happens."""
 
-    def __init__(self, config: RoomConfig, out: TextIO | None = None) -> None:
+    def __init__(self, config: RoomConfig, out: TextIO | None = None, service: MatchService | None = None) -> None:
         self.config = config
         self.out = out or sys.stdout
-        self.service = MatchService(MatchStore(config.db_url))
+        self.service = service or MatchService(MatchStore(config.db_url))
+        """The host core it listens to (its own, unless it shares one: it is a subscriber like any other)."""
         self.match_id: int | None = None
         self.finished = asyncio.Event()
         self.service.subscribe(self._on_event)
@@ -68,7 +70,8 @@ class Room:
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id not in (None, -1) and ev.match_id != self.match_id:
             return
-        obj: dict[str, Any] = {"event": ev.kind, "match": ev.match_id, **ev.data, "text": ev.text}
+        text = event_text(ev)
+        obj: dict[str, Any] = {"event": ev.kind, "match": ev.match_id, **ev.data, "text": text}
         if ev.seat is not None:
             obj.setdefault("seat", ev.seat)
         if ev.kind == "finished":
@@ -77,12 +80,12 @@ class Room:
                 "match": ev.match_id,
                 "winner": ev.data.get("winner_name"),
                 "reason": ev.data.get("reason"),
-                "text": ev.text,
+                "text": text,
             }
-        self.emit(obj, None if ev.kind == "turn" else ev.text)
+        self.emit(obj, None if ev.kind == "turn" else text)
         if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
             if not self.config.events_json:
-                self.out.write(self.service.board_text(ev.match_id) + "\n")
+                self.out.write(board_text(self.service.live[ev.match_id], self.service.now()) + "\n")
             self._save_picture(ev.match_id, ev)
         elif ev.kind in ("move", "finished"):
             self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
@@ -161,6 +164,7 @@ class Room:
                     options=cfg.options,
                     clock=cfg.clock,
                     rules=cfg.rules,
+                    practice=cfg.bot_level is not None,
                 )
                 self.match_id = mid
             return await self._loop(lines)
@@ -222,18 +226,20 @@ class Room:
         try:
             result = await self.service.submit(self.match_id, player.id, text)
         except HostError as exc:
-            self.emit({"event": "error", "match": self.match_id, "reason": str(exc)}, f"(error: {exc})")
+            said = error_text(exc)
+            self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")
             return
         if result.status == "rejected" and result.kind not in ("illegal",):
+            reason = reason_text(result)
             self.emit(
                 {
                     "event": "rejected",
                     "match": self.match_id,
                     "player": player.name,
                     "kind": result.kind,
-                    "reason": result.reason,
+                    "reason": reason,
                 },
-                f"({player.name}: {result.reason})",
+                f"({player.name}: {reason})",
             )
         elif result.status == "ignored" and not self.config.events_json:
             self.emit({}, f"({player.name}, not a move: {result.reason})")

@@ -1,33 +1,48 @@
 """House rules: which a game takes, its Death Match defaults, and the rule objects of one match.
 
 A host sets them per match with `K=V` pairs (`takeback=5 mulligan=1 clock=grace`); see each game's
-rule card in `seeds/rules/`.
+rule card in `seeds/rules/`. Every module of this package is imported here, and each `HouseRule`
+subclass in it registers itself (`HouseRule.registry`): a new rule is one new module.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
-from bot.host.rules.advantage import AdvantageChoice
-from bot.host.rules.base import HOLD_STATUSES, Effects, HouseRule, Log, MatchView, Note, Provisional, Refused
-from bot.host.rules.mulligan import Mulligan
-from bot.host.rules.presence import GracePresence
-from bot.host.rules.shiftconfirm import ShiftConfirm
-from bot.host.rules.takeback import TakeBack
-from bot.host.rules.threesame import ThreeSameRestart
+from bot.host.rules.base import (
+    HOLD_STATUSES,
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    Provisional,
+    Refused,
+    RuleDeadline,
+    RulesError,
+)
 
 __all__ = [
     "HOLD_STATUSES",
+    "REGISTRY",
+    "Action",
     "Effects",
     "HouseRule",
     "Log",
     "MatchView",
     "Note",
+    "OpenAction",
     "Provisional",
     "Refused",
+    "RuleDeadline",
     "RulesError",
     "accepted",
+    "action",
     "build",
     "clock_overrides",
     "defaults",
@@ -36,58 +51,36 @@ __all__ = [
     "parse",
 ]
 
-COMMON = ("takeback", "mulligan", "clock")
-EXTRA: dict[str, tuple[str, ...]] = {"trax": ("threesame",), "dotdash": ("shiftconfirm",)}
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "trax": {"takeback": 5.0, "mulligan": 1, "threesame": True},
-    "dotdash": {"shiftconfirm": True},
-}
-"""Each game's Death Match defaults (anything not named is off; `clock` is the game's own clock)."""
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
-_ON = {"1": True, "on": True, "yes": True, "true": True, "0": False, "off": False, "no": False, "false": False}
+REGISTRY: list[type[HouseRule]] = HouseRule.registry
+"""Every house rule, in the order their hooks run."""
 
 
-class RulesError(ValueError):
-    """A rule the game does not take, or a value the rule does not take."""
+def _settable(game: str) -> list[type[HouseRule]]:
+    return [rule for rule in REGISTRY if rule.settable and rule.takes(game)]
 
 
 def accepted(game: str) -> tuple[str, ...]:
     """The rules a game takes."""
-    return COMMON + EXTRA.get(game, ())
+    return tuple(rule.key for rule in _settable(game))
 
 
 def defaults(game: str) -> dict[str, Any]:
     """A game's Death Match house rules, as settings."""
-    return {"takeback": 0.0, "mulligan": 0, **{k: True for k in EXTRA.get(game, ())}, **DEFAULTS.get(game, {})}
+    return {rule.key: rule.default_for(game) for rule in _settable(game) if rule.in_defaults}
 
 
 def parse(game: str, raw: Mapping[str, Any] | None) -> dict[str, Any]:
     """The game's defaults with the host's `K=V` choices applied (values may be strings)."""
     settings = defaults(game)
+    by_key = {rule.key: rule for rule in _settable(game)}
     for key, value in (raw or {}).items():
-        if key not in accepted(game):
-            raise RulesError(f"{game} takes no rule {key!r}; it accepts {', '.join(accepted(game))}")
-        text = str(value).strip().lower()
-        if key == "takeback":
-            try:
-                seconds = float(text)
-            except ValueError:
-                raise RulesError(f"takeback is a number of seconds (0 = off), not {value!r}") from None
-            if not 0 <= seconds <= 600:
-                raise RulesError("takeback must be between 0 and 600 seconds")
-            settings[key] = seconds
-        elif key == "mulligan":
-            if not text.isdigit() or int(text) > 9:
-                raise RulesError(f"mulligan is a number of mulligans per player (0 = off), not {value!r}")
-            settings[key] = int(text)
-        elif key == "clock":
-            if text not in ("grace", "move_reserve"):
-                raise RulesError(f"clock is grace or move_reserve, not {value!r}")
-            settings[key] = text
-        else:
-            if text not in _ON:
-                raise RulesError(f"{key} is on or off, not {value!r}")
-            settings[key] = _ON[text]
+        rule = by_key.get(key)
+        if rule is None:
+            raise RulesError("rule_unknown", game=game, rule=key, accepted=", ".join(by_key))
+        settings[key] = rule.parse(str(value))
     return settings
 
 
@@ -108,24 +101,25 @@ def clock_overrides(settings: Mapping[str, Any], default_kind: str, overrides: M
 
 def build(game: str, settings: Mapping[str, Any]) -> list[HouseRule]:
     """The rule objects of one match, in the order their hooks run."""
-    rules: list[HouseRule] = [AdvantageChoice()]
-    if settings.get("takeback"):
-        rules.append(TakeBack(float(settings["takeback"])))
-    if settings.get("mulligan"):
-        rules.append(Mulligan(int(settings["mulligan"])))
-    rules.append(GracePresence())
-    if settings.get("threesame"):
-        rules.append(ThreeSameRestart())
-    if settings.get("shiftconfirm"):
-        rules.append(ShiftConfirm())
-    return rules
+    out = []
+    for rule in REGISTRY:
+        if rule.takes(game) or not rule.settable:
+            made = rule.build(settings.get(rule.key, rule.default_for(game) if not rule.in_defaults else None))
+            if made is not None:
+                out.append(made)
+    return out
+
+
+def action(name: str) -> Action | None:
+    """The action of that name some rule declares."""
+    return next((a for rule in REGISTRY for a in rule.actions if a.name == name), None)
 
 
 def keyword_actions() -> dict[str, str]:
     """Every phrase any rule answers → its action."""
     out: dict[str, str] = {}
-    for cls in (AdvantageChoice, TakeBack, Mulligan, GracePresence, ShiftConfirm):
-        out.update(cls.keywords)
+    for rule in REGISTRY:
+        out.update(rule.keywords)
     return out
 
 

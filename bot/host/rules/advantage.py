@@ -5,24 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.types import MatchStatus
+
+FIRST = Action("first", ("first", "i go first", "me"), "first", "I move first", "primary")
+SECOND = Action("second", ("second", "you go first", "you"), "second", "Opponent moves first")
 
 
 class AdvantageChoice(HouseRule):
     """With `advantage`, one player chooses who moves first; if the time for one move runs out, they do."""
 
     key: ClassVar[str] = "advantage"
-    keywords: ClassVar[Mapping[str, str]] = {
-        "first": "first",
-        "i go first": "first",
-        "me": "first",
-        "second": "second",
-        "you go first": "second",
-        "you": "second",
-    }
+    order: ClassVar[int] = 10
+    settable: ClassVar[bool] = False
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.CHOOSING,)
+    actions: ClassVar[tuple[Action, ...]] = (FIRST, SECOND)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
+    events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
 
     def __init__(self) -> None:
         self.chooser: int | None = None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """First or second, while the choice is open."""
+        if self.chooser is None or m.status != MatchStatus.CHOOSING:
+            return []
+        return [OpenAction(FIRST, 0), OpenAction(SECOND, 0)]
 
     def on_create(self, m: MatchView, advantage: int | None) -> Effects | None:
         """Hold the start until the advantage player has chosen (or their time is up)."""
@@ -31,7 +39,7 @@ class AdvantageChoice(HouseRule):
         self.chooser = advantage
         limit = m.clocks.tc.move
         return Effects(
-            status="choosing",
+            status=MatchStatus.CHOOSING,
             timers={"choose": limit},
             say=[Note("choose", {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
         )
@@ -39,11 +47,11 @@ class AdvantageChoice(HouseRule):
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`first` or `second` from the chooser."""
         chooser = self.chooser
-        if chooser is None or m.status != "choosing":
+        if chooser is None or m.status != MatchStatus.CHOOSING:
             return None
         if seat != chooser:
             raise Refused("choose_not_you", chooser=chooser)
-        return self._choose(m, first=seat if action == "first" else 3 - seat, how=None)
+        return self._choose(m, first=seat if action.partition(":")[0] == "first" else 3 - seat, how=None)
 
     def _choose(self, m: MatchView, first: int, how: str | None) -> Effects:
         chooser = self.chooser or first
@@ -53,7 +61,7 @@ class AdvantageChoice(HouseRule):
             data["how"] = how
         return Effects(
             swap_seats=first != 1,
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             start=True,
             timers={"choose": None},
             log=[Log("choice", chooser, data)],
@@ -68,7 +76,7 @@ class AdvantageChoice(HouseRule):
 
     def gate(self, m: MatchView, seat: int) -> None:
         """Nobody moves before the choice."""
-        if self.chooser is not None and m.status == "choosing":
+        if self.chooser is not None and m.status == MatchStatus.CHOOSING:
             raise Refused("choose_first", kind="turn", chooser=self.chooser)
 
     def dump(self, now: float) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 A house rule never touches the match or the database. It reads the match through `MatchView`, keeps
 its own typed state, and answers each hook with `Effects`; the service applies every rule's effects in
 one place (commit, then publish, then re-arm its timers).
+
+A rule also describes itself, in one class: its `key` (the `K` of `--rule K=V`), the games that take
+it, its default, how its value is parsed, the statuses it holds, its actions (keywords and button),
+its deadline labels and the events it publishes. Subclassing `HouseRule` in a module of this package
+registers the rule; nothing else needs to name it.
 """
 
 from __future__ import annotations
@@ -12,10 +17,70 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from bot.host.clocks import Clocks
+from bot.host.events import Refusal
+from bot.types import HOLD_STATUSES, MatchStatus
 from games.base import AnyRuleset
 
-HOLD_STATUSES = ("choosing", "mulligan_wait")
-"""Statuses in which a rule holds the match (nobody moves until the rule lets go)."""
+__all__ = [
+    "HOLD_STATUSES",
+    "Action",
+    "Effects",
+    "HouseRule",
+    "Log",
+    "MatchView",
+    "Note",
+    "OpenAction",
+    "Provisional",
+    "Refused",
+    "RuleDeadline",
+    "RulesError",
+]
+
+_ON = {"1": True, "on": True, "yes": True, "true": True, "0": False, "off": False, "no": False, "false": False}
+
+
+class RulesError(ValueError):
+    """A rule the game does not take, or a value the rule does not take (`refusal`: which, as data)."""
+
+    def __init__(self, code: str, **data: Any) -> None:
+        super().__init__(code)
+        self.refusal = Refusal(code, data=data)
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something a player may do under a rule: `name` (what `MatchService.act` takes), the phrases a
+    player may post for it, and its button (`button`: the code in the button's id; `label`, `style`)."""
+
+    name: str
+    keywords: tuple[str, ...] = ()
+    button: str | None = None
+    label: str | None = None
+    style: str = "secondary"
+    """`primary`, `secondary`, `success` or `danger`."""
+    lapses: bool = False
+    """Its button belongs to one moment (a ply): once that is gone, a click is refused as stale."""
+    answered_when_off: bool = False
+    """In a match without the rule its phrases are still answered (`no_rule:<name>`), not read as chat."""
+
+
+@dataclass(frozen=True)
+class OpenAction:
+    """An action open right now: for the turn at `ply`; `actor`: the only seat that may take it (None: either)."""
+
+    action: Action
+    ply: int
+    actor: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleDeadline:
+    """A rule's running timer as the room shows it: `label` names its words in `bot.wording`."""
+
+    label: str
+    at: float
+    seat: int | None = None
 
 
 class MatchView(Protocol):
@@ -30,7 +95,7 @@ class MatchView(Protocol):
     @property
     def ply(self) -> int: ...
     @property
-    def status(self) -> str: ...
+    def status(self) -> MatchStatus: ...
     @property
     def clocks(self) -> Clocks: ...
     @property
@@ -90,7 +155,7 @@ class Effects:
     """Clock changes, in order: `pause`, `resume`, `restart` (a fresh action for the seat on move), `stop`."""
     rewind_to: int | None = None
     """Index into the match's history: that turn and every later one are undone."""
-    status: str | None = None
+    status: MatchStatus | None = None
     defer: bool = False
     """After a move: it stays provisional; the turn passes only when `hand_over` comes."""
     hand_over: Provisional | None = None
@@ -135,10 +200,86 @@ class Refused(Exception):
 class HouseRule:
     """Base class of a house rule: every hook does nothing unless a rule overrides it."""
 
+    registry: ClassVar[list[type[HouseRule]]] = []
+    """Every rule class, in the order their hooks run (filled by subclassing)."""
+
     key: ClassVar[str] = ""
-    """The rule's name in snapshots and logs."""
+    """The rule's name in snapshots and logs, and the `K` of `--rule K=V`."""
+    order: ClassVar[int] = 100
+    """Where the rule's hooks run among the match's rules (lower first)."""
+    settable: ClassVar[bool] = True
+    """A host may set it per match (False: every match has it, e.g. the presence check)."""
+    games: ClassVar[tuple[str, ...] | None] = None
+    """The games that take it (None: every game)."""
+    default: ClassVar[Any] = False
+    """Its value when the host does not set it."""
+    game_defaults: ClassVar[Mapping[str, Any]] = {}
+    """Death Match defaults of particular games."""
+    in_defaults: ClassVar[bool] = True
+    """Its default is written into every match's settings (False: only a value the host chose)."""
+    holds: ClassVar[tuple[MatchStatus, ...]] = ()
+    """The statuses in which this rule holds the match."""
+    actions: ClassVar[tuple[Action, ...]] = ()
+    """What players may do under it (keywords, buttons)."""
+    deadline_labels: ClassVar[Mapping[str, str]] = {}
+    """Timer name → the label its deadline is shown with."""
+    events: ClassVar[tuple[str, ...]] = ()
+    """The kinds of host events it publishes."""
+    words: ClassVar[Mapping[str, str]] = {}
+    """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
+    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name). The
+    rules built into the host have their words in `bot.wording` itself."""
     keywords: ClassVar[Mapping[str, str]] = {}
-    """Phrases a player may post (normalised, lower case) → the action they stand for."""
+    """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.keywords = {phrase: a.name for a in cls.actions for phrase in a.keywords}
+        if cls.key:
+            HouseRule.registry.append(cls)
+            HouseRule.registry.sort(key=lambda rule: rule.order)
+
+    # -- the setting ---------------------------------------------------------------
+    @classmethod
+    def takes(cls, game: str) -> bool:
+        """Whether `game` takes this rule."""
+        return cls.games is None or game in cls.games
+
+    @classmethod
+    def default_for(cls, game: str) -> Any:
+        """The Death Match default in `game`."""
+        return cls.game_defaults.get(game, cls.default)
+
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """The value of `K=text` (on/off unless the rule says otherwise); RulesError when it is not one."""
+        value = _ON.get(text.strip().lower())
+        if value is None:
+            raise RulesError("rule_on_off", rule=cls.key, value=text)
+        return value
+
+    @classmethod
+    def build(cls, value: Any) -> HouseRule | None:
+        """The rule object of a match with this value (None: the rule is off)."""
+        return cls() if value or not cls.settable else None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """The actions open now (for buttons)."""
+        return []
+
+    def deadlines(self, m: MatchView) -> list[RuleDeadline]:
+        """The rule's running deadlines, with their labels."""
+        out = []
+        for timer, label in self.deadline_labels.items():
+            at = m.timer_due(self.key, timer)
+            if at is not None:
+                out.append(RuleDeadline(label, at, self.deadline_seat(m)))
+        return out
+
+    def deadline_seat(self, m: MatchView) -> int | None:
+        """The seat a deadline of this rule is about (None: nobody in particular)."""
+        return None
+
     needs_history: ClassVar[bool] = False
     """The rule rewinds, so the service keeps earlier states."""
     legacy_timers: ClassVar[Mapping[str, str]] = {}

@@ -5,22 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
+from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
+MAX_COUNT = 9
+USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary")
+DECLINE = Action("decline", ("decline", "no mulligan", "decline mulligan"), "decl", "Decline mulligan")
 
 
 class Mulligan(HouseRule):
     """`count` mulligans per player; a win against a player who still has one waits for their answer."""
 
     key: ClassVar[str] = "mulligan"
-    keywords: ClassVar[Mapping[str, str]] = {
-        "mulligan": "mulligan",
-        "use mulligan": "mulligan",
-        "decline": "decline",
-        "no mulligan": "decline",
-        "decline mulligan": "decline",
-    }
+    order: ClassVar[int] = 30
+    default: ClassVar[Any] = 0
+    game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 1}
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.MULLIGAN_WAIT,)
+    actions: ClassVar[tuple[Action, ...]] = (USE, DECLINE)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"offer": "mulligan_offer"}
+    events: ClassVar[tuple[str, ...]] = ("mulligan", "mulligan_offer")
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
 
@@ -35,17 +39,34 @@ class Mulligan(HouseRule):
         """`mulligan=1`."""
         return f"mulligan={self.count}"
 
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """Mulligans per player (0 = off)."""
+        text = text.strip()
+        if not text.isdigit() or int(text) > MAX_COUNT:
+            raise RulesError("rule_count", rule=cls.key, value=text)
+        return int(text)
+
+    @classmethod
+    def build(cls, value: Any) -> HouseRule | None:
+        """On with at least one mulligan."""
+        return cls(int(value)) if value else None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """Use or decline, while a win waits for the answer."""
+        return [] if self.offer is None else [OpenAction(USE, m.ply), OpenAction(DECLINE, m.ply)]
+
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`mulligan` or `decline`."""
         if self.count <= 0:
             return None
-        return self._use(m, seat) if action == "mulligan" else self._decline(seat, "player")
+        return self._use(m, seat) if action.partition(":")[0] == "mulligan" else self._decline(seat, "player")
 
     def _use(self, m: MatchView, seat: int) -> Effects:
         if self.used[seat] >= self.count:
             raise Refused("mulligan_used")
         if self.offer is None:
-            if m.status != "ongoing" or m.provisional() is not None or m.to_move() != seat:
+            if m.status != MatchStatus.ONGOING or m.provisional() is not None or m.to_move() != seat:
                 raise Refused("mulligan_own_turn")
         elif self.offer[0] == seat:
             raise Refused("mulligan_winner")
@@ -60,7 +81,7 @@ class Mulligan(HouseRule):
         self.offer = None
         return Effects(
             rewind_to=idx,
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             clock=["restart"],
             timers={"offer": None},
             log=[Log("mulligan", seat, {"rewound_plies": rewound, "to_ply": to_ply})],
@@ -74,7 +95,7 @@ class Mulligan(HouseRule):
         self.offer = None
         data = {} if how == "player" else {"how": how}
         return Effects(
-            status="ongoing",
+            status=MatchStatus.ONGOING,
             timers={"offer": None},
             finish=offer,
             log=[Log("mulligan_declined", seat, data)],
@@ -89,7 +110,7 @@ class Mulligan(HouseRule):
             return None
         self.offer = (winner, reason)
         return Effects(
-            status="mulligan_wait",
+            status=MatchStatus.MULLIGAN_WAIT,
             clock=["stop"],
             timers={"offer": self.offer_seconds},
             log=[Log("mulligan_offer", loser, {"winner": winner, "reason": reason})],

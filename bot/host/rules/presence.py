@@ -5,16 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
 
 NO_ANSWER = "no confirmation in time"
+READY = Action("ready", ("ready",))
+HERE = Action("here", ("here", "i'm here", "im here"), "here", "I'm here", "success")
 
 
 class GracePresence(HouseRule):
     """With the one-grace clock: `ready` stops the clock for one presence check per grace, never more."""
 
     key: ClassVar[str] = "presence"
-    keywords: ClassVar[Mapping[str, str]] = {"ready": "ready", "here": "here", "i'm here": "here", "im here": "here"}
+    order: ClassVar[int] = 40
+    settable: ClassVar[bool] = False
+    actions: ClassVar[tuple[Action, ...]] = (READY, HERE)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"presence": "presence"}
+    events: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
 
     def __init__(self) -> None:
@@ -27,11 +33,15 @@ class GracePresence(HouseRule):
         """`presence`."""
         return "presence"
 
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """The opponent confirms while the check waits."""
+        return [OpenAction(HERE, 0)] if self.waiting else []
+
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`ready` from the player in grace, `here` from the opponent."""
         if m.clocks.tc.kind != "grace":
             return None
-        if action == "ready":
+        if action.partition(":")[0] == "ready":
             if not (m.clocks.in_grace and m.clocks.running == seat):
                 raise Refused("ready_not_in_grace")
             if self.cleared:

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, MatchView, Refused
+from bot.host.rules.base import Action, Effects, HouseRule, MatchView, Refused
 
 
 class ShiftConfirm(HouseRule):
     """Asks before playing a move the engine says loses by shifting; `confirm` plays it."""
 
     key: ClassVar[str] = "shiftconfirm"
-    keywords: ClassVar[Mapping[str, str]] = {"confirm": "confirm"}
+    order: ClassVar[int] = 60
+    games: ClassVar[tuple[str, ...] | None] = ("dotdash",)
+    default: ClassVar[Any] = True
+    actions: ClassVar[tuple[Action, ...]] = (Action("confirm", ("confirm",)),)
+    events: ClassVar[tuple[str, ...]] = ("confirm",)
 
     def __init__(self) -> None:
         self.held: tuple[int, str, str | None] | None = None

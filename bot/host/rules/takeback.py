@@ -5,14 +5,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note, Provisional, Refused
+from bot.host.rules.base import (
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    Provisional,
+    Refused,
+    RulesError,
+)
+
+MAX_SECONDS = 600.0
+TAKE_BACK = Action("takeback", ("take back", "takeback", "undo"), "take", "Take back", lapses=True)
 
 
 class TakeBack(HouseRule):
     """Moves are final only `seconds` after they are played (deleting, editing or `take back` undoes them)."""
 
     key: ClassVar[str] = "takeback"
-    keywords: ClassVar[Mapping[str, str]] = {"take back": "takeback", "takeback": "takeback", "undo": "takeback"}
+    order: ClassVar[int] = 20
+    default: ClassVar[Any] = 0.0
+    game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 5.0}
+    actions: ClassVar[tuple[Action, ...]] = (TAKE_BACK,)
+    deadline_labels: ClassVar[Mapping[str, str]] = {"commit": "final"}
+    events: ClassVar[tuple[str, ...]] = ("provisional", "takeback")
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
 
@@ -23,6 +42,31 @@ class TakeBack(HouseRule):
     def describe(self) -> str:
         """`takeback=5`."""
         return f"takeback={self.seconds:g}"
+
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """Seconds a move stays provisional (0 = off)."""
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise RulesError("rule_seconds", rule=cls.key, value=text) from None
+        if not 0 <= seconds <= MAX_SECONDS:
+            raise RulesError("rule_range", rule=cls.key, low=0, high=MAX_SECONDS)
+        return seconds
+
+    @classmethod
+    def build(cls, value: Any) -> HouseRule | None:
+        """On when the window is longer than 0 s."""
+        return cls(float(value)) if value else None
+
+    def open_actions(self, m: MatchView) -> list[OpenAction]:
+        """Its author may take the provisional move back."""
+        p = self.pending
+        return [] if p is None else [OpenAction(TAKE_BACK, p.ply, p.seat, {"move": p.notation})]
+
+    def deadline_seat(self, m: MatchView) -> int | None:
+        """The provisional move's author."""
+        return None if self.pending is None else self.pending.seat
 
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`take back` (or a deleted/edited message or the button: `takeback:delete`)."""

@@ -12,6 +12,10 @@ class ThreeSameRestart(HouseRule):
     """Once per match (for both players together), a three-same attempt restarts the mover's clock."""
 
     key: ClassVar[str] = "threesame"
+    order: ClassVar[int] = 50
+    games: ClassVar[tuple[str, ...] | None] = ("trax",)
+    default: ClassVar[Any] = True
+    events: ClassVar[tuple[str, ...]] = ("clock",)
 
     def __init__(self) -> None:
         self.used = False

@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, mention, pending_of, pinging, presence_waiting, timer_at
-from bot.adapters.discord.announce._views import buttons
+from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host.service import HostEvent, Live
+from bot.types import OVER_STATUSES, MatchStatus
+from bot.wording import deadline_text, event_text, reason_words, seat_name, status_lines
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -51,13 +53,6 @@ a flush writes at most twice (board, pings), so a room stays within Discord's 5 
 little room left for the replies to players. Events that come meanwhile are folded into that flush."""
 """At most this many of the latest announcement lines are shown on the board."""
 
-DEADLINE_WORDS = {
-    "reserve_started": "move time ends",
-    "grace_started": "move time ends",
-    "timeout": "time runs out",
-}
-"""Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
-
 
 @dataclass
 class Room:
@@ -82,17 +77,15 @@ class Room:
 def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:
     """A PNG of the position with both names and colours, the last move highlighted, and at the end the
     result (None when this game has no pictures or drawing fails: the text board is shown instead)."""
-    try:
-        from games import pictures
-    except ImportError:
-        return None
+    from games import pictures
+
     if not pictures.has_renderer(live.game):
         return None
     try:
         return pictures.render_png(
             live.ruleset,
             live.state,
-            names=(live.name(1), live.name(2)),
+            names=(seat_name(live, 1), seat_name(live, 2)),
             last_move=last_move,
             prev_state=prev_state,
             result=result,
@@ -107,7 +100,7 @@ def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result
 def result_is_final(live: Live) -> bool:
     """Whether a result the engine sees on the board is the match's: not while a mulligan may undo it or
     the move that made it is still provisional."""
-    return live.status != "mulligan_wait" and pending_of(live) is None
+    return live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
 
 
 def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -> bytes | None:
@@ -119,7 +112,7 @@ def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -
         return pictures.render_zoom_png(
             live.ruleset,
             live.state,
-            names=(live.name(1), live.name(2)),
+            names=(seat_name(live, 1), seat_name(live, 2)),
             last_move=last_move,
             prev_state=prev_state,
             final=result_is_final(live),
@@ -136,38 +129,31 @@ def player_label(live: Live, seat: int) -> str:
 
         colour = pictures.renderer_for(live.game).colour_word(live.ruleset, live.state, seat)
     except Exception:
-        return live.name(seat)
-    return f"{live.name(seat)} ({colour})" if colour else live.name(seat)
+        return seat_name(live, seat)
+    return f"{seat_name(live, seat)} ({colour})" if colour else seat_name(live, seat)
 
 
 def deadline_line(live: Live, now: float) -> str | None:
-    """The running deadline as a Discord timestamp (`<t:UNIX:R>`), or None when no clock runs."""
-    if live.status in ("finished", "aborted"):
+    """The running deadline as a Discord timestamp (`<t:UNIX:R>`), or None when no clock runs: the soonest
+    deadline a rule of the match declares, else the clock's next phase."""
+    if live.status in OVER_STATUSES:
         return None
     utc_now = discord.utils.utcnow()
 
     def stamp(at: float) -> str:
         return discord.utils.format_dt(utc_now + dt.timedelta(seconds=max(0.0, at - now)), "R")
 
-    pending = pending_of(live)
-    commit = timer_at(live, "takeback", "commit")
-    if pending is not None and commit is not None:
-        return f"{live.name(pending.seat)}'s move becomes final {stamp(commit)}"
-    if live.status != "ongoing":
-        offer = timer_at(live, "mulligan", "offer")
-        if live.status == "mulligan_wait" and offer is not None:
-            return f"The mulligan offer ends {stamp(offer)}"
-        choose = timer_at(live, "advantage", "choose")
-        if live.status == "choosing" and choose is not None:
-            return f"The choice of who starts ends {stamp(choose)}"
+    ruled = [d for rule in live.rules for d in rule.deadlines(live) if d.at != float("inf")]
+    for d in sorted(ruled, key=lambda d: d.at):
+        line = deadline_text(d.label, seat_name(live, d.seat), stamp(d.at))
+        if line is not None:
+            return line
+    if live.status != MatchStatus.ONGOING:
         return None
-    presence = timer_at(live, "presence", "presence")
-    if presence is not None:
-        return f"The presence check ends {stamp(presence)}"
     for deadline in live.clocks.next_deadlines(now):
-        words = DEADLINE_WORDS.get(deadline.kind)
-        if words is not None:
-            return f"{live.name(deadline.seat)}: {words} {stamp(deadline.at)}"
+        line = deadline_text(f"clock:{deadline.kind}", seat_name(live, deadline.seat), stamp(deadline.at))
+        if line is not None:
+            return line
     return None
 
 
@@ -182,14 +168,11 @@ def changes_board(ev: HostEvent) -> bool:
     return True
 
 
-REASON_WORDS = {"resign": "by resignation", "time": "on time", "award": "awarded by the host"}
-
-
 def result_line(live: Live, ev: HostEvent) -> str:
     """The result as the board states it: the winner by name (or a draw), how, and the score."""
     winner = ev.data.get("winner")
     reason = str(ev.data.get("reason") or "")
-    how = REASON_WORDS.get(reason, reason)
+    how = reason_words(reason)
     score = ""
     with contextlib.suppress(Exception):
         scores = live.ruleset.scores(live.state)
@@ -197,27 +180,22 @@ def result_line(live: Live, ev: HostEvent) -> str:
             score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
     detail = f" ({how}{score})" if how or score else ""
     if winner in live.players:
-        return f"**Result: {live.name(winner)} wins{detail}.**"
+        return f"**Result: {seat_name(live, winner)} wins{detail}.**"
     return f"**Result: a draw{detail}.**"
 
 
-def open_actions(live: Live) -> tuple[list[str], int]:
-    """The buttons that are open on the board right now, and the ply they belong to."""
-    if live.status in ("finished", "aborted"):
+def open_actions(live: Live) -> tuple[list[Choice], int]:
+    """The buttons open on the board right now (what the match's rules declare open, else the game's own
+    choices), and the ply they belong to."""
+    if live.status in OVER_STATUSES:
         return [], live.ply
-    if live.status == "choosing":
-        return ["first", "second"], 0
-    if live.status == "mulligan_wait":
-        return ["mull", "decl"], live.ply
-    pending = pending_of(live)
-    if pending is not None:
-        return ["take"], pending.ply
-    if presence_waiting(live):
-        return ["here"], 0
-    if live.game == "dotdash":
+    offered = [a for rule in live.rules for a in rule.open_actions(live) if a.action.button is not None]
+    if offered:
+        return [Choice(o.action.button or "", o.action.label or "", o.action.style) for o in offered], offered[0].ply
+    if live.status == MatchStatus.ONGOING:
         with contextlib.suppress(Exception):
-            if live.ruleset.extra(live.state).get("phase") == "choose":
-                return ["red", "blue"], live.ply
+            choices = live.ruleset.choices(live.state)
+            return [Choice(code, text.capitalize()) for code, text in choices.items()], live.ply
     return [], live.ply
 
 
@@ -316,10 +294,10 @@ class Announcer(commands.Cog):
             if ev.kind == "finished" and room.live is not None:
                 fresh.append(result_line(room.live, ev))
             else:
-                fresh.append(ev.text)
+                fresh.append(event_text(ev))
             who = self._attention(ev, room.live)
             if who is not None and ev.kind in PING_KINDS:
-                room.unsent_pings.append((who, ev.text))
+                room.unsent_pings.append((who, event_text(ev)))
             if ev.kind in END_KINDS:
                 room.over = True
         room.lines = (room.lines + fresh)[-MAX_LINES:] if fresh else room.lines
@@ -414,9 +392,9 @@ class Announcer(commands.Cog):
         if room.over or live.status in ("finished", "aborted"):
             parts.append("**The match is over.**")
         else:
-            turn = service.board_text(live.id).splitlines()[-2]
+            turn, clocks = status_lines(live, service.now())
             parts.append(f"**{turn}**")
-            parts.append(service.clock_text(live))
+            parts.append(clocks)
             deadline = deadline_line(live, service.now())
             if deadline:
                 parts.append(deadline)

@@ -6,29 +6,39 @@ take-back window is still open by the stored move time, ...). No game logic live
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 from discord.ext import commands
 
-from bot.adapters.discord._shared import host_bot, pending_of, same_guild
+from bot.adapters.discord._shared import host_bot, same_guild
 from bot.adapters.discord.errors import report_error
-from bot.host.service import HostError, SubmitResult
+from bot.host import rules
+from bot.host.rules import Action
+from bot.host.service import HostError, Refusal
 
-ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "take": ("Take back", discord.ButtonStyle.secondary),
-    "mull": ("Use mulligan", discord.ButtonStyle.primary),
-    "decl": ("Decline mulligan", discord.ButtonStyle.secondary),
-    "here": ("I'm here", discord.ButtonStyle.success),
-    "first": ("I move first", discord.ButtonStyle.primary),
-    "second": ("Opponent moves first", discord.ButtonStyle.secondary),
-    "red": ("Take red", discord.ButtonStyle.danger),
-    "blue": ("Take blue", discord.ButtonStyle.primary),
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
 }
-"""Action code in the custom id → button label and style."""
 
-_TEXTS = {"first": "first", "second": "second", "red": "take red", "blue": "take blue"}
-"""Actions that are simply a player's text sent to the match."""
+
+@dataclass(frozen=True)
+class Choice:
+    """One button to show: its code in the custom id, its label and style (`STYLES`)."""
+
+    code: str
+    label: str
+    style: str = "secondary"
+
+
+def rule_actions() -> dict[str, Action]:
+    """Every rule's actions that have a button, by the button's code."""
+    return {a.button: a for rule in rules.REGISTRY for a in rule.actions if a.button is not None}
 
 
 def custom_id(match_id: int, ply: int, action: str) -> str:
@@ -42,22 +52,25 @@ class MatchButton(
 ):
     """One button of one match; rebuilt from its custom id after a restart."""
 
-    def __init__(self, match_id: int, ply: int, action: str) -> None:
-        label, style = ACTIONS[action]
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id(match_id, ply, action)))
+    def __init__(
+        self, match_id: int, ply: int, action: str, label: str | None = None, style: str = "secondary"
+    ) -> None:
+        button = discord.ui.Button[Any](
+            label=label or action.capitalize(),
+            style=STYLES.get(style, STYLES["secondary"]),
+            custom_id=custom_id(match_id, ply, action),
+        )
+        super().__init__(button)
         self.match_id = match_id
         self.ply = ply
         self.action = action
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: Any, /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
     ) -> MatchButton:
-        """Rebuild the button from a click (unknown actions are rejected by the template's caller)."""
-        action = match["action"]
-        if action not in ACTIONS:
-            raise ValueError(f"unknown button action {action!r}")
-        return cls(int(match["match"]), int(match["ply"]), action)
+        """Rebuild the button from a click (what it does is looked up when it is clicked)."""
+        return cls(int(match["match"]), int(match["ply"]), match["action"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the host, else say why (privately). On success the board is redrawn by the
@@ -77,36 +90,32 @@ class MatchButton(
             await interaction.response.edit_message(view=None)
 
     async def _act(self, interaction: discord.Interaction[Any]) -> None:
+        """A rule's action (checked against what the match's rules have open now), else the game's choice."""
         service = host_bot(interaction).service
         player = str(interaction.user.id)
-        match_id = self.match_id
-        result: SubmitResult | None
-        live = service.live.get(match_id)
+        live = service.live.get(self.match_id)
         if live is None or not same_guild(live.guild_id, interaction.guild_id):
             raise HostError("This match is over.")
-        if self.action == "take":
-            live = service.get(match_id)
-            pending = pending_of(live)
-            if pending is None or pending.ply != self.ply:
-                raise HostError("That move is already final.")
-            if live.players[pending.seat].id != player:
-                raise HostError(f"Only {live.name(pending.seat)} can take back {pending.notation}.")
-            result = await service.takeback(match_id, player, via="button")
-        elif self.action == "mull":
-            result = await service.mulligan(match_id, player)
-        elif self.action == "decl":
-            result = await service.decline_mulligan(match_id, player)
-        elif self.action == "here":
-            result = await service.here(match_id, player)
-        else:
-            live = service.get(match_id)
-            if live.seat_of(player) is None:
-                raise HostError("Only a player of this match can choose.")
-            result = await service.submit(match_id, player, _TEXTS[self.action])
-            if result.status == "ignored":
-                raise HostError("That choice is not open any more.")
-        if result is not None and result.status == "rejected":
-            raise HostError(result.reason or "That is not possible now.")
+        action = rule_actions().get(self.action)
+        if action is not None:
+            now_open = [o for rule in live.rules for o in rule.open_actions(live) if o.action.name == action.name]
+            names = live.names()
+            if action.lapses and (not now_open or now_open[0].ply != self.ply):
+                raise HostError(Refusal(f"stale:{action.name}", names=names))
+            actor = now_open[0].actor if now_open else None
+            if actor is not None and live.seat_of(player) != actor:
+                data = {"actor": actor, **now_open[0].data}
+                raise HostError(Refusal(f"not_actor:{action.name}", data=data, names=names))
+            await service.act(self.match_id, player, f"{action.name}:button")
+            return
+        text = live.ruleset.choices(live.state).get(self.action)
+        if live.seat_of(player) is None:
+            raise HostError("Only a player of this match can choose.")
+        result = await service.submit(self.match_id, player, text) if text is not None else None
+        if result is None or result.status == "ignored":
+            raise HostError("That choice is not open any more.")
+        if result.refusal is not None:
+            raise HostError(result.refusal)
 
 
 def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | None:
@@ -116,9 +125,14 @@ def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | Non
     return getter(match_id) if getter is not None else None
 
 
-def buttons(match_id: int, ply: int, actions: list[str]) -> discord.ui.View:
-    """A persistent view with the given actions' buttons."""
+def buttons(match_id: int, ply: int, choices: Sequence[Choice | str]) -> discord.ui.View:
+    """A persistent view with these buttons (a bare code: a rule action's button as the rule declares it)."""
     view = discord.ui.View(timeout=None)
-    for action in actions:
-        view.add_item(MatchButton(match_id, ply, action))
+    known = rule_actions()
+    for choice in choices:
+        if isinstance(choice, str):
+            action = known.get(choice)
+            label = (action.label if action else None) or choice.capitalize()
+            choice = Choice(choice, label, action.style if action else "secondary")
+        view.add_item(MatchButton(match_id, ply, choice.code, choice.label, choice.style))
     return view

@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,21 +24,22 @@ from bot.adapters.discord._shared import (
     require_host,
     respond,
     same_guild,
-    state_words,
 )
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
 from bot.adapters.discord.overview import board_reply, history_lines, may_read_record, status_reply
+from bot.adapters.practice import PracticeBot
 from bot.host.clocks import TimeControl
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
-from bot.host.service import HostError, Live, PlayerRef
+from bot.host.service import HostError, Live, MatchService, PlayerRef
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
+from bot.wording import error_text, refusal_text, seat_name, state_words
 from games import registry
-from games.base import OptionsError
+from games.base import AnyRuleset, OptionsError
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -81,7 +83,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
-        self._practice: Any = None
+        self._practice: PracticeBot | None = None
         super().__init__()
 
     async def cog_unload(self) -> None:
@@ -95,7 +97,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         await self.resume_practice()
 
     @property
-    def service(self) -> Any:
+    def service(self) -> MatchService:
         """The host service."""
         return self.bot.service
 
@@ -171,14 +173,14 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             check_rules(ruleset.id, house_rules)
         except RulesError as exc:
-            raise HostError(f"Rules: {exc}") from None
+            raise HostError(f"Rules: {refusal_text(exc.refusal)}") from None
         mode = self._room_mode(interaction, room)
         host = interaction.user
         await interaction.response.defer(thinking=True)
         try:
             channel, thread = await self._open_room(interaction, mode, ruleset.title, player1, player2, host)
         except HostError as exc:
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         kwargs: dict[str, Any] = {"first": 1}
         if first in ("a1", "a2"):
@@ -201,7 +203,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
@@ -230,7 +232,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options: str,
         clock: str,
         guild_id: int | None = None,
-    ) -> tuple[Any, dict[str, str], dict[str, str]]:
+    ) -> tuple[AnyRuleset, dict[str, str], dict[str, str]]:
         """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
         if player1.bot or (player2 is not None and player2.bot):
             raise HostError("Bots cannot play.")
@@ -402,58 +404,68 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         live = self._readable(interaction, match)
         await respond(interaction, status_reply(self.bot, live))
 
-    # -- players ----------------------------------------------------------------------
+    # -- players and hosts: one step each ---------------------------------------------
+    async def _one_step(
+        self,
+        interaction: discord.Interaction[Any],
+        match: int | None,
+        step: Callable[[int, str], Awaitable[object]],
+        reply: str,
+        *,
+        host: bool = False,
+    ) -> None:
+        """The body every one-step command shares: (hosts only), find the match, hand the step to the
+        service with the user's id, answer privately (`reply` may name `{match}`)."""
+        if host:
+            require_host(interaction)
+        live = self._match(interaction, match)
+        await step(live.id, str(interaction.user.id))
+        await respond(interaction, reply.format(match=live.id))
+
+    def _action(self, action: str) -> Callable[[int, str], Awaitable[object]]:
+        """A player's action of the match's rules, as a step."""
+
+        async def step(match_id: int, user: str) -> object:
+            return await self.service.act(match_id, user, action)
+
+        return step
+
     @app_commands.command(name="resign", description="Resign your match")
     @app_commands.describe(match="match id (default: your match in this channel)")
     async def resign(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Give up."""
-        live = self._match(interaction, match)
-        await self.service.resign(live.id, str(interaction.user.id))
-        await respond(interaction, f"You resigned match {live.id}.")
+        await self._one_step(interaction, match, self._action("resign"), "You resigned match {match}.")
 
     @app_commands.command(name="mulligan", description="Use your mulligan (Trax)")
     @app_commands.describe(match="match id (default: your match in this channel)")
     async def mulligan(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Rewind your last turn and the opponent's."""
-        live = self._match(interaction, match)
-        await self.service.mulligan(live.id, str(interaction.user.id))
-        await respond(interaction, f"Mulligan used in match {live.id}.")
+        await self._one_step(interaction, match, self._action("mulligan"), "Mulligan used in match {match}.")
 
     @app_commands.command(name="ready", description="Say you are ready to move from grace (Trax)")
     @app_commands.describe(match="match id (default: your match in this channel)")
     async def ready(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Ask the opponent to confirm they are here."""
-        live = self._match(interaction, match)
-        await self.service.ready(live.id, str(interaction.user.id))
-        await respond(interaction, "Your opponent has been asked to confirm they are here.")
+        reply = "Your opponent has been asked to confirm they are here."
+        await self._one_step(interaction, match, self._action("ready"), reply)
 
-    # -- hosts ------------------------------------------------------------------------
     @app_commands.command(name="pause", description="Pause a match's clocks (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def pause(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Stop both clocks."""
-        require_host(interaction)
-        live = self._match(interaction, match)
-        await self.service.pause(live.id, str(interaction.user.id))
-        await respond(interaction, f"Match {live.id} is paused.")
+        await self._one_step(interaction, match, self.service.pause, "Match {match} is paused.", host=True)
 
     @app_commands.command(name="resume", description="Resume a paused match (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def resume(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Start the clocks again."""
-        require_host(interaction)
-        live = self._match(interaction, match)
-        await self.service.resume(live.id, str(interaction.user.id))
-        await respond(interaction, f"Match {live.id} continues.")
+        await self._one_step(interaction, match, self.service.resume, "Match {match} continues.", host=True)
 
     @app_commands.command(name="abort", description="End a match without a result (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def abort(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """No winner, no loser."""
-        require_host(interaction)
-        live = self._match(interaction, match)
-        await self.service.abort(live.id, str(interaction.user.id))
-        await respond(interaction, f"Match {live.id} is aborted.")
+        await self._one_step(interaction, match, self.service.abort, "Match {match} is aborted.", host=True)
 
     @app_commands.command(name="time", description="Give or take time from a player (hosts only)")
     @app_commands.describe(
@@ -492,7 +504,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if winner is None:
             await respond(interaction, f"Match {live.id} is awarded as a draw.")
         else:
-            await respond(interaction, f"Match {live.id} is awarded: {live.name(seat)} won.")
+            await respond(interaction, f"Match {live.id} is awarded: {seat_name(live, seat)} won.")
 
     # -- records ----------------------------------------------------------------------
     @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
@@ -568,7 +580,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             ids.add(str(self.bot.user.id))
         return ids
 
-    def practice_bot(self) -> Any:
+    def practice_bot(self) -> PracticeBot:
         """The practice opponent, playing as this bot's own user (created on first use)."""
         if self._practice is None:
             assert self.bot.user is not None
@@ -651,7 +663,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 opponent_name=opponent.name,
             )
         except HostError as exc:
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         players = [PlayerRef(str(member.id), member.display_name), opponent]
         try:
@@ -664,12 +676,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(member.id),
+                practice=True,
             )
         except HostError as exc:
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, str(exc))
+            await self._refuse_after_defer(interaction, error_text(exc))
             return
         interaction.extras["match_id"] = match_id
         self.practice_bot().watch(match_id, level)

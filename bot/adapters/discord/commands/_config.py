@@ -7,7 +7,7 @@ from typing import Any
 import discord
 
 from bot.adapters.discord._shared import host_bot, parse_pairs, require_host, respond
-from bot.host.service import HostError
+from bot.host.service import HostError, Refusal
 from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
 from games import registry
 
@@ -108,5 +108,5 @@ async def guild_config(
     try:
         settings = await store.update(guild_id, **changes)
     except SettingsError as exc:
-        raise HostError(str(exc)) from None
+        raise HostError(Refusal(exc.code, data=exc.data)) from None
     await respond(interaction, "Saved.\n" + describe(settings, interaction.guild, bot.settings.host_role))

@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import respond
 from bot.host.service import HostError
+from bot.wording import error_text
 from games.base import MoveError, OptionsError
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,8 @@ def polite_text(error: BaseException) -> str | None:
         error = error.__cause__ or error
     if isinstance(error, MoveError):
         return error.reason
+    if isinstance(error, HostError):
+        return error_text(error)
     if isinstance(error, _POLITE):
         return str(error)
     if isinstance(error, app_commands.NoPrivateMessage):

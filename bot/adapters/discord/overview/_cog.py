@@ -27,7 +27,6 @@ from bot.adapters.discord._shared import (
     may_read_room,
     respond,
     same_guild,
-    state_words,
 )
 from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
 from bot.host.service import HostError, HostEvent, Live
@@ -66,15 +65,15 @@ def room_link(guild_id: int | None, channel_id: int | None, board_id: int | None
 
 
 def _players(live: Live) -> str:
-    return f"{live.name(1)} vs {live.name(2)}"
+    return f"{wording.seat_name(live, 1)} vs {wording.seat_name(live, 2)}"
 
 
 def _turn(live: Live) -> str:
     """Whose turn it is, or what the match waits for."""
     if live.status != "ongoing":
-        return state_words(live.status)
+        return wording.state_words(live.status)
     seat = live.to_move()
-    return f"{live.name(seat)} to move" if seat in live.players else "in play"
+    return f"{wording.seat_name(live, seat)} to move" if seat in live.players else "in play"
 
 
 def status_reply(bot: DMHost, live: Live) -> str:
@@ -86,7 +85,7 @@ def status_reply(bot: DMHost, live: Live) -> str:
         _players(live),
         live.ply + 1,
         _turn(live),
-        service.clock_text(live),
+        wording.clocks_text(live, service.now()),
         deadline_line(live, service.now()),
         room_link(live.guild_id, live.channel_id, _board_id(bot, live.id)),
     )
@@ -102,7 +101,7 @@ def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
     png = picture(live, prev_state=prev_state, last_move=last_move)
     head = f"**Match {live.id} · {live.ruleset.title}** · {_players(live)} · {_turn(live)}"
     if png is None:
-        return f"{head}\n```\n{bot.service.board_text(live.id)[: MAX_CONTENT - len(head) - 10]}\n```", []
+        return f"{head}\n```\n{wording.board_text(live, bot.service.now())[: MAX_CONTENT - len(head) - 10]}\n```", []
     files = [discord.File(io.BytesIO(png), filename="board.png")]
     crop = zoom_picture(live, prev_state=prev_state, last_move=last_move)
     if crop is not None:
@@ -306,8 +305,8 @@ class Overview(commands.Cog):
             loser = 3 - winner if winner in (1, 2) else None
             reason = str(ev.data.get("reason") or "")
             result = wording.result_words(
-                live.name(winner) if winner in live.players else None,
-                live.name(loser) if loser in live.players else None,
+                wording.seat_name(live, winner) if winner in live.players else None,
+                wording.seat_name(live, loser) if loser in live.players else None,
                 reason,
             )
             score = ""

@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import pinging
 from bot.host.service import HostError, Live, SubmitResult
+from bot.wording import reason_text
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -65,13 +66,14 @@ class GameRoom(commands.Cog):
                 live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
             )
         except HostError as exc:
-            result = SubmitResult("rejected", str(exc), "host")
+            result = SubmitResult("rejected", refusal=exc.refusal)
         except Exception:
             log.exception("match %s: handling message %s failed", live.id, message.id)
             return True
-        if result.status == "rejected" and result.reason:
+        reason = reason_text(result) if result.status == "rejected" else None
+        if reason:
             try:
-                await message.reply(result.reason, allowed_mentions=pinging(player), mention_author=False)
+                await message.reply(reason, allowed_mentions=pinging(player), mention_author=False)
             except discord.HTTPException:
                 log.warning("match %s: could not reply to message %s", live.id, message.id)
         return True

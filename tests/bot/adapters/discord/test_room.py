@@ -162,14 +162,14 @@ async def test_takeback_by_deleting_or_editing_the_move(world: World, via: str) 
     match_id, room = await start(w, options="rows=2 cols=2", rules=TAKEBACK)
     msg = await w.alice.send(room, "A1-B1")
     live = w.bot.service.live[match_id]
-    assert live.pending is not None
+    assert live.provisional() is not None
     board = board_of(w, room, match_id)
     assert "becomes final <t:" in board.content and "Take back" in str(board.components)
     if via == "delete":
         await w.alice.delete(msg)
     else:
         await w.alice.edit(msg, "A1-B1 oops")
-    assert live.pending is None and live.ply == 0
+    assert live.provisional() is None and live.ply == 0
     board = board_of(w, room, match_id)
     assert "took back A1-B1" in board.content and board.components == []
     stored = await w.bot.service.store.load(match_id, with_events=True)
@@ -186,7 +186,7 @@ async def test_takeback_too_late_does_nothing_and_the_button_leaves_the_board(wo
     assert board.components == [] and "is final" in board.content
     await w.alice.delete(msg)
     live = w.bot.service.live[match_id]
-    assert live.ply == 1 and live.pending is None
+    assert live.ply == 1 and live.provisional() is None
     stored = await w.bot.service.store.load(match_id, with_events=True)
     assert stored is not None and not [e for e in stored.events if e.kind == "takeback"]
 
@@ -213,12 +213,12 @@ async def test_trax_takeback(world: World, via: str) -> None:
     match_id, room = await start(w, "trax", rules=TAKEBACK)
     msg = await w.alice.send(room, "@0+")
     live = w.bot.service.live[match_id]
-    assert live.pending is not None
+    assert live.provisional() is not None
     if via == "delete":
         await w.alice.delete(msg)
     else:
         await w.alice.edit(msg, "@0/")
-    assert live.pending is None and live.ply == 0
+    assert live.provisional() is None and live.ply == 0
 
 
 async def test_a_failed_board_edit_loses_no_announcement(world: World) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.host import rules
+from bot.wording import refusal_text
 
 
 def test_each_game_keeps_its_death_match_defaults() -> None:
@@ -32,7 +33,7 @@ def test_the_contract_forms() -> None:
 def test_what_a_game_cannot_take_names_what_it_can(game: str, raw: dict[str, str], says: str) -> None:
     with pytest.raises(rules.RulesError) as err:
         rules.parse(game, raw)
-    assert says in str(err.value)
+    assert says in refusal_text(err.value.refusal)
 
 
 def test_switching_clock_kind_brings_its_budget() -> None:

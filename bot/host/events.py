@@ -1,0 +1,177 @@
+"""What the host core says: typed events, refusals and results, as data (never sentences).
+
+Subscriber API
+--------------
+`MatchService.subscribe(listener)` registers a `Listener`: a function (or coroutine function) called
+with every `HostEvent`, in order, once the change it reports is stored. Listeners run inside the
+match's lock: they must only read, buffer or schedule work (never call back into the service and wait).
+A listener that raises is logged and skipped; the others still hear the event.
+
+Every event has a `kind` (an `EventKind`), the `match_id`, the `seat` it is about (if any), public
+`data` (what `dmhost room --events-json` prints), and the facts its sentence needs (`names`, `turn`,
+`detail`): `bot.wording.event_text(event)` words it the same way for every adapter.
+
+`finished` and `aborted` events carry a `MatchResult` (`event.result`): match and guild ids, game, both
+players' ids and names, winner seat, end reason, whether it was a practice match, and when the match
+started and ended (aware UTC). Ratings, scheduling and tournaments read that.
+
+Refusals are `Refusal(code, kind, data, names)` values: a `SubmitResult` carries one when a text was
+rejected, a `HostError` carries one when a request was refused; `bot.wording.refusal_text` words it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from bot.types import EndReason, MatchStatus
+
+__all__ = [
+    "ClockFacts",
+    "EventKind",
+    "HostError",
+    "HostEvent",
+    "Listener",
+    "MatchResult",
+    "PlayerRef",
+    "Refusal",
+    "SubmitResult",
+    "TurnFacts",
+]
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    """A player: a stable id (e.g. a Discord user id) and a display name."""
+
+    id: str
+    name: str
+
+
+class EventKind(StrEnum):
+    """The kinds of host events the core and the built-in rules publish (the `event` field of
+    `--events-json`); a house rule may add kinds of its own (`HouseRule.events`)."""
+
+    STARTED = "started"
+    RESUMED = "resumed"
+    CHOOSE = "choose"
+    CHOICE_TIMEOUT = "choice_timeout"
+    MOVE = "move"
+    PROVISIONAL = "provisional"
+    TURN = "turn"
+    TAKEBACK = "takeback"
+    MULLIGAN = "mulligan"
+    MULLIGAN_OFFER = "mulligan_offer"
+    PRESENCE = "presence"
+    PRESENCE_OK = "presence_ok"
+    CLOCK = "clock"
+    ILLEGAL = "illegal"
+    HINT = "hint"
+    CONFIRM = "confirm"
+    FINISHED = "finished"
+    PAUSED = "paused"
+    UNPAUSED = "unpaused"
+    ABORTED = "aborted"
+    TIME = "time"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused action: `code` names the sentence in `bot.wording`; `kind` classifies the reply
+    (`host`, `turn`, `illegal`, `syntax`, `finished`, `paused`, `grace`, `confirm`, `time`, `error`);
+    `names` are the players' names by seat, for refusals that speak of a player."""
+
+    code: str
+    kind: str = "host"
+    data: Mapping[str, Any] = field(default_factory=dict)
+    names: Mapping[int, str] = field(default_factory=dict)
+
+
+class HostError(ValueError):
+    """A refused request: a `Refusal` (from the core) or, from an adapter, a sentence of its own."""
+
+    def __init__(self, refusal: Refusal | str) -> None:
+        self.refusal = refusal if isinstance(refusal, Refusal) else Refusal("said", data={"text": refusal})
+        super().__init__(refusal if isinstance(refusal, str) else refusal.code)
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """Whose turn it is, or what the match waits for (`prompt`: the engine's own words for the turn)."""
+
+    status: MatchStatus
+    to_move: int | None
+    prompt: str = ""
+    provisional: int | None = None
+
+
+@dataclass(frozen=True)
+class ClockFacts:
+    """Both clocks at one moment: per seat what is left (`move`, `reserve` or `grace`, `grace_used`)."""
+
+    kind: str
+    running: int | None
+    remaining: Mapping[int, Mapping[str, float]]
+    paused: bool = False
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended, for subscribers that keep records (ratings, schedules, tournaments)."""
+
+    match_id: int
+    guild_id: int | None
+    channel_id: int | None
+    game: str
+    players: Mapping[int, PlayerRef]
+    winner: int | None
+    """The winning seat (None: a draw, or no result)."""
+    reason: EndReason
+    practice: bool
+    started_at: dt.datetime
+    ended_at: dt.datetime
+
+    @property
+    def winner_id(self) -> str | None:
+        """The winner's player id (None: a draw or no result)."""
+        return None if self.winner is None else self.players[self.winner].id
+
+
+@dataclass(frozen=True)
+class HostEvent:
+    """Something that happened in a match, as data: `data` is public (the JSON of `--events-json`);
+    `names`, `turn`, `clocks` and `detail` are the facts its sentence needs."""
+
+    match_id: int
+    kind: str
+    """An `EventKind`, or a kind a house rule declares (its `events`)."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    seat: int | None = None
+    names: Mapping[int, str] = field(default_factory=dict)
+    turn: TurnFacts | None = None
+    clocks: ClockFacts | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    result: MatchResult | None = None
+
+
+Listener = Callable[[HostEvent], Awaitable[None] | None]
+"""A subscriber: called with each committed event, in order (see the module docstring)."""
+
+
+@dataclass
+class SubmitResult:
+    """What became of a player's text: accepted, ignored (`reason`: why, a short code such as `chat`)
+    or rejected (`refusal`: why, as data)."""
+
+    status: str
+    reason: str | None = None
+    refusal: Refusal | None = None
+    events: list[HostEvent] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str | None:
+        """The refusal's class (`turn`, `illegal`, ...), None unless rejected."""
+        return None if self.refusal is None else self.refusal.kind

@@ -1,0 +1,31 @@
+"""`clock=grace|move_reserve`: which time control a match uses (the game's own unless the host chooses)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from bot.host.rules.base import HouseRule, RulesError
+
+KINDS = ("grace", "move_reserve")
+
+
+class ClockChoice(HouseRule):
+    """A setting only: the clock kind is read when the match's time control is made; no hooks."""
+
+    key: ClassVar[str] = "clock"
+    order: ClassVar[int] = 35
+    default: ClassVar[Any] = None
+    in_defaults: ClassVar[bool] = False
+
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        """`grace` or `move_reserve`."""
+        kind = text.strip().lower()
+        if kind not in KINDS:
+            raise RulesError("rule_choice", rule=cls.key, value=text, choices=" or ".join(KINDS))
+        return kind
+
+    @classmethod
+    def build(cls, value: Any) -> HouseRule | None:
+        """Nothing to run: the time control carries the choice."""
+        return None
