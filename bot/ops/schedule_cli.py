@@ -120,7 +120,9 @@ def cmd_add(args: argparse.Namespace) -> int:
     try:
         sched = asyncio.run(_with_scheduler(args.db, False, add))
     except HostError as exc:
-        return _fail(str(exc))
+        from bot.wording import error_text
+
+        return _fail(error_text(exc))
     except ScheduleError as exc:
         return _fail(refusal(exc.code, exc.data))
     print(json.dumps({"schedule": sched.id, "at": iso(sched.at), "prize": sched.prize}))
