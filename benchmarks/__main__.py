@@ -150,6 +150,31 @@ def host_rows(quick: bool, pg_url: str | None) -> list[Row]:
     return rows
 
 
+def takeover_rows(quick: bool, pg_url: str | None) -> list[Row]:
+    """Owner death (SIGKILL) or clean stop (SIGTERM) to the first move the standby accepts."""
+    import signal
+
+    from benchmarks import takeover as tb
+
+    lease, rounds = (2.0, 1) if quick else (10.0, 3)
+    rows = []
+    for url_name, url in (("SQLite", None), ("PostgreSQL", pg_url)):
+        if url_name == "PostgreSQL" and not url:
+            continue
+        for how, target in ((signal.SIGKILL, tb.KILL_TARGET_S), (signal.SIGTERM, tb.TERM_TARGET_S)):
+            f = tb.measure(url, rounds, lease, how)
+            rows.append(
+                Row(
+                    "takeover",
+                    f"{url_name}, {how.name} of the owner → standby accepts a move (lease {lease:g} s)",
+                    f"median {f.median:.2f} s, worst {f.worst:.2f} s ({f.rounds} rounds)",
+                    f"≤ {target:g} s",
+                    f.worst <= target,
+                )
+            )
+    return rows
+
+
 def picture_rows(quick: bool) -> list[Row]:
     """Render and GIF times (if pictures are built)."""
     try:
@@ -217,6 +242,13 @@ def memory_rows(quick: bool) -> list[Row]:
     ]
 
 
+def rating_rows(quick: bool) -> list[Row]:
+    """Rebuilding the ratings from the matches, and the leaderboard's database time (benchmarks.ratings)."""
+    from benchmarks import ratings as rb
+
+    return [Row("ratings", m, fig, tgt, ok) for m, fig, tgt, ok in rb.table_rows(quick)]
+
+
 def schedule_rows(quick: bool) -> list[Row]:
     """10,000 scheduled DMs: the next due job, and the scheduler's start-up."""
     from benchmarks import schedule as sb
@@ -246,9 +278,11 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "dots": dots_rows,
     "solver": solver_rows,
     "host": host_rows,
+    "takeover": takeover_rows,
     "pictures": picture_rows,
     "memory": memory_rows,
     "tournaments": tournament_rows,
+    "ratings": rating_rows,
     "schedule": schedule_rows,
 }
 
@@ -266,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         try:
-            got = fn(args.quick, args.pg) if name == "host" else fn(args.quick)
+            got = fn(args.quick, args.pg) if name in ("host", "takeover") else fn(args.quick)
         except Exception as exc:  # a broken section must not hide the others
             got = [Row(name, "error", f"{type(exc).__name__}: {exc}"[:80], ok=False)]
         rows.extend(got)

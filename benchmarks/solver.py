@@ -6,7 +6,9 @@ clock and CPU time of the process (the comparisons use CPU time, which other job
 disturb less). A run that exceeds its node budget (about --limit seconds) is shown as `>x`. The
 all-features run of each board is made in a fresh process, so that its peak RSS is its own; the
 slowdowns are measured in this one. `--full` adds the paper's five biggest empty boards (1×11, 1×12,
-2×7, 3×5, 4×4; all features only, about 10 minutes together) with a table of 2^28 entries (2 GiB).
+2×7, 3×5, 4×4; all features only, about 10 minutes together). Every board gets the table the library
+and `python -m games solve` choose for it (`games.solver.memory`: sized to the board, within a quarter
+of the memory available), unless `--tt-bits` says otherwise.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import sys
 import time
 from typing import Any
 
-from games.solver.api import default_tt_bits, make_search
+from games.solver import memory
+from games.solver.api import make_search
 from games.solver.board import board
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import SearchAborted
@@ -69,8 +72,6 @@ SWITCHES = [
 QUICK = [(3, 3), (1, 8), (2, 5)]
 NORMAL = [(3, 3), (1, 8), (2, 5), (1, 9), (1, 10), (3, 4), (2, 6)]
 BIG = [(1, 11), (1, 12), (2, 7), (3, 5), (4, 4)]
-BIG_TT_BITS = 28
-"""Table size of the `--full` boards: 2^28 one-word entries, 2 GiB (the library default: 64 MB)."""
 NODES_PER_SECOND = 2_500_000
 
 
@@ -123,17 +124,15 @@ def _one(spec: str, limit: float, tt_bits: int) -> None:
     print(json.dumps({"wall": t, "cpu": cpu, "value": value, "nodes": nodes, "rss": round(peak_rss_mb(), 1)}))
 
 
-def table_bits(rows: int, cols: int, big: bool) -> int:
-    """Table size (log2 entries) of a board's run."""
-    return BIG_TT_BITS if big else default_tt_bits(board(rows, cols))
+def table_bits(rows: int, cols: int) -> int:
+    """Table size (log2 entries) of a board's run: what `python -m games solve` would use here (the
+    board's size within a quarter of the memory available, less this process's own memory)."""
+    return memory.choose(board(rows, cols)).bits
 
 
 def table_mb(rows: int, cols: int, bits: int) -> float:
     """Memory of a table of 2^bits entries on a board (one word per entry up to 44 edges, else two)."""
-    from games.solver.layout import COMPACT_EDGES
-
-    words = 1 if board(rows, cols).n_edges <= COMPACT_EDGES else 2
-    return words * 8 * (1 << bits) / 2**20
+    return memory.table_bytes(board(rows, cols), bits) / 2**20
 
 
 def check_cell(rows: int, cols: int, value: int | None) -> str:
@@ -153,7 +152,7 @@ def table_rows(quick: bool = False, limit: float = 60.0) -> list[tuple[str, str,
     timed(2, 2, FULL, 10, 12)
     rows: list[tuple[str, str, str, bool | None]] = []
     for r, c in QUICK if quick else NORMAL:
-        t, cpu, value, nodes = timed(r, c, FULL, limit, default_tt_bits(board(r, c)))
+        t, cpu, value, nodes = timed(r, c, FULL, limit, table_bits(r, c))
         paper = PAPER[(r, c)][0]
         figure = (
             f"{t:.3f} s, CPU {cpu:.3f} s (value {value}, {nodes:,} nodes)"
@@ -230,13 +229,14 @@ def main() -> None:
         "--tt-bits",
         type=int,
         default=0,
-        help=f"table size 2^BITS (default: edges - 6, at most 23; {BIG_TT_BITS} with --full)",
+        help="table size 2^BITS (default: sized to the board within a quarter of the memory available)",
     )
     ap.add_argument("--only-full", action="store_true", help="only the --full boards (no start-up figures)")
     ap.add_argument("--one", metavar="RxC", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        _one(args.one, args.limit, args.tt_bits or default_tt_bits(board(*(int(x) for x in args.one.split("x")))))
+        rows, cols = (int(x) for x in args.one.split("x"))
+        _one(args.one, args.limit, args.tt_bits or table_bits(rows, cols))
         return
     boards = [] if args.only_full else QUICK if args.quick else NORMAL
     timed(1, 2, FULL, 10, 4)  # compile or load the kernel outside the measurements
@@ -264,7 +264,7 @@ def main() -> None:
     )
     print("|---" * (10 + len(SWITCHES)) + "|")
     for rows, cols in boards:
-        bits = args.tt_bits or table_bits(rows, cols, False)
+        bits = args.tt_bits or table_bits(rows, cols)
         res = measure_alone(rows, cols, args.limit, bits)
         base_cpu, value = res["cpu"], res["value"]
         cells = []
@@ -278,7 +278,7 @@ def main() -> None:
         print(_cells(rows, cols, res, bits, args.limit) + " " + " | ".join(cells) + " |", flush=True)
     if args.full or args.only_full:
         for rows, cols in BIG:
-            bits = args.tt_bits or table_bits(rows, cols, True)
+            bits = args.tt_bits or table_bits(rows, cols)
             res = measure_alone(rows, cols, 1800, bits)
             print(_cells(rows, cols, res, bits, 1800) + " –  |" * len(SWITCHES), flush=True)
 

@@ -24,7 +24,7 @@ def shown_url(url: str) -> str:
     """A database URL fit to print: the password hidden, a SQLite URL as its file path."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return url
     if parsed.get_backend_name() == "sqlite":
         return parsed.database or ":memory:"
@@ -35,7 +35,7 @@ def sqlite_path(url: str) -> Path | None:
     """The file of a SQLite URL (None for other databases and for in-memory SQLite)."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return None
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         return None
@@ -47,7 +47,7 @@ def check_database_url(url: str, *, must_exist: bool = False) -> None:
     not there yet (so that reading commands never create an empty database)."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a URL whose port is not a number (`garbage://::`)
         raise OperatorError(f"`{url}` is neither a database file nor a database URL: {DB_FIX}.") from None
     try:
         supported = (parsed.get_backend_name(), parsed.get_driver_name()) in SUPPORTED
@@ -63,6 +63,10 @@ def check_database_url(url: str, *, must_exist: bool = False) -> None:
         if parsed.get_backend_name() == "sqlite":
             raise OperatorError(f"an in-memory SQLite database keeps nothing between runs: {DB_FIX}.")
         return
+    if path.is_dir():
+        raise OperatorError(
+            f"{path} is a folder, not a database file: name a file in it (e.g. {path / 'dmhost.db'}), or {DB_FIX}."
+        )
     if not path.parent.is_dir():
         raise OperatorError(f"the folder {path.parent} of the database {path} does not exist: create it, or {DB_FIX}.")
     if must_exist and not path.is_file():
@@ -73,6 +77,9 @@ def explain(exc: BaseException, db_url: str | None = None) -> str | None:
     """The line to print for an operator's mistake, or None when `exc` is not one (a bug)."""
     if isinstance(exc, OperatorError):
         return str(exc)
+    settings_line = _explain_settings(exc)
+    if settings_line is not None:
+        return settings_line
     discord_line = _explain_discord(exc)
     if discord_line is not None:
         return discord_line
@@ -82,6 +89,18 @@ def explain(exc: BaseException, db_url: str | None = None) -> str | None:
     if isinstance(exc, OSError):
         return _explain_os(exc, where)
     return None
+
+
+def _explain_settings(exc: BaseException) -> str | None:
+    """A setting from the environment or .env that does not validate (`bot.settings.Settings`)."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or exc.title != "Settings" or not exc.errors():
+        return None
+    first = exc.errors()[0]
+    name = "DMHOST_" + "__".join(str(part) for part in first["loc"]).upper()
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"the setting {name} is not valid: {message}."
 
 
 def _explain_dbapi(exc: DBAPIError, where: str) -> str:

@@ -252,6 +252,11 @@ _REFUSALS: dict[str, str] = {
     "illegal": "Illegal move {text}: {reason}.",
     "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
     "failed": "The host could not handle that; the match is unchanged.",
+    "not_hosted": "Another host process runs this match now: try again in a moment.",
+    "unconfirmed": (
+        "The host lost touch with its database and cannot tell yet whether that counted: "
+        "look at the board before posting again."
+    ),
     "no_rule:mulligan": "This match has no mulligans.",
     "no_rule:decline": "There is no mulligan offer for you to decline.",
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",
@@ -542,6 +547,11 @@ def _rules(rules: Mapping[str, Any] | None) -> str:
     from bot.host.rules import describe
 
     return describe(rules) or "none"
+
+
+def more_replies(count: int) -> str:
+    """The last line of a folded catch-up reply that had to leave some out."""
+    return f"… and {count} more {'reply' if count == 1 else 'replies'} to messages posted while the host was away."
 
 
 # -- Overview: /dm live, /dm moves, /dm status, /dm history and the posted results (issue 28) ------------

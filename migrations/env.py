@@ -12,6 +12,7 @@ import os
 from alembic import context
 from sqlalchemy.engine import Connection
 
+import bot.ratings.models  # the rating tables join Base.metadata
 import bot.tournaments.tables  # noqa: F401  (the tournament tables join Base.metadata)
 from bot.store.db import Base, make_engine
 

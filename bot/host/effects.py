@@ -6,6 +6,7 @@ events); the service then commits the batch, publishes its events and re-arms th
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any
@@ -176,3 +177,11 @@ def clock_deadline(live: Live, kind: str, seat: int, now: float, wall: dt.dateti
     tc = live.clocks.tc
     notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
     return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])
+
+
+def stamp(batch: Batch, message_id: str | None) -> None:
+    """Record which message caused an action (a keyword) on its log entries that name none, so that a room
+    read back after a restart never handles that message twice."""
+    if message_id is None:
+        return
+    batch.log = [e if e.message_id else dataclasses.replace(e, message_id=message_id) for e in batch.log]

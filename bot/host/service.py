@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from bot.host import rules
-from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, start_turn, take
+from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, stamp, start_turn, take
 from bot.host.events import EventKind, HostError, HostEvent, Listener, PlayerRef, Refusal, SubmitResult
 from bot.host.match import (
     Batch,
@@ -41,6 +41,7 @@ from bot.host.match import (
 )
 from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
+from bot.store.leases import LeaseLost
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
@@ -48,6 +49,15 @@ from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 __all__ = ["HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "Refusal", "SubmitResult", "keyword"]
 
 log = logging.getLogger(__name__)
+
+
+class NotHosted(Unsaved):
+    """The write was refused by the fencing epoch: another process hosts this match now (this one let it go)."""
+
+
+class Unconfirmed(Unsaved):
+    """A write whose outcome the database could not confirm either way: the match is reloaded before its next action."""
+
 
 MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
@@ -75,6 +85,10 @@ class MatchService:
         self._listeners: list[Listener] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._unsure: set[int] = set()
+        """Matches whose last write may or may not have committed: reloaded from the database first thing."""
+        self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
+        """Match → (its turn, Discord time) after an accepted late action, for the next late text."""
 
     # -- lifecycle -----------------------------------------------------------------
     @staticmethod
@@ -89,9 +103,27 @@ class MatchService:
     async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
         """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
         await self.store.open()
+        resumed = await self.resume_owned(select)
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        return resumed
+
+    def abandon(self) -> list[int]:
+        """Stop hosting, without writing anything, every live match this process no longer owns (its shard was
+        taken over): timers cancelled, the match left to its new host. The ids let go."""
+        gone = [live for live in self.live.values() if not self.owns_guild(live.guild_id)]
+        for live in gone:
+            self._drop(live)
+            self._unsure.discard(live.id)
+            self._late_turns.pop(live.id, None)
+        return [live.id for live in gone]
+
+    async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Resume every unfinished match this process owns and does not host yet (at start, or on taking over)."""
         resumed = []
         for stored in await self.store.unfinished():
-            if not self.owns_guild(stored.guild_id) or (select is not None and not select(stored)):
+            if stored.id in self.live or not self.owns_guild(stored.guild_id):
+                continue
+            if select is not None and not select(stored):
                 continue
             try:
                 await self._resume(stored)
@@ -99,7 +131,6 @@ class MatchService:
                 log.exception("match %s could not be resumed", stored.id)
                 continue
             resumed.append(stored.id)
-        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
         return resumed
 
     async def close(self) -> None:
@@ -137,10 +168,12 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
         practice: bool = False,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
+        `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
         `practice`: one player is the practice opponent."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
@@ -163,6 +196,7 @@ class MatchService:
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": advantage,
+                "rated": rated,
                 **({"practice": True} if practice else {}),
             },
         )
@@ -178,10 +212,15 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created],
+                rated=rated,
             )
         except Exception:
-            log.exception("creating a %s match failed", ruleset.id)
-            raise HostError(Refusal("not_saved")) from None
+            found = await self._created_after_all(snapshot)
+            if found is None:
+                log.exception("creating a %s match failed", ruleset.id)
+                raise HostError(Refusal("not_saved")) from None
+            log.warning("match %s: the database reported an error, but the match was created", found)
+            live.id = found
         live.seq, live.committed = 1, (snapshot, 1)
         self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
@@ -303,9 +342,11 @@ class MatchService:
             return await to_stored(self.store, match_id, player_id)
         async with live.lock:
             now = self.now()
-            arrived = now if posted_at is None else loop_time_of(live, posted_at, now, self.wall())
+            arrived = self._arrival(live, posted_at, now)
             if live.id not in self.live:
                 return _rejected(live, "match_over", "finished")
+            if not await self._settled(live):
+                return _rejected(live, "unconfirmed", "error")
             seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult("ignored", "not a player of this match")
@@ -313,13 +354,13 @@ class MatchService:
             if not text:
                 return SubmitResult("ignored", "empty")
             try:
-                kw = keyword(text)
-                handled = None if kw is None else await self._keyword(live, seat, kw, arrived)
-                if handled is not None:
-                    return handled
-                if len(text) > MAX_MOVE_TEXT:
-                    return SubmitResult("ignored", "too long to be a move")
-                return await self._move(live, seat, text, message_id, arrived, posted_at is not None)
+                result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
+                self._note_turn_start(live, result, posted_at)
+                return result
+            except NotHosted:
+                return SubmitResult("ignored", "hosted by another process now")
+            except Unconfirmed:
+                return _rejected(live, "unconfirmed", "error")
             except Unsaved:
                 return _rejected(live, "unsaved", "error")
             except Exception:
@@ -329,7 +370,48 @@ class MatchService:
                 self._rearm(live)
                 return _rejected(live, "failed", "error")
 
-    async def _keyword(self, live: Live, seat: int, action: str, at: float) -> SubmitResult | None:
+    async def _text(
+        self, live: Live, seat: int, text: str, message_id: str | None, arrived: float, late: bool
+    ) -> SubmitResult:
+        kw = keyword(text)
+        handled = None if kw is None else await self._keyword(live, seat, kw, arrived, message_id)
+        if handled is not None:
+            return handled
+        if len(text) > MAX_MOVE_TEXT:
+            return SubmitResult("ignored", "too long to be a move")
+        return await self._move(live, seat, text, message_id, arrived, late)
+
+    # -- messages read back late (catch-up) ------------------------------------------------
+    def _arrival(self, live: Live, posted_at: dt.datetime | None, now: float) -> float:
+        """When a text counts on the loop clock: now, or for a message read back late its own Discord time —
+        counted from the Discord time of the late action that started this turn, when there is one (so the
+        gap between that action and the restart is charged to nobody)."""
+        if posted_at is None:
+            return now
+        mark = self._late_turns.get(live.id)
+        clocks = live.clocks
+        if mark is not None and mark[0] == self._turn_key(live) and posted_at >= mark[1] and clocks.since is not None:
+            start = clocks.since - clocks.elapsed
+            return start + (posted_at - mark[1]).total_seconds()
+        return loop_time_of(live, posted_at, now, self.wall())
+
+    def _note_turn_start(self, live: Live, result: SubmitResult, posted_at: dt.datetime | None) -> None:
+        """Remember the Discord time of an accepted late action: the next late text is counted from it."""
+        if result.status != "accepted":
+            return
+        if posted_at is None:
+            self._late_turns.pop(live.id, None)
+        else:
+            self._late_turns[live.id] = (self._turn_key(live), posted_at)
+
+    @staticmethod
+    def _turn_key(live: Live) -> tuple[int, int | None]:
+        """Which turn a match is in (an illegal attempt or chat does not change it)."""
+        return live.ply, live.clocks.running
+
+    async def _keyword(
+        self, live: Live, seat: int, action: str, at: float, message_id: str | None = None
+    ) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
         if action == "resign":
             return await self._resign(live, seat)
@@ -342,6 +424,8 @@ class MatchService:
             try:
                 eff = rule.on_keyword(live, seat, action, at)
             except Refused as exc:
+                if message_id is not None:  # logged with its message, so a room read back never answers it twice
+                    await self._record_attempt(live, seat, "refused", action, message_id, exc.code)
                 return _rejected(live, exc.code, exc.kind, exc.data)
             if eff is None:
                 continue
@@ -351,6 +435,7 @@ class MatchService:
                 return await self._play(live, seat, text, move, message_id, at)
             batch = Batch()
             apply(live, rule, eff, batch, self.now(), self.wall())
+            stamp(batch, message_id)
             await self._flush(live, batch)
             return SubmitResult("accepted", events=batch.out)
         declared = rules.action(base)
@@ -552,8 +637,14 @@ class MatchService:
     async def _host_action(self, live: Live) -> AsyncIterator[None]:
         """The match's lock for a host's action; a write that fails is a refusal (the match is unchanged)."""
         async with live.lock:
+            if not await self._settled(live):
+                raise HostError(_refusal(live, "unconfirmed", "error"))
             try:
                 yield
+            except NotHosted:
+                raise HostError(_refusal(live, "not_hosted", "error")) from None
+            except Unconfirmed:
+                raise HostError(_refusal(live, "unconfirmed", "error")) from None
             except Unsaved:
                 raise HostError(_refusal(live, "unsaved", "error")) from None
 
@@ -641,6 +732,8 @@ class MatchService:
                 if live.id not in self.live:
                     return
                 try:
+                    if not await self._settled(live):
+                        raise Unconfirmed
                     await self._fire_due(live)
                 except Unsaved:
                     pass  # back to the saved state: the deadline is due again and is retried below
@@ -699,13 +792,81 @@ class MatchService:
                 result_reason=reason,
                 players=players,
             )
+        except LeaseLost:
+            self.abandon()  # the store's fencing already forgot the shard: every match of it goes
+            raise NotHosted from None
         except Exception:
-            log.exception("match %s: writing %d event(s) failed; back to the last saved state", live.id, len(events))
-            roll_back(live, self.now())
-            self._rearm(live)
-            raise Unsaved from None
+            stood = await self._outcome(live, len(events))
+            if stood is not True:
+                what = "did not commit" if stood is False else "may or may not have committed"
+                log.exception(
+                    "match %s: writing %d event(s) failed and %s; back to the last saved state",
+                    live.id,
+                    len(events),
+                    what,
+                )
+                roll_back(live, self.now())
+                self._rearm(live)
+                raise (Unsaved if stood is False else Unconfirmed) from None
+            log.warning(
+                "match %s: the database reported an error, but the %d event(s) were committed", live.id, len(events)
+            )
         live.seq += len(events)
         live.committed = (snapshot, live.seq)
+
+    # -- writes whose outcome is unknown -------------------------------------------------
+    async def _created_after_all(self, snapshot: dict[str, Any]) -> int | None:
+        """After creating a match reported an error: the id of the match if it was stored all the same (found
+        by its first snapshot, which names this process and the loop time), else None."""
+        try:
+            stored = await self.store.unfinished()
+        except Exception:
+            return None
+        for match in stored:
+            snap = match.snapshot
+            if snap.get("instance") == snapshot["instance"] and snap.get("loop_at") == snapshot["loop_at"]:
+                return match.id
+        return None
+
+    async def _outcome(self, live: Live, count: int) -> bool | None:
+        """After a write reported an error: did it commit after all (True), not at all (False), or cannot the
+        database tell now (None: the match is reloaded before its next action)? This host is the match's only
+        writer, so the stored event count says which."""
+        try:
+            stored = await self.store.event_count(live.id)
+        except Exception:
+            log.warning("match %s: the database cannot say whether the last write committed", live.id)
+            self._unsure.add(live.id)
+            return None
+        if stored == live.seq + count:
+            return True
+        if stored == live.seq:
+            return False
+        self._unsure.add(live.id)
+        return None
+
+    async def _settled(self, live: Live) -> bool:
+        """Make a match whose last write was unconfirmed equal to the database again (False: still cannot tell)."""
+        if live.id not in self._unsure:
+            return True
+        try:
+            stored = await self.store.load(live.id)
+        except Exception:
+            return False
+        self._unsure.discard(live.id)
+        if stored is None or stored.event_count == live.seq:
+            return True
+        log.warning(
+            "match %s: reloaded from the database (%d stored events, %d here)", live.id, stored.event_count, live.seq
+        )
+        live.committed = (stored.snapshot, stored.event_count)
+        roll_back(live, self.now())
+        if live.status in OVER_STATUSES:  # the unconfirmed write was the end of the match
+            self._drop(live)
+            return True
+        self._rearm(live)
+        await self._publish(started_event(live, EventKind.RESUMED))
+        return True
 
     async def _resume(self, stored: StoredMatch) -> None:
         instance = stored.snapshot.get("instance")

@@ -40,15 +40,27 @@ def cmd_room(args: argparse.Namespace) -> int:
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
+    from bot.ratings import RatedChoiceError, split_rated
+
+    options, clock = _kv(args.opt, "--opt"), _kv(args.clock, "--clock")
+    try:
+        rated, rules = split_rated(_kv(args.rule, "--rule"))
+    except RatedChoiceError as exc:
+        return _usage(str(exc))
+    if args.resume is None:
+        problem = _match_problem(args.game, args.player or [], args.bot, options, clock, rules)
+        if problem is not None:  # before any database is opened, so a typo leaves no file behind
+            return _usage(problem)
     url = db_url(args.db)
     check_database_url(url, must_exist=args.resume is not None)
     config = RoomConfig(
         db_url=url,
         game=args.game,
         players=args.player or [],
-        options=_kv(args.opt, "--opt"),
-        clock=_kv(args.clock, "--clock"),
-        rules=_kv(args.rule, "--rule"),
+        options=options,
+        clock=clock,
+        rules=rules,
+        rated=rated,
         events_json=args.events_json,
         resume=args.resume,
         png_dir=Path(args.png) if args.png else None,
@@ -61,7 +73,9 @@ def cmd_room(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         room = Room(config)
-        return await room.run(await stdin_lines())
+        lines = await stdin_lines()
+        stop_on_sigterm(lines)
+        return await room.run(lines)
 
     try:
         return asyncio.run(main())
@@ -71,6 +85,43 @@ def cmd_room(args: argparse.Namespace) -> int:
         return _usage(error_text(exc))
     except KeyboardInterrupt:
         return EXIT_OK
+
+
+def stop_on_sigterm(lines: asyncio.Queue[str | None]) -> None:
+    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable)."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, lines.put_nowait, None)
+    except (NotImplementedError, RuntimeError):  # no signal handlers on this platform or thread
+        pass
+
+
+def _match_problem(
+    game: str,
+    players: list[str],
+    bot: str | None,
+    options: dict[str, str],
+    clock: dict[str, str],
+    rules: dict[str, str],
+) -> str | None:
+    """What is wrong with a new terminal match (unknown game, bad option, rule or clock, a player twice), or None."""
+    from bot.adapters.practice import BOT_ID
+    from bot.host.match import new_live
+    from bot.host.service import HostError, PlayerRef
+    from games.opponents import check_level
+
+    refs = [PlayerRef(f"local:{n}", n) for n in players]
+    if bot:
+        refs.append(PlayerRef(BOT_ID, f"dmhost ({bot})"))
+    try:
+        new_live(game, refs, options, clock, rules, 1, None)
+        if bot:
+            check_level(game, bot)
+    except (HostError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 def cmd_log(args: argparse.Namespace) -> int:
@@ -133,11 +184,16 @@ def write_sgf(stored: Any, path: Path) -> None:
 
 def cmd_db(args: argparse.Namespace) -> int:
     """Apply or revert migrations."""
-    from bot.store.db import current_revision, migrate
+    from bot.store.db import current_revision, known_revision, migrate, revisions
 
+    target = args.revision or ("head" if args.action == "upgrade" else "base")
+    if args.action != "current" and not known_revision(target):
+        return _usage(
+            f"there is no migration {target!r}: give one of {', '.join(revisions())}, head or base "
+            f"(e.g. `dmhost db {args.action} {'head' if args.action == 'upgrade' else revisions()[0]}`)"
+        )
     url = db_url(args.db)
     check_database_url(url, must_exist=args.action != "upgrade")
-    target = args.revision or ("head" if args.action == "upgrade" else "base")
     if args.action == "downgrade" and target == "base" and not args.yes:
         return _usage(
             f"downgrading {shown_url(url)} to base drops every table and every match in it: "
@@ -156,9 +212,9 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the Discord bot."""
-    from bot.settings import Settings
+    from bot.settings import load_settings
 
-    settings = Settings()
+    settings = load_settings()
     if settings.token is None:
         print(
             "dmhost: no Discord token configured.\n"
@@ -195,9 +251,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check the token, the privileged intents and every guild's permissions: exit 0 all good, 1 otherwise."""
-    from bot.settings import Settings
+    from bot.settings import load_settings
 
-    settings = Settings()
+    settings = load_settings()
     if settings.token is None:
         return _usage("no Discord token configured: set DMHOST_TOKEN (environment or .env), then run doctor again")
     try:
@@ -259,6 +315,15 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_ratings(args: argparse.Namespace) -> int:
+    """`dmhost ratings` (the table) and `dmhost ratings rebuild` (bot.ratings.cli)."""
+    from bot.ratings.cli import run
+
+    url = db_url(args.db)
+    check_database_url(url, must_exist=True)
+    return run(args, url)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser of `dmhost`."""
     parser = argparse.ArgumentParser(prog="dmhost", description="Death Match host")
@@ -281,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         nargs="+",
         metavar="K=V",
-        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md)",
+        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md); rated=off: a casual match",
     )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
@@ -328,6 +393,10 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.tournaments.cli import add_parser as add_tournament_parser
 
     add_tournament_parser(sub)
+
+    from bot.ratings.cli import add_parser as add_ratings
+
+    add_ratings(sub).set_defaults(func=cmd_ratings)
 
     from bot.ops.schedule_cli import add_parser as add_schedule
 

@@ -10,6 +10,6 @@ def db_url(path: str | None) -> str:
     """The database URL for `--db PATH` (a path means a SQLite file), or the configured one when None."""
     if path:
         return path if "://" in path else sqlite_url_for(path)
-    from bot.settings import Settings
+    from bot.settings import load_settings
 
-    return Settings().db_url
+    return load_settings().db_url

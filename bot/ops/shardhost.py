@@ -1,9 +1,13 @@
 """A headless host for a set of shards: `python -m bot.shardhost --db URL --shard-count N --shard-ids 0 1`.
 
 It runs one `MatchService` that owns the clocks of the matches of its shards' guilds
-(`(guild_id >> 22) % shard_count in shard_ids`; matches without a guild belong to shard 0), resumes
-them at start, and prints every host event as one JSON line with the loop time (`"t"`). It reads
-JSON commands from stdin, one per line, and stops at end of input:
+(`(guild_id >> 22) % shard_count in shard_ids`; matches without a guild belong to shard 0) while it
+holds those shards' leases: started while another live process holds them, it waits as a standby
+(`{"event": "standby"}`) and takes over when that owner stops (SIGTERM releases the leases at once)
+or dies (its leases expire after `--lease` seconds). It resumes the matches (`{"event": "ready"}`),
+prints every host event as one JSON line with the loop time (`"t"`), and, if its leases were taken
+over while it was stalled, stops hosting (`{"event": "lost"}`) and waits again. It reads JSON
+commands from stdin, one per line, and stops at end of input or SIGTERM:
 
     {"create": {"game": "boxes", "players": [["1", "alice"], ["2", "bob"]], "guild_id": 42, "clock": {...}}}
     {"submit": {"match": 7, "player": "1", "text": "A1-B1"}}
@@ -15,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -45,34 +51,88 @@ def _print(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-async def serve(url: str, shard_ids: list[int] | None, shard_count: int | None, heartbeat: float) -> int:
-    """Run until end of input."""
-    owns = owner(shard_ids, shard_count)
-    service = MatchService(MatchStore(url), heartbeat_seconds=heartbeat, owns_guild=owns)
+async def serve(
+    url: str, shard_ids: list[int] | None, shard_count: int | None, heartbeat: float, lease: float = 10.0
+) -> int:
+    """Host the matches of these shards while holding their leases (waiting as a standby while another live
+    process holds any of them), until end of input or SIGTERM; then release the leases at once."""
+    from bot.ownership.keeper import LeaseKeeper, until
+
+    store = MatchStore(url)
+    await store.open()
+    service = MatchService(store, heartbeat_seconds=heartbeat)
+    keeper = LeaseKeeper(store, service.instance, shard_ids or [0], shard_count or 1, lease_seconds=lease)
+    service.owns_guild = keeper.holds
+    let_go: set[int] = set()  # the matches of shards taken over, noted the moment the store learns of it
+
+    def note_lost(_shards: set[int]) -> None:
+        let_go.update(lv.id for lv in service.live.values() if not keeper.holds(lv.guild_id))
+
+    keeper.fencing.on_lost.insert(0, note_lost)
 
     def on_event(ev: HostEvent) -> None:
         _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": event_text(ev)})
 
     service.subscribe(on_event)
+    lines = await stdin_lines()
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+    commands = asyncio.create_task(_commands(service, keeper, lines, stopping))
+    started = False
     try:
-        resumed = await service.start()
-        from bot.ops.runtime import tune_gc
+        while not stopping.is_set():
 
-        tune_gc()
-        _print({"event": "ready", "instance": service.instance, "resumed": resumed, "t": service.now()})
-        lines = await stdin_lines()
-        while (line := await lines.get()) is not None:
-            if not line.strip():
-                continue
-            try:
-                await _command(service, owns, json.loads(line))
-            except (HostError, ValueError, KeyError, TypeError) as exc:
-                reason = error_text(exc) if isinstance(exc, HostError) else str(exc)
-                _print({"event": "error", "reason": reason, "t": service.now()})
+            def standby(holders: list[Any]) -> None:
+                by = sorted({h.owner for h in holders if h.owner})
+                _print({"event": "standby", "instance": service.instance, "held_by": by, "t": service.now()})
+
+            got = await until(stopping, keeper.wait_for_leases(standby))
+            if got is None:
+                break
+            if not started:
+                resumed = await service.start()
+                started = True
+                from bot.ops.runtime import tune_gc
+
+                tune_gc()
+            else:
+                resumed = await service.resume_owned()
+            _print(
+                {"event": "ready", "instance": service.instance, "resumed": resumed, "epochs": got, "t": service.now()}
+            )
+            lost = await until(stopping, keeper.keep())
+            if lost is None:
+                break
+            let_go.update(service.abandon())
+            _print({"event": "lost", "shards": sorted(lost), "matches": sorted(let_go), "t": service.now()})
+            let_go.clear()
         return 0
     finally:
+        commands.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await commands
         await service.close()
-        await service.store.close()
+        await keeper.release()
+        await store.close()
+
+
+async def _commands(
+    service: MatchService, keeper: Any, lines: asyncio.Queue[str | None], stopping: asyncio.Event
+) -> None:
+    """Run the JSON commands of stdin; a standby refuses them. End of input stops the process."""
+    while (line := await lines.get()) is not None:
+        if not line.strip():
+            continue
+        try:
+            if not keeper.active:
+                raise HostError("standby: another process hosts these shards")
+            await _command(service, service.owns_guild, json.loads(line))
+        except (HostError, ValueError, KeyError, TypeError) as exc:
+            reason = error_text(exc) if isinstance(exc, HostError) else str(exc)
+            _print({"event": "error", "reason": reason, "t": service.now()})
+    stopping.set()
 
 
 async def _command(service: MatchService, owns: Callable[[int | None], bool], cmd: dict[str, Any]) -> None:
@@ -105,19 +165,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shard-count", type=int)
     parser.add_argument("--shard-ids", type=int, nargs="+")
     parser.add_argument("--heartbeat", type=float)
+    parser.add_argument(
+        "--lease", type=float, help="seconds a silent owner keeps its shards (default DMHOST_LEASE_SECONDS)"
+    )
     args = parser.parse_args(argv)
-    from bot.settings import Settings
+    from bot.settings import SettingsProblem, load_settings
 
-    settings = Settings()
+    try:
+        settings = load_settings()
+    except SettingsProblem as exc:
+        print(f"shardhost: {exc}", file=sys.stderr)
+        return 2
     url = args.db or settings.db_url
     shard_ids = args.shard_ids if args.shard_ids is not None else settings.shard_ids
     shard_count = args.shard_count if args.shard_count is not None else settings.shard_count
     heartbeat = args.heartbeat or settings.heartbeat_seconds
+    lease = args.lease or settings.lease_seconds
     from bot.opserrors import check_database_url, explain
 
     try:
         check_database_url(url)
-        return asyncio.run(serve(url, shard_ids, shard_count, heartbeat))
+        return asyncio.run(serve(url, shard_ids, shard_count, heartbeat, lease))
     except Exception as exc:  # an operator's mistake is one line; anything else is a bug and keeps its traceback
         line = explain(exc, url)
         if line is None:

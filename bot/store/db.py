@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -76,6 +77,8 @@ class Match(Base):
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     event_count: Mapped[int] = mapped_column(Integer, default=0)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rated: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    """False: a casual match (`rated:false`, practice); None (matches older than ratings) counts as True."""
 
 
 class MatchPlayer(Base):
@@ -179,6 +182,26 @@ def _run_alembic(connection: Connection, action: str, revision: str) -> None:
         command.downgrade(cfg, revision)
 
 
+def known_revision(revision: str) -> bool:
+    """Whether `revision` names a migration of this build (`head`, `base`, an id, or a relative step like `-1`)."""
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    if revision in ("head", "heads", "base") or (revision.lstrip("+-").isdigit() and revision[:1] in "+-"):
+        return True
+    try:
+        return ScriptDirectory.from_config(_alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
+def revisions() -> list[str]:
+    """The migrations of this build, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    return [s.revision for s in reversed(list(ScriptDirectory.from_config(_alembic_config()).walk_revisions()))]
+
+
 async def migrate(url: str, action: str = "upgrade", revision: str = "head") -> None:
     """Apply migrations inside the running loop (foreign keys off on SQLite, then checked)."""
     engine = make_engine(url, foreign_keys=False)
@@ -208,3 +231,7 @@ async def current_revision(url: str) -> str | None:
             return await conn.run_sync(_rev)
     finally:
         await engine.dispose()
+
+
+# Tables defined beside the store's own modules belong to the same metadata (migrations compare against it).
+from bot.store import leases as _leases  # noqa: E402,F401

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
+from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, fence
 from bot.types import OVER_STATUSES, MatchStatus
 
 
@@ -50,6 +51,8 @@ class StoredMatch:
     snapshot: dict[str, Any]
     players: dict[int, tuple[str, str]]
     events: list[LogEntry] = field(default_factory=list)
+    rated: bool = True
+    """False for a casual match (`rated:false`, practice); matches stored before ratings existed are rated."""
 
 
 @dataclass
@@ -113,6 +116,9 @@ class MatchStore:
         self._queue: list[_Pending] = []
         self._writer: asyncio.Task[None] | None = None
         self._fast_sqlite = make_url(url).get_backend_name() == "sqlite"
+        self.fencing: Fencing | None = None
+        """Set by the lease keeper: every write then checks the writer's epoch in the same transaction."""
+        self._guilds: dict[int, int | None] = {}
 
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
@@ -136,10 +142,12 @@ class MatchStore:
         channel_id: int | None,
         snapshot: dict[str, Any],
         events: Sequence[NewEvent],
+        rated: bool = True,
     ) -> int:
         """Insert a match, its players and first events; returns the new id."""
         now = utcnow()
         async with self.engine.begin() as conn:
+            await self._fence(conn, [guild_id])
             result = await conn.execute(
                 insert(Match)
                 .values(
@@ -153,6 +161,7 @@ class MatchStore:
                     updated_at=now,
                     event_count=len(events),
                     snapshot=snapshot,
+                    rated=rated,
                 )
                 .returning(Match.id)
             )
@@ -163,7 +172,21 @@ class MatchStore:
             )
             if events:
                 await conn.execute(insert(MatchEvent), _rows(match_id, 0, events, now))
+        self._guilds[match_id] = guild_id
         return match_id
+
+    async def _fence(self, conn: Any, guilds: list[int | None]) -> None:
+        """Inside a write transaction: LeaseLost unless this process holds the current epoch of every shard."""
+        if self.fencing is None:
+            return
+        epochs, unheld = self.fencing.needed(guilds)
+        lost = unheld | await fence(conn, self.fencing.owner, epochs)
+        if lost:
+            self.fencing.drop(lost)
+            raise LeaseLost(lost)
+
+    def _batch_guilds(self, batch: list[_Pending]) -> list[int | None]:
+        return [self._guilds.get(p.match_id) for p in batch]
 
     async def append(
         self,
@@ -258,6 +281,15 @@ class MatchStore:
             driver = raw.driver_connection
             assert driver is not None, "the SQLite driver connection is open"
             try:
+                if self.fencing is not None:  # first: the write lock is taken here, a takeover waits
+                    epochs, lost = self.fencing.needed(self._batch_guilds(batch))
+                    for shard, epoch in sorted(epochs.items()):
+                        cursor = await driver.execute(FENCE_SQL, (shard, self.fencing.owner, epoch))
+                        if cursor.rowcount != 1:
+                            lost.add(shard)
+                    if lost:
+                        self.fencing.drop(lost)
+                        raise LeaseLost(lost)
                 rows = [
                     (
                         r["match_id"],
@@ -298,6 +330,7 @@ class MatchStore:
     async def _write_generic(self, batch: list[_Pending]) -> None:
         """Any database, through SQLAlchemy: events, snapshots and seat changes in one transaction."""
         async with self.engine.begin() as conn:
+            await self._fence(conn, self._batch_guilds(batch))  # first: its row lock holds a takeover back
             rows = [r for p in batch for r in p.rows]
             if rows:
                 await conn.execute(insert(MatchEvent), rows)
@@ -309,6 +342,12 @@ class MatchStore:
                         .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
                         .values(player_id=pid, name=name)
                     )
+
+    async def event_count(self, match_id: int) -> int | None:
+        """How many events of a match are stored (None: no such match); read straight from the database."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Match.event_count).where(Match.id == match_id))).first()
+        return None if row is None else int(row[0])
 
     async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
         """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
@@ -344,6 +383,7 @@ class MatchStore:
             ).all()
             ids = [r.id for r in rows]
             players = await self._players(conn, ids)
+        self._guilds.update({r.id: r.guild_id for r in rows})
         return [_stored(r, players.get(r.id, {})) for r in rows]
 
     async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
@@ -354,6 +394,7 @@ class MatchStore:
                 return None
             players = await self._players(conn, [match_id])
             stored = _stored(row, players.get(match_id, {}))
+            self._guilds[match_id] = stored.guild_id
             if with_events:
                 evs = (
                     await conn.execute(
@@ -444,4 +485,5 @@ def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
         event_count=row.event_count,
         snapshot=dict(row.snapshot),
         players=players,
+        rated=row.rated is not False,
     )

@@ -536,6 +536,7 @@ class TournamentService:
                     guild_id=t.guild_id,
                     channel_id=channel,
                     by=f"tournament:{tid}",
+                    rated=t.rated,  # a tournament's games feed the ratings only when it is rated (bot.ratings)
                 )
             except HostError:
                 log.exception("tournament %s: the match of round %s board %s could not open", tid, g.round, g.board)

@@ -10,7 +10,10 @@ API for the host:
 
 - `solve(rows, cols, drawn, *, all_best=False, options=SolveOptions(), engine="auto",
   node_limit=None) -> SolveResult` — `.value`, `.best` (edge indices, optimal only; all of them in
-  edge order with `all_best`), `.best_text`, `.seconds`, `.nodes`; `.to_json()` is the CLI object.
+  edge order with `all_best`), `.best_text`, `.seconds` (the search), `.nodes`, `.build_seconds` (making
+  the compiled search ready first: its one-time build, or loading it; not in `.seconds`), `.table`
+  (entries and bytes of the compiled search's table, None in plain Python) and `.memory_limit`;
+  `.to_json()` is the CLI object.
 - `move_values(rows, cols, drawn, ...) -> SolveResult` — also `.move_values`: {edge: exact value of
   drawing it, for the mover}; `.best` holds every optimal edge.
 - `review_move(rows, cols, drawn, move) -> MoveReview` — `.played_value`, `.best_value`,
@@ -26,6 +29,9 @@ which picks one before searching: the kernel once it is loaded in the process, e
 positions with few undrawn edges (so they never import numba), else the kernel. Compiled searches
 and their tables are kept and reused within a process (`api.searcher`).
 
+- `set_memory_limit(bytes | None)` — the memory the process may reach with the compiled search's
+  tables (None: a quarter of the memory available). Each table is sized to its position within it
+  (`games.solver.memory`); `MemoryLimitError` (a ValueError) when not even the smallest fits.
 - `ensure_compiled()` — load the kernel now (compiling it when its disk cache is missing, said once
   on stderr); the bot calls it in a thread at start. `kernel_ready()` says whether it is loaded.
 
@@ -42,11 +48,14 @@ from games.solver.api import (
     review_move,
     solve,
 )
+from games.solver.memory import MemoryLimitError
+from games.solver.memory import set_limit as set_memory_limit
 from games.solver.options import SolveOptions
 from games.solver.play import choose_move
 from games.solver.pure import SearchAborted
 
 __all__ = [
+    "MemoryLimitError",
     "MoveReview",
     "SearchAborted",
     "SolveOptions",
@@ -56,5 +65,6 @@ __all__ = [
     "kernel_ready",
     "move_values",
     "review_move",
+    "set_memory_limit",
     "solve",
 ]

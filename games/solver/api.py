@@ -10,8 +10,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from games.solver import memory
 from games.solver.board import Board, board, edge_index
 from games.solver.loaded import KERNEL_LOADED
+from games.solver.memory import TableSize
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF, PureSearch
 
@@ -25,13 +27,14 @@ every position once the kernel is loaded, goes to the kernel. The choice is made
 no search is ever thrown away and repeated."""
 
 POOL_BOARDS = 2
-"""Compiled searches (with their tables, up to 64 MB each) kept per process for reuse: one for each of
-the last boards (and options) searched."""
+"""Compiled searches (with their tables, sized by `games.solver.memory`) kept per process for reuse:
+one for each of the last boards (and options) searched. A new table that would not fit under the
+memory limit beside them empties the pool first."""
 
 searches_started: Counter[str] = Counter()
 """Searches started per engine in this process (instrumentation: the tests count them)."""
 
-_pool: dict[tuple[int, int, int, int], list[KernelSearch]] = {}
+_pool: dict[tuple[int, int, int], list[KernelSearch]] = {}
 _pool_lock = threading.Lock()
 
 
@@ -54,16 +57,30 @@ class SolveResult:
     best: list[int]
     best_text: list[str]
     seconds: float
+    """The search's time (its table's allocation included), not the one-time set-up in `build_seconds`."""
     nodes: int
     move_values: dict[int, int] = field(default_factory=dict)
+    build_seconds: float = 0.0
+    """Time this call spent making the compiled search ready first: building it (once per machine,
+    seconds) or loading it (once per process, milliseconds); 0 when it was ready or not needed."""
+    table: TableSize | None = None
+    """The compiled search's table (None: the plain-Python engine, whose table grows as it needs)."""
+    memory_limit: int = 0
+    """The memory limit (bytes) the table was sized within (`games.solver.memory`)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI contract's object."""
+        """The CLI contract's object (value, best, seconds, nodes), then the table used
+        (`table_entries`, `table_bytes`; 0 for the plain-Python engine), the `memory_limit` it was
+        sized within, and `build_seconds` (not part of `seconds`)."""
         return {
             "value": self.value,
             "best": self.best_text,
             "seconds": round(self.seconds, 4),
             "nodes": self.nodes,
+            "table_entries": self.table.entries if self.table else 0,
+            "table_bytes": self.table.bytes if self.table else 0,
+            "memory_limit": self.memory_limit,
+            "build_seconds": round(self.build_seconds, 4),
         }
 
 
@@ -94,27 +111,36 @@ def parse_drawn(rows: int, cols: int, drawn: int | Iterable[str | int]) -> int:
     return mask
 
 
-def default_tt_bits(b: Board) -> int:
-    """Table size (log2 entries) of the compiled search on a board: edges − 6, at least 2^12; at most
-    2^23 one-word entries (up to 44 edges) or 2^22 two-word ones — 64 MB either way."""
-    return max(12, min(23 if b.n_edges <= 44 else 22, b.n_edges - 6))
-
-
 def make_search(
     b: Board,
     options: SolveOptions = FULL,
     engine: str = "kernel",
     node_limit: int | None = None,
     tt_bits: int | None = None,
+    drawn: int = 0,
 ) -> Search:
-    """A fresh search ("pure" or "kernel"; the kernel imports numba) with an empty table."""
-    searches_started[engine] += 1
+    """A fresh search ("pure" or "kernel") with an empty table: 2^tt_bits entries, else sized to the
+    position `drawn` within the memory limit (`games.solver.memory.choose`; MemoryLimitError when
+    nothing fits). The kernel is loaded first, so that its memory counts."""
     if engine == "pure":
+        searches_started[engine] += 1
         return PureSearch(b, options, node_limit)
-    from games.solver.kernel import KernelSearch
+    from games.solver.kernel import KernelSearch, load
 
-    bits = tt_bits if tt_bits is not None else default_tt_bits(b)
+    load()
+    bits = tt_bits if tt_bits is not None else memory.choose(b, drawn, node_limit).bits
+    searches_started[engine] += 1
     return KernelSearch(b, options, node_limit, bits)
+
+
+def ready_kernel() -> float:
+    """Make the compiled search ready in this process (see `ensure_compiled`); the seconds it took
+    (0.0 when it was ready already)."""
+    if kernel_ready():
+        return 0.0
+    t0 = time.perf_counter()
+    ensure_compiled()
+    return time.perf_counter() - t0
 
 
 def kernel_ready() -> bool:
@@ -140,25 +166,21 @@ def choose_engine(b: Board, d: int) -> str:
 
 @contextmanager
 def searcher(
-    b: Board, options: SolveOptions = FULL, engine: str = "kernel", node_limit: int | None = None
+    b: Board, options: SolveOptions = FULL, engine: str = "kernel", node_limit: int | None = None, drawn: int = 0
 ) -> Iterator[Search]:
     """A search on board b ("pure" or "kernel"): plain Python, or a compiled one lent from the
-    process's pool (its table keeps what earlier searches proved: stored bounds stay true)."""
+    process's pool (its table keeps what earlier searches proved: stored bounds stay true) when its
+    table is as big as the position `drawn` calls for, else a new one sized to it within the memory
+    limit (MemoryLimitError when nothing fits)."""
     if engine not in ("pure", "kernel"):
         raise ValueError(f"engine must be auto, pure or kernel, not {engine!r}")
     if engine == "pure":
         yield make_search(b, options, "pure", node_limit)
         return
-    key = (b.rows, b.cols, options.flags(), default_tt_bits(b))
-    with _pool_lock:
-        free = _pool.get(key)
-        ks = free.pop() if free else None
+    key = (b.rows, b.cols, options.flags())
+    ks = _lend(key, b, drawn, node_limit)
     if ks is None:
-        made = make_search(b, options, "kernel", node_limit)
-        from games.solver.kernel import KernelSearch
-
-        assert isinstance(made, KernelSearch)
-        ks = made
+        ks = _new_kernel_search(b, options, node_limit, drawn)
     else:
         searches_started["kernel"] += 1
         ks.reset(node_limit)
@@ -171,6 +193,60 @@ def searcher(
             _pool[key] = free[-1:]
             while len(_pool) > POOL_BOARDS:
                 del _pool[next(iter(_pool))]
+
+
+def _lend(key: tuple[int, int, int], b: Board, drawn: int, node_limit: int | None) -> KernelSearch | None:
+    """A pooled search for this board and options whose table is at least as big as the position
+    calls for (or as big as the limit allows now, for one sized to the limit before)."""
+    with _pool_lock:
+        free = _pool.get(key)
+        if not free:
+            return None
+        ks = free[-1]
+        want = memory.wanted_bits(b, drawn, node_limit)
+        if ks.tt_bits < want:
+            cap = memory.limit()
+            room = cap - memory.resident() + memory.table_bytes(b, ks.tt_bits)
+            try:
+                if memory.fit(b, want, room, cap).bits > ks.tt_bits:
+                    return None
+            except memory.MemoryLimitError:
+                pass
+        return free.pop()
+
+
+def _new_kernel_search(b: Board, options: SolveOptions, node_limit: int | None, drawn: int) -> KernelSearch:
+    """A compiled search with a new table sized to the position; when it would not fit beside the
+    tables the pool keeps, the pool is emptied (its memory given back) and the size chosen again."""
+    from games.solver.kernel import KernelSearch, load
+
+    load()
+    cap = memory.limit()
+    want = memory.wanted_bits(b, drawn, node_limit)
+    try:
+        size = memory.fit(b, want, cap - memory.resident(), cap)
+    except memory.MemoryLimitError:
+        size = None
+    if size is None or size.bits < want:
+        with _pool_lock:
+            dropped = bool(_pool)
+            _pool.clear()
+        if dropped:
+            import gc
+
+            gc.collect()
+        if dropped or size is None:
+            size = memory.fit(b, want, cap - memory.resident(), cap)
+    searches_started["kernel"] += 1
+    return KernelSearch(b, options, node_limit, size.bits)
+
+
+def table_of(s: Search, b: Board, limit: int) -> TableSize | None:
+    """The table of a compiled search on board b, sized within `limit` (None for plain Python)."""
+    bits = getattr(s, "tt_bits", None)
+    if bits is None:
+        return None
+    return TableSize(bits, memory.table_bytes(b, bits), limit)
 
 
 def _move_value(s: Search, d: int, e: int, alpha: int = -INF, beta: int = INF) -> int:
@@ -243,12 +319,19 @@ def exact_best(s: Search, b: Board, d: int) -> list[int]:
 
 def _run(
     b: Board, d: int, all_best: bool, values: bool, options: SolveOptions, engine: str, node_limit: int | None
-) -> tuple[int, list[int], dict[int, int], int]:
+) -> SolveResult:
+    """Search a position; the compiled search is made ready before the clock starts (`build_seconds`)."""
     if engine == "auto":
         engine = choose_engine(b, d)
-    with searcher(b, options, engine, node_limit) as s:
+    build = ready_kernel() if engine == "kernel" else 0.0
+    cap = memory.limit()
+    t0 = time.perf_counter()
+    with searcher(b, options, engine, node_limit, d) as s:
         v, best, vals = _root(s, b, d, all_best, values)
-        return v, best, vals, s.nodes
+        seconds = time.perf_counter() - t0
+        return SolveResult(
+            v, best, [b.edge_text(e) for e in best], seconds, s.nodes, vals, build, table_of(s, b, cap), cap
+        )
 
 
 def solve(
@@ -264,9 +347,7 @@ def solve(
     """Exact value of the position and one optimal edge (all of them with `all_best`)."""
     b = board(rows, cols)
     d = parse_drawn(rows, cols, drawn)
-    t0 = time.perf_counter()
-    v, best, _, nodes = _run(b, d, all_best, False, options, engine, node_limit)
-    return SolveResult(v, best, [b.edge_text(e) for e in best], time.perf_counter() - t0, nodes)
+    return _run(b, d, all_best, False, options, engine, node_limit)
 
 
 def move_values(
@@ -281,9 +362,7 @@ def move_values(
     """Exact value of every legal edge (`move_values`), with the position's value and all optimal edges."""
     b = board(rows, cols)
     d = parse_drawn(rows, cols, drawn)
-    t0 = time.perf_counter()
-    v, best, vals, nodes = _run(b, d, True, True, options, engine, node_limit)
-    return SolveResult(v, best, [b.edge_text(e) for e in best], time.perf_counter() - t0, nodes, vals)
+    return _run(b, d, True, True, options, engine, node_limit)
 
 
 @dataclass(frozen=True)

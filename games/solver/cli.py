@@ -1,4 +1,11 @@
-"""`python -m games solve boxes (--rows R --cols C [--drawn EDGES] | --batch) [--all-best]`."""
+"""`python -m games solve boxes (--rows R --cols C [--drawn EDGES] | --batch) [--all-best] [--memory SIZE]`.
+
+The transposition table is sized to the position within a memory limit: `--memory SIZE` (`512M`,
+`4G`) caps the process's resident size, else a quarter of the memory available is the limit
+(`games.solver.memory`). The output states the table and the limit (`table_entries`, `table_bytes`,
+`memory_limit`) and, apart from the search's `seconds`, the time spent making the compiled search
+ready (`build_seconds`: its one-time build on a new machine, else loading it).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +32,11 @@ def _parser() -> _Parser:
     p.add_argument("--drawn", default="", help="comma-separated edges like A1-B1,A1-A2")
     p.add_argument("--batch", action="store_true", help="read one JSON position per line from stdin")
     p.add_argument("--all-best", action="store_true", help="list every optimal move")
+    p.add_argument(
+        "--memory",
+        metavar="SIZE",
+        help="memory the process may use, like 512M or 4G (default: a quarter of the memory available)",
+    )
     p.add_argument("--engine", choices=["auto", "pure", "kernel"], default="auto", help=argparse.SUPPRESS)
     return p
 
@@ -37,10 +49,26 @@ def _solve_one(rows: Any, cols: Any, drawn: list[str], all_best: bool, engine: s
     return solve(rows, cols, drawn, all_best=all_best, engine=engine).to_json()
 
 
+def _set_memory(text: str | None) -> None:
+    """Apply `--memory` (ValueError for a bad size, or one the process is already past)."""
+    from games.solver import memory
+
+    if text is None:
+        return
+    limit = memory.parse_size(text)
+    used = memory.resident()
+    if limit <= used:
+        raise memory.MemoryLimitError(
+            f"--memory {text} is below what the process already uses ({memory.format_size(used)})"
+        )
+    memory.set_limit(limit)
+
+
 def main(argv: list[str]) -> int:
     """Run the solver CLI; returns the exit code (0 ok, 2 usage error)."""
     try:
         args = _parser().parse_args(argv)
+        _set_memory(args.memory)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

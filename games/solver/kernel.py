@@ -85,6 +85,7 @@ class KernelSearch:
     def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20) -> None:
         self.b = b
         self.o = opts
+        self.tt_bits = tt_bits
         self.t = build_table(b, opts, node_limit, tt_bits)
         self.addr = address(self.t)
         load()

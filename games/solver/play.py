@@ -5,11 +5,13 @@
 - `medium`: a depth-limited alpha-beta with the same chain rules as the exact solver (captures as a
   compound move, the hard-hearted handout as the only alternative), deepened while time lasts;
   a random choice among the best edges. Small endgames are solved exactly.
-- `perfect`: the exact solver within the time budget; when the position is too big for it, the
-  `medium` search with the whole budget.
+- `perfect`: the exact solver within the time budget, its table sized to the position within the
+  process's memory limit (`games.solver.memory`); when the position is too big for it (or no
+  table fits), the `medium` search with the whole budget.
 
 The budget is seconds of wall-clock time, or with `nodes` a count of positions searched: then the
-move depends only on the position and the seed (the exact search gets a fresh table, and its engine
+move depends only on the position and the seed (the exact search gets a fresh table sized by the
+position and the budget, and its engine
 is chosen by the position alone, not by whether the compiled kernel is already loaded).
 """
 
@@ -20,6 +22,7 @@ import time
 from typing import TYPE_CHECKING
 
 from games.solver.board import MAX_EDGES, Board, any_board
+from games.solver.memory import MemoryLimitError, wanted_bits
 from games.solver.options import FULL
 from games.solver.pure import INF, PureSearch, SearchAborted
 
@@ -145,12 +148,15 @@ def choose_move(
                 engine = choose_engine(b, d)
                 rate = KERNEL_NODES_PER_SECOND if engine == "kernel" else PURE_NODES_PER_SECOND
                 limit = None if free <= EXACT_FREE_EDGES else int(budget_seconds * rate)
-                with searcher(b, FULL, engine, limit) as s:
+                with searcher(b, FULL, engine, limit, d) as s:
                     return rng.choice(exact_best(s, b, d))
-            # a work budget: an engine chosen by the position alone, and a fresh table
-            fresh = make_search(b, FULL, "pure" if free <= PURE_MAX_FREE else "kernel", nodes)
+            # a work budget: an engine chosen by the position alone, and a fresh table whose size
+            # depends on the position and the budget alone (not on the memory in use)
+            engine = "pure" if free <= PURE_MAX_FREE else "kernel"
+            bits = wanted_bits(b, d, nodes) if engine == "kernel" else None
+            fresh = make_search(b, FULL, engine, nodes, bits, d)
             return rng.choice(exact_best(fresh, b, d))
-        except SearchAborted:
+        except (SearchAborted, MemoryLimitError):  # over budget, or no table fits the memory limit
             pass
     elif free <= EXACT_FREE_EDGES:
         return rng.choice(exact_best(PureSearch(b), b, d))

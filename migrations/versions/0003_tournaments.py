@@ -1,7 +1,7 @@
 """Tournaments: the tournament, its entries and its games (bot/tournaments/tables.py).
 
 Revision ID: 0003_tournaments
-Revises: 0003_face
+Revises: 0003_ratings
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import UTCDateTime
 
 revision = "0003_tournaments"
-down_revision = "0003_face"
+down_revision = "0003_ratings"
 branch_labels = None
 depends_on = None
 

@@ -38,7 +38,7 @@ class Shard:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "bot.shardhost", "--db", url, "--shard-count", str(COUNT), "--shard-ids"]
             + [str(i) for i in ids]
-            + ["--heartbeat", "0.2"],
+            + ["--heartbeat", "0.2", "--lease", "1"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.err,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 from typing import Any
 
 import discord
@@ -25,6 +24,7 @@ EXTENSIONS = (
     "bot.adapters.discord.commands",
     "bot.adapters.discord.overview",
     "bot.adapters.discord.tournament",
+    "bot.adapters.discord.ratings",
     "bot.adapters.discord.schedule",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
@@ -81,8 +81,9 @@ class DMHost(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Features first (so resumes are announced), then migrations + resumes, then command sync."""
-        from games.solver import ensure_compiled  # compiled in the background: no player waits for it
+        from games.solver import ensure_compiled, set_memory_limit  # compiled in the background: no player waits
 
+        set_memory_limit(self.settings.solver_memory)  # DMHOST_SOLVER_MEMORY: the practice opponent's tables
         self.solver_loading = asyncio.create_task(asyncio.to_thread(ensure_compiled))
         await self.load_features()
         self.resumed = await self.service.start(select=self.owns)
@@ -140,14 +141,7 @@ def run_bot(settings: Settings) -> None:
 
     tune_gc()
 
-    async def main() -> None:
-        bot = create_bot(settings)
-        async with bot:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError):
-                    loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-            await bot.start(token)
+    from bot.adapters.discord.hosting import host
 
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+        asyncio.run(host(settings, token))

@@ -14,6 +14,8 @@ from typing import Any, TextIO
 from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.opserrors import shown_url
+from bot.ratings.service import Ratings
+from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
 from bot.wording import board_text, error_text, event_text, reason_text
 from games.opponents import check_level
@@ -36,6 +38,8 @@ class RoomConfig:
     resume: int | None = None
     png_dir: Path | None = None
     bot_level: str | None = None
+    rated: bool = True
+    """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
 
 
 class Room:
@@ -48,6 +52,8 @@ class Room:
         """The host core it listens to (its own, unless it shares one: it is a subscriber like any other)."""
         self.match_id: int | None = None
         self.finished = asyncio.Event()
+        self.ratings = Ratings(self.service.store)
+        self.ratings.attach(self.service)  # first: a finished match is rated before the room reports the end
         self.service.subscribe(self._on_event)
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
@@ -83,6 +89,10 @@ class Room:
                 "text": text,
             }
         self.emit(obj, None if ev.kind == "turn" else text)
+        if ev.kind == "finished" and not self.config.events_json:
+            rated = await self.ratings.of_match(ev.match_id)
+            if rated is not None:
+                self.emit({}, f"Ratings: {change_line(rated)}")
         if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
             if not self.config.events_json:
                 self.out.write(board_text(self.service.live[ev.match_id], self.service.now()) + "\n")
@@ -164,6 +174,7 @@ class Room:
                     options=cfg.options,
                     clock=cfg.clock,
                     rules=cfg.rules,
+                    rated=cfg.rated and not cfg.bot_level,
                     practice=cfg.bot_level is not None,
                 )
                 self.match_id = mid

@@ -292,7 +292,7 @@ class Announcer(commands.Cog):
             if ev.kind in QUIET_KINDS:
                 continue
             if ev.kind == "finished" and room.live is not None:
-                fresh.append(result_line(room.live, ev))
+                fresh.append(result_line(room.live, ev) + await self._rating_changes(match_id))
             else:
                 fresh.append(event_text(ev))
             who = self._attention(ev, room.live)
@@ -322,6 +322,20 @@ class Announcer(commands.Cog):
             await self._send_pings(channel, room)
         if room.over and not room.unsent_pings:
             self.rooms.pop(match_id, None)
+
+    async def _rating_changes(self, match_id: int) -> str:
+        """The ratings hook of the result line: ` alice 1623 (+14) · bob 1577 (-14)` after a rated match."""
+        ratings = getattr(self.bot, "ratings", None)
+        if ratings is None:
+            return ""
+        try:
+            rated = await ratings.settle(match_id)
+        except Exception:
+            log.exception("match %s: its rating changes could not be read", match_id)
+            return ""
+        from bot.ratings.wording import change_line
+
+        return "" if rated is None else f" {change_line(rated)}"
 
     def _retry(self, match_id: int, room: Room) -> None:
         """Try the board again a little later (the lines are kept, so nothing announced is lost)."""

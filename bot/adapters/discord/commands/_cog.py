@@ -35,6 +35,8 @@ from bot.host.clocks import TimeControl
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
+from bot.ratings import RatedChoiceError, split_rated
+from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.wording import error_text, refusal_text, seat_name, state_words
@@ -138,6 +140,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
         room="a public thread everyone can watch (default), a private thread, or this channel",
         rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
+        rated="false: a casual match, left out of the ratings (default: rated)",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -146,6 +149,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             app_commands.Choice(name="player 2 moves first", value="2"),
             app_commands.Choice(name="player 1 has the advantage (chooses)", value="a1"),
             app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
+            app_commands.Choice(name="the lower-rated player has the advantage", value="lower-rated"),
+            app_commands.Choice(name="the higher-rated player has the advantage", value="higher-rated"),
         ],
         room=[
             app_commands.Choice(name="a public thread everyone can watch", value="public"),
@@ -165,11 +170,16 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clock: str = "",
         room: str | None = None,
         rules: str = "",
+        rated: bool = True,
     ) -> None:
         """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
         require_host(interaction)
         ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
-        house_rules = parse_pairs(rules, "rules")
+        try:
+            rated_rule, house_rules = split_rated(parse_pairs(rules, "rules"))
+        except RatedChoiceError as exc:
+            raise HostError(f"Rules: {exc}") from None
+        rated = rated and rated_rule
         try:
             check_rules(ruleset.id, house_rules)
         except RulesError as exc:
@@ -187,6 +197,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             kwargs = {"advantage": int(first[1])}
         elif first == "2":
             kwargs = {"first": 2}
+        elif first in ADVANTAGE_MODES and getattr(self.bot, "ratings", None) is not None:
+            players = [str(player1.id), str(player2.id)]
+            seat = await self.bot.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)  # type: ignore[attr-defined]
+            kwargs = {"advantage": seat}
         try:
             match_id = await self.service.create_match(
                 ruleset.id,
@@ -197,6 +211,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(host.id),
+                rated=rated,
                 **kwargs,
             )
         except HostError as exc:
@@ -676,6 +691,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 guild_id=interaction.guild_id,
                 channel_id=channel.id,
                 by=str(member.id),
+                rated=False,
                 practice=True,
             )
         except HostError as exc:

@@ -44,6 +44,17 @@ MAX_EMBED = 4000
 LIVE_SHOWN = 25
 
 
+async def _rating_changes(bot: DMHost, match_id: int) -> str:
+    """The ratings hook of a posted result: a line with each player's new rating and change (bot.ratings)."""
+    ratings = getattr(bot, "ratings", None)
+    rated = await ratings.settle(match_id) if ratings is not None else None
+    if rated is None:
+        return ""
+    from bot.ratings.wording import change_line
+
+    return "\n" + change_line(rated)
+
+
 def _title(game: str) -> str:
     return registry.TITLES.get(game, game)
 
@@ -320,6 +331,7 @@ class Overview(commands.Cog):
                 score,
                 room_link(live.guild_id, live.channel_id, board),
             )
+            text += await _rating_changes(self.bot, live.id)
             await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("match %s: the result could not be posted outside the room", live.id)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
+from bot import wording
 from bot.adapters.discord._shared import pinging
 from bot.host.service import HostError, Live, SubmitResult
 from bot.wording import reason_text
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CATCH_UP_LIMIT = 200
-"""At most this many missed messages per room are read back after the bot was away."""
+CATCH_UP_REPLY_LIMIT = 1900
+"""Replies folded into one catch-up message stop short of Discord's 2,000 characters."""
 
 
 class GameRoom(commands.Cog):
@@ -50,9 +51,16 @@ class GameRoom(commands.Cog):
         """A player's message in their match's room is a move attempt, a host keyword, or chat."""
         await self.handle(message)
 
-    async def handle(self, message: discord.Message, *, late: bool = False) -> bool:
+    async def handle(
+        self,
+        message: discord.Message,
+        *,
+        late: bool = False,
+        replies: list[tuple[discord.Message, str]] | None = None,
+    ) -> bool:
         """Hand a player's message to their match (`late`: read back after the bot was away, so it counts
-        at its own Discord time). Whether the message belonged to a match."""
+        at its own Discord time; `replies`: collect the replies there instead of posting each).
+        Whether the message belonged to a match."""
         if message.author.bot or message.webhook_id is not None:
             return False
         player = str(message.author.id)
@@ -71,7 +79,9 @@ class GameRoom(commands.Cog):
             log.exception("match %s: handling message %s failed", live.id, message.id)
             return True
         reason = reason_text(result) if result.status == "rejected" else None
-        if reason:
+        if reason and replies is not None:
+            replies.append((message, reason))
+        elif reason:
             try:
                 await message.reply(reason, allowed_mentions=pinging(player), mention_author=False)
             except discord.HTTPException:
@@ -95,41 +105,64 @@ class GameRoom(commands.Cog):
                 log.exception("catching up in room %s failed", channel_id)
 
     async def _anchor(self, channel_id: int) -> int:
-        """The newest message of this room the host has certainly seen (stored or in memory)."""
+        """The newest message of this room the host has certainly handled (stored or in memory)."""
         newest = 0
         for live in self.bot.service.matches_in_channel(channel_id):
             newest = max(newest, self.last_seen.get(live.id, 0))
             stored = await self.bot.service.record(live.id)
-            for event in stored.events if stored is not None else []:
+            if stored is None:
+                continue
+            for event in stored.events:
                 if event.message_id and event.message_id.isdigit():
                     newest = max(newest, int(event.message_id))
         return newest
 
     async def catch_up(self, channel_id: int) -> int:
-        """Handle, in Discord's order, the players' messages posted since the last one seen (as they are
-        now: deleted ones are gone, edited ones count as edited). Clocks are charged up to each message's
-        own time (a move posted after the mover's time ran out loses on time), never for the time the bot was
-        away after it. The number of messages handled."""
+        """Handle, in Discord's order, the players' messages posted since the last one handled — every one of
+        them, read page by page (as they are now: deleted ones are gone, edited ones count as edited). Clocks
+        are charged up to each message's own time, each from the previous action's Discord time (a move posted
+        after the mover's time ran out loses on time), never for the time the bot was away after it. The
+        replies are folded into one message for the room. The number of messages handled."""
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return 0
         anchor = await self._anchor(channel_id)
         me = self.bot.user.id if self.bot.user is not None else None
         missed: list[discord.Message] = []
-        async for message in channel.history(limit=CATCH_UP_LIMIT):  # newest first
+        async for message in channel.history(limit=None):  # newest first, paged by discord.py
             if message.id <= anchor:
                 break
             if message.author.id == me:
                 if message.id < self.started:
-                    break  # the host answered everything before this (in an earlier session)
+                    break  # an earlier host process answered everything before this
                 continue  # this session's own board or pings
             missed.append(message)
         handled = 0
+        replies: list[tuple[discord.Message, str]] = []
         for message in reversed(missed):
-            handled += await self.handle(message, late=True)
+            handled += await self.handle(message, late=True, replies=replies)
+        if replies:
+            await self._fold(replies)
         if handled:
             log.info("room %s: caught up with %d message(s) posted while away", channel_id, handled)
         return handled
+
+    async def _fold(self, replies: list[tuple[discord.Message, str]]) -> None:
+        """The replies of one catch-up as one message, answering the first message they are about."""
+        lines: list[str] = []
+        size = 0
+        for shown, (_message, reason) in enumerate(replies):
+            if size + len(reason) + 1 > CATCH_UP_REPLY_LIMIT - 80:
+                lines.append(wording.more_replies(len(replies) - shown))
+                break
+            lines.append(reason)
+            size += len(reason) + 1
+        first = replies[0][0]
+        authors = {str(m.author.id) for m, _reason in replies}
+        try:
+            await first.reply("\n".join(lines), allowed_mentions=pinging(*authors), mention_author=False)
+        except discord.HTTPException:
+            log.warning("room %s: could not post the catch-up replies", first.channel.id)
 
     async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
         """Take back the provisional move posted in this message, if there is one."""

@@ -134,3 +134,84 @@ async def test_without_a_message_from_the_mover_the_downtime_is_not_charged(worl
     live = w.bot.service.live[match_id]
     assert live.status == "ongoing"
     assert live.clocks.remaining(2, now(w))["move"] == pytest.approx(40, abs=1)
+
+
+# -- issue 27: no read-back limit, one folded reply, clocks from the previous late action, no double handling --
+
+
+async def test_a_move_followed_by_250_chat_lines_while_away_counts_with_one_folded_reply(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=600 reserve=600")
+    await w.alice.send(room, "A1-B1")
+    await go_away(w)
+    await w.bob.send(room, "A2-B2")
+    for i in range(250):  # more than two pages of history; every 25th line looks like a move and gets a reply
+        speaker = w.alice if i % 2 else w.bob
+        await speaker.send(room, "B9-B10" if i % 25 == 0 else "hmm, nice")
+    before = len(bot_messages(w, room))
+    await come_back(w, settings)
+    live = w.bot.service.live[match_id]
+    assert live.ply == 2 and live.ruleset.to_move(live.state) == 1
+    new = bot_messages(w, room)[before:]
+    replies = [m for m in new if m.reference is not None]
+    assert len(replies) == 1, [m.content for m in new]
+    assert len(replies[0].content.splitlines()) == 10  # ten replies, folded into one message
+    assert "It is alice's turn" in replies[0].content and "B9-B10" in replies[0].content
+
+
+async def test_late_moves_are_charged_from_the_previous_late_actions_discord_time(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", clock="move=60 reserve=300")
+    await w.alice.send(room, "A1-B1")
+    await w.env.advance_time(10)  # bob thinks 10 s while the bot is there ...
+    await go_away(w)
+    await w.env.advance_time(10)  # ... and 10 s more after it left
+    await w.bob.send(room, "A2-B2")
+    await w.env.advance_time(5)  # alice answers 5 s after bob
+    await w.alice.send(room, "B1-B2")
+    await w.env.advance_time(40)  # the bot comes back later still
+    await come_back(w, settings)
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    used = [(e.seat, e.data["used"]) for e in stored.events if e.kind == "move"]
+    assert used[1:] == [(2, pytest.approx(20, abs=0.5)), (1, pytest.approx(5, abs=0.5))]
+    live = w.bot.service.live[match_id]
+    assert live.ply == 3 and live.clocks.running == 2  # bob's clock runs from the restart: the gap is nobody's
+    assert live.clocks.remaining(2, now(w))["move"] == pytest.approx(60, abs=1)
+
+
+async def test_a_keyword_handled_before_a_restart_is_not_handled_again(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules="takeback=30")
+    await w.alice.send(room, "@0+")
+    await w.alice.send(room, "take back")
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    takebacks = [e for e in stored.events if e.kind == "takeback"]
+    assert len(takebacks) == 1 and takebacks[0].message_id is not None  # recorded with its message
+    await go_away(w)
+    before = len(bot_messages(w, room))
+    await come_back(w, settings)
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert len([e for e in stored.events if e.kind == "takeback"]) == 1
+    assert [m for m in bot_messages(w, room)[before:] if m.reference is not None] == []
+    assert w.bot.service.live[match_id].ply == 0
+
+
+async def test_a_refused_keyword_is_not_answered_again_after_a_restart(world: World, settings: Settings) -> None:
+    w = world
+    match_id, room = await start(w, "trax", rules="takeback=30")
+    await w.alice.send(room, "take back")  # nothing to take back: refused, with a reply
+    replies = [m for m in bot_messages(w, room) if m.reference is not None]
+    assert len(replies) == 1
+    await go_away(w)
+    await come_back(w, settings)
+    assert len([m for m in bot_messages(w, room) if m.reference is not None]) == 1
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None
+    assert [e.kind for e in stored.events if e.message_id is not None] == ["refused"]

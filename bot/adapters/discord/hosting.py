@@ -1,0 +1,119 @@
+"""`dmhost run` with ownership: wait as a standby (no gateway connection, no clocks) until this process holds
+its shards' leases, then connect; if the leases are ever taken over, disconnect and wait again. Gateway
+identifies are spaced out (`IdentifyBackoff`) so that a flapping process never burns Discord's daily
+session-start limit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable
+
+from bot.ownership.keeper import LeaseKeeper, until
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class IdentifyBackoff:
+    """Spacing between gateway identifies of one process: the first at once, then 5 s, 10 s, 20 s, ... up to
+    10 minutes; a session that lasted `stable` seconds resets it."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        *,
+        first: float = 5.0,
+        most: float = 600.0,
+        stable: float = 600.0,
+    ) -> None:
+        self.clock = clock
+        self.first, self.most, self.stable = first, most, stable
+        self.last: float | None = None
+        self.delay = 0.0
+
+    def next_delay(self) -> float:
+        """How long to wait before the next identify."""
+        if self.last is None:
+            return 0.0
+        since = self.clock() - self.last
+        if since >= self.stable:
+            self.delay = 0.0
+            return 0.0
+        return max(0.0, self.delay - since)
+
+    def identified(self) -> None:
+        """An identify is being sent now."""
+        now = self.clock()
+        if self.last is not None and now - self.last < self.stable:
+            self.delay = min(self.most, max(self.first, self.delay * 2))
+        else:
+            self.delay = self.first
+        self.last = now
+
+
+def shards_of(settings: Settings) -> tuple[list[int], int]:
+    """The shards this process hosts and the total: all of them when no ids are set."""
+    count = settings.shard_count or 1
+    return (list(settings.shard_ids) if settings.shard_ids is not None else list(range(count))), count
+
+
+async def host(settings: Settings, token: str) -> None:
+    """Run the bot while holding the leases, as long as the process lives (SIGINT/SIGTERM stop it cleanly)."""
+    from bot.adapters.discord.app import create_bot
+
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stopping.set)
+    backoff = IdentifyBackoff(loop.time)
+    ids, count = shards_of(settings)
+    while not stopping.is_set():
+        bot = create_bot(settings)
+        store = bot.service.store
+        await store.open()
+        keeper = LeaseKeeper(store, bot.service.instance, ids, count, lease_seconds=settings.lease_seconds)
+        bot.service.owns_guild = _both(bot.service.owns_guild, keeper.holds)
+        try:
+            got = await until(stopping, keeper.wait_for_leases())
+        except asyncio.CancelledError:
+            await store.close()
+            raise
+        if got is None:
+            await store.close()
+            break
+        delay = backoff.next_delay()
+        if delay:
+            log.info("waiting %.0f s before connecting to Discord again (identify back-off)", delay)
+            if await until(stopping, asyncio.sleep(delay, result=True)) is None:
+                await keeper.release()
+                await store.close()
+                break
+        backoff.identified()
+        session = asyncio.ensure_future(bot.start(token))
+        kept = asyncio.ensure_future(keeper.keep())
+        stop = asyncio.ensure_future(stopping.wait())
+        await asyncio.wait({session, kept, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if kept.done():
+            bot.service.abandon()
+            log.warning("disconnecting from Discord: another process hosts these shards now; waiting as a standby")
+        else:
+            kept.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await kept
+        try:
+            await bot.close()  # timers stop and the last heartbeat is written before the leases go
+            with contextlib.suppress(asyncio.CancelledError):
+                await session  # a refused token or no network ends here, with its error
+        finally:
+            await keeper.release()
+            await store.close()
+
+
+def _both(first: Callable[[int | None], bool], second: Callable[[int | None], bool]) -> Callable[[int | None], bool]:
+    """A guild is this process's when both say so (the configured shards, and the leases held now)."""
+    return lambda guild: first(guild) and second(guild)

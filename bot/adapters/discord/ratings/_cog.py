@@ -1,0 +1,204 @@
+"""`/dm leaderboard game:` and `/dm profile member:`: a server's ratings, read by its members.
+
+The cog owns the bot's `Ratings` (as `bot.ratings`): it subscribes to the host service before any match
+is resumed, so every rated match that finishes is rated, and the announcer asks it for the changes it
+shows in the result line. Its two commands join the `/dm` group of the match commands.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.adapters.discord._shared import NO_PINGS, respond
+from bot.host.service import HostError
+from bot.ratings import wording
+from bot.ratings.chart import history_png
+from bot.ratings.service import Ratings, Standing
+from games import registry
+
+if TYPE_CHECKING:
+    from bot.adapters.discord.app import DMHost
+
+
+def owns_guild(settings: Any, guild_id: int | None) -> bool:
+    """Whether this process hosts (and so rates) a server's matches (`bot.adapters.discord.app.owns_guild`)."""
+    from bot.adapters.discord.app import owns_guild as owns
+
+    return owns(settings, guild_id)
+
+
+log = logging.getLogger(__name__)
+
+TOP = 20
+RECENT = 10
+FIELD_LIMIT = 1024
+EMBED_LIMIT = 5800
+
+
+def _title(game: str) -> str:
+    return registry.TITLES.get(game, game)
+
+
+def _game(game: str) -> str:
+    key = game.strip().lower()
+    if key not in registry.GAME_MODULES:
+        raise HostError(f"unknown game {game!r}; known: {', '.join(registry.GAME_MODULES)}")
+    return key
+
+
+def room_link(guild_id: int, channel_id: int | None) -> str | None:
+    """A link to a match's room."""
+    return None if channel_id is None else f"https://discord.com/channels/{guild_id}/{channel_id}"
+
+
+class RatingCommands(commands.Cog):
+    """Rates finished matches; `/dm leaderboard` and `/dm profile`."""
+
+    def __init__(self, bot: DMHost) -> None:
+        self.bot = bot
+        self.ratings = Ratings(bot.service.store)
+        self.ratings.attach(bot.service)
+        bot.ratings = self.ratings  # type: ignore[attr-defined]
+        self._commands = self._build()
+
+    def _group(self) -> app_commands.Group:
+        group = self.bot.tree.get_command("dm")
+        if not isinstance(group, app_commands.Group):
+            raise RuntimeError("the /dm commands must be loaded before the rating commands")
+        return group
+
+    async def cog_load(self) -> None:
+        """Join `/dm`."""
+        group = self._group()
+        for command in self._commands:
+            group.add_command(command, override=True)
+
+    async def cog_unload(self) -> None:
+        """Leave `/dm`."""
+        group = self.bot.tree.get_command("dm")
+        if isinstance(group, app_commands.Group):
+            for command in self._commands:
+                group.remove_command(command.name)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Matches against the practice opponent (this bot's own user) stored before ratings are casual;
+        matches that ended while no subscriber listened (a crash in between) are rated now."""
+        if self.bot.user is None:
+            return
+        try:
+            await self.ratings.mark_casual(str(self.bot.user.id))
+            await self.ratings.catch_up(owns=lambda guild_id: owns_guild(self.bot.settings, guild_id))
+        except Exception:
+            log.exception("bringing the ratings up to date failed")
+
+    def _build(self) -> list[app_commands.Command[Any, Any, None]]:
+        cog = self
+
+        async def game_autocomplete(
+            interaction: discord.Interaction[Any], current: str
+        ) -> list[app_commands.Choice[str]]:
+            typed = current.strip().lower()
+            return [
+                app_commands.Choice(name=f"{_title(g)} ({g})", value=g)
+                for g in registry.ids()
+                if typed in g or typed in _title(g).lower()
+            ][:25]
+
+        @app_commands.command(name="leaderboard", description="This server's best players of a game, and your place")
+        @app_commands.describe(game="which game")
+        @app_commands.autocomplete(game=game_autocomplete)
+        @app_commands.guild_only()
+        async def leaderboard(interaction: discord.Interaction[Any], game: str) -> None:
+            await cog.leaderboard(interaction, game)
+
+        @app_commands.command(name="profile", description="A member's ratings, record and recent results here")
+        @app_commands.describe(
+            member="whose profile (default: yours)",
+            versus="another member: the head-to-head record against them",
+            game="one game only (default: every game they have played rated)",
+        )
+        @app_commands.autocomplete(game=game_autocomplete)
+        @app_commands.guild_only()
+        async def profile(
+            interaction: discord.Interaction[Any],
+            member: discord.Member | None = None,
+            versus: discord.Member | None = None,
+            game: str | None = None,
+        ) -> None:
+            await cog.profile(interaction, member, versus, game)
+
+        return [leaderboard, profile]
+
+    def _name(self, guild: discord.Guild | None, s: Standing) -> str:
+        """A member's name as this server shows it now (the stored name when they are not cached)."""
+        member = guild.get_member(int(s.player_id)) if guild is not None and s.player_id.isdigit() else None
+        return member.display_name if member is not None else s.name
+
+    async def leaderboard(self, interaction: discord.Interaction[Any], game: str) -> None:
+        """Top 20 with rating, deviation (or ?), games, wins, losses, draws; the caller's own place."""
+        key = _game(game)
+        guild_id = interaction.guild_id
+        rows = await self.ratings.leaderboard(guild_id, key, TOP)
+        embed = discord.Embed(title=f"Leaderboard: {_title(key)}")
+        if not rows:
+            embed.description = wording.empty_leaderboard(_title(key))
+        else:
+            embed.description = "\n".join(wording.leaderboard_line(s, self._name(interaction.guild, s)) for s in rows)
+            mine = await self.ratings.standing(guild_id, key, str(interaction.user.id))
+            embed.set_footer(text=wording.own_place(mine, await self.ratings.count(guild_id, key)))
+        await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
+
+    async def profile(
+        self,
+        interaction: discord.Interaction[Any],
+        member: discord.Member | None,
+        versus: discord.Member | None,
+        game: str | None,
+    ) -> None:
+        """Per game: rating, rank, record, streak, the last ten results (linked), head-to-head, and a chart."""
+        who = member or interaction.user
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        key = _game(game) if game else None
+        if versus is not None and versus.id == who.id:
+            raise HostError("Pick someone else for the head-to-head record.")
+        profiles = await self.ratings.profile(
+            guild_id, str(who.id), versus=str(versus.id) if versus else None, game=key, recent=RECENT
+        )
+        if not profiles:
+            await respond(interaction, wording.no_profile(who.display_name), allowed_mentions=NO_PINGS)
+            return
+        embed = discord.Embed(title=f"Profile: {who.display_name}")
+        used = len(embed.title or "")
+        for p in profiles:
+            lines = [wording.profile_summary(p)]
+            h2h = wording.head_to_head(p, versus.display_name) if versus is not None else None
+            if h2h:
+                lines.append(h2h)
+            lines.append(f"Last {len(p.recent)}:" if len(p.recent) > 1 else "Last result:")
+            for r in p.recent:
+                candidate = "\n".join([*lines, wording.result_line(r, room_link(guild_id, r.channel_id))])
+                if len(candidate) > FIELD_LIMIT:
+                    break
+                lines.append(wording.result_line(r, room_link(guild_id, r.channel_id)))
+            value = "\n".join(lines)
+            name = _title(p.standing.game)
+            if used + len(name) + len(value) > EMBED_LIMIT:
+                break
+            used += len(name) + len(value)
+            embed.add_field(name=name, value=value, inline=False)
+        png = history_png(who.display_name, {_title(p.standing.game): p.history for p in profiles})
+        embed.set_image(url="attachment://ratings.png")
+        await respond(
+            interaction,
+            embed=embed,
+            file=discord.File(io.BytesIO(png), filename="ratings.png"),
+            allowed_mentions=NO_PINGS,
+        )

@@ -1,0 +1,54 @@
+"""`dmhost ratings [--game G] [--guild ID] [--db PATH] [--json]` and `dmhost ratings rebuild`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from bot.ratings.service import Ratings
+from bot.ratings.wording import table_text
+from bot.store.matches import MatchStore
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """The `ratings` subcommand."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "ratings",
+        help="the rating table (terminal-room matches count under no guild); `rebuild` recomputes it from the logs",
+    )
+    parser.add_argument("action", nargs="?", choices=["rebuild"], help="recompute every table from the match logs")
+    parser.add_argument("--game", metavar="G", help="one game (default: every game)")
+    parser.add_argument("--guild", type=int, metavar="ID", help="a Discord server's table (default: no guild)")
+    parser.add_argument("--db", metavar="PATH")
+    parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def run(args: argparse.Namespace, url: str) -> int:
+    """Print the table, or rebuild; returns the exit code (2 on a usage error)."""
+    from games import registry
+
+    if args.game is not None and args.game not in registry.GAME_MODULES:
+        print(f"dmhost: unknown game {args.game!r}; known: {', '.join(registry.GAME_MODULES)}", file=sys.stderr)
+        return 2
+    if args.action == "rebuild" and (args.game is not None or args.guild is not None):
+        print("dmhost: ratings rebuild takes no --game or --guild: it recomputes every table", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        store = MatchStore(url)
+        try:
+            await store.open()
+            ratings = Ratings(store)
+            if args.action == "rebuild":
+                print(json.dumps((await ratings.rebuild()).as_json()))
+                return 0
+            rows = await ratings.table(args.guild, args.game)
+        finally:
+            await store.close()
+        print(json.dumps([s.as_json() for s in rows], indent=2) if args.json else table_text(rows))
+        return 0
+
+    return asyncio.run(main())

@@ -1,0 +1,124 @@
+"""The rating arithmetic: Glicko-2 through the `glicko2-py` library, with lichess-like parameters.
+
+Pure: no database, no Discord, no clock of its own (every time is passed in, aware UTC).
+
+Each rated match is one rating period for its two players (as on lichess): before the update each
+player's deviation grows with the time since their last rated match (Glickman's step 6 over the
+elapsed fraction of rating periods), then both are updated against the other's pre-match figures
+through `glicko2.math.algorithm.update_rating`, then the bounds are applied: deviation kept in
+45..500, volatility at most 0.1, a rating moves at most 700 points in one match.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from glicko2.math.algorithm import update_rating
+from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
+
+
+@dataclass(frozen=True)
+class Params:
+    """The system's constants (lichess's, see the README)."""
+
+    start_rating: float = 1500.0
+    start_deviation: float = 500.0
+    start_volatility: float = 0.09
+    tau: float = 0.75
+    min_deviation: float = 45.0
+    max_deviation: float = 500.0
+    max_volatility: float = 0.1
+    max_change: float = 700.0
+    provisional_from: float = 110.0
+    """A rating whose deviation is at least this is provisional (shown with "?")."""
+    periods_per_day: float = 0.21436
+    """Rating periods per day of inactivity, for the growth of the deviation."""
+
+
+PARAMS = Params()
+
+
+class Rating(NamedTuple):
+    """One player's figures after their last rated match (`at`: that match's end, None before any)."""
+
+    rating: float
+    deviation: float
+    volatility: float
+    at: dt.datetime | None = None
+
+    @classmethod
+    def new(cls, params: Params = PARAMS) -> Rating:
+        """An unrated player's figures."""
+        return cls(params.start_rating, params.start_deviation, params.start_volatility, None)
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return min(max(value, low), high)
+
+
+def deviation_at(r: Rating, when: dt.datetime, params: Params = PARAMS) -> float:
+    """The deviation at `when`: it grows with the time since the player's last rated match."""
+    if r.at is None:
+        return _clamp(r.deviation, params.min_deviation, params.max_deviation)
+    days = max((when - r.at).total_seconds(), 0.0) / 86400.0
+    phi = rd_to_phi(r.deviation)
+    grown = math.sqrt(phi * phi + days * params.periods_per_day * r.volatility * r.volatility)
+    return _clamp(phi_to_rd(grown), params.min_deviation, params.max_deviation)
+
+
+def is_provisional(deviation: float, params: Params = PARAMS) -> bool:
+    """Whether a rating with this deviation is still provisional."""
+    return deviation >= params.provisional_from
+
+
+def rate_period(
+    player: Rating, results: list[tuple[Rating, float]], tau: float, when: dt.datetime | None = None
+) -> Rating:
+    """Glickman's update of one player over one rating period against `(opponent, score)` results, with
+    no bounds applied (scores 1, 0.5, 0). This is the bare library call: Glickman's worked example runs
+    through it."""
+    out = update_rating(
+        rating_to_mu(player.rating),
+        rd_to_phi(player.deviation),
+        player.volatility,
+        [(rating_to_mu(o.rating), rd_to_phi(o.deviation), score) for o, score in results],
+        tau,
+    )
+    return Rating(mu_to_rating(out.mu), phi_to_rd(out.phi), out.sigma, when)
+
+
+class Rated(NamedTuple):
+    """A player's figures after a match, and the deviation the match was rated with."""
+
+    rating: Rating
+    deviation_before: float
+
+
+def rate_match(a: Rating, b: Rating, score_a: float, when: dt.datetime, params: Params = PARAMS) -> tuple[Rated, Rated]:
+    """Both players' figures after a match that ended at `when` (`score_a`: 1 a won, 0.5 a draw, 0 b won)."""
+    if score_a not in (0.0, 0.5, 1.0):
+        raise ValueError(f"a score is 1, 0.5 or 0, not {score_a!r}")
+    dev_a, dev_b = deviation_at(a, when, params), deviation_at(b, when, params)
+    mu_a, phi_a = rating_to_mu(a.rating), rd_to_phi(dev_a)
+    mu_b, phi_b = rating_to_mu(b.rating), rd_to_phi(dev_b)
+    new_a = update_rating(mu_a, phi_a, a.volatility, [(mu_b, phi_b, score_a)], params.tau)
+    new_b = update_rating(mu_b, phi_b, b.volatility, [(mu_a, phi_a, 1.0 - score_a)], params.tau)
+    return (
+        Rated(_bounded(a.rating, mu_to_rating(new_a.mu), phi_to_rd(new_a.phi), new_a.sigma, when, params), dev_a),
+        Rated(_bounded(b.rating, mu_to_rating(new_b.mu), phi_to_rd(new_b.phi), new_b.sigma, when, params), dev_b),
+    )
+
+
+def _bounded(
+    before: float, rating: float, deviation: float, volatility: float, when: dt.datetime, params: Params
+) -> Rating:
+    change = _clamp(rating - before, -params.max_change, params.max_change)
+    return Rating(
+        before + change,
+        _clamp(deviation, params.min_deviation, params.max_deviation),
+        min(volatility, params.max_volatility),
+        when,
+    )

@@ -1,0 +1,208 @@
+"""Shard leases: which process hosts a shard's matches, until when, and under which epoch (fencing token).
+
+A lease row per shard: `owner` (a process's instance id), `epoch` (rises at every takeover) and
+`expires_at`. A process takes all its shards in one transaction or none (so two processes with
+overlapping shard sets never deadlock), renews them while it lives, and releases them when it stops.
+Every write of a match's events checks, in its own transaction, that the writer still holds the
+shard's current epoch (`FENCE_SQL`): an old owner that was paused past its lease can never write
+after a takeover.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import BigInteger, Integer, String, bindparam, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.store.db import Base, UTCDateTime, utcnow
+
+log = logging.getLogger(__name__)
+
+NOBODY = ""
+"""The owner of a lease that no process holds."""
+
+
+class ShardLease(Base):
+    """Who hosts a shard's matches, under which epoch, and until when."""
+
+    __tablename__ = "shard_leases"
+
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    owner: Mapped[str] = mapped_column(String(64), default=NOBODY)
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    acquired_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class LeaseLost(Exception):
+    """A write was refused: the writer no longer holds the current epoch of the match's shard."""
+
+    def __init__(self, shards: set[int]) -> None:
+        super().__init__(f"the lease of shard(s) {sorted(shards)} is held by another process now")
+        self.shards = shards
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a shard now."""
+
+    shard: int
+    owner: str
+    epoch: int
+    expires_at: dt.datetime
+
+
+@dataclass
+class Fencing:
+    """What a store checks on every write: this process (`owner`) must hold the current epoch of the shard of
+    each match it writes (`epochs`: shard → epoch held; a shard missing from it is not held)."""
+
+    owner: str
+    shard_count: int
+    epochs: dict[int, int] = field(default_factory=dict)
+    on_lost: list[Callable[[set[int]], None]] = field(default_factory=list)
+
+    said: bool = False
+    """Whether this hosting term's loss was logged already (one line per loss, however it was learnt)."""
+
+    def hold(self, epochs: dict[int, int]) -> None:
+        """A new hosting term: these shards are held under these epochs."""
+        self.epochs.update(epochs)
+        self.said = False
+
+    def drop(self, shards: set[int]) -> None:
+        """These shards were taken over: forget them, say so in one log line, tell the listeners."""
+        gone = {s: self.epochs.pop(s) for s in sorted(shards) if s in self.epochs}
+        if not gone:
+            return
+        if not self.said:
+            self.said = True
+            log.warning(
+                "lost the lease of shard(s) %s (epoch %s) to another process: no longer hosting the matches of "
+                "shard(s) %s",
+                sorted(gone),
+                ", ".join(str(e) for e in gone.values()),
+                sorted({*gone, *self.epochs}),
+            )
+        for listener in list(self.on_lost):
+            listener(set(gone))
+
+    def shard(self, guild_id: int | None) -> int:
+        """Discord's shard of a guild; matches outside any guild live on shard 0."""
+        return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
+
+    def holds(self, guild_id: int | None) -> bool:
+        """Whether this process holds the lease of a guild's shard now."""
+        return self.shard(guild_id) in self.epochs
+
+    def needed(self, guilds: list[int | None]) -> tuple[dict[int, int], set[int]]:
+        """The (shard → epoch) to check for writes to these guilds' matches, and the shards not held at all."""
+        shards = {self.shard(g) for g in guilds}
+        return {s: self.epochs[s] for s in shards if s in self.epochs}, {s for s in shards if s not in self.epochs}
+
+
+FENCE_SQL = "UPDATE shard_leases SET epoch = epoch WHERE shard = ? AND owner = ? AND epoch = ?"
+"""The fencing check for the raw SQLite write path (one row updated: the writer still holds the epoch)."""
+
+_FENCE = (
+    update(ShardLease)
+    .where(
+        ShardLease.shard == bindparam("f_shard"),
+        ShardLease.owner == bindparam("f_owner"),
+        ShardLease.epoch == bindparam("f_epoch"),
+    )
+    .values(epoch=ShardLease.epoch)
+)
+
+
+async def fence(conn: AsyncConnection, owner: str, epochs: dict[int, int]) -> set[int]:
+    """Inside a write transaction: the shards among `epochs` (shard → epoch) this owner no longer holds.
+    The row lock taken here makes a concurrent takeover wait for this transaction to finish."""
+    lost = set()
+    for shard, epoch in sorted(epochs.items()):
+        result = await conn.execute(_FENCE, {"f_shard": shard, "f_owner": owner, "f_epoch": epoch})
+        if result.rowcount != 1:
+            lost.add(shard)
+    return lost
+
+
+class LeaseTable:
+    """The lease operations of one process (`owner`) on a set of shards."""
+
+    def __init__(self, engine: AsyncEngine, owner: str, shards: list[int], lease_seconds: float) -> None:
+        self.engine = engine
+        self.owner = owner
+        self.shards = sorted(set(shards))
+        self.lease_seconds = lease_seconds
+
+    def _until(self, now: dt.datetime) -> dt.datetime:
+        return now + dt.timedelta(seconds=self.lease_seconds)
+
+    async def holders(self) -> list[Holder]:
+        """The current holders of this process's shards (only the rows that exist)."""
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(ShardLease).where(ShardLease.shard.in_(self.shards)))).all()
+        return [Holder(r.shard, r.owner, int(r.epoch), r.expires_at) for r in rows]
+
+    async def acquire(self) -> dict[int, int] | None:
+        """Take every shard at once if none is held by a live owner (their epochs rise), else none: the
+        epochs (shard → epoch), or None."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            existing = {
+                r[0]
+                for r in (await conn.execute(select(ShardLease.shard).where(ShardLease.shard.in_(self.shards)))).all()
+            }
+            missing = [s for s in self.shards if s not in existing]
+            if missing:
+                await conn.execute(
+                    insert(ShardLease),
+                    [{"shard": s, "owner": NOBODY, "epoch": 0, "expires_at": now} for s in missing],
+                )
+            taken = (
+                await conn.execute(
+                    update(ShardLease)
+                    .where(
+                        ShardLease.shard.in_(self.shards),
+                        (ShardLease.expires_at <= now)
+                        | (ShardLease.owner == NOBODY)
+                        | (ShardLease.owner == self.owner),
+                    )
+                    .values(owner=self.owner, epoch=ShardLease.epoch + 1, expires_at=self._until(now), acquired_at=now)
+                    .returning(ShardLease.shard, ShardLease.epoch)
+                )
+            ).all()
+            if len(taken) != len(self.shards):
+                await conn.rollback()
+                return None
+        return {int(s): int(e) for s, e in taken}
+
+    async def renew(self, epochs: dict[int, int]) -> set[int]:
+        """Extend the leases held under `epochs`; the shards that were lost meanwhile."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            kept = (
+                await conn.execute(
+                    update(ShardLease)
+                    .where(ShardLease.shard.in_(list(epochs)), ShardLease.owner == self.owner)
+                    .values(expires_at=self._until(now))
+                    .returning(ShardLease.shard, ShardLease.epoch)
+                )
+            ).all()
+        still = {int(s) for s, e in kept if epochs.get(int(s)) == int(e)}
+        return set(epochs) - still
+
+    async def release(self, epochs: dict[int, int]) -> None:
+        """Give the leases up now (a clean stop): a standby takes them at its next look."""
+        async with self.engine.begin() as conn:
+            for shard, epoch in epochs.items():
+                await conn.execute(
+                    update(ShardLease)
+                    .where(ShardLease.shard == shard, ShardLease.owner == self.owner, ShardLease.epoch == epoch)
+                    .values(owner=NOBODY, expires_at=utcnow())
+                )
