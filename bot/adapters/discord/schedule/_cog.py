@@ -136,17 +136,18 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         group = self.bot.tree.get_command("dm")
         if not isinstance(group, app_commands.Group):
             return  # without the /dm group the commands stay top-level
+        # /dm is full (Discord allows 25 subcommands): the scheduling commands are `/dm event …`
+        event = app_commands.Group(name="event", description="Scheduled Death Matches", parent=group)
         for command in self.__cog_app_commands__:
             self.bot.tree.remove_command(command.name)
-            group.add_command(command)
+            event.add_command(command)
 
     async def cog_unload(self) -> None:
         """Stop the timer task and take the commands off `/dm`."""
         await self.before_close()
         group = self.bot.tree.get_command("dm")
         if isinstance(group, app_commands.Group):
-            for command in self.__cog_app_commands__:
-                group.remove_command(command.name)
+            group.remove_command("event")
 
     async def before_close(self) -> None:
         """The bot is closing: stop the timer task, then finish telling what is queued."""

@@ -91,7 +91,7 @@ def pings(c: Club, channel: simcord.ChannelHandle, member: simcord.MemberActor, 
 
 async def schedule(c: Club, at: str, **kw: Any) -> int:
     result = await c.carol.slash(
-        c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at=at, options="rows=2 cols=2", **kw
+        c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at=at, options="rows=2 cols=2", **kw
     )
     text = answer(result).content
     assert text.startswith("Scheduled DM #"), text
@@ -145,7 +145,7 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     assert any("wins the DM and 15 garnets by resignation" in m.content for m in texts(c, c.lobby))
     (event,) = events_of(c)
     assert event.status == 3
-    shown = await c.dave.slash(c.lobby, "dm results", export=True)
+    shown = await c.dave.slash(c.lobby, "dm event results", export=True)
     message = answer(shown)
     assert "wins the DM and 15 garnets" in message.content
     (attachment,) = message.attachments
@@ -174,9 +174,9 @@ async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
     await advance_to(c, start + dt.timedelta(hours=3))
     cancelled = pings(c, c.lobby, c.carol, "cancelled without a result")
     assert len(cancelled) == 1 and f"DM #{other}" in cancelled[0].content
-    results = answer(await c.dave.slash(c.lobby, "dm results")).content
+    results = answer(await c.dave.slash(c.lobby, "dm event results")).content
     assert f"#{dm}" in results and f"#{other}" not in results and "by no-show" in results
-    assert "Nothing is scheduled" in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+    assert "Nothing is scheduled" in answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
 
 
 async def test_host_extends_and_starts_anyway(club: Club) -> None:
@@ -202,9 +202,9 @@ async def test_player_proposes_other_accepts(club: Club) -> None:
     start = now(c) + dt.timedelta(days=2)
     dm = await schedule(c, "in 2 days")
     later = start + dt.timedelta(days=1)
-    stranger = answer(await c.dave.slash(c.lobby, "dm reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
+    stranger = answer(await c.dave.slash(c.lobby, "dm event reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
     assert stranger.ephemeral and "Only a host" in stranger.content
-    proposed = answer(await c.alice.slash(c.lobby, "dm reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
+    proposed = answer(await c.alice.slash(c.lobby, "dm event reschedule", dm=dm, at=f"<t:{int(later.timestamp())}>"))
     assert "takes effect when accepted" in proposed.content
     (offer,) = pings(c, c.lobby, c.bob, "proposes")
     own = answer(await c.alice.click(offer, label="Accept the new time"))
@@ -229,13 +229,13 @@ async def test_cancel_and_two_servers(club: Club) -> None:
     ours = await schedule(c, "in 30h")
     theirs = await schedule(d, "in 30h")
     assert ours == theirs - 1
-    wrong = answer(await d.carol.slash(d.lobby, "dm cancel", dm=ours))
+    wrong = answer(await d.carol.slash(d.lobby, "dm event cancel", dm=ours))
     assert wrong.ephemeral and f"no scheduled DM #{ours} here" in wrong.content
-    not_host = answer(await c.alice.slash(c.lobby, "dm cancel", dm=ours))
+    not_host = answer(await c.alice.slash(c.lobby, "dm event cancel", dm=ours))
     assert not_host.ephemeral and "Only a host" in not_host.content
-    assert f"DM #{theirs}" not in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
-    assert f"#{ours}" in answer(await c.dave.slash(c.lobby, "dm upcoming")).content
-    await c.carol.slash(c.lobby, "dm cancel", dm=ours)
+    assert f"DM #{theirs}" not in answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
+    assert f"#{ours}" in answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
+    await c.carol.slash(c.lobby, "dm event cancel", dm=ours)
     assert len(pings(c, c.lobby, c.alice, "is cancelled")) == 1
     (event,) = events_of(c)
     assert event.status == 4  # cancelled in the Events tab
@@ -276,7 +276,7 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     await c.alice.send(c.lobby, "here")
     await c.bob.send(c.lobby, "here")
     assert len(pings(c, c.lobby, c.alice, "begins")) == 1
-    listed = answer(await c.dave.slash(c.lobby, "dm upcoming")).content
+    listed = answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
     assert f"#{dm}" not in listed
     await env.advance_time(2 * HOUR)
     assert len(pings(c, c.lobby, c.alice, "Reminder")) == 1
@@ -312,11 +312,11 @@ async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> Non
     await advance_to(c, start + dt.timedelta(minutes=3, seconds=1))
     assert len(pings(c, c.lobby, c.alice, "wins the DM")) == 1
     past = answer(
-        await c.carol.slash(c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at="2025-06-01 20:00")
+        await c.carol.slash(c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at="2025-06-01 20:00")
     )
     assert past.ephemeral and "in the past" in past.content and "e.g." in past.content
     garbage = answer(
-        await c.carol.slash(c.lobby, "dm schedule", game="boxes", player1=c.alice, player2=c.bob, at="whenever")
+        await c.carol.slash(c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at="whenever")
     )
     assert garbage.ephemeral and "cannot read" in garbage.content
 
@@ -324,8 +324,9 @@ async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> Non
 async def test_dm_group_fits_discord(club: Club) -> None:
     group = club.bot.tree.get_command("dm")
     assert isinstance(group, discord.app_commands.Group)
-    names = {c.name for c in group.commands}
-    assert {"schedule", "reschedule", "cancel", "upcoming", "results"} <= names
+    event = group.get_command("event")
+    assert isinstance(event, discord.app_commands.Group)
+    assert {c.name for c in event.commands} == {"schedule", "reschedule", "cancel", "upcoming", "results"}
     assert len(group.commands) <= 25  # Discord's limit for one group
 
 
