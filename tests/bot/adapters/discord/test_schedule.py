@@ -312,7 +312,9 @@ async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> Non
     await advance_to(c, start + dt.timedelta(minutes=3, seconds=1))
     assert len(pings(c, c.lobby, c.alice, "wins the DM")) == 1
     past = answer(
-        await c.carol.slash(c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at="2025-06-01 20:00")
+        await c.carol.slash(
+            c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at="2025-06-01 20:00"
+        )
     )
     assert past.ephemeral and "in the past" in past.content and "e.g." in past.content
     garbage = answer(
