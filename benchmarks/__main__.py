@@ -249,6 +249,29 @@ def rating_rows(quick: bool) -> list[Row]:
     return [Row("ratings", m, fig, tgt, ok) for m, fig, tgt, ok in rb.table_rows(quick)]
 
 
+def schedule_rows(quick: bool) -> list[Row]:
+    """10,000 scheduled DMs: the next due job, and the scheduler's start-up."""
+    from benchmarks import schedule as sb
+
+    fig = asyncio.run(sb.measure(1000 if quick else 10_000))
+    return [
+        Row(
+            "schedule",
+            f"{fig.schedules:,} scheduled DMs ({fig.jobs:,} jobs): next due job, median",
+            f"{fig.next_due_p50_ms:.2f} ms",
+            f"≤ {sb.TARGET_NEXT_DUE_MS:g} ms",
+            fig.next_due_p50_ms <= sb.TARGET_NEXT_DUE_MS,
+        ),
+        Row(
+            "schedule",
+            f"scheduler start-up with {fig.schedules:,} schedules",
+            f"{fig.startup_s:.3f} s",
+            f"≤ {sb.TARGET_STARTUP_S:g} s",
+            fig.startup_s <= sb.TARGET_STARTUP_S,
+        ),
+    ]
+
+
 SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "engines": engine_rows,
     "trax": trax_rows,
@@ -260,6 +283,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "memory": memory_rows,
     "tournaments": tournament_rows,
     "ratings": rating_rows,
+    "schedule": schedule_rows,
 }
 
 

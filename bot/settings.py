@@ -44,6 +44,7 @@ class Settings(BaseSettings):
         10.0, gt=0, description="how long a shard's owner may stay silent before a standby takes over"
     )
     announce_batch_seconds: float = Field(1.0, ge=0)
+    schedule_poll_seconds: float = Field(3600.0, gt=0, description="scheduled DMs: look at the database this often")
     log_level: str = "INFO"
     solver_memory: int | None = Field(
         None,

@@ -229,6 +229,69 @@ class MatchService:
         self._rearm(live)
         return live.id
 
+    async def record_forfeit(
+        self,
+        game: str,
+        players: list[PlayerRef],
+        winner: int,
+        reason: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        by: str | None = None,
+    ) -> int:
+        """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
+        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id."""
+        if winner not in (1, 2):
+            raise HostError("winner must be 1 or 2")
+        live = new_live(game, players, options, clock, rules, 1, None)
+        live.status, live.result = MatchStatus.FINISHED, (winner, reason)
+        snapshot = dump(live, self.now(), self.instance)
+        created = NewEvent(
+            "created",
+            data={
+                "game": live.ruleset.id,
+                "options": live.raw_options,
+                "clock": live.clocks.tc.to_json(),
+                "rules": live.settings,
+                "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
+                "by": by,
+                "advantage": None,
+            },
+        )
+        ending = [
+            NewEvent("forfeit", 3 - winner, data={"reason": reason, "by": by}),
+            NewEvent("finished", winner, data={"winner": winner, "reason": reason}),
+        ]
+        try:
+            match_id = await self.store.create_match(
+                game=live.ruleset.id,
+                options=live.raw_options,
+                clock=live.clocks.tc.to_json(),
+                status=MatchStatus.FINISHED,
+                players={s: (p.id, p.name) for s, p in live.players.items()},
+                guild_id=guild_id,
+                channel_id=channel_id,
+                snapshot=snapshot,
+                events=[created],
+            )
+            await self.store.append(
+                match_id,
+                1,
+                ending,
+                snapshot=snapshot,
+                status=MatchStatus.FINISHED,
+                winner_seat=winner,
+                result_reason=reason,
+            )
+        except Exception:
+            log.exception("recording a forfeit of a %s match failed", live.ruleset.id)
+            raise HostError("the result could not be saved; try again in a moment") from None
+        return match_id
+
     # -- reading -------------------------------------------------------------------
     def get(self, match_id: int) -> Live:
         """A live match, or HostError."""

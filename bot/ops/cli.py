@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.ratings.cli import add_parser as add_ratings
 
     add_ratings(sub).set_defaults(func=cmd_ratings)
+
+    from bot.ops.schedule_cli import add_parser as add_schedule
+
+    add_schedule(sub)
     return parser
 
 

@@ -25,6 +25,7 @@ EXTENSIONS = (
     "bot.adapters.discord.overview",
     "bot.adapters.discord.tournament",
     "bot.adapters.discord.ratings",
+    "bot.adapters.discord.schedule",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 
@@ -95,6 +96,10 @@ class DMHost(commands.Bot):
     async def close(self) -> None:
         """Stop the match timers, close the database, then disconnect."""
         try:
+            for cog in list(self.cogs.values()):
+                before_close = getattr(cog, "before_close", None)
+                if before_close is not None:  # features with timers of their own stop them first
+                    await before_close()
             await self.service.close()
             await self.service.store.close()
         finally:

@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +208,8 @@ class Announcer(commands.Cog):
         self.writes: dict[int, list[float]] = {}
         """Loop times of the announcer's recent message creates and edits, per channel."""
         self.pictures = True
+        self.board_notes: list[Callable[[int], str | None]] = []
+        """Other features' lines under a board's header, by match id (a scheduled DM's prize)."""
         bot.service.subscribe(self.on_host_event)
 
     async def cog_unload(self) -> None:
@@ -396,7 +399,7 @@ class Announcer(commands.Cog):
         """Header, what just happened, whose turn, clocks and the running deadline."""
         service = self.bot.service
         head = f"**Match {live.id} · {live.ruleset.title}** · {player_label(live, 1)} vs {player_label(live, 2)}"
-        parts = [head]
+        parts = [head, *(note for notes in self.board_notes if (note := notes(live.id)))]
         if with_text_board:
             parts.append(f"```\n{live.ruleset.render_text(live.state)}\n```")
         parts += [f"> {line}" for line in room.lines]

@@ -335,6 +335,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clock="that game's default clock, e.g. `move=90 reserve=600`",
         reset="put one setting back to the built-in default",
         results_channel="the channel where finished matches' results are posted",
+        timezone="scheduled DMs: the zone of times written without one, e.g. `Europe/Berlin`",
+        reminders="scheduled DMs: reminders before the start, e.g. `24h 1h 10m`, or `off`",
+        checkin="scheduled DMs: minutes before the start when check-in opens",
+        no_show="scheduled DMs: minutes after the start before an absent player loses",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -356,8 +360,18 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clock: str | None = None,
         reset: str | None = None,
         results_channel: discord.TextChannel | None = None,
+        timezone: str | None = None,
+        reminders: str | None = None,
+        checkin: app_commands.Range[int, 1, 1440] | None = None,
+        no_show: app_commands.Range[int, 1, 1440] | None = None,
     ) -> None:
         """No options: show the settings; options: change them (hosts only)."""
+        if any(v is not None for v in (timezone, reminders, checkin, no_show)):
+            from bot.adapters.discord.schedule._config import schedule_config
+
+            await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
+            if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
+                return
         await guild_config(
             interaction,
             host_role=host_role,

@@ -1,0 +1,17 @@
+"""Scheduled Death Matches: a time, reminders, check-in, no-shows and stakes (beside the host core)."""
+
+from bot.schedule.core import ScheduleError, ScheduleEvent, Scheduler, loop_wall
+from bot.schedule.store import Schedule, ScheduleSettings, ScheduleStore
+from bot.schedule.when import WhenError, parse_when
+
+__all__ = [
+    "Schedule",
+    "ScheduleError",
+    "ScheduleEvent",
+    "ScheduleSettings",
+    "ScheduleStore",
+    "Scheduler",
+    "WhenError",
+    "loop_wall",
+    "parse_when",
+]

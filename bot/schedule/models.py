@@ -1,0 +1,92 @@
+"""The scheduler's tables: scheduled Death Matches, their due actions (jobs), and per-guild settings.
+
+They hang on the host's declarative `Base`, so `Base.metadata` has them as soon as this module is
+imported (`bot.schedule` imports it); migration `0003_schedule` creates them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.store.db import PK, Base, UTCDateTime, utcnow
+
+
+class ScheduleRow(Base):
+    """One scheduled Death Match: what, who, when, the stake, and where it stands."""
+
+    __tablename__ = "schedules"
+    __table_args__ = (Index("ix_schedules_guild_status_at", "guild_id", "status", "at"),)
+
+    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    channel_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    room_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    clock: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    first: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    advantage: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    room_mode: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    player1_id: Mapped[str] = mapped_column(String(64), index=True)
+    player1_name: Mapped[str] = mapped_column(String(100))
+    player2_id: Mapped[str] = mapped_column(String(64), index=True)
+    player2_name: Mapped[str] = mapped_column(String(100))
+    host_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    prize: Mapped[str | None] = mapped_column(Text, nullable=True)
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reminders: Mapped[list[int]] = mapped_column(JSON, default=list)
+    checkin_s: Mapped[int] = mapped_column(Integer)
+    no_show_s: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    here1: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    here2: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    wait_until: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    proposed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    proposed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    match_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    winner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    event_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    card_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ScheduleJob(Base):
+    """One due action of a schedule (a reminder, the check-in, the start, the no-show ruling).
+
+    `state` goes from `pending` to `done` or `dropped` by a conditional UPDATE: the one process whose
+    update changed the row does the action, so each happens once however many processes run."""
+
+    __tablename__ = "schedule_jobs"
+    __table_args__ = (Index("ix_schedule_jobs_state_due", "state", "due_at"),)
+
+    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
+    schedule_id: Mapped[int] = mapped_column(ForeignKey("schedules.id", ondelete="CASCADE"), index=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    offset_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    due_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    state: Mapped[str] = mapped_column(String(16))
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claimed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class ScheduleSettingsRow(Base):
+    """A guild's scheduling settings; an empty column means the built-in default."""
+
+    __tablename__ = "schedule_settings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    timezone: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    reminders: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
+    checkin_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    no_show_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,425 @@
+"""Database access of the scheduler: schedules, their jobs, claims, and per-guild settings."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+from sqlalchemy import ColumnElement, Table, and_, func, insert, literal, or_, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bot.host.match import PlayerRef
+from bot.schedule.models import ScheduleJob, ScheduleRow, ScheduleSettingsRow
+from bot.store.db import utcnow
+
+SCHEDULES: Final = cast(Table, ScheduleRow.__table__)
+JOBS: Final = cast(Table, ScheduleJob.__table__)
+SETTINGS: Final = cast(Table, ScheduleSettingsRow.__table__)
+
+DEFAULT_REMINDERS: Final = (86400, 3600, 600)
+"""Reminders before the start: 24 h, 1 h and 10 min."""
+DEFAULT_CHECKIN_S: Final = 15 * 60
+DEFAULT_NO_SHOW_S: Final = 10 * 60
+
+OPEN: Final = ("scheduled", "starting", "forfeiting")
+"""Statuses of a DM that has not begun (the last two only for a moment, while one process acts)."""
+DONE: Final = ("finished", "forfeited")
+
+
+@dataclass(frozen=True)
+class ScheduleSettings:
+    """A guild's scheduling settings (built-in defaults where none is stored)."""
+
+    guild_id: int | None = None
+    timezone: str = "UTC"
+    reminders: tuple[int, ...] = DEFAULT_REMINDERS
+    checkin_s: int = DEFAULT_CHECKIN_S
+    no_show_s: int = DEFAULT_NO_SHOW_S
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A scheduled Death Match as stored."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int | None
+    room_id: int | None
+    game: str
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    rules: dict[str, Any]
+    first: int | None
+    advantage: str | None
+    room_mode: str | None
+    players: tuple[PlayerRef, PlayerRef]
+    host_id: str | None
+    at: dt.datetime
+    prize: str | None
+    note: str | None
+    reminders: tuple[int, ...]
+    checkin_s: int
+    no_show_s: int
+    status: str
+    here: tuple[dt.datetime | None, dt.datetime | None]
+    wait_until: dt.datetime
+    proposed_at: dt.datetime | None
+    proposed_by: str | None
+    match_id: int | None
+    winner_seat: int | None
+    result_reason: str | None
+    finished_at: dt.datetime | None
+    event_id: int | None
+    card_id: int | None
+    created_at: dt.datetime = field(compare=False)
+
+    @property
+    def public_status(self) -> str:
+        """The status as the contract lists it (a DM being started or ruled on is still `scheduled`)."""
+        return "scheduled" if self.status in OPEN else self.status
+
+    @property
+    def checkin_opens(self) -> dt.datetime:
+        """When players may check in."""
+        return self.at - dt.timedelta(seconds=self.checkin_s)
+
+    def seat_of(self, player_id: str) -> int | None:
+        """1 or 2 for a player of this DM, else None."""
+        for seat, player in enumerate(self.players, start=1):
+            if player.id == player_id:
+                return seat
+        return None
+
+    def player(self, seat: int) -> PlayerRef:
+        """The player in seat 1 or 2."""
+        return self.players[seat - 1]
+
+    def winner(self) -> PlayerRef | None:
+        """Who won, once it is decided."""
+        return self.player(self.winner_seat) if self.winner_seat in (1, 2) else None
+
+
+def schedule_from(row: RowMapping) -> Schedule:
+    """A schedule from its row."""
+    return Schedule(
+        id=int(row["id"]),
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        room_id=row["room_id"],
+        game=row["game"],
+        options=dict(row["options"] or {}),
+        clock=dict(row["clock"] or {}),
+        rules=dict(row["rules"] or {}),
+        first=row["first"],
+        advantage=row["advantage"],
+        room_mode=row["room_mode"],
+        players=(
+            PlayerRef(row["player1_id"], row["player1_name"]),
+            PlayerRef(row["player2_id"], row["player2_name"]),
+        ),
+        host_id=row["host_id"],
+        at=row["at"],
+        prize=row["prize"],
+        note=row["note"],
+        reminders=tuple(int(x) for x in row["reminders"] or ()),
+        checkin_s=int(row["checkin_s"]),
+        no_show_s=int(row["no_show_s"]),
+        status=row["status"],
+        here=(row["here1"], row["here2"]),
+        wait_until=row["wait_until"],
+        proposed_at=row["proposed_at"],
+        proposed_by=row["proposed_by"],
+        match_id=row["match_id"],
+        winner_seat=row["winner_seat"],
+        result_reason=row["result_reason"],
+        finished_at=row["finished_at"],
+        event_id=row["event_id"],
+        card_id=row["card_id"],
+        created_at=row["created_at"],
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """A due action of a schedule."""
+
+    id: int
+    schedule_id: int
+    kind: str
+    offset_s: int | None
+    due_at: dt.datetime
+
+
+def plan_jobs(
+    schedule_id: int, guild_id: int | None, at: dt.datetime, settings: ScheduleSettings | Schedule, now: dt.datetime
+) -> list[dict[str, Any]]:
+    """The jobs of a DM starting at `at`: the reminders still ahead, the check-in, the start and the
+    no-show ruling."""
+    rows: list[dict[str, Any]] = []
+
+    def job(kind: str, due: dt.datetime, offset: int | None = None) -> None:
+        rows.append(
+            {
+                "schedule_id": schedule_id,
+                "guild_id": guild_id,
+                "kind": kind,
+                "offset_s": offset,
+                "due_at": due,
+                "state": "pending",
+            }
+        )
+
+    for offset in sorted(set(settings.reminders), reverse=True):
+        due = at - dt.timedelta(seconds=offset)
+        if due > now:
+            job("remind", due, offset)
+    job("checkin", max(at - dt.timedelta(seconds=settings.checkin_s), now))
+    job("start", at)
+    job("noshow", at + dt.timedelta(seconds=settings.no_show_s))
+    return rows
+
+
+class ScheduleStore:
+    """The scheduler's queries, on the host's engine."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        shard_filter: tuple[int, Sequence[int]] | None = None,
+        *,
+        local: bool = True,
+    ) -> None:
+        self.engine = engine
+        self.shard_filter = shard_filter
+        """(shard count, shard ids) of this process: only those guilds' jobs are looked at."""
+        self.local = local
+        """Whether this process also acts on DMs of no guild (scheduled in the terminal)."""
+
+    def _owned(self) -> ColumnElement[bool]:
+        guild = JOBS.c.guild_id
+        if self.shard_filter is None:
+            return literal(True) if self.local else guild.is_not(None)
+        count, ids = self.shard_filter
+        shard = (guild / 4194304) % count  # Discord's shard formula, (guild_id >> 22) % count
+        if self.local:
+            return or_(guild.is_(None), shard.in_(list(ids)))
+        return and_(guild.is_not(None), shard.in_(list(ids)))
+
+    # -- schedules -----------------------------------------------------------------
+    async def insert(self, values: dict[str, Any], settings: ScheduleSettings, now: dt.datetime) -> Schedule:
+        """Store a schedule and its jobs in one transaction."""
+        async with self.engine.begin() as conn:
+            new_id = int(
+                (await conn.execute(insert(SCHEDULES).values(**values).returning(SCHEDULES.c.id))).scalar_one()
+            )
+            await conn.execute(insert(JOBS), plan_jobs(new_id, values["guild_id"], values["at"], settings, now))
+            row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.id == new_id))).mappings().one()
+        return schedule_from(row)
+
+    async def get(self, schedule_id: int) -> Schedule | None:
+        """One schedule, or None."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.id == schedule_id))).mappings().first()
+        return None if row is None else schedule_from(row)
+
+    async def by_match(self, match_id: int) -> Schedule | None:
+        """The schedule whose DM is match `match_id`, if any."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.match_id == match_id))).mappings().first()
+        return None if row is None else schedule_from(row)
+
+    async def listing(
+        self,
+        *,
+        guild_id: int | bool | None = False,
+        statuses: Iterable[str] | None = None,
+        player_id: str | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        by_result: bool = False,
+        room_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Schedule]:
+        """Schedules, soonest first (`by_result`: newest result first). `guild_id=False`: every guild's."""
+        query = select(SCHEDULES)
+        if guild_id is not False:
+            query = query.where(
+                SCHEDULES.c.guild_id.is_(None) if guild_id is None else SCHEDULES.c.guild_id == guild_id
+            )
+        if statuses is not None:
+            query = query.where(SCHEDULES.c.status.in_(list(statuses)))
+        if player_id is not None:
+            query = query.where(or_(SCHEDULES.c.player1_id == player_id, SCHEDULES.c.player2_id == player_id))
+        if room_id is not None:
+            query = query.where(SCHEDULES.c.room_id == room_id)
+        when = func.coalesce(SCHEDULES.c.finished_at, SCHEDULES.c.at) if by_result else SCHEDULES.c.at
+        if since is not None:
+            query = query.where(when >= since)
+        if until is not None:
+            query = query.where(when < until)
+        query = query.order_by(when.desc() if by_result else when, SCHEDULES.c.id)
+        if limit is not None:
+            query = query.limit(limit)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [schedule_from(r) for r in rows]
+
+    async def change(self, schedule_id: int, values: dict[str, Any], *, only_if: dict[str, Any] | None = None) -> bool:
+        """A conditional update of one schedule (`only_if`: column → required value, None meaning NULL, a
+        tuple meaning one of): True when this call changed the row."""
+        async with self.engine.begin() as conn:
+            return await self._change(conn, schedule_id, values, only_if)
+
+    @staticmethod
+    async def _change(
+        conn: AsyncConnection, schedule_id: int, values: dict[str, Any], only_if: dict[str, Any] | None
+    ) -> bool:
+        query = update(SCHEDULES).where(SCHEDULES.c.id == schedule_id)
+        for column, wanted in (only_if or {}).items():
+            col = SCHEDULES.c[column]
+            if wanted is None:
+                query = query.where(col.is_(None))
+            elif isinstance(wanted, tuple):
+                query = query.where(col.in_(list(wanted)))
+            else:
+                query = query.where(col == wanted)
+        done = await conn.execute(query.values(**values, updated_at=utcnow()))
+        return int(done.rowcount or 0) == 1
+
+    async def move(self, schedule: Schedule, at: dt.datetime, wait_until: dt.datetime, now: dt.datetime) -> bool:
+        """A new start time: check-ins and any proposal cleared, old jobs retired, new ones planned, in one
+        transaction, only if the DM is still scheduled."""
+        async with self.engine.begin() as conn:
+            moved = await self._change(
+                conn,
+                schedule.id,
+                {
+                    "at": at,
+                    "wait_until": wait_until,
+                    "here1": None,
+                    "here2": None,
+                    "proposed_at": None,
+                    "proposed_by": None,
+                },
+                {"status": "scheduled"},
+            )
+            if not moved:
+                return False
+            await conn.execute(
+                update(JOBS)
+                .where(JOBS.c.schedule_id == schedule.id, JOBS.c.state == "pending")
+                .values(state="moved", claimed_at=now)
+            )
+            await conn.execute(insert(JOBS), plan_jobs(schedule.id, schedule.guild_id, at, schedule, now))
+        return True
+
+    async def retire_jobs(self, schedule_id: int, now: dt.datetime) -> None:
+        """Drop every pending job of a schedule (it started, was cancelled or was ruled on)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(JOBS)
+                .where(JOBS.c.schedule_id == schedule_id, JOBS.c.state == "pending")
+                .values(state="dropped", claimed_at=now)
+            )
+
+    async def move_noshow(self, schedule_id: int, wait_until: dt.datetime, *, only_later: bool) -> bool:
+        """Set a waiting DM's no-show deadline (and its pending job); `only_later`: never earlier than it was."""
+        async with self.engine.begin() as conn:
+            query = update(SCHEDULES).where(SCHEDULES.c.id == schedule_id, SCHEDULES.c.status == "scheduled")
+            if only_later:
+                query = query.where(SCHEDULES.c.wait_until < wait_until)
+            done = await conn.execute(query.values(wait_until=wait_until, updated_at=utcnow()))
+            if int(done.rowcount or 0) != 1:
+                return False
+            await conn.execute(
+                update(JOBS)
+                .where(JOBS.c.schedule_id == schedule_id, JOBS.c.kind == "noshow", JOBS.c.state == "pending")
+                .values(due_at=wait_until)
+            )
+        return True
+
+    async def add_job(self, schedule: Schedule, kind: str, due: dt.datetime) -> None:
+        """One more job for a schedule."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(JOBS).values(
+                    schedule_id=schedule.id, guild_id=schedule.guild_id, kind=kind, due_at=due, state="pending"
+                )
+            )
+
+    # -- jobs ----------------------------------------------------------------------
+    async def next_due(self) -> dt.datetime | None:
+        """The earliest pending job's time (an index seek on (state, due_at))."""
+        query = select(JOBS.c.due_at).where(JOBS.c.state == "pending", self._owned()).order_by(JOBS.c.due_at).limit(1)
+        async with self.engine.connect() as conn:
+            value = (await conn.execute(query)).scalar_one_or_none()
+        return cast(dt.datetime | None, value)
+
+    async def due(self, now: dt.datetime, limit: int = 500) -> list[Job]:
+        """Pending jobs due by `now`, earliest first."""
+        query = (
+            select(JOBS.c.id, JOBS.c.schedule_id, JOBS.c.kind, JOBS.c.offset_s, JOBS.c.due_at)
+            .where(JOBS.c.state == "pending", JOBS.c.due_at <= now, self._owned())
+            .order_by(JOBS.c.due_at, JOBS.c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [Job(int(r[0]), int(r[1]), str(r[2]), r[3], r[4]) for r in rows]
+
+    async def claim(self, job_id: int, to: str, instance: str, now: dt.datetime) -> bool:
+        """Take a pending job (`to`: `done` or `dropped`): True for exactly one caller, ever."""
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(JOBS)
+                .where(JOBS.c.id == job_id, JOBS.c.state == "pending")
+                .values(state=to, claimed_by=instance, claimed_at=now)
+            )
+        return int(done.rowcount or 0) == 1
+
+    async def jobs_of(self, schedule_id: int) -> list[tuple[str, int | None, dt.datetime, str]]:
+        """(kind, offset, due, state) of every job of a schedule, in due order (for tests and logs)."""
+        query = (
+            select(JOBS.c.kind, JOBS.c.offset_s, JOBS.c.due_at, JOBS.c.state)
+            .where(JOBS.c.schedule_id == schedule_id)
+            .order_by(JOBS.c.due_at, JOBS.c.id)
+        )
+        async with self.engine.connect() as conn:
+            return [(str(r[0]), r[1], r[2], str(r[3])) for r in (await conn.execute(query)).all()]
+
+    async def stale(self, statuses: Sequence[str], before: dt.datetime) -> list[Schedule]:
+        """Schedules left in a passing status since before `before` (a process stopped in the middle)."""
+        query = select(SCHEDULES).where(SCHEDULES.c.status.in_(list(statuses)), SCHEDULES.c.updated_at < before)
+        async with self.engine.connect() as conn:
+            return [schedule_from(r) for r in (await conn.execute(query)).mappings().all()]
+
+    # -- settings ------------------------------------------------------------------
+    async def settings(self, guild_id: int | None) -> ScheduleSettings:
+        """A guild's scheduling settings (defaults for none, and for the terminal)."""
+        if guild_id is None:
+            return ScheduleSettings()
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(SETTINGS).where(SETTINGS.c.guild_id == guild_id))).mappings().first()
+        base = ScheduleSettings(guild_id)
+        if row is None:
+            return base
+        return ScheduleSettings(
+            guild_id,
+            row["timezone"] or base.timezone,
+            tuple(int(x) for x in row["reminders"]) if row["reminders"] is not None else base.reminders,
+            row["checkin_s"] if row["checkin_s"] is not None else base.checkin_s,
+            row["no_show_s"] if row["no_show_s"] is not None else base.no_show_s,
+        )
+
+    async def save_settings(self, guild_id: int, values: dict[str, Any]) -> ScheduleSettings:
+        """Change some of a guild's settings (a None value: back to the default)."""
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(SETTINGS).where(SETTINGS.c.guild_id == guild_id).values(**values, updated_at=utcnow())
+            )
+            if int(done.rowcount or 0) == 0:
+                await conn.execute(insert(SETTINGS).values(guild_id=guild_id, **values, updated_at=utcnow()))
+        return await self.settings(guild_id)

@@ -1,0 +1,174 @@
+"""Every sentence of scheduled DMs: events, refusals and listings, from structured data.
+
+`who` turns a player into how they are named (a Discord mention that pings, or a plain name);
+`when` turns an instant into how it is shown (`<t:…:F> (<t:…:R>)` on Discord, ISO in the terminal).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from bot.host.match import PlayerRef
+from bot.schedule.store import Schedule
+from bot.schedule.when import EXAMPLE, iso
+from games import registry
+
+Who = Callable[[PlayerRef], str]
+When = Callable[[dt.datetime], str]
+
+REASONS = {
+    "no_show": "by no-show",
+    "resign": "by resignation",
+    "time": "on time",
+    "award": "by the host's decision",
+    "agreement": "by agreement",
+}
+
+
+def plain(player: PlayerRef) -> str:
+    """A player's name as it is."""
+    return player.name
+
+
+def iso_when(at: dt.datetime) -> str:
+    """An instant as ISO UTC."""
+    return iso(at)
+
+
+def title(game: str) -> str:
+    """A game's title."""
+    return registry.TITLES.get(game, game)
+
+
+def duration(seconds: float) -> str:
+    """`24 h`, `1 h 30 min`, `10 min`, `45 s`."""
+    total = round(seconds)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
+    if secs and not days and not hours:
+        parts.append(f"{secs} s")
+    return " ".join(p for p in parts if p) or "0 s"
+
+
+def headline(s: Schedule, who: Who = plain) -> str:
+    """`Death Match #3: alice vs bob — Dots-and-Boxes`."""
+    return f"Death Match #{s.id}: {who(s.players[0])} vs {who(s.players[1])} — {title(s.game)}"
+
+
+def stake(s: Schedule) -> str:
+    """`Prize: 15 garnets.` or nothing."""
+    return f" Prize: {s.prize}." if s.prize else ""
+
+
+def result_line(s: Schedule, who: Who = plain) -> str:
+    """`alice wins the DM and 15 garnets (by no-show).`"""
+    reason = REASONS.get(s.result_reason or "", f"({s.result_reason})" if s.result_reason else "")
+    winner = s.winner()
+    if winner is None:
+        text = "The DM ends in a draw"
+    else:
+        text = f"{who(winner)} wins the DM" + (f" and {s.prize}" if s.prize else "")
+    return f"{text} {reason}.".replace(" .", ".")
+
+
+def card(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+    """The event card: what, who, when, the stake, the note, and how check-in works."""
+    lines = [f"**{headline(s, who)}**", f"Starts {when(s.at)}."]
+    if s.prize:
+        lines.append(f"Prize: {s.prize}")
+    if s.note:
+        lines.append(f"Note: {s.note}")
+    lines.append(
+        f"Check-in opens {duration(s.checkin_s)} before the start; a player still absent "
+        f"{duration(s.no_show_s)} after it loses by no-show."
+    )
+    return "\n".join(lines)
+
+
+def say(kind: str, s: Schedule, data: dict[str, Any], who: Who = plain, when: When = iso_when) -> str:
+    """The sentence for a schedule event."""
+    p1, p2 = who(s.players[0]), who(s.players[1])
+    both = f"{p1} and {p2}"
+    name = f"DM #{s.id} ({title(s.game)})"
+    if kind == "scheduled":
+        return f"{name} between {both} is scheduled for {when(s.at)}.{stake(s)}"
+    if kind == "rescheduled":
+        return f"{name} between {both} now starts {when(s.at)} (was {when(data['before'])})."
+    if kind == "proposed":
+        other = s.player(3 - (s.seat_of(str(data["by"])) or 1))
+        proposer = s.player(s.seat_of(str(data["by"])) or 1)
+        return f"{who(proposer)} proposes to move {name} to {when(data['at'])}; {who(other)} (or a host) can accept."
+    if kind == "cancelled":
+        if data.get("reason") == "no_show":
+            return f"{name}: neither {p1} nor {p2} checked in, so the DM is cancelled without a result."
+        if data.get("reason") == "aborted":
+            return f"{name} was aborted by a host: no result."
+        return f"{name} between {both} is cancelled."
+    if kind == "reminder":
+        late = " (a reminder missed while the host was away)" if data.get("late") else ""
+        return f"Reminder{late}: {both}, {name} starts {when(s.at)}.{stake(s)}"
+    if kind == "checkin_open":
+        return f"Check-in for {name} is open: {both}, press **I'm here** or type `here`. It starts {when(s.at)}."
+    if kind == "checked_in":
+        seat = int(data["seat"])
+        rest = "" if all(s.here) else f" Waiting for {who(s.player(3 - seat))}."
+        return f"{who(s.player(seat))} is here.{rest}"
+    if kind == "waiting":
+        missing = " and ".join(who(s.player(seat)) for seat in data["missing"])
+        return (
+            f"{name} is due: {missing}, check in now (press **I'm here** or type `here`). "
+            f"Absent at {when(data['until'])} loses by no-show."
+        )
+    if kind == "extended":
+        return f"A host extended the wait for {name}: check-in stays open until {when(data['until'])}."
+    if kind == "started":
+        return f"{name} begins: {both}.{stake(s)}"
+    if kind == "start_failed":
+        return f"{name} could not be started ({data.get('reason') or 'an error'}); a host can try `start anyway`."
+    if kind == "forfeited":
+        loser = s.player(3 - int(data["winner"]))
+        return f"{who(loser)} did not check in. {result_line(s, who)}"
+    if kind == "finished":
+        return result_line(s, who)
+    return f"{name}: {kind}"
+
+
+def refusal(code: str, data: dict[str, Any], when: When = iso_when) -> str:
+    """Why a request about a scheduled DM was refused."""
+    if code == "unknown":
+        return f"There is no scheduled DM #{data.get('schedule')} here."
+    if code == "past":
+        return f"That time ({when(data['at'])}) is in the past; {EXAMPLE}."
+    if code == "not_open":
+        return f"DM #{data.get('schedule')} is {data.get('status')}, so that is no longer possible."
+    if code == "not_player":
+        return f"Only the two players of DM #{data.get('schedule')} can do that."
+    if code == "no_proposal":
+        return f"Nobody has proposed a new time for DM #{data.get('schedule')}."
+    if code == "not_other":
+        return "Only the other player or a host can accept a proposed time."
+    if code == "too_early":
+        return f"Check-in opens {when(data['opens'])}."
+    if code == "already_here":
+        return "You are already checked in."
+    if code == "bad_minutes":
+        return "Give the extra wait in minutes, between 1 and 1440."
+    if code == "prize_long":
+        return f"Keep the prize under {data['limit']} characters."
+    if code == "note_long":
+        return f"Keep the note under {data['limit']} characters."
+    return "That is not possible now."
+
+
+def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+    """One line of `/dm upcoming`."""
+    here = [who(s.player(seat)) for seat in (1, 2) if s.here[seat - 1] is not None]
+    extra = f" — here: {', '.join(here)}" if here else ""
+    proposal = f" — {when(s.proposed_at)} proposed" if s.proposed_at is not None else ""
+    return (
+        f"#{s.id} {when(s.at)}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}{stake(s)}{extra}{proposal}"
+    )

@@ -1,0 +1,290 @@
+"""The scheduler core on a real database (SQLite file and PostgreSQL), on the event loop's clock (looptime):
+reminders at their exact times, once each; check-in and start; no-shows; the host's extension; proposals;
+cancels; a process away across a reminder and the start; two processes on one database."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from bot.host.match import PlayerRef
+from bot.host.service import MatchService
+from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
+from bot.schedule.wording import result_line, say
+from tests.bot.conftest import Recorder, make_service
+
+pytestmark = pytest.mark.looptime
+
+BASE = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
+ALICE, BOB = PlayerRef("1001", "alice"), PlayerRef("1002", "bob")
+HOUR = 3600.0
+
+
+def virtual_wall() -> Callable[[], dt.datetime]:
+    """Wall time that moves with the loop's clock: looptime starts each test at loop time 0, which is BASE."""
+    loop = asyncio.get_running_loop()
+    return lambda: BASE + dt.timedelta(seconds=loop.time())
+
+
+class Events:
+    def __init__(self, wall: Callable[[], dt.datetime]) -> None:
+        self.wall = wall
+        self.items: list[tuple[dt.datetime, ScheduleEvent]] = []
+
+    def __call__(self, ev: ScheduleEvent) -> None:
+        self.items.append((self.wall(), ev))
+
+    def kinds(self) -> list[str]:
+        return [e.kind for _, e in self.items]
+
+    def of(self, kind: str) -> list[tuple[dt.datetime, ScheduleEvent]]:
+        return [(t, e) for t, e in self.items if e.kind == kind]
+
+
+@dataclass
+class Rig:
+    service: MatchService
+    scheduler: Scheduler
+    events: Events
+    wall: Callable[[], dt.datetime]
+    url: str
+    started: bool = False
+
+    async def restart(self) -> None:
+        await self.scheduler.close()
+        self.scheduler = make_scheduler(self.service, self.events, self.wall)
+        await self.scheduler.start()
+
+
+def make_scheduler(service: MatchService, events: Events, wall: Callable[[], dt.datetime]) -> Scheduler:
+    scheduler = Scheduler(ScheduleStore(service.store.engine), service, wall=wall, poll_seconds=None)
+    scheduler.subscribe(events)
+    service.subscribe(scheduler.on_host_event)
+    return scheduler
+
+
+@pytest.fixture
+async def rig(db_url: str) -> AsyncIterator[Rig]:
+    service = await make_service(db_url, Recorder(), heartbeat_seconds=10 * 86400)
+    wall = virtual_wall()
+    events = Events(wall)
+    scheduler = make_scheduler(service, events, wall)
+    r = Rig(service, scheduler, events, wall, db_url)
+    try:
+        yield r
+    finally:
+        await r.scheduler.close()
+        await service.close()
+        await service.store.close()
+
+
+async def until(rig: Rig, at: dt.datetime) -> None:
+    """Let virtual time run to wall time `at`."""
+    await asyncio.sleep(max(0.0, (at - rig.wall()).total_seconds()))
+
+
+async def schedule(rig: Rig, hours: float = 30, **kw: Any) -> Any:
+    if not rig.started:  # in the test, not the fixture: looptime's clock starts with the test
+        rig.started = True
+        await rig.scheduler.start()
+    return await rig.scheduler.add(
+        "boxes", [ALICE, BOB], BASE + dt.timedelta(hours=hours), options={"rows": 2, "cols": 2}, guild_id=7, **kw
+    )
+
+
+async def test_reminders_checkin_start(rig: Rig) -> None:
+    s = await schedule(rig, prize="15 garnets")
+    start = s.at
+    await until(rig, start - dt.timedelta(minutes=20))
+    reminders = rig.events.of("reminder")
+    assert [(t, e.data["offset_s"], e.data["late"]) for t, e in reminders] == [
+        (start - dt.timedelta(hours=24), 86400, False),
+        (start - dt.timedelta(hours=1), 3600, False),
+    ]
+    with pytest.raises(ScheduleError) as info:
+        await rig.scheduler.check_in(s.id, ALICE.id)
+    assert info.value.code == "too_early"
+    await until(rig, start - dt.timedelta(minutes=5))
+    assert [e.data["offset_s"] for _, e in rig.events.of("reminder")] == [86400, 3600, 600]
+    assert rig.events.of("reminder")[2][0] == start - dt.timedelta(minutes=10)
+    assert [t for t, _ in rig.events.of("checkin_open")] == [start - dt.timedelta(minutes=15)]
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    await rig.scheduler.check_in(s.id, BOB.id)
+    assert rig.events.of("started") == []  # both here, but not before the start time
+    with pytest.raises(ScheduleError):
+        await rig.scheduler.check_in(s.id, BOB.id)
+    await until(rig, start + dt.timedelta(seconds=1))
+    ((t, started),) = rig.events.of("started")
+    assert t == start
+    match_id = started.data["match"]
+    assert match_id in rig.service.live
+    assert (await rig.scheduler.get(s.id)).public_status == "started"
+    # the match ends: the schedule records the result with its prize
+    await rig.service.resign(match_id, BOB.id)
+    # each reminder pinged once: nothing more after the start, however long we wait
+    await until(rig, start + dt.timedelta(hours=2))
+    assert len(rig.events.of("reminder")) == 3
+    assert rig.events.kinds().count("waiting") == 0
+    done = await rig.scheduler.get(s.id)
+    assert done.public_status == "finished" and done.winner_seat == 1 and done.result_reason == "resign"
+    assert result_line(done) == "alice wins the DM and 15 garnets by resignation."
+    results = await rig.scheduler.results(7)
+    assert [r.id for r in results] == [s.id]
+    assert await rig.scheduler.results(8) == []
+
+
+async def test_checkin_after_start_begins_at_once(rig: Rig) -> None:
+    s = await schedule(rig, hours=2)
+    await until(rig, s.at + dt.timedelta(minutes=3))
+    ((t, waiting),) = rig.events.of("waiting")
+    assert t == s.at and waiting.data["missing"] == [1, 2]
+    await rig.scheduler.check_in(s.id, BOB.id)
+    assert rig.events.of("started") == []
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    ((t, _),) = rig.events.of("started")
+    assert t == s.at + dt.timedelta(minutes=3)
+
+
+async def test_no_show_forfeit(rig: Rig) -> None:
+    s = await schedule(rig, hours=2, prize="15 garnets")
+    await until(rig, s.at - dt.timedelta(minutes=1))
+    await rig.scheduler.check_in(s.id, BOB.id)
+    await until(rig, s.at + dt.timedelta(minutes=30))
+    ((t, ev),) = rig.events.of("forfeited")
+    assert t == s.at + dt.timedelta(minutes=10)
+    assert ev.data["winner"] == 2
+    assert (
+        say("forfeited", ev.schedule, ev.data) == "alice did not check in. bob wins the DM and 15 garnets by no-show."
+    )
+    stored = await rig.service.store.load(ev.data["match"], with_events=True)
+    assert stored is not None and stored.status == "finished" and stored.result_reason == "no_show"
+    assert stored.players[stored.winner_seat or 0][0] == BOB.id
+    assert [e.kind for e in stored.events] == ["created", "forfeit", "finished"]
+    sched = await rig.scheduler.get(s.id)
+    assert sched.public_status == "forfeited" and sched.match_id == ev.data["match"]
+    assert rig.events.of("started") == []
+
+
+async def test_both_absent_cancelled(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at + dt.timedelta(hours=1))
+    ((t, ev),) = rig.events.of("cancelled")
+    assert t == s.at + dt.timedelta(minutes=10) and ev.data["reason"] == "no_show"
+    sched = await rig.scheduler.get(s.id)
+    assert sched.public_status == "cancelled" and sched.winner_seat is None and sched.match_id is None
+    assert await rig.scheduler.results(7) == []
+
+
+async def test_host_extends_then_start_anyway(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at + dt.timedelta(minutes=5))
+    await rig.scheduler.extend(s.id, 20, "host")
+    await until(rig, s.at + dt.timedelta(minutes=25))
+    assert rig.events.of("cancelled") == [] and rig.events.of("forfeited") == []
+    ((_, ext),) = rig.events.of("extended")
+    assert ext.data["until"] == s.at + dt.timedelta(minutes=30)
+    await until(rig, s.at + dt.timedelta(minutes=31))
+    assert [t for t, _ in rig.events.of("cancelled")] == [s.at + dt.timedelta(minutes=30)]
+
+    s2 = await schedule(rig, hours=3)
+    await until(rig, s2.at + dt.timedelta(minutes=2))
+    started = await rig.scheduler.start_now(s2.id, "host")
+    assert started.public_status == "started" and started.match_id in rig.service.live
+    await until(rig, s2.at + dt.timedelta(hours=1))
+    assert len(rig.events.of("started")) == 1 and len(rig.events.of("cancelled")) == 1
+
+
+async def test_proposal_accepted_moves_reminders(rig: Rig) -> None:
+    s = await schedule(rig, hours=30)
+    later = s.at + dt.timedelta(hours=48)
+    with pytest.raises(ScheduleError):
+        await rig.scheduler.propose(s.id, "9999", later)
+    await rig.scheduler.propose(s.id, ALICE.id, later)
+    with pytest.raises(ScheduleError) as info:
+        await rig.scheduler.accept(s.id, ALICE.id)
+    assert info.value.code == "not_other"
+    moved = await rig.scheduler.accept(s.id, BOB.id)
+    assert moved.at == later and moved.proposed_at is None
+    ((_, ev),) = rig.events.of("rescheduled")
+    assert ev.data["before"] == s.at
+    await until(rig, later + dt.timedelta(minutes=1))
+    assert [t for t, _ in rig.events.of("reminder")] == [
+        later - dt.timedelta(hours=24),
+        later - dt.timedelta(hours=1),
+        later - dt.timedelta(minutes=10),
+    ]
+    assert [t for t, _ in rig.events.of("waiting")] == [later]
+
+
+async def test_cancel(rig: Rig) -> None:
+    s = await schedule(rig, hours=2)
+    other = await schedule(rig, hours=3)
+    with pytest.raises(ScheduleError):
+        await rig.scheduler.cancel(s.id, "host", guild_id=8)  # another server's DM is not there
+    await rig.scheduler.cancel(s.id, "host", guild_id=7)
+    with pytest.raises(ScheduleError):
+        await rig.scheduler.cancel(s.id, "host")
+    await until(rig, other.at + dt.timedelta(hours=1))
+    assert all(e.schedule.id == other.id for _, e in rig.events.items if e.kind not in ("scheduled", "cancelled"))
+    assert [e.schedule.id for _, e in rig.events.of("cancelled")] == [s.id, other.id]
+    assert [u.id for u in await rig.scheduler.upcoming(7)] == []
+
+
+async def test_away_across_a_reminder_and_the_start(rig: Rig) -> None:
+    s = await schedule(rig, hours=5)
+    await until(rig, s.at - dt.timedelta(hours=2))
+    await rig.scheduler.close()  # the process stops 2 h before the start …
+    await until(rig, s.at + dt.timedelta(minutes=30))  # … misses the 1 h and 10 min reminders and the start
+    assert rig.events.of("reminder") == []
+    await rig.restart()
+    await asyncio.sleep(1)
+    back = s.at + dt.timedelta(minutes=30)
+    ((t, rem),) = rig.events.of("reminder")  # one late reminder, not two
+    assert rem.data["late"] is True and rem.data["offset_s"] == 600 and t == back
+    assert "missed while the host was away" in say("reminder", rem.schedule, rem.data)
+    assert [t for t, _ in rig.events.of("checkin_open")] == [back]
+    # nobody is charged for the gap: the no-show wait runs again from the return
+    assert (await rig.scheduler.get(s.id)).wait_until == back + dt.timedelta(minutes=10)
+    await until(rig, back + dt.timedelta(minutes=9))
+    assert rig.events.of("cancelled") == []
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    await rig.scheduler.check_in(s.id, BOB.id)
+    assert len(rig.events.of("started")) == 1
+    await until(rig, back + dt.timedelta(hours=1))
+    assert len(rig.events.of("reminder")) == 1 and rig.events.of("cancelled") == []
+
+
+async def test_two_processes_fire_each_job_once(rig: Rig) -> None:
+    second_events = Events(rig.wall)
+    second = make_scheduler(rig.service, second_events, rig.wall)
+    try:
+        schedules = [await schedule(rig, hours=h) for h in (2, 26, 50)]
+        await second.start()
+        await until(rig, BASE + dt.timedelta(hours=60))
+        both = [(e.kind, e.schedule.id, e.data.get("offset_s")) for _, e in rig.events.items + second_events.items]
+        reminders = [x for x in both if x[0] == "reminder"]
+        assert len(reminders) == len(set(reminders)) == 2 + 3 + 3  # 2 h ahead: 1 h and 10 min; 26 h, 50 h: all three
+        assert sorted(x[1] for x in both if x[0] == "cancelled") == [s.id for s in schedules]
+    finally:
+        await second.close()
+
+
+async def test_claims_are_exclusive(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await rig.scheduler.close()
+    await until(rig, s.at + dt.timedelta(hours=1))
+    a = Scheduler(ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None)
+    b = Scheduler(ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None)
+    seen = Events(rig.wall)
+    a.subscribe(seen)
+    b.subscribe(seen)
+    counts = await asyncio.gather(a.run_due(), b.run_due())
+    jobs = await rig.scheduler.store.jobs_of(s.id)
+    assert sum(counts) == len(jobs) == 4  # 10 min reminder, check-in, start, no-show: each claimed by one
+    assert {state for *_, state in jobs} <= {"done", "dropped"}
+    assert sorted(seen.kinds()) == ["cancelled", "checkin_open", "reminder", "waiting"]
