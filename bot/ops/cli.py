@@ -225,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     try:
-        from bot.adapters.discord.app import run_bot
+        from bot.adapters.discord.hosting import run_bot
     except ModuleNotFoundError:
         return _usage("the Discord adapter is not part of this build")
     url = settings.db_url

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -128,20 +127,3 @@ def create_bot(settings: Settings, *, service: MatchService | None = None, sync_
             shard_count=settings.shard_count,
         )
     return DMHost(settings, service, sync_commands=sync_commands)
-
-
-def run_bot(settings: Settings) -> None:
-    """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database)."""
-    if settings.token is None:
-        raise ValueError("DMHOST_TOKEN is not set")
-    token = settings.token.get_secret_value()
-    discord.utils.setup_logging(level=logging.getLevelName(settings.log_level.upper()))
-
-    from bot.ops.runtime import tune_gc
-
-    tune_gc()
-
-    from bot.adapters.discord.hosting import host
-
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(host(settings, token))

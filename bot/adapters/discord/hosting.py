@@ -11,6 +11,8 @@ import logging
 import signal
 from collections.abc import Callable
 
+import discord
+
 from bot.ownership.keeper import LeaseKeeper, until
 from bot.settings import Settings
 
@@ -117,3 +119,18 @@ async def host(settings: Settings, token: str) -> None:
 def _both(first: Callable[[int | None], bool], second: Callable[[int | None], bool]) -> Callable[[int | None], bool]:
     """A guild is this process's when both say so (the configured shards, and the leases held now)."""
     return lambda guild: first(guild) and second(guild)
+
+
+def run_bot(settings: Settings) -> None:
+    """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database)."""
+    if settings.token is None:
+        raise ValueError("DMHOST_TOKEN is not set")
+    token = settings.token.get_secret_value()
+    discord.utils.setup_logging(level=logging.getLevelName(settings.log_level.upper()))
+
+    from bot.ops.runtime import tune_gc
+
+    tune_gc()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(host(settings, token))
