@@ -119,7 +119,11 @@ def _match_problem(
         new_live(game, refs, options, clock, rules, 1, None)
         if bot:
             check_level(game, bot)
-    except (HostError, ValueError) as exc:
+    except HostError as exc:
+        from bot.wording import error_text
+
+        return error_text(exc)
+    except ValueError as exc:
         return str(exc)
     return None
 
