@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
+from discord import app_commands
 
 from bot.host.service import HostError, Live, MatchService
 
@@ -134,3 +135,19 @@ async def respond(interaction: discord.Interaction[Any], content: str | None = N
             await interaction.followup.send(content, **kwargs)
     else:
         await interaction.response.send_message(content, **kwargs)
+
+
+SEAT_CHOICES = [
+    app_commands.Choice(name="player 1 moves first", value="1"),
+    app_commands.Choice(name="player 2 moves first", value="2"),
+    app_commands.Choice(name="player 1 has the advantage (chooses)", value="a1"),
+    app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
+]
+"""`first:` of `/dm start` and `/dm event schedule`: who moves first, or who chooses."""
+
+ROOM_CHOICES = [
+    app_commands.Choice(name="a public thread everyone can watch", value="public"),
+    app_commands.Choice(name="a private thread (players and host only)", value="private"),
+    app_commands.Choice(name="this channel", value="channel"),
+]
+"""`room:` of `/dm start` and `/dm event schedule`: where the match is played."""

@@ -17,6 +17,8 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import (
     NO_PINGS,
+    ROOM_CHOICES,
+    SEAT_CHOICES,
     find_match,
     may_read_room,
     parse_pairs,
@@ -145,18 +147,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
         first=[
-            app_commands.Choice(name="player 1 moves first", value="1"),
-            app_commands.Choice(name="player 2 moves first", value="2"),
-            app_commands.Choice(name="player 1 has the advantage (chooses)", value="a1"),
-            app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
+            *SEAT_CHOICES,
             app_commands.Choice(name="the lower-rated player has the advantage", value="lower-rated"),
             app_commands.Choice(name="the higher-rated player has the advantage", value="higher-rated"),
         ],
-        room=[
-            app_commands.Choice(name="a public thread everyone can watch", value="public"),
-            app_commands.Choice(name="a private thread (players and host only)", value="private"),
-            app_commands.Choice(name="this channel", value="channel"),
-        ],
+        room=ROOM_CHOICES,
     )
     @app_commands.guild_only()
     async def start(

@@ -21,7 +21,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, is_host, parse_pairs, pinging, require_host, respond
+from bot.adapters.discord._shared import (
+    NO_PINGS,
+    ROOM_CHOICES,
+    SEAT_CHOICES,
+    is_host,
+    parse_pairs,
+    pinging,
+    require_host,
+    respond,
+)
 from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
@@ -417,17 +426,8 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
-        first=[
-            app_commands.Choice(name="player 1 moves first", value="1"),
-            app_commands.Choice(name="player 2 moves first", value="2"),
-            app_commands.Choice(name="player 1 has the advantage (chooses)", value="a1"),
-            app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
-        ],
-        room=[
-            app_commands.Choice(name="a public thread everyone can watch", value="public"),
-            app_commands.Choice(name="a private thread (players and host only)", value="private"),
-            app_commands.Choice(name="this channel", value="channel"),
-        ],
+        first=SEAT_CHOICES,
+        room=ROOM_CHOICES,
     )
     @app_commands.guild_only()
     async def schedule(
