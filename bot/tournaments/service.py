@@ -717,8 +717,7 @@ class TournamentService:
             starts = self._round_start(t, number)
             await self._insert(conn, tid, number, 1, pairings, starts)
         await self._emit(tid, "round", {"round": number, "pairings": pairings, "starts_at": starts})
-        if starts > self.wall():
-            self.wake()
+        self.wake()  # the timer learns the round's start and no-show times
         return number
 
     def _round_start(self, t: Tournament, number: int) -> dt.datetime:
@@ -1104,6 +1103,7 @@ class TournamentService:
                 except IntegrityError:
                     return  # another process added them
                 await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
+                self.wake()
             elif round_finished(t.format, last):
                 try:
                     await self._pair_locked(tid)
