@@ -220,7 +220,9 @@ class TournamentService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._listening = False
         self._task: asyncio.Task[None] | None = None
-        self._wakeup = asyncio.Event()
+        self._sleeping = False
+        self._dirty = False
+        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------
     def subscribe(self, listener: TournamentListener) -> None:
@@ -235,11 +237,13 @@ class TournamentService:
 
     def run(self) -> None:
         """Start the timer task: automatic starts, games' start times and no-show rulings, as they fall due."""
+        self._closed = False
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._timer(), name="tournament-timer")
 
     async def close(self) -> None:
         """Stop the timer task (everything stays in the database)."""
+        self._closed = True
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -248,25 +252,29 @@ class TournamentService:
 
     def wake(self) -> None:
         """Something may have fallen due sooner than the timer sleeps: look again now."""
-        self._wakeup.set()
+        self._dirty = True
+        if self._sleeping and self._task is not None and not self._closed:
+            self._task.cancel()  # only ever while it sleeps, never in the middle of its work
+            self._task = asyncio.create_task(self._timer(), name="tournament-timer")
 
     async def _timer(self) -> None:
-        while True:
-            self._wakeup.clear()
+        while not self._closed:
+            self._dirty = False
             try:
                 nxt = await self.run_due()
             except Exception:
                 log.exception("tournament timer failed")
                 nxt = None
-            if self._wakeup.is_set():
+            if self._dirty:
                 continue
             wait = self.poll_seconds
             if nxt is not None:
                 wait = min(wait, max(0.0, (nxt - self.wall()).total_seconds()))
-            if wait <= 0:
-                continue
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), wait)
+            self._sleeping = True
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self._sleeping = False
 
     def listen(self) -> None:
         """Subscribe to the host's events (before the host resumes matches, so no result is missed)."""
