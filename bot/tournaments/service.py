@@ -218,6 +218,7 @@ class TournamentService:
         self.poll_seconds = poll_seconds
         self._listeners: list[TournamentListener] = []
         self._locks: dict[int, asyncio.Lock] = {}
+        self._opening: dict[int, asyncio.Lock] = {}
         self._listening = False
         self._task: asyncio.Task[None] | None = None
         self._sleeping = False
@@ -781,9 +782,15 @@ class TournamentService:
         """Every game of the round still without a match: its room first; then its match, once its time has
         come and (with a per-game check-in) both players are here; or its no-show ruling once the wait is over.
         Each game is claimed first, so only one process opens (or rules) it."""
+        async with self._opening.setdefault(tid, asyncio.Lock()):  # one pass at a time here: one room a game
+            decided = await self._open_locked(tid)
+        if decided:
+            await self._advance(tid)
+
+    async def _open_locked(self, tid: int) -> bool:
         t = await self.get(tid)
         if t.status not in (RUNNING, PAUSED):
-            return
+            return False
         entries = {e.id: e for e in await self.entries(tid)}
         decided = False
         for g in await self.games(tid):
@@ -793,8 +800,7 @@ class TournamentService:
             if g.match_id is None and g.room_id is None and self.open_room is not None:
                 g = await self._give_room(t, g, p, entries)
             decided |= await self._settle_game(t, g, p, entries)
-        if decided:
-            await self._advance(tid)
+        return decided
 
     async def _give_room(self, t: Tournament, g: StoredGame, p: Game, entries: Mapping[int, Entry]) -> StoredGame:
         """A game's room, from the adapter, stored once (it takes the players' check-in before the match)."""

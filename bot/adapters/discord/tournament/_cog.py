@@ -491,7 +491,7 @@ class TournamentFeature(commands.Cog):
 
     async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
         """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""
-        ratings = getattr(self.bot.get_cog("RatingCommands"), "ratings", None)
+        ratings = getattr(self.bot, "ratings", None)  # the ratings cog's `Ratings`
         if ratings is None:
             return list(entries)
         order = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
@@ -594,7 +594,7 @@ class TournamentFeature(commands.Cog):
     async def _no_show(self, t: Tournament, data: dict[str, Any]) -> None:
         """A no-show ruling: said in the game's room, pinging both; a rated tournament's forfeit is rated."""
         if data.get("rated"):
-            ratings = getattr(self.bot.get_cog("RatingCommands"), "ratings", None)
+            ratings = getattr(self.bot, "ratings", None)  # the ratings cog's `Ratings`
             if ratings is not None:
                 try:
                     await ratings.settle(int(data["match"]))
