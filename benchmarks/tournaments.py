@@ -96,6 +96,9 @@ def practice_swiss(
         return await original_act(self, match_id)
 
     async def run() -> dict[str, float]:
+        from bot.ops.runtime import tune_gc
+
+        tune_gc()  # as `dmhost run` does
         with tempfile.TemporaryDirectory() as tmp:
             store = MatchStore(sqlite_url_for(os.path.join(tmp, "t.db")))
             host = MatchService(store, heartbeat_seconds=5.0)
@@ -131,14 +134,14 @@ def practice_swiss(
             )
             for i in range(players):
                 await service.join(tid, f"p{i}", f"p{i}")
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             PracticeBot._act = thinking_act  # type: ignore[method-assign]
             try:
                 await service.start_tournament(tid)
                 await play_out(service, tid, level, timeout=1800)
             finally:
                 PracticeBot._act = original_act  # type: ignore[method-assign]
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             t = await service.get(tid)
             games = [g for g in await service.games(tid) if g.match_id]
             await service.close()
@@ -147,6 +150,8 @@ def practice_swiss(
             late = sorted(lateness)
             return {
                 "wall": wall,
+                "cpu": cpu,
+                "load": os.getloadavg()[0],
                 "matches": float(len(games)),
                 "timeouts": float(timeouts),
                 "finished": float(t.status == "finished"),

@@ -45,9 +45,12 @@ async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[Tou
     await host.start(select=lambda m: m.id in wanted)
     service = TournamentService(host)
     try:
-        await service.start()
+        service.listen()
+        await service.catch_up()
+        await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
     finally:
+        await service.close()
         await host.close()
         await store.close()
 

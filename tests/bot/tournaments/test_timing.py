@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from sqlalchemy import func, select, update
@@ -43,8 +43,8 @@ async def host(db_url: str) -> AsyncIterator[MatchService]:
     await service.store.close()
 
 
-async def _tour(host: MatchService, **kw: object) -> tuple[TournamentService, Events]:
-    service = TournamentService(host, wall=loop_wall(), **kw)  # type: ignore[arg-type]
+async def _tour(host: MatchService, wall: Callable[[], dt.datetime] | None = None) -> tuple[TournamentService, Events]:
+    service = TournamentService(host, wall=wall or loop_wall())
     events = Events()
     service.subscribe(events)
     await service.start()
@@ -256,3 +256,27 @@ async def test_two_processes_racing_open_each_match_once(db_url: str) -> None:
         for h in (host_a, host_b):
             await h.close()
             await h.store.close()
+
+
+async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(db_url: str) -> None:
+    host = await make_service(db_url, heartbeat_seconds=86400.0)
+    wall = loop_wall()  # one wall clock for both processes
+    service = TournamentService(host, wall=wall)
+    tid = await service.create(
+        "Away", "boxes", "roundrobin", options=OPTIONS, starts_at=service.wall() + dt.timedelta(minutes=10)
+    )
+    await _join(service, tid, 4)
+    await host.close()
+    await host.store.close()
+    await asyncio.sleep(20 * MIN)  # no process runs over the start time
+    host = await make_service(db_url, heartbeat_seconds=86400.0)
+    again, events = await _tour(host, wall)
+    try:
+        await asyncio.sleep(1)
+        t = await again.get(tid)
+        assert (t.status, t.round) == ("running", 1) and len(events.of("started")) == 1
+        assert all(mid and mid in host.live for _, _, mid in await _round_games(again, tid))
+    finally:
+        await again.close()
+        await host.close()
+        await host.store.close()
