@@ -270,7 +270,9 @@ class TournamentService:
                 continue
             wait = self.poll_seconds
             if nxt is not None:
-                wait = min(wait, max(0.0, (nxt - self.wall()).total_seconds()))
+                # still due after acting: something failed (it was logged); try again in a second, not at once
+                wait = min(wait, (nxt - self.wall()).total_seconds())
+                wait = wait if wait > 0 else 1.0
             self._sleeping = True
             try:
                 await asyncio.sleep(wait)

@@ -443,6 +443,10 @@ class TournamentFeature(commands.Cog):
         dm.add_command(self.group, override=True)
         self.tournaments.listen()
 
+    async def before_close(self) -> None:
+        """The bot is closing: stop the timer before the database closes."""
+        await self.tournaments.close()
+
     async def cog_unload(self) -> None:
         """Stop the timer and leave `/dm`."""
         await self.tournaments.close()

@@ -231,11 +231,11 @@ async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal_and_a_no_sh
 
 
 async def go_away(w: World) -> None:
-    """The bot process stops (its tournament timer with it)."""
+    """The bot process stops (its tournament timer with it, as `DMHost.close` stops it)."""
     from tests.bot.adapters.discord.test_catch_up import go_away as stop
 
     with w.env._bot_scope():
-        await _service(w).close()
+        await w.bot.get_cog("TournamentFeature").before_close()  # type: ignore[union-attr]
     await stop(w)
 
 
