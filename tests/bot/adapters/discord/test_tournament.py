@@ -540,6 +540,33 @@ async def test_elimination_seeded_by_rating(world: World) -> None:
     assert before is not None and after is not None and after.games == before.games + 1, "a rated tournament game"
 
 
+async def test_a_no_show_in_a_rated_tournament_is_rated_and_in_a_casual_one_is_not(world: World) -> None:
+    w = world
+    ratings = w.bot.ratings  # type: ignore[attr-defined]
+    for name, rated, (here, absent) in (("Rated", True, (w.alice, w.bob)), ("Casual", False, (w.dave, w.carol))):
+        tid = await _sign_up(
+            w,
+            w.guild,
+            w.lobby,
+            w.carol,
+            [here, absent],
+            name=name,
+            game="boxes",
+            format="roundrobin",
+            options="rows=2 cols=2",
+            no_show=1,
+            rated=rated,
+        )
+        await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+        await _check_in(w, tid, [here, absent], absent=absent)
+        await _assert_no_show(w, tid, w.lobby, absent)
+        assert f"wins {name}!" in bot_text(w, w.lobby)
+    won = await ratings.standing(w.guild.id, "boxes", str(w.alice.user.id))
+    lost = await ratings.standing(w.guild.id, "boxes", str(w.bob.user.id))
+    assert won is not None and lost is not None and (won.wins, lost.losses) == (1, 1), "rated when it was ruled"
+    assert await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id)) is None, "casual: not rated"
+
+
 async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World) -> None:
     w = world
     tid = await _sign_up(
