@@ -9,20 +9,17 @@ import simcord
 
 from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, now, start
 
-
-PROMPT_IDS: dict[int, set[int]] = {}
+GRAVE = {"resign", "stop", "ground"}
 
 
 def prompts(w: World, room: simcord.ChannelHandle) -> list[discord.Message]:
-    """The bot's Confirm / Cancel prompts in a room, as they read now (a prompt is remembered once seen asking)."""
-    seen = PROMPT_IDS.setdefault(id(w), set())
-    out = []
-    for m in bot_messages(w, room):
-        if "Confirm within" in m.content:
-            seen.add(m.id)
-        if m.id in seen:
-            out.append(m)
-    return out
+    """The bot's Confirm / Cancel prompts in a room, as they read now: its replies to a resignation or a stop."""
+    said = {m.id: m.content.strip(" .!").lower() for m in room.history()}
+    return [
+        m
+        for m in bot_messages(w, room)
+        if m.reference is not None and said.get(m.reference.message_id or 0, "") in GRAVE
+    ]
 
 
 def prompt_of(w: World, room: simcord.ChannelHandle) -> discord.Message:
@@ -133,14 +130,15 @@ async def test_dots_ground_asks_first_and_a_question_is_chat(world: World) -> No
     await w.alice.send(room, "ground?")
     assert prompts(w, room) == [] and not live.state.stopped
     await w.bob.send(room, "stop")  # not bob's turn: refused as usual, no prompt
-    assert prompts(w, room) == []
+    assert "alice's turn" in bot_messages(w, room)[-1].content
+    assert not any(m.components for m in prompts(w, room))
     await w.alice.send(room, "ground")
-    prompt = prompt_of(w, room)
+    (prompt,) = [m for m in prompts(w, room) if m.components]
     assert "`stop`" in prompt.content and "no more dots" in prompt.content
     assert not live.state.stopped and live.ply == 0
     await w.alice.click(prompt, label="Confirm")
     assert live.state.stopped == 1 and live.ply == 1
-    assert "Confirmed: alice plays `stop`" in prompt_of(w, room).content
+    assert "Confirmed: alice plays `stop`" in prompts(w, room)[-1].content
 
 
 async def test_dots_stop_confirmed_after_the_position_changed_is_not_played(world: World) -> None:
