@@ -115,6 +115,16 @@ async def test_slash_resign_asks_privately_too(world: World) -> None:
     assert live.status == "finished" and live.result == (2, "resign")
 
 
+async def test_slash_resign_lapses_privately(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2")
+    asked = await w.alice.slash(room, "dm resign")
+    await w.env.advance_time(31)
+    lapsed = answer(asked)  # read again: the private prompt as it is now
+    assert lapsed.ephemeral and "Lapsed" in lapsed.content and lapsed.components == []
+    assert w.bot.service.live[match_id].status == "ongoing"
+
+
 async def test_slash_resign_by_a_stranger_is_refused_without_a_prompt(world: World) -> None:
     w = world
     match_id, room = await start(w, options="rows=2 cols=2")
