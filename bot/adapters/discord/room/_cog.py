@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -14,6 +15,7 @@ from bot import wording
 from bot.adapters.discord._shared import pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.service import HostError, Live, SubmitResult
+from bot.store.matches import LogEntry
 from bot.wording import reason_text
 from games.base import MoveError
 
@@ -208,11 +210,9 @@ class GameRoom(commands.Cog):
         if live is None:
             return
         stored = await self.bot.service.record(live.id)
-        played = [
-            e for e in (stored.events if stored else []) if e.message_id == str(payload.message_id) and e.kind == "move"
-        ]
-        if played:
-            reply = wording.edit_after_move(str(played[-1].data.get("move") or played[-1].text or ""))
+        played = _played_in(stored.events if stored else [], str(payload.message_id))
+        if played is not None:
+            reply = wording.edit_after_move(played)
         elif isinstance(content, str) and _reads_as_move(live, content):
             reply = wording.edit_not_read(content.strip())
         else:
@@ -236,3 +236,14 @@ def _reads_as_move(live: Live, text: str) -> bool:
     except MoveError:
         return False
     return bool(text.strip())
+
+
+def _played_in(events: Sequence[LogEntry], message_id: str) -> str | None:
+    """The move (notation) played from this message and not taken back since, if any."""
+    played: str | None = None
+    for e in events:
+        if e.kind == "move" and e.message_id == message_id:
+            played = str(e.data.get("move") or e.text or "")
+        elif e.kind == "takeback" and played is not None and e.data.get("move") == played:
+            played = None
+    return played

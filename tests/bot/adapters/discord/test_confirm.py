@@ -239,3 +239,16 @@ async def test_editing_a_refused_move_into_a_legal_one_is_not_played(world: Worl
     assert reply == "Edits aren't read as moves: post `A1-B1` as a new message."
     await w.alice.send(room, "A1-B1")
     assert live.ply == 1
+
+
+async def test_editing_a_move_taken_back_earlier_is_not_said_to_stand(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2", rules="takeback=30")
+    live = w.bot.service.live[match_id]
+    msg = await w.alice.send(room, "A1-B1")
+    await w.alice.click(board_of(w, room, match_id), label="Take back")
+    assert live.ply == 0
+    await w.alice.edit(msg, "B1-C1")
+    assert live.ply == 0
+    (reply,) = [m.content for m in bot_messages(w, room) if "Edits" in m.content]
+    assert reply == "Edits aren't read as moves: post `B1-C1` as a new message."
