@@ -664,7 +664,7 @@ _ENDS_PLAY = {"stop": "you place no more dots, and your dots not joined to the e
 
 def confirm_question(action: str, who: str, move: str, within: float) -> str:
     """The prompt with Confirm / Cancel under a resignation or a play-ending move (`action` as in `Grave`)."""
-    tail = f"Confirm within {within:g} s; your clock keeps running."
+    tail = f"Confirm within {within:g} s; the clocks keep running."
     if action == "resign":
         return f"{display(who)}, do you resign this match? {tail}"
     means = _ENDS_PLAY.get(move, "it ends your play in this game")
