@@ -7,7 +7,7 @@ import simcord
 
 from bot.tournaments.rounds import Game
 from bot.tournaments.service import StoredGame, TournamentService
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, resign
 
 
 def _card(w: World) -> object:
@@ -42,7 +42,7 @@ async def _resign_losers(
         (room,) = [t for t in (lobby or w.lobby).threads if t.id == live.channel_id]
         loser = entries[game.black if white_wins else game.white]
         (who,) = [a for a in actors if str(a.user.id) == loser.player_id][:1]
-        await who.send(room, "resign")
+        await resign(who, room, text=True)
     await w.env.settle()
 
 
@@ -264,9 +264,10 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
     (room,) = [t for t in w.lobby.threads if t.id == w.bot.service.live[match_id].channel_id]
     await go_away(w)
     loser = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[game.black].player_id)
-    await loser.send(room, "resign")  # read back when the bot returns
+    sent = await loser.send(room, "resign")  # read back when the bot returns, and confirmed then
     await come_back(w, settings)  # type: ignore[arg-type]
     await w.env.settle()
+    await confirm(loser, room, sent)
     service = _service(w)
     t = await service.get(tid)
     assert t.round == 2, "the result that arrived while away ended round 1, and round 2 was paired once"
@@ -503,7 +504,7 @@ async def test_elimination_seeded_by_rating(world: World) -> None:
             )
         ).content
         assert "has started" in text, text
-        await loser.slash(w.lobby, "dm resign")
+        await resign(loser, w.lobby)
         await w.env.settle()
 
     await rated_win(w.dave, w.alice)
