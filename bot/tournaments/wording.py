@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from bot.host.events import Refusal
+from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Pairing
 from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN_BERGER, Standing
 
@@ -43,3 +46,73 @@ def standings_lines(table: Sequence[Standing], names: Mapping[int, str]) -> list
 def winner_line(tournament: str, winner: str, prize: str | None) -> str:
     """The announcement of the champion."""
     return f"{winner} wins {tournament}!" + (f" Prize: {prize}." if prize else "")
+
+
+SETTINGS = {"checkin": "check-in", "no_show": "no-show", "round_every": "round interval"}
+"""The timed settings of `create`, as a refusal names them."""
+
+REFUSALS: dict[RefusalCode, str] = {
+    RefusalCode.NO_TOURNAMENT: "there is no tournament {tournament}",
+    RefusalCode.NO_GAME: "there is no tournament game {game}",
+    RefusalCode.START_PAST: "the start time must be in the future",
+    RefusalCode.BAD_TIME: "the {setting} time is 1 minute to 7 days",
+    RefusalCode.BAD_SEEDING: "seeding is {choices_or}, not {value!r}",
+    RefusalCode.BAD_NAME: "a tournament needs a name of {low} to {high} characters",
+    RefusalCode.BAD_FORMAT: "format must be one of {choices}, not {value!r}",
+    RefusalCode.BAD_ROUNDS: "rounds are set for a Swiss only, at least 1",
+    RefusalCode.BAD_BYE: "a bye is worth 1 or ½ point",
+    RefusalCode.TOO_SMALL: "a tournament needs room for at least {least} players",
+    RefusalCode.NAIVE_TIME: "times must carry a time zone",
+    RefusalCode.NO_CHECKIN: "{name} has no check-in",
+    RefusalCode.CHECKIN_OVER: "the check-in of {name} is over",
+    RefusalCode.CHECKIN_EARLY: "the check-in of {name} opens at {opens:%Y-%m-%d %H:%M} UTC",
+    RefusalCode.NOT_JOINED: "you have not joined {name}",
+    RefusalCode.ALREADY_HERE: "you are already checked in for {name}",
+    RefusalCode.BYE_NO_CHECKIN: "a bye needs no check-in",
+    RefusalCode.NOT_IN_GAME: "you do not play this game",
+    RefusalCode.GAME_NOT_WAITING: "this game is not waiting for its players any more",
+    RefusalCode.GAME_ALREADY_HERE: "you are already checked in for this game",
+    RefusalCode.NO_GAME_WAITING: "{player} has no game of {name} waiting for check-in",
+    RefusalCode.SIGNUP_CLOSED: "sign-up for {name} is closed",
+    RefusalCode.SIGNUP_CLOSED_AT: "sign-up for {name} closed at {at:%Y-%m-%d %H:%M} UTC",
+    RefusalCode.ALREADY_JOINED: "{player} has already joined {name}",
+    RefusalCode.FULL: "{name} is full ({most} players)",
+    RefusalCode.NOT_ENTERED: "that player is not playing in {name}",
+    RefusalCode.OVER_NO_WITHDRAW: "{name} is over: there is nothing left to withdraw from",
+    RefusalCode.ALREADY_STARTED: "{name} has already started",
+    RefusalCode.TOO_FEW: "{name} needs at least {need} players to start; {joined} joined",
+    RefusalCode.BAD_SEED_ORDER: "the seeding must order exactly the players who joined",
+    RefusalCode.NOT_RUNNING: "{name} is not running ({status})",
+    RefusalCode.ROUND_UNFINISHED: "round {round} still has {games} game(s) to finish; adjudicate them first",
+    RefusalCode.ALREADY_PAIRED: "round {round} of {name} is already paired",
+    RefusalCode.BAD_RESULT: "a result is {choices_or}",
+    RefusalCode.NO_GAMES: "round {round} of {name} has no games",
+    RefusalCode.NO_BOARD: "round {round} has boards {boards}, not {board}",
+    RefusalCode.NOT_PAUSED: "{name} is not paused ({status})",
+    RefusalCode.ALREADY_OVER: "{name} is already over",
+    RefusalCode.CHANGED: "{name} changed meanwhile; try again",
+}
+"""The sentence of every tournament refusal: a template filled from the refusal's data (a list is said
+`a, b, c` as `{key}`, and `a, b or c` as `{key_or}`; `{setting}` by its name in `SETTINGS`)."""
+
+
+def _listed(items: Sequence[Any], last: str) -> str:
+    words = [str(i) for i in items]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])}{last}{words[-1]}" if words else ""
+
+
+def refusal_text(r: Refusal) -> str:
+    """The reply to a tournament refusal."""
+    values: dict[str, Any] = {}
+    for key, value in r.data.items():
+        if isinstance(value, list | tuple):
+            values[key] = ", ".join(str(v) for v in value)
+            values[f"{key}_or"] = _listed(value, " or ")
+        else:
+            values[key] = value
+    if "setting" in values:
+        values["setting"] = SETTINGS.get(str(values["setting"]), values["setting"])
+    try:
+        return REFUSALS[RefusalCode(r.code)].format(**values)
+    except (KeyError, ValueError, IndexError):
+        return "that is not possible now"

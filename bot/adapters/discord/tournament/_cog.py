@@ -14,8 +14,10 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, host_bot, mention, pinging, require_host, respond
 from bot.adapters.discord.errors import report_error
+from bot.host.events import Refusal
 from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
+from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import (
     SIGNUP,
@@ -26,6 +28,7 @@ from bot.tournaments.service import (
     TournamentService,
 )
 from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
+from bot.wording import error_text, refusal_text
 from games import registry
 
 if TYPE_CHECKING:
@@ -478,7 +481,7 @@ class TournamentFeature(commands.Cog):
                 try:
                     await self.tournaments.check_in_game(g.id, player)
                 except TournamentRefused as exc:
-                    if "do not play" in str(exc):
+                    if exc.code == RefusalCode.NOT_IN_GAME:
                         continue
                     raise
                 return
@@ -491,7 +494,7 @@ class TournamentFeature(commands.Cog):
                 return
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
-                await message.reply(_sentence(str(exc)), allowed_mentions=NO_PINGS)
+                await message.reply(_sentence(error_text(exc)), allowed_mentions=NO_PINGS)
 
     async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
         """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""
@@ -564,8 +567,8 @@ class TournamentFeature(commands.Cog):
         elif ev.kind == "finished":
             winner = ev.data.get("winner_name")
             text = winner_line(t.name, winner, t.prize) if winner else f"**{t.name}** is over."
-        elif ev.kind == "cancelled" and ev.data.get("note"):
-            text = f"**{t.name}** is cancelled: {ev.data['note']}."
+        elif ev.kind == "cancelled" and isinstance(ev.data.get("refusal"), Refusal):
+            text = f"**{t.name}** is cancelled: {refusal_text(ev.data['refusal'])}."
         else:
             text = f"**{t.name}** is {ev.kind}."
         try:
