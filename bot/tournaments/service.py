@@ -27,6 +27,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
@@ -119,13 +120,34 @@ class StoredGame:
     """When White and Black checked in for this game."""
 
 
+class TournamentEventKind(StrEnum):
+    """What a `TournamentEvent` reports (its `data` is listed beside each kind)."""
+
+    CREATED = "created"  # name, game, format
+    JOINED = "joined"  # player (id), name, entry, late
+    LEFT = "left"  # player, name (before the start)
+    WITHDRAWN = "withdrawn"  # player, name (after it)
+    CHECKED_IN = "checked_in"  # player, name
+    GAME_CHECKED_IN = "game_checked_in"  # game, room, player, name
+    STARTED = "started"  # by, players, rounds, removed (names of those who did not check in)
+    ROUND = "round"  # round, pairings, starts_at
+    GAME_ROOM = "game_room"  # game, round, board, room, white, black (ids), names, starts_at, checkin, deadline
+    NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name
+    REMATCH = "rematch"  # round, pairings
+    RESULT = "result"  # round, board, result, by (a host's decision)
+    FINISHED = "finished"  # name, winner (entry), winner_name, prize, unpaired (round), detail
+    PAUSED = "paused"  # by
+    RESUMED = "resumed"  # by
+    CANCELLED = "cancelled"  # by; refusal (a `Refusal`) when the automatic start was refused
+
+
 @dataclass(frozen=True)
 class TournamentEvent:
-    """Something adapters announce: `kind` is created, joined, left, withdrawn, round, finished, cancelled,
-    paused or resumed; `data` carries what the sentence needs (see `bot.tournaments.wording`)."""
+    """Something adapters announce: a `TournamentEventKind` and the data its sentence needs (the words are in
+    `bot.tournaments.wording`)."""
 
     tournament_id: int
-    kind: str
+    kind: TournamentEventKind
     data: dict[str, Any]
 
 
@@ -474,7 +496,9 @@ class TournamentService:
                     )
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
-        await self._emit(int(tid), "created", {"name": name, "game": live.ruleset.id, "format": fmt.value})
+        await self._emit(
+            int(tid), TournamentEventKind.CREATED, {"name": name, "game": live.ruleset.id, "format": fmt.value}
+        )
         if starts_at is not None:
             self.wake()
         return int(tid)
@@ -501,7 +525,7 @@ class TournamentService:
             )
         if done.rowcount != 1:
             raise TournamentRefused(RefusalCode.ALREADY_HERE, name=t.name)
-        await self._emit(tid, "checked_in", {"player": player_id, "name": entry.name})
+        await self._emit(tid, TournamentEventKind.CHECKED_IN, {"player": player_id, "name": entry.name})
         return Entry(entry.id, entry.player_id, entry.name, False, True)
 
     async def waiting_in(self, room_id: int) -> list[StoredGame]:
@@ -559,7 +583,11 @@ class TournamentService:
         if done.rowcount != 1:
             raise TournamentRefused(RefusalCode.GAME_ALREADY_HERE, game=g.id)
         name = entries[p.white if seat == 0 else p.black].name
-        await self._emit(t.id, "game_checked_in", {"game": g.id, "room": g.room_id, "player": player_id, "name": name})
+        await self._emit(
+            t.id,
+            TournamentEventKind.GAME_CHECKED_IN,
+            {"game": g.id, "room": g.room_id, "player": player_id, "name": name},
+        )
         await self._open_matches(t.id)
         _, g = await self.game(game_id)
         return g
@@ -594,7 +622,11 @@ class TournamentService:
             raise TournamentRefused(RefusalCode.ALREADY_JOINED, player=name, name=t.name) from None
         if t.status != SIGNUP:
             await self._append_seed(tid, eid)
-        await self._emit(tid, "joined", {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP})
+        await self._emit(
+            tid,
+            TournamentEventKind.JOINED,
+            {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP},
+        )
         return eid
 
     async def _append_seed(self, tid: int, eid: int) -> None:
@@ -613,11 +645,11 @@ class TournamentService:
         if t.status == SIGNUP:
             async with self.engine.begin() as conn:
                 await conn.execute(ENTRIES.delete().where(ENTRIES.c.id == entry.id))
-            await self._emit(tid, "left", {"player": player_id, "name": entry.name})
+            await self._emit(tid, TournamentEventKind.LEFT, {"player": player_id, "name": entry.name})
             return
         async with self.engine.begin() as conn:
             await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.wall()))
-        await self._emit(tid, "withdrawn", {"player": player_id, "name": entry.name})
+        await self._emit(tid, TournamentEventKind.WITHDRAWN, {"player": player_id, "name": entry.name})
         for g in await self.games(tid):
             p = g.pairing
             if (
@@ -678,7 +710,7 @@ class TournamentService:
             raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         await self._emit(
             tid,
-            "started",
+            TournamentEventKind.STARTED,
             {"by": by, "players": len(seeds), "rounds": rounds, "removed": [e.name for e in absent]},
         )
         await self.pair_next_round(tid)
@@ -704,7 +736,7 @@ class TournamentService:
         try:
             pairings = next_round(t.format, t.seeds, active, history, t.rounds or 0, t.bye_points)
         except PairingError as exc:
-            await self._finish(t, note=str(exc))
+            await self._finish(t, unpaired=exc)
             return t.round
         if pairings is None:
             await self._finish(t)
@@ -720,7 +752,7 @@ class TournamentService:
                 raise TournamentRefused(RefusalCode.ALREADY_PAIRED, round=number, name=t.name)
             starts = self._round_start(t, number)
             await self._insert(conn, tid, number, 1, pairings, starts)
-        await self._emit(tid, "round", {"round": number, "pairings": pairings, "starts_at": starts})
+        await self._emit(tid, TournamentEventKind.ROUND, {"round": number, "pairings": pairings, "starts_at": starts})
         self.wake()  # the timer learns the round's start and no-show times
         return number
 
@@ -815,7 +847,7 @@ class TournamentService:
             deadline = g.starts_at + dt.timedelta(seconds=t.no_show_s)
         await self._emit(
             t.id,
-            "game_room",
+            TournamentEventKind.GAME_ROOM,
             {
                 "game": g.id,
                 "round": g.round,
@@ -907,7 +939,7 @@ class TournamentService:
         absent = black if winner == 1 else white
         await self._emit(
             t.id,
-            "no_show",
+            TournamentEventKind.NO_SHOW,
             {
                 "round": g.round,
                 "board": g.board,
@@ -1042,7 +1074,7 @@ class TournamentService:
         except TournamentRefused as exc:
             t = await self.get(tid)
             if t.status == SIGNUP and await self._move_status(tid, SIGNUP, CANCELLED):
-                await self._emit(tid, "cancelled", {"by": None, "refusal": exc.refusal})
+                await self._emit(tid, TournamentEventKind.CANCELLED, {"by": None, "refusal": exc.refusal})
 
     # -- results -------------------------------------------------------------------
     async def on_host_event(self, event: HostEvent) -> None:
@@ -1095,7 +1127,9 @@ class TournamentService:
             await self.host.award(g.match_id, seat, by)  # the finished event records it and moves on
             return
         await self._set_result(g.id, result, by)
-        await self._emit(tid, "result", {"round": number, "board": board, "result": result.value, "by": by})
+        await self._emit(
+            tid, TournamentEventKind.RESULT, {"round": number, "board": board, "result": result.value, "by": by}
+        )
         await self._advance(tid)
 
     async def _advance(self, tid: int) -> None:
@@ -1113,7 +1147,7 @@ class TournamentService:
                         await self._insert(conn, tid, t.round, len(last) + 1, again, self.wall())
                 except IntegrityError:
                     return  # another process added them
-                await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
+                await self._emit(tid, TournamentEventKind.REMATCH, {"round": t.round, "pairings": again})
                 self.wake()
             elif round_finished(t.format, last):
                 try:
@@ -1122,7 +1156,9 @@ class TournamentService:
                     return  # paired by another process meanwhile
         await self._open_matches(tid)
 
-    async def _finish(self, t: Tournament, note: str | None = None) -> None:
+    async def _finish(self, t: Tournament, unpaired: PairingError | None = None) -> None:
+        """The end: the winner is the table's first; `unpaired`: why the next round could not be paired, if it
+        ended early (its `detail` is the pairing core's own reason, as an engine's reason for an illegal move)."""
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(TOURNAMENTS)
@@ -1136,13 +1172,14 @@ class TournamentService:
         winner = table[0].player if table else None
         await self._emit(
             t.id,
-            "finished",
+            TournamentEventKind.FINISHED,
             {
                 "name": t.name,
                 "winner": winner,
                 "winner_name": names.get(winner or 0),
                 "prize": t.prize,
-                "note": note,
+                "unpaired": None if unpaired is None else t.round + 1,
+                "detail": None if unpaired is None else str(unpaired),
             },
         )
 
@@ -1152,14 +1189,14 @@ class TournamentService:
         t = await self.get(tid)
         if not await self._move_status(tid, RUNNING, PAUSED):
             raise TournamentRefused(RefusalCode.NOT_RUNNING, name=t.name, status=t.status)
-        await self._emit(tid, "paused", {"by": by})
+        await self._emit(tid, TournamentEventKind.PAUSED, {"by": by})
 
     async def resume(self, tid: int, by: str) -> None:
         """Pair again (at once, if the round ended meanwhile)."""
         t = await self.get(tid)
         if not await self._move_status(tid, PAUSED, RUNNING):
             raise TournamentRefused(RefusalCode.NOT_PAUSED, name=t.name, status=t.status)
-        await self._emit(tid, "resumed", {"by": by})
+        await self._emit(tid, TournamentEventKind.RESUMED, {"by": by})
         await self._catch_up(tid)
 
     async def cancel(self, tid: int, by: str) -> None:
@@ -1172,7 +1209,7 @@ class TournamentService:
         for g in await self.games(tid):
             if g.match_id and g.match_id in self.host.live:
                 await self.host.abort(g.match_id, by)
-        await self._emit(tid, "cancelled", {"by": by})
+        await self._emit(tid, TournamentEventKind.CANCELLED, {"by": by})
 
     async def _move_status(self, tid: int, old: str, new: str) -> bool:
         async with self.engine.begin() as conn:
@@ -1187,7 +1224,7 @@ class TournamentService:
     def _lock(self, tid: int) -> asyncio.Lock:
         return self._locks.setdefault(tid, asyncio.Lock())
 
-    async def _emit(self, tid: int, kind: str, data: dict[str, Any]) -> None:
+    async def _emit(self, tid: int, kind: TournamentEventKind, data: dict[str, Any]) -> None:
         ev = TournamentEvent(tid, kind, data)
         for listener in list(self._listeners):
             try:

@@ -1,14 +1,23 @@
-"""Sentences of tournaments: refusals, pairings, standings and the winner (adapters use these)."""
+"""Sentences of tournaments: refusals, announcements, pairings, standings and the winner (adapters use these;
+the service publishes only codes and data).
+
+`who` turns a player id into how they are named (a Discord mention that pings, or a plain name);
+`when` turns an instant into how it is shown (`<t:…:F> (<t:…:R>)` on Discord).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.host.events import Refusal
 from bot.tournaments.refusals import RefusalCode
-from bot.tournaments.rounds import Bye, Pairing
+from bot.tournaments.rounds import Bye, Game, Pairing
 from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN_BERGER, Standing
+
+Who = Callable[[str], str]
+When = Callable[[dt.datetime], str]
 
 TIEBREAK_LABELS = {BUCHHOLZ: "Bh", SONNEBORN_BERGER: "SB", HEAD_TO_HEAD: "H2H", REACHED: "round"}
 
@@ -116,3 +125,56 @@ def refusal_text(r: Refusal) -> str:
         return REFUSALS[RefusalCode(r.code)].format(**values)
     except (KeyError, ValueError, IndexError):
         return "that is not possible now"
+
+
+def announcement(
+    tournament: str, kind: str, data: Mapping[str, Any], names: Mapping[int, str], when: When, now: dt.datetime
+) -> str:
+    """What the tournament's channel is told of an event (`kind` a `TournamentEventKind`)."""
+    head = f"**{tournament}**"
+    if kind == "round":
+        text = "\n".join([head, *pairing_lines(data["round"], data["pairings"], names)])
+        starts = data.get("starts_at")
+        if isinstance(starts, dt.datetime) and starts > now:
+            text += f"\nThe games start {when(starts)}."
+        return text
+    if kind == "started":
+        removed = data.get("removed") or []
+        text = f"{head} has started with {data['players']} players."
+        return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
+    if kind == "no_show":
+        return (
+            f"{head}, round {data['round']} board {data['board']}: {data['winner_name']} wins by "
+            f"no-show ({data['absent_name']} did not check in)."
+        )
+    if kind == "rematch":
+        games = [g for g in data["pairings"] if isinstance(g, Game)]
+        return f"{head}: drawn, so replayed with colours swapped: " + ", ".join(
+            f"{names.get(g.white, '?')} – {names.get(g.black, '?')}" for g in games
+        )
+    if kind == "finished":
+        winner = data.get("winner_name")
+        return winner_line(tournament, winner, data.get("prize")) if winner else f"{head} is over."
+    if kind == "cancelled" and isinstance(data.get("refusal"), Refusal):
+        return f"{head} is cancelled: {refusal_text(data['refusal'])}."
+    return f"{head} is {kind}."
+
+
+def checkin_card(tournament: str, data: Mapping[str, Any], who: Who, when: When, now: dt.datetime) -> str:
+    """A game's check-in card in its room (a `game_room` event's data): both players, when it starts, the no-show."""
+    starts, deadline = data.get("starts_at"), data.get("deadline")
+    lines = [
+        f"**{tournament}**, round {data['round']} board {data['board']}: "
+        f"{who(data['white'])} (first) vs {who(data['black'])}",
+        "Click **I'm here** or type `here`: the match starts "
+        + (f"{when(starts)} " if isinstance(starts, dt.datetime) and starts > now else "")
+        + "once both of you are here.",
+    ]
+    if isinstance(deadline, dt.datetime):
+        lines.append(f"A player still absent {when(deadline)} loses this game by no-show.")
+    return "\n".join(lines)
+
+
+def no_show_line(data: Mapping[str, Any], who: Who) -> str:
+    """A no-show ruling, said in the game's room (a `no_show` event's data)."""
+    return f"{who(data['winner'])} wins by no-show: {who(data['absent'])} did not check in in time."
