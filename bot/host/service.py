@@ -42,7 +42,7 @@ from bot.host.match import (
 from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
-from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from bot.store.matches import AlsoWrite, MatchStore, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
@@ -170,11 +170,13 @@ class MatchService:
         by: str | None = None,
         rated: bool = True,
         practice: bool = False,
+        also: AlsoWrite | None = None,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
         `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
-        `practice`: one player is the practice opponent."""
+        `practice`: one player is the practice opponent; `also(conn, match_id)` writes more in the
+        transaction that stores the match (see `MatchStore.create_match`)."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
         ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
@@ -213,6 +215,7 @@ class MatchService:
                 snapshot=snapshot,
                 events=[created],
                 rated=rated,
+                also=also,
             )
         except Exception:
             found = await self._created_after_all(snapshot)
@@ -242,13 +245,21 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        also: AlsoWrite | None = None,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
-        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id."""
+        (an `EndReason` such as `no_show`): created and finished at once in one transaction (with `also`,
+        as in `create_match`), nothing runs. Subscribers hear one `finished` event (its `detail` says
+        `unplayed`), as for any match that ends, so ratings and tournaments record it at once. Returns its id."""
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
+        try:
+            why = EndReason(reason)
+        except ValueError:
+            raise HostError(f"no such end reason: {reason!r}") from None
         live = new_live(game, players, options, clock, rules, 1, None)
-        live.status, live.result = MatchStatus.FINISHED, (winner, reason)
+        live.status, live.result = MatchStatus.FINISHED, (winner, why)
+        live.guild_id, live.channel_id, live.started_at = guild_id, channel_id, self.wall()
         snapshot = dump(live, self.now(), self.instance)
         created = NewEvent(
             "created",
@@ -263,8 +274,8 @@ class MatchService:
             },
         )
         ending = [
-            NewEvent("forfeit", 3 - winner, data={"reason": reason, "by": by}),
-            NewEvent("finished", winner, data={"winner": winner, "reason": reason}),
+            NewEvent("forfeit", 3 - winner, data={"reason": why.value, "by": by}),
+            NewEvent("finished", winner, data={"winner": winner, "reason": why.value}),
         ]
         try:
             match_id = await self.store.create_match(
@@ -276,20 +287,24 @@ class MatchService:
                 guild_id=guild_id,
                 channel_id=channel_id,
                 snapshot=snapshot,
-                events=[created],
-            )
-            await self.store.append(
-                match_id,
-                1,
-                ending,
-                snapshot=snapshot,
-                status=MatchStatus.FINISHED,
-                winner_seat=winner,
-                result_reason=reason,
+                events=[created, *ending],
+                also=also,
+                result=(winner, why.value),
             )
         except Exception:
             log.exception("recording a forfeit of a %s match failed", live.ruleset.id)
             raise HostError("the result could not be saved; try again in a moment") from None
+        live.id = match_id
+        data = {"winner": winner, "winner_name": live.players[winner].name, "reason": why.value}
+        await self._publish(
+            event(
+                live,
+                EventKind.FINISHED,
+                data,
+                detail={"by_host": True, "unplayed": True},
+                result=match_result(live, winner, why, self.wall()),
+            )
+        )
         return match_id
 
     # -- reading -------------------------------------------------------------------
