@@ -358,3 +358,27 @@ async def test_room_thread_opens_at_checkin(club: Club) -> None:
     await c.bob.slash(room, "dm resign")
     assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in texts(c, room))
     assert any("wins the DM and a crown" in m.content for m in texts(c, c.lobby))  # told where it was scheduled
+
+
+async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=2)
+    lower = await schedule(c, "in 2h", room="channel", first="lower-rated")
+    higher = await schedule(c, "in 3h", room="channel", first="higher-rated")
+    # scheduled while both were unrated; then bob loses a rated match, so alice is the higher rated
+    result = await c.carol.slash(c.lobby, "dm start", game="boxes", player1=c.alice, player2=c.bob, room="channel")
+    quick = int(answer(result).content.split()[1])
+    await c.bob.slash(c.lobby, "dm resign")
+    await c.env.advance_time(1)
+    assert c.bot.service.live.get(quick) is None
+    for dm, at, chooser in ((lower, start, 2), (higher, start + dt.timedelta(hours=1), 1)):
+        await advance_to(c, at - dt.timedelta(minutes=5))
+        await c.alice.send(c.lobby, "here")
+        await c.bob.send(c.lobby, "here")
+        await advance_to(c, at + dt.timedelta(seconds=1))
+        s = await c.bot.get_cog("ScheduleCog").scheduler.get(dm)  # type: ignore[union-attr]
+        assert s.public_status == "started" and s.advantage in ("lower-rated", "higher-rated")
+        stored = await c.bot.service.store.load(s.match_id, with_events=True)
+        assert stored is not None and stored.events[0].data["advantage"] == chooser, s.advantage
+        await c.carol.slash(c.lobby, "dm abort")
+        await c.env.advance_time(1)
