@@ -180,6 +180,24 @@ async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
     assert "Nothing is scheduled" in answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
 
 
+async def test_a_no_show_reaches_the_results_channel_and_the_ratings_at_once(club: Club) -> None:
+    c = club
+    results = c.guild.create_text_channel("results")
+    assert "Saved." in answer(await c.carol.slash(c.lobby, "dm config", results_channel=results)).content
+    start = now(c) + dt.timedelta(hours=1)
+    await schedule(c, "in 1h", room="channel")
+    await advance_to(c, start - dt.timedelta(minutes=5))
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))  # the ruling, one second ago
+    (posted,) = texts(c, results)
+    assert ": bob-Dea won: alice-Dea did not come (no-show)" in posted.content
+    assert posted.content.startswith("**Match 1 · Dots-and-Boxes** · alice-Dea vs bob-Dea")
+    assert "bob-Dea" in posted.content.split("\n")[1]  # the rating changes, settled with the ruling
+    ratings = c.bot.ratings  # type: ignore[attr-defined]
+    table = {st.name: st for st in await ratings.table(c.guild.id, "boxes")}
+    assert table["bob-Dea"].wins == 1 and table["alice-Dea"].losses == 1
+
+
 async def test_host_extends_and_starts_anyway(club: Club) -> None:
     c = club
     start = now(c) + dt.timedelta(hours=1)
