@@ -386,7 +386,7 @@ async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club
     # scheduled while both were unrated; then bob loses a rated match, so alice is the higher rated
     result = await c.carol.slash(c.lobby, "dm start", game="boxes", player1=c.alice, player2=c.bob, room="channel")
     quick = int(answer(result).content.split()[1])
-    await c.bob.slash(c.lobby, "dm resign")
+    await resign(c.bob, c.lobby)
     await c.env.advance_time(1)
     assert c.bot.service.live.get(quick) is None
     for dm, at, chooser in ((lower, start, 2), (higher, start + dt.timedelta(hours=1), 1)):
