@@ -152,8 +152,12 @@ class ScheduledRoom(Room):
                 },
                 text,
             )
-        await self.scheduler.start()
+        await self.scheduler.start()  # a match that ended while no room listened is recorded here
         await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
+        fresh = await store.get(self.schedule_id)
+        if fresh is not None and fresh.public_status in DECIDED:
+            self._decided = self._ended = True
+            self._settle()
         self._open = self._open or self.scheduler.wall() >= sched.checkin_opens
         return await self._wait_and_play(lines)
 

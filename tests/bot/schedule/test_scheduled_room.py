@@ -218,3 +218,20 @@ def test_command_line(tmp_path: Path) -> None:
     assert again.returncode == 2 and again.stderr.strip() == f"dmhost: DM #{sid} is finished; nothing to host"
     mixed = dmhost("room", "boxes", "--db", db, "--scheduled", str(sid), cwd=tmp_path)
     assert mixed.returncode == 2 and "give only --db" in mixed.stderr
+
+
+@pytest.mark.looptime
+async def test_a_match_that_ended_while_no_room_listened_is_recorded(db_url: str) -> None:
+    clock = wall()
+    sid = await add(db_url, clock)
+    store = MatchStore(db_url)
+    try:  # the DM's match ended (here: as a win for bob) but the room stopped before the schedule heard of it
+        service = MatchService(store, wall=clock)
+        match_id = await service.record_forfeit("boxes", [ALICE, BOB], 2, "resign", options={"rows": 1, "cols": 1})
+        assert await ScheduleStore(store.engine).change(sid, {"status": "started", "match_id": match_id})
+    finally:
+        await store.close()
+    t = Terminal(db_url, sid, clock)
+    assert await t.task == 0
+    s = await status(db_url, sid)
+    assert (s.public_status, s.match_id, s.winner_seat, s.result_reason) == ("finished", match_id, 2, "resign")
