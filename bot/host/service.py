@@ -248,12 +248,14 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
         also: AlsoWrite | None = None,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
         (an `EndReason` such as `no_show`): created and finished at once in one transaction (with `also`,
         as in `create_match`), nothing runs. Subscribers hear one `finished` event (its `detail` says
-        `unplayed`), as for any match that ends, so ratings and tournaments record it at once. Returns its id."""
+        `unplayed`), as for any match that ends, so ratings and tournaments record it at once. Returns its id.
+        `rated=False` stores it as casual (a game of an unrated tournament)."""
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
         try:
@@ -291,6 +293,7 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created, *ending],
+                rated=rated,
                 also=also,
                 result=(winner, why.value),
             )
