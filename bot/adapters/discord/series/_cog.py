@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, pinging, respond
+from bot.adapters.discord._shared import NO_PINGS, respond
+from bot.adapters.discord.announce._cog import CHANNEL_WINDOW, CHANNEL_WRITES
 from bot.adapters.discord.series._views import rematch_view
 from bot.host import rules as house_rules
 from bot.host.service import HostError, HostEvent, PlayerRef
@@ -169,6 +170,7 @@ class SeriesCog(commands.Cog, name="Series"):
         channel = self.bot.get_channel(offer.channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
+        await self._after_board(offer.match_id, offer.channel_id)
         series_of = offer.series.best_of if offer.series is not None else None
         offer.text = "\n".join(
             filter(
@@ -185,6 +187,25 @@ class SeriesCog(commands.Cog, name="Series"):
         task = asyncio.create_task(self._lapse(offer), name="lapse")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _after_board(self, match_id: int, channel_id: int) -> None:
+        """Wait until the announcer drew the final board, then for room within the channel's write limit
+        (the announcer's own pacing: a room keeps within Discord's 5 messages per 5 s); the write is counted."""
+        announcer: Any = self.bot.get_cog("Announcer")
+        if announcer is None:
+            return
+        room = announcer.rooms.get(match_id)
+        task = getattr(room, "task", None)
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(task)
+        writes: dict[int, list[float]] = announcer.writes
+        while True:
+            recent = [t for t in writes.get(channel_id, []) if t > self._now() - CHANNEL_WINDOW]
+            if len(recent) <= CHANNEL_WRITES:
+                break
+            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - self._now())
+        writes.setdefault(channel_id, []).append(self._now())
 
     async def _lapse(self, offer: Offer) -> None:
         await asyncio.sleep(max(0.0, offer.deadline - self._now()))
@@ -308,4 +329,4 @@ class SeriesCog(commands.Cog, name="Series"):
         return thread, thread
 
 
-__all__ = ["REMATCH_SECONDS", "Offer", "SeriesCog", "pinging"]
+__all__ = ["REMATCH_SECONDS", "Offer", "SeriesCog"]
