@@ -196,11 +196,10 @@ class SeriesCog(commands.Cog, name="Series"):
             return
         room = announcer.rooms.get(match_id)
         task = getattr(room, "task", None)
-        if task is not None and not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(task)
+        while task is not None and not task.done():  # polled: cancelling this wait never cancels the board
+            await asyncio.sleep(0.05)
         writes: dict[int, list[float]] = announcer.writes
-        while True:
+        while self.bot.settings.announce_batch_seconds > 0:  # 0: the announcer does not pace either (tests)
             recent = [t for t in writes.get(channel_id, []) if t > self._now() - CHANNEL_WINDOW]
             if len(recent) <= CHANNEL_WRITES:
                 break
