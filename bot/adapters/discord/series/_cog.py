@@ -170,6 +170,8 @@ class SeriesCog(commands.Cog, name="Series"):
         channel = self.bot.get_channel(offer.channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
+        if offer.series is None and await self._paired_elsewhere(offer.match_id):
+            return
         await self._after_board(offer.match_id, offer.channel_id)
         series_of = offer.series.best_of if offer.series is not None else None
         offer.text = "\n".join(
@@ -187,6 +189,12 @@ class SeriesCog(commands.Cog, name="Series"):
         task = asyncio.create_task(self._lapse(offer), name="lapse")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _paired_elsewhere(self, match_id: int) -> bool:
+        """A tournament's game: its next opponent is the pairing's business, so no rematch is offered."""
+        stored = await self.bot.service.record(match_id)
+        created = stored.events[0].data if stored is not None and stored.events else {}
+        return str(created.get("by") or "").startswith("tournament:")
 
     async def _after_board(self, match_id: int, channel_id: int) -> None:
         """Wait until the announcer drew the final board, then for room within the channel's write limit

@@ -7,6 +7,7 @@ from typing import Any
 import simcord
 from sqlalchemy import select
 
+from bot.host.service import PlayerRef
 from bot.records.matchlog import build_log
 from bot.series.core import SERIES
 from bot.wording import log_text
@@ -139,6 +140,12 @@ async def test_a_best_of_3_series_is_played_to_the_end_with_the_first_move_alter
     async with w.bot.service.store.engine.connect() as conn:
         (row,) = (await conn.execute(select(SERIES))).mappings().all()
     assert row["status"] == "finished" and row["results"] == [2, 1, 2] and len(row["matches"]) == 3
+    await w.alice.click(offer, label="Rematch")
+    await w.bob.click(offer, label="Rematch")
+    await settle(w)
+    (live,) = w.bot.service.live.values()  # a new best of 3, bob moving first in its game 1
+    assert live.players[1].id == str(w.bob.id)
+    assert "Series: alice 0–0 bob, best of 3 · game 1" in board_of(w, w.lobby, live.id).content
 
 
 async def test_a_series_continues_after_a_restart(world: World) -> None:
@@ -234,3 +241,15 @@ async def test_practice_rematch_needs_the_human_alone(world: World) -> None:
     assert live.practice and live.players[2].id == str(w.alice.id)  # the practice opponent moves first now
     cog: Any = w.bot.get_cog("MatchCommands")
     assert live.id in cog.practice_bot().seats
+
+
+async def test_no_rematch_is_offered_under_a_tournament_game(world: World) -> None:
+    w = world
+    players = [PlayerRef(str(w.alice.id), "alice"), PlayerRef(str(w.bob.id), "bob")]
+    match_id = await w.bot.service.create_match(
+        "boxes", players, options={"rows": 1, "cols": 1}, guild_id=w.guild.id, channel_id=w.lobby.id, by="tournament:1"
+    )
+    await w.env.settle()
+    await w.carol.slash(w.lobby, "dm award", winner=w.alice, match=match_id)
+    await settle(w)
+    assert not [m for m in bot_messages(w, w.lobby) if "Rematch" in str(m.components)]
