@@ -78,6 +78,8 @@ async def test_time_odds_are_shown_logged_and_enforced(world: World) -> None:
     live = w.bot.service.live[match_id]
     assert live.clocks.tc.for_seat(1).reserve == 100 and live.clocks.tc.for_seat(2).reserve == 10
     assert "Time odds: bob reserve 10s" in board_of(w, room, match_id).content
+    status = answer(await w.dave.slash(room, "dm status"))
+    assert "Time odds: bob reserve 10s" in status.content, status.content
     await w.alice.send(room, "A1-B1")
     await w.env.advance_time(20 + 10 + 1)  # bob's move time and his short reserve run out: alice would have 100 s more
     stored = await w.bot.service.record(match_id)
