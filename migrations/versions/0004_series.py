@@ -1,7 +1,7 @@
 """Best-of-N series: their players, settings, games and results.
 
 Revision ID: 0004_series
-Revises: 0003_schedule
+Revises: 0004_tourney_checkin (written on 0003_schedule; chained after main's migration at the merge)
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from bot.store.db import PK, UTCDateTime
 
 revision = "0004_series"
-down_revision = "0003_schedule"
+down_revision = "0004_tourney_checkin"
 branch_labels = None
 depends_on = None
 
