@@ -2,7 +2,7 @@
 process stopped between claiming it and recording its match.
 
 Revision ID: 0004_schedule_start
-Revises: 0004_tourney_checkin (written on 0003_schedule; re-chained after the tournament check-in migration)
+Revises: 0004_series (written on 0003_schedule; re-chained after the migrations main took meanwhile)
 Create Date: 2026-11-25
 """
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_schedule_start"
-down_revision = "0004_tourney_checkin"
+down_revision = "0004_series"
 branch_labels = None
 depends_on = None
 
