@@ -29,7 +29,14 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.last_seen: dict[int, int] = {}
+        self._boards: dict[int, int] = {}
+        """Message → match of the replies a catch-up is collecting (for the link to that match's board)."""
         self.started = discord.utils.time_snowflake(discord.utils.utcnow())
+
+    def _linked(self, match_id: int, text: str) -> str:
+        """A reply in the room, with a link to the match's board at its end (the announcer knows the board)."""
+        linked = getattr(self.bot.get_cog("Announcer"), "linked", None)
+        return str(linked(match_id, text)) if linked is not None else text
 
     def _match_of(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
         """The player's match in this room; with several, the one where it is their turn."""
@@ -81,9 +88,12 @@ class GameRoom(commands.Cog):
         reason = reason_text(result) if result.status == "rejected" else None
         if reason and replies is not None:
             replies.append((message, reason))
+            self._boards[message.id] = live.id
         elif reason:
             try:
-                await message.reply(reason, allowed_mentions=pinging(player), mention_author=False)
+                await message.reply(
+                    self._linked(live.id, reason), allowed_mentions=pinging(player), mention_author=False
+                )
             except discord.HTTPException:
                 log.warning("match %s: could not reply to message %s", live.id, message.id)
         return True
@@ -159,8 +169,13 @@ class GameRoom(commands.Cog):
             size += len(reason) + 1
         first = replies[0][0]
         authors = {str(m.author.id) for m, _reason in replies}
+        text = "\n".join(lines)
+        match_id = self._boards.pop(first.id, None)
+        for message, _reason in replies:
+            self._boards.pop(message.id, None)
         try:
-            await first.reply("\n".join(lines), allowed_mentions=pinging(*authors), mention_author=False)
+            text = text if match_id is None else self._linked(match_id, text)
+            await first.reply(text, allowed_mentions=pinging(*authors), mention_author=False)
         except discord.HTTPException:
             log.warning("room %s: could not post the catch-up replies", first.channel.id)
 
