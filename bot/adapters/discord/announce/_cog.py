@@ -416,6 +416,7 @@ class Announcer(commands.Cog):
             room.unsent_pings.append((who, _wording.ping_text(ev)))
         if ev.kind in END_KINDS:
             room.over = True
+            room.lines = [(kind, text) for kind, text in room.lines if kind != "clock"]
         if ev.kind in QUIET_KINDS or (ev.kind == "clock" and pings):
             return
         if ev.kind == "finished" and room.live is not None:
