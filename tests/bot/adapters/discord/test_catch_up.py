@@ -67,6 +67,8 @@ async def test_two_moves_posted_while_away_only_the_first_legal_one_counts(world
     replies = [m.content for m in bot_messages(w, room) if m.reference is not None]
     assert any(r.startswith("Illegal move `A1-C1`") for r in replies)
     assert any("bob's turn" in r for r in replies)
+    board = board_of(w, room, match_id)
+    assert all(r.endswith(f"[↑ board](<{board.jump_url}>)") for r in replies), replies  # the board at hand
 
 
 async def test_a_provisional_trax_move_deleted_while_away_never_happens(world: World, settings: Settings) -> None:
