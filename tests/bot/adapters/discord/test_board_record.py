@@ -59,3 +59,16 @@ async def test_a_provisional_trax_move_is_one_marker_on_the_move(world: World) -
     await w.bob.send(room, "take back")  # a take-back takes the move off the record
     content = board_of(w, room, match_id).content
     assert record_of(content) == ([(1, "@0+")], False, "") and "took back @1+" in content
+
+
+async def test_a_mulligan_rewinds_the_record_too(world: World) -> None:
+    w = world
+    match_id, room = await start(w, options="rows=2 cols=2", rules="mulligan=1")
+    for who, move in [(w.alice, "A1-B1"), (w.bob, "C1-C2")]:
+        await who.send(room, move)
+    assert record_of(board_of(w, room, match_id).content)[0] == [(1, "A1-B1"), (2, "C1-C2")]
+    await w.alice.send(room, "mulligan")  # her own last turn and bob's reply are undone
+    content = board_of(w, room, match_id).content
+    assert "Moves:" not in content and "mulligan" in content
+    await w.alice.send(room, "B1-C1")
+    assert record_of(board_of(w, room, match_id).content)[0] == [(1, "B1-C1")]
