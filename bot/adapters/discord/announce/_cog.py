@@ -554,8 +554,11 @@ class Announcer(commands.Cog):
         if len(content) > MAX_CONTENT and with_text_board:  # the text board goes first (it is sent as a file)
             parts = [part for part in parts if not part.startswith("```")]
             content = "\n".join(parts)
-        while len(content) > MAX_CONTENT and len(parts) > 4:  # then the oldest event lines and notes
-            parts.pop(1)
+        while len(content) > MAX_CONTENT:  # then the oldest event lines (the move record stays)
+            oldest = next((i for i, part in enumerate(parts) if part.startswith("> ")), None)
+            if oldest is None:
+                break
+            parts.pop(oldest)
             content = "\n".join(parts)
         return content[:MAX_CONTENT]
 
