@@ -66,9 +66,11 @@ request, so even a room that chats a lot keeps a match within 1.2 requests per a
 KNOWN_BOARDS = 1000
 """How many finished matches' board links are remembered (for replies that come after the end)."""
 CHANNEL_WRITES, CHANNEL_WINDOW = 3, 5.0
-"""The announcer starts a flush only while a room had at most this many of its writes in the last window:
-a flush writes at most twice (board, pings), so a room stays within Discord's 5 messages per 5 s, with a
-little room left for the replies to players. Events that come meanwhile are folded into that flush."""
+"""The announcer starts a flush only while a room had at most this many of its writes in the last window
+(one less when the flush may move the board down): a flush writes at most twice (board, pings), three
+times when the board moves (new board, the old one shrunk, pings), so a room stays within Discord's 5
+messages per 5 s, with a little room left for the replies to players. Events that come meanwhile are
+folded into that flush."""
 
 
 @dataclass
@@ -343,19 +345,25 @@ class Announcer(commands.Cog):
             await asyncio.sleep(delay)
         room = self.rooms.get(match_id)
         if delay > 0 and room is not None and room.channel_id is not None:  # 0: every event at once (tests)
-            await self._pace(room.channel_id)
+            await self._pace(room.channel_id, CHANNEL_WRITES - self._moves_down(room))
         try:
             await self.flush(match_id)
         except Exception:
             log.exception("announcing in match %s failed", match_id)
 
-    async def _pace(self, channel_id: int) -> None:
-        """Wait until the room's recent writes leave room for one more flush (Discord's per-channel limit)."""
+    async def _pace(self, channel_id: int, allowed: int) -> None:
+        """Wait until the room had at most `allowed` of its writes in the last window, so that one more flush
+        fits in Discord's per-channel limit."""
         loop = asyncio.get_running_loop()
         recent = [t for t in self.writes.get(channel_id, []) if t > loop.time() - CHANNEL_WINDOW]
         self.writes[channel_id] = recent
-        if len(recent) > CHANNEL_WRITES:
-            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - loop.time())
+        if len(recent) > allowed:
+            await asyncio.sleep(recent[len(recent) - allowed - 1] + CHANNEL_WINDOW - loop.time())
+
+    @staticmethod
+    def _moves_down(room: Room) -> bool:
+        """Whether the room's next board update may move the board down (one write more than an edit)."""
+        return room.board is not None and room.below > PILE_LIMIT and room.shown_moves + 1 >= MIN_SHOWN_MOVES
 
     def _wrote(self, room: Room) -> None:
         if room.channel_id is not None:
