@@ -596,7 +596,7 @@ class Announcer(commands.Cog):
         view = buttons(live.id, ply, actions) if actions else None
         if room.board is None and not room.searched and any(ev.kind == "resumed" for ev in events):
             room.searched = True
-            room.board = await self._earlier_board(channel, live.id)
+            room.board = await self._earlier_board(channel, live.id, room)
         first = room.board is None
         if room.board is not None and room.below > PILE_LIMIT and room.shown_moves >= MIN_SHOWN_MOVES:
             await self._move_down(channel, room, content, files, view)
@@ -649,14 +649,21 @@ class Announcer(commands.Cog):
         except discord.HTTPException:
             log.warning("match %s: the earlier board could not be shrunk to a link", room.live.id)
 
-    async def _earlier_board(self, channel: discord.abc.Messageable, match_id: int) -> discord.Message | None:
-        """The board message an earlier run of the bot posted for this match (reused after a restart)."""
+    async def _earlier_board(
+        self, channel: discord.abc.Messageable, match_id: int, room: Room
+    ) -> discord.Message | None:
+        """The board message an earlier run of the bot posted for this match (reused after a restart); the
+        messages found below it count as piled up, and an update moves it down if there are too many."""
         me = self.bot.user
         header = f"**Match {match_id} · "
         try:
+            below = 0
             async for message in channel.history(limit=BOARD_SEARCH):
                 if me is not None and message.author.id == me.id and header in message.content:
+                    room.below = below
+                    room.shown_moves = MIN_SHOWN_MOVES if below > PILE_LIMIT else 0
                     return message
+                below += 1
         except discord.HTTPException:
             return None
         return None

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, board_of, bot_messages, start
+from tests.bot.adapters.discord.test_catch_up import come_back, go_away
 from tests.bot.test_room_games import scripted_game
 
 LINK = re.compile(r"\[↑ board\]\(<(https://discord\.com/channels/\d+/\d+/\d+)>\)")
@@ -56,3 +58,22 @@ async def test_the_board_moves_down_when_messages_pile_up_below_it(world: World)
         await players[name].send(room, text)
     final = board_of(w, room, match_id)
     assert "Result:" in final.content and final.id >= board.id
+
+
+async def test_after_a_restart_the_pile_below_the_board_is_counted_from_the_room(
+    world: World, settings: Settings
+) -> None:
+    w = world
+    match_id, room = await start(w, room="public", options="rows=3 cols=3", clock="move=600 reserve=600")
+    await w.alice.send(room, "A1-B1")
+    first = board_of(w, room, match_id)
+    for i in range(11):
+        await w.dave.send(room, f"chat {i}")
+    await go_away(w)
+    await come_back(w, settings)  # the new process finds its board and the 11 messages below: it moves down
+    board = board_of(w, room, match_id)
+    assert board.id != first.id and not [m for m in room.history() if m.id > board.id]
+    await w.bob.send(room, "A2-B2")
+    assert board_of(w, room, match_id).id == board.id  # one message below it now: edited in place
+    assert "Moves: `1. A1-B1  2. A2-B2`" in board_of(w, room, match_id).content
+    assert "the board has moved down" in next(m for m in room.history() if m.id == first.id).content
