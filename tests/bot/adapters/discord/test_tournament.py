@@ -6,7 +6,7 @@ from __future__ import annotations
 import simcord
 
 from bot.tournaments.rounds import Game
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, resign
 
 
 def _card(w: World) -> object:
@@ -41,7 +41,7 @@ async def _resign_losers(
         (room,) = [t for t in (lobby or w.lobby).threads if t.id == live.channel_id]
         loser = entries[game.black if white_wins else game.white]
         (who,) = [a for a in actors if str(a.user.id) == loser.player_id][:1]
-        await who.send(room, "resign")
+        await resign(who, room, text=True)
     await w.env.settle()
 
 
@@ -188,9 +188,10 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
     (room,) = [t for t in w.lobby.threads if t.id == w.bot.service.live[match_id].channel_id]
     await go_away(w)
     loser = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[game.black].player_id)
-    await loser.send(room, "resign")  # read back when the bot returns
+    sent = await loser.send(room, "resign")  # read back when the bot returns, and confirmed then
     await come_back(w, settings)  # type: ignore[arg-type]
     await w.env.settle()
+    await confirm(loser, room, sent)
     service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
     t = await service.get(tid)
     assert t.round == 2, "the result that arrived while away ended round 1, and round 2 was paired once"
