@@ -207,6 +207,8 @@ class GameRoom(commands.Cog):
         if cached is not None and "content" in data and cached.content == data["content"]:
             return
         author = data.get("author", {}).get("id")
+        if self.bot.user is not None and str(author) == str(self.bot.user.id):
+            return  # the bot's own edits (its board, prompts) are never moves, even in a practice match
         taken = await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
         if (taken is None or taken.status != "accepted") and author is not None:
             await self._answer_edit(payload, str(author), data.get("content"))
