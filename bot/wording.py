@@ -495,7 +495,8 @@ def log_text(data: Mapping[str, Any]) -> str:
         f"Match {data['match']} — {data['game']} — {data['status']}",
         f"Players: {p['1']['name']} (seat 1) vs {p['2']['name']} (seat 2)",
         f"Options: {_kv(data['options'])}",
-        f"Clock: {_kv(data['clock'])}",
+        f"Clock: {_kv({k: v for k, v in data['clock'].items() if k != 'odds'})}",
+        *([odds] if (odds := odds_line(data["clock"], {int(k): v["name"] for k, v in p.items()})) else []),
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
     ]
@@ -534,6 +535,17 @@ def log_text(data: Mapping[str, Any]) -> str:
     else:
         lines.append("Result: not finished")
     return "\n".join(lines)
+
+
+def odds_line(clock: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
+    """A match's time odds (its clock as `TimeControl.to_json` writes it), by player name:
+    `Time odds: bob reserve 2:00`; None when both players have the same time."""
+    odds = clock.get("odds") or {}
+    parts = []
+    for seat in sorted(odds, key=int):
+        own = ", ".join(f"{key} {seconds(float(value))}" for key, value in odds[seat].items())
+        parts.append(f"{display(names.get(int(seat), '?'))} {own}")
+    return "Time odds: " + "; ".join(parts) if parts else None
 
 
 def _kv(d: Mapping[str, Any]) -> str:

@@ -245,9 +245,11 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
-        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id."""
+        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id.
+        `rated=False` stores it as casual (a game of an unrated tournament)."""
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
         live = new_live(game, players, options, clock, rules, 1, None)
@@ -280,6 +282,7 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created],
+                rated=rated,
             )
             await self.store.append(
                 match_id,
