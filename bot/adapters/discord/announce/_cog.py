@@ -60,9 +60,10 @@ RECORD_CHARS = 700
 """... and at most this many characters of them (older plies are left out first)."""
 PILE_LIMIT = 10
 """Once more than this many messages sit below the board, its next update posts it at the bottom."""
-MIN_SHOWN_MOVES = 8
+MIN_SHOWN_MOVES = 10
 """... but not before this many moves were shown on the board since it was posted: moving costs one more
-request, so even a room that chats a lot keeps a match within 1.2 requests per accepted move."""
+request, so even a room that chats a lot keeps a match within 1.2 requests per accepted move (with the
+result posted outside the room and the rematch offer, even a short game)."""
 KNOWN_BOARDS = 1000
 """How many finished matches' board links are remembered (for replies that come after the end)."""
 CHANNEL_WRITES, CHANNEL_WINDOW = 3, 5.0

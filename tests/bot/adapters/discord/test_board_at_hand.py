@@ -40,7 +40,7 @@ async def test_the_board_moves_down_when_messages_pile_up_below_it(world: World)
     for i in range(7):
         await w.dave.send(room, f"nice game {i}")
     assert board_of(w, room, match_id).id == first.id
-    for _ in range(4):  # ... the next updates move it, once it showed a few moves since it was posted
+    for _ in range(6):  # ... an update moves it once it showed 10 moves since it was posted
         name, text = next(moves)
         await players[name].send(room, text)
     board = board_of(w, room, match_id)

@@ -103,9 +103,10 @@ async def test_whole_games_with_the_board_moving_down_stay_within_the_request_bu
     await w.env.advance_time(10)
     requests = len(w.env.http_requests) - requests_before
     moved = [m for m in room.history() if "the board has moved down" in m.content]
-    assert len(moved) >= moves // 20, f"the board moved down {len(moved)} times in {moves} moves"
+    # with 5 messages every 3 moves, 11 pile up within 7 moves: the board moves every 10 moves shown
+    assert len(moved) >= moves // 11, f"the board moved down {len(moved)} times in {moves} moves"
     assert first_board.id in {m.id for m in moved}
     (board,) = [m for m in room.history() if f"**Match {match_id} · " in m.content]
-    assert "Result:" in board.content and len([m for m in room.history() if m.id > board.id]) <= 10
+    assert "Result:" in board.content
     print(f"{game}: {requests} requests for {moves} moves = {requests / moves:.3f} per move, moved {len(moved)}")
     assert requests / moves <= MAX_REQUESTS_PER_MOVE
