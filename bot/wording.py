@@ -311,6 +311,7 @@ _RESULT_WORDS = {
     "time": "on time",
     "award": "awarded by the host",
     "agreement": "by agreement",
+    "no_show": "by no-show",
 }
 
 
@@ -578,6 +579,7 @@ _WON_HOW = {
     "score": "{w} won on score",
     "stop": "{w} won after a stop",
     "ground": "{w} won after grounding",
+    "no_show": "{w} won: {l} did not come (no-show)",
 }
 
 

@@ -152,6 +152,16 @@ SEAT_CHOICES = [
 ]
 """`first:` of `/dm start` and `/dm event schedule`: who moves first, or who chooses."""
 
+RATED_ADVANTAGE_CHOICES = [
+    app_commands.Choice(name="the lower-rated player has the advantage", value="lower-rated"),
+    app_commands.Choice(name="the higher-rated player has the advantage", value="higher-rated"),
+]
+"""More `first:` choices of `/dm start` and `/dm event schedule`: the advantage by rating (for a scheduled DM,
+the ratings at its start)."""
+
+FIRST_CHOICES = [*SEAT_CHOICES, *RATED_ADVANTAGE_CHOICES]
+"""Every `first:` choice."""
+
 ROOM_CHOICES = [
     app_commands.Choice(name="a public thread everyone can watch", value="public"),
     app_commands.Choice(name="a private thread (players and host only)", value="private"),
