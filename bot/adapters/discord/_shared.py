@@ -27,6 +27,13 @@ def mention(player_id: str) -> str:
     return f"<@{player_id}>" if player_id.isdigit() else player_id
 
 
+def board_linked(bot: DMHost, match_id: int, text: str) -> str:
+    """A reply in a match's room with a link to its board at the end (the announcer knows the board; the
+    text as it is while none is known)."""
+    linked = getattr(bot.get_cog("Announcer"), "linked", None)
+    return str(linked(match_id, text)) if linked is not None else text
+
+
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
     """The bot an interaction arrived on."""
     return cast("DMHost", interaction.client)
