@@ -34,6 +34,29 @@ def parse_kv(pairs: Iterable[str], what: str) -> dict[str, str]:
     return out
 
 
+def spread_values(argv: Sequence[str], flag: str) -> list[str]:
+    """`--opt rows=2 cols=2` (several KEY=VALUE words, or one quoted "rows=2 cols=2", after one flag) as
+    `--opt rows=2 --opt cols=2`, so that a parser taking one value per flag reads both forms alike. A word
+    without `=` ends the list (it is the next argument); a flag with no KEY=VALUE after it stays as it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word != flag:
+            out.append(word)
+            continue
+        values: list[str] = []
+        while i < len(argv) and "=" in argv[i] and not argv[i].startswith("-"):
+            values.extend(argv[i].split())
+            i += 1
+        if not values:
+            out.append(word)
+        for value in values:
+            out += [flag, value]
+    return out
+
+
 def replay_lines(ruleset: AnyRuleset, options: Any, lines: Sequence[str]) -> tuple[dict[str, Any], Any]:
     """Replay move lines; returns the contract's result object and the final state."""
     state = ruleset.new_game(options)

@@ -10,7 +10,17 @@ import time
 from typing import Any
 
 from games.base import AnyRuleset, OptionsError
-from games.clitools import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, UsageError, load_game, parse_kv, read_input, replay_lines
+from games.clitools import (
+    EXIT_OK,
+    EXIT_REJECTED,
+    EXIT_USAGE,
+    UsageError,
+    load_game,
+    parse_kv,
+    read_input,
+    replay_lines,
+    spread_values,
+)
 from games.opponents import DEFAULT_BUDGET, NoMoveError, check_level, pick
 
 MAX_PLIES = 1000
@@ -142,6 +152,7 @@ def cmd_move(argv: list[str]) -> int:
 
 
 def _parse(p: argparse.ArgumentParser, argv: list[str], intermixed: bool = False) -> argparse.Namespace:
+    argv = spread_values(argv, "--opt")  # `--opt K=V K=V` as the contract writes it, and repeated --opt
     try:
         return p.parse_intermixed_args(argv) if intermixed else p.parse_args(argv)
     except SystemExit as exc:

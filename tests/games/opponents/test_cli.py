@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_move_answers_in_notation_that_replay_accepts() -> None:
 
 def test_move_exit_2_when_the_game_is_over_and_3_on_a_rejected_line() -> None:
     over = run(["move", "boxes", "easy", "--opt", "rows=1", "cols=1"], "A1-B1\nA1-A2\nB1-B2\nA2-B2\n")
-    assert over.returncode == 2
+    assert over.returncode == 2 and json.loads(over.stdout) == {"move": None, "error": "the game is over"}
     rejected = run(["move", "trax", "easy"], "@0+\nZ9/\n")
     assert rejected.returncode == 3
     assert json.loads(rejected.stdout)["error"]["line"] == 2
@@ -100,3 +101,25 @@ def test_every_level_plays_a_legal_move_from_the_start(game: str) -> None:
     if game == "dotdash":
         after = r.apply(state, pick(r, state, "easy", random.Random(1)))[0]
         assert r.format(after, pick(r, after, "hard", random.Random(1), nodes=50)) in ("take red", "take blue")
+
+
+def test_several_options_after_one_opt_as_the_contract_writes_them(tmp_path: Path) -> None:
+    # docs/cli.md: `[--opt K=V ...]` for duel and move as for replay: listed after one flag, quoted together,
+    # or repeated, with the move text from stdin ('-' or nothing) or a file after them.
+    duels = [
+        run(["duel", "boxes", "random", "easy", *opts, "--games", "2", "--seed", "4", "--nodes", "50"])
+        for opts in (["--opt", "rows=1", "cols=2"], ["--opt", "rows=1", "--opt", "cols=2"], ["--opt", "rows=1 cols=2"])
+    ]
+    results = [{k: v for k, v in json.loads(d.stdout).items() if k != "seconds_per_move"} for d in duels]
+    assert all(d.returncode == 0 for d in duels), [d.stderr for d in duels]
+    assert results[0] == results[1] == results[2] and results[0]["games"] == 2
+    game = tmp_path / "game.txt"
+    game.write_text("A1-B1\n")
+    for tail in (["-"], [], [str(game)]):
+        done = run(["move", "boxes", "perfect", "--opt", "rows=1", "cols=2", *tail], "A1-B1\n")
+        assert done.returncode == 0, (tail, done.stderr)
+        answer = json.loads(done.stdout)["move"]
+        check = run(["replay", "boxes", "--opt", "rows=1", "cols=2", "-"], f"A1-B1\n{answer}\n")
+        assert check.returncode == 0 and json.loads(check.stdout)["moves_applied"] == 2
+    bad = run(["duel", "boxes", "easy", "easy", "--opt", "rows=1", "nonsense"])
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
