@@ -66,6 +66,8 @@ def test_no_input_until_the_deadline_loses_on_time(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert code == 0
+    # docs/cli.md names a `timeout` event: it says who ran out, just before the contract's last line.
+    assert events[-2] == {"event": "timeout", "match": events[0]["match"], "seat": 1, "player": "alice"}
     assert events[-1] == {
         "event": "finished",
         "match": events[0]["match"],

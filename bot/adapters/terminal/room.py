@@ -75,6 +75,15 @@ class Room:
         except BrokenPipeError:
             pass
 
+    def _timeout_line(self, ev: HostEvent) -> None:
+        """Before the `finished` line of a loss on time, the contract's `{"event": "timeout"}` line naming who ran
+        out (JSON only: the human room's end line already says it)."""
+        winner = ev.data.get("winner")
+        if ev.data.get("reason") != "time" or winner not in (1, 2):
+            return
+        seat = 3 - winner
+        self.emit({"event": "timeout", "match": ev.match_id, "seat": seat, "player": ev.names.get(seat)})
+
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id not in (None, -1) and ev.match_id != self.match_id:
             return
@@ -83,6 +92,7 @@ class Room:
         if ev.seat is not None:
             obj.setdefault("seat", ev.seat)
         if ev.kind == "finished":
+            self._timeout_line(ev)
             obj = {
                 "event": "finished",
                 "match": ev.match_id,
