@@ -300,13 +300,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from bot.settings import load_settings
 
     settings = load_settings()
-    if settings.token is None:
-        return _usage("no Discord token configured: set DMHOST_TOKEN (environment or .env), then run doctor again")
     try:
         from bot.adapters.discord.app import make_intents
-        from bot.adapters.discord.doctor import discord_connector, run_doctor
+        from bot.adapters.discord.doctor import Check, discord_connector, run_doctor
     except ModuleNotFoundError:
         return _usage("the Discord adapter is not part of this build")
+    if settings.token is None:  # the first check failed: its line and fix, exit 1 (docs/cli.md)
+        fix = "set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer portal"
+        print(Check("token", False, "no Discord token is configured", f"{fix}, then run `dmhost doctor` again").line())
+        return 1
     rooms = asyncio.run(configured_rooms(args.db))
     connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
     return asyncio.run(run_doctor(connector, make_intents(), rooms=rooms))

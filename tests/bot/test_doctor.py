@@ -137,10 +137,12 @@ def _doctor(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[
     return subprocess.run([*DMHOST, "doctor"], capture_output=True, text=True, cwd=tmp_path, env={**base, **env})
 
 
-def test_cli_without_a_token_is_a_usage_error(tmp_path: Path) -> None:
+def test_cli_without_a_token_fails_the_token_check(tmp_path: Path) -> None:
+    # docs/cli.md: one line per check with its fix, exit 1 when one fails; a missing token is the first.
     proc = _doctor(tmp_path, {})
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "DMHOST_TOKEN" in proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr
+    (line,) = proc.stdout.splitlines()
+    assert line.startswith("FAIL  token:") and "fix:" in line and "DMHOST_TOKEN" in line
 
 
 def test_cli_with_a_bad_token_and_no_network(tmp_path: Path) -> None:
