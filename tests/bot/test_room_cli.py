@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -215,3 +216,25 @@ def test_undecodable_input_is_a_hint_and_is_stored_safely(tmp_path: Path) -> Non
     assert [e["event"] for e in events if e["event"] in ("rejected", "move")] == ["rejected", "move"]
     text = subprocess.run([*DMHOST, "log", str(events[0]["match"]), "--db", db], capture_output=True, text=True)
     assert "'A1\ufffd'" in text.stdout and text.returncode == 0
+
+
+def test_piped_lines_against_the_bot_are_the_persons_and_wait_for_its_answer(tmp_path: Path) -> None:
+    # With --bot one person types: a line without NAME: is theirs even while the bot is to move, and each
+    # line waits for the bot's answer (as a person at the keyboard would), so its reply precedes `eof`.
+    args = ["room", "dots", "--player", "alice", "--bot", "hard", "--opt", "width=8", "height=8", "--events-json"]
+    proc = subprocess.run(
+        [*DMHOST, *args, "--db", str(tmp_path / "bot.db")],
+        input="A1\nZ9\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={**os.environ, "DMHOST_BOT_BUDGET": "0.5"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    played = [(e["seat"], e["move"]) for e in events if e["event"] == "move"]
+    assert played[0] == (1, "A1") and [seat for seat, _ in played] == [1, 2]
+    (illegal,) = [e for e in events if e["event"] == "illegal"]
+    assert illegal["seat"] == 1 and "Z9" in illegal["reason"]
+    assert not [e for e in events if e["event"] == "rejected"] and events[-1]["event"] == "eof"

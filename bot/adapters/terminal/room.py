@@ -209,6 +209,8 @@ class Room:
                 break
             done_waiter.cancel()
             line = getter.result()
+            if self.bot is not None:  # its answer first, as a person at the keyboard would wait for it
+                await self.bot.wait_idle()
             if line is None:
                 self.emit(
                     {
@@ -242,7 +244,9 @@ class Room:
                 f"(ignored: {m.group(1)[:40]!r} is not a player of this match)",
             )
             return
-        if speaker_name is None:
+        if speaker_name is None and self.bot is not None:  # the one person here speaks, never the bot
+            player = next(p for p in live.players.values() if p.id != BOT_ID)
+        elif speaker_name is None:
             seat = live.ruleset.to_move(live.state) or 1
             player = live.players[seat]
         else:
