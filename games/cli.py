@@ -14,6 +14,7 @@ from games.clitools import (
     EXIT_OK,
     EXIT_REJECTED,
     EXIT_USAGE,
+    OneLineParser,
     UsageError,
     load_game,
     parse_kv,
@@ -111,7 +112,7 @@ def cmd_solve(argv: list[str]) -> int:
 
 def build_replay_parser() -> argparse.ArgumentParser:
     """Parser of `replay` (its own, so `--opt` may come before or after FILE)."""
-    rp = argparse.ArgumentParser(
+    rp = OneLineParser(
         prog="python -m games replay",
         description="replay a game from move text",
         epilog=games_help(),
@@ -130,7 +131,7 @@ def build_replay_parser() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser (each command parses its own arguments)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m games",
         description="dmhost game engines",
         epilog=games_help(),

@@ -3,10 +3,11 @@ errors, KEY=VALUE pairs, reading move text, and replaying it into the contract's
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from games import registry
 from games.base import AnyRuleset, GameFinishedError, MoveError, Termination, play_text
@@ -21,6 +22,15 @@ _RESIGN = re.compile(r"^\s*resigns?\s*$", re.IGNORECASE)
 
 class UsageError(Exception):
     """Bad command line: exit 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (where to read the usage), exit 2;
+    its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
 
 def parse_kv(pairs: Iterable[str], what: str) -> dict[str, str]:

@@ -89,3 +89,28 @@ def test_a_rule_the_game_cannot_take_is_one_line_naming_its_rules(game: str, tmp
     accepted = {"takeback", "mulligan", "clock", "draw", *OWN_RULES.get(game, set())}
     named = set(line.rpartition("accepts")[2].replace(",", " ").split())
     assert "nosuch" in line and named == accepted
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "games", "frobnicate"],
+        ["-m", "games", "replay"],
+        ["-m", "games", "replay", "boxes", "--nope"],
+        ["-m", "games", "duel", "trax", "random"],
+        ["-m", "games", "move", "trax"],
+        ["-m", "games", "solve", "boxes", "--rows", "x"],
+        ["-m", "bot.ops.cli", "nonsense"],
+        ["-m", "bot.ops.cli", "room", "boxes", "--player", "a", "--player", "b", "--clock"],
+        ["-m", "bot.ops.cli", "log", "x"],
+        ["-m", "bot.ops.cli", "schedule", "when"],
+        ["-m", "bot.ops.cli", "ratings", "--guild", "x"],
+        ["-m", "bot.ops.cli", "tournament", "simulate", "--format", "swiss", "--players", "x", "--json"],
+    ],
+    ids=lambda a: " ".join(a[1:4]),
+)
+def test_a_usage_error_is_exit_2_with_one_line(args: list[str], tmp_path: Path) -> None:
+    done = run(args, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "Traceback" not in line

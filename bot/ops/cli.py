@@ -374,7 +374,9 @@ def cmd_ratings(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser of `dmhost`."""
-    parser = argparse.ArgumentParser(prog="dmhost", description="Death Match host")
+    from games.clitools import OneLineParser
+
+    parser = OneLineParser(prog="dmhost", description="Death Match host")  # usage errors: one line, exit 2
     sub = parser.add_subparsers(dest="command", required=True)
 
     from games.cli import games_help

@@ -14,6 +14,7 @@ from games.clitools import (
     EXIT_OK,
     EXIT_REJECTED,
     EXIT_USAGE,
+    OneLineParser,
     UsageError,
     load_game,
     parse_kv,
@@ -96,7 +97,7 @@ def duel(
 
 def cmd_duel(argv: list[str]) -> int:
     """`duel GAME LEVEL_A LEVEL_B [--opt K=V ...] [--games N] [--seed S] [--budget SECONDS | --nodes N]`."""
-    p = argparse.ArgumentParser(prog="python -m games duel", description="play two practice levels against each other")
+    p = OneLineParser(prog="python -m games duel", description="play two practice levels against each other")
     p.add_argument("game")
     p.add_argument("level_a")
     p.add_argument("level_b")
@@ -119,7 +120,7 @@ def cmd_duel(argv: list[str]) -> int:
 
 def cmd_move(argv: list[str]) -> int:
     """`move GAME LEVEL [--opt K=V ...] [--seed S] [--budget SECONDS | --nodes N] [FILE | -]`."""
-    p = argparse.ArgumentParser(prog="python -m games move", description="the move a practice level plays here")
+    p = OneLineParser(prog="python -m games move", description="the move a practice level plays here")
     p.add_argument("game")
     p.add_argument("level")
     p.add_argument("--opt", action="append", metavar="KEY=VALUE")
