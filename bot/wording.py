@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
-from games.base import Event
+from games.base import Event, Termination
 
 if TYPE_CHECKING:
     from bot.host.match import Live
@@ -204,12 +204,8 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         return notice(str(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
     if kind == "finished":
         winner = d.get("winner")
-        text = f"Game over: {name(winner)} wins ({d['reason']})." if winner else f"Game over: a draw ({d['reason']})."
-        if not winner and d.get("by_host"):
-            text = f"Game over: no winner ({d['reason']})."
-        if "score" in d:
-            text += f" Score {d['score'][0]}–{d['score'][1]}."
-        return text
+        players = {seat: name(seat) for seat in (1, 2)}
+        return f"Game over: {result_sentence(d.get('reason'), winner, players, score=d.get('score'))}."
     if kind == "paused":
         return f"Match {d['match']} is paused by the host."
     if kind == "unpaused":
@@ -304,19 +300,6 @@ _DEADLINES = {
 }
 _CLOCK_DEADLINES = {"reserve_started": "move time ends", "grace_started": "move time ends", "timeout": "time runs out"}
 """Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
-
-
-_RESULT_WORDS = {
-    "resign": "by resignation",
-    "time": "on time",
-    "award": "awarded by the host",
-    "agreement": "by agreement",
-}
-
-
-def reason_words(reason: str) -> str:
-    """How a match ended, as the board's result line says it (`by resignation`; else the reason itself)."""
-    return _RESULT_WORDS.get(reason, reason)
 
 
 def deadline_text(label: str, who: str, at: str) -> str | None:
@@ -492,10 +475,10 @@ def log_text(data: Mapping[str, Any]) -> str:
     """A match's log (`bot.records.matchlog.build_log`'s data) as text."""
     p = data["players"]
     lines = [
-        f"Match {data['match']} — {data['game']} — {data['status']}",
-        f"Players: {p['1']['name']} (seat 1) vs {p['2']['name']} (seat 2)",
+        f"Match {data['match']} — {data['game']} — {state_words(str(data['status']))}",
+        f"Players: {p['1']['name']} vs {p['2']['name']}",
         f"Options: {_kv(data['options'])}",
-        f"Clock: {_kv(data['clock'])}",
+        f"Clock: {clock_words(data['clock'], with_takeback=data.get('rules') is None)}",
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
     ]
@@ -525,15 +508,42 @@ def log_text(data: Mapping[str, Any]) -> str:
         elif e["kind"] == "mulligan":
             line += f" rewound {e.get('rewound_plies', 0)} plies"
         elif e["kind"] == "finished":
-            line += f" winner seat {e.get('winner')} ({e.get('reason')})"
+            r = data["result"]
+            same = r.get("words") and (r.get("winner"), r.get("reason")) == (e.get("winner"), e.get("reason"))
+            said = r["words"] if same else result_sentence(e.get("reason"), e.get("winner"), _shown_names(p))
+            line = f"  #{e['seq']:<4} {e['at'][11:19]} {label:<18} {said}"
         lines.append(line.rstrip())
     r = data["result"]
     if data["status"] in ("finished", "aborted"):
-        who = r["winner_name"] or "no winner"
-        lines.append(f"Result: {who} ({r['reason']})")
+        reason = "aborted" if data["status"] == "aborted" else r.get("reason")
+        words = r.get("words") or result_sentence(reason, r.get("winner"), _shown_names(p), score=r.get("score"))
+        lines.append(f"Result: {words}")
     else:
         lines.append("Result: not finished")
     return "\n".join(lines)
+
+
+def _shown_names(players: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
+    return {int(seat): display(str(player["name"])) for seat, player in players.items()}
+
+
+def clock_words(clock: Mapping[str, Any], *, with_takeback: bool = True) -> str:
+    """A match's time control in words, only what is set: "1:00 a move, then a 5:00 reserve"; "30s a
+    move, one grace of 2:00 (presence check 2:00)". The take-back window is a house rule and is said
+    with them unless asked for (`with_takeback`, for matches stored before house rules)."""
+    move = float(clock.get("move") or 0)
+    parts = [f"{seconds(move)} a move"]
+    if clock.get("kind") == "grace":
+        grace = float(clock.get("grace") or 0)
+        if grace:
+            parts.append(f"one grace of {seconds(grace)} (presence check {seconds(float(clock.get('presence') or 0))})")
+    else:
+        reserve = float(clock.get("reserve") or 0)
+        parts.append(f"then a {seconds(reserve)} reserve" if reserve else "no reserve")
+    takeback = clock.get("takeback")
+    if with_takeback and takeback is not None:
+        parts.append(f"moves final after {float(takeback):g} s" if takeback else "moves final at once")
+    return ", ".join(parts)
 
 
 def _kv(d: Mapping[str, Any]) -> str:
@@ -556,37 +566,81 @@ def more_replies(count: int) -> str:
 
 # -- Overview: /dm live, /dm moves, /dm status, /dm history and the posted results (issue 28) ------------
 
-_WON_HOW = {
-    "time": "{w} won on time",
-    "resign": "{w} won: {l} resigned",
-    "award": "{w} won by the host's decision",
-    "no-moves": "{w} won: {l} had no move",
-    "loop": "{w} won with a loop",
-    "line": "{w} won with a line",
-    "score": "{w} won on score",
-    "stop": "{w} won after a stop",
-    "ground": "{w} won after grounding",
+_WINS = {
+    Termination.TIME: "{w} wins on time",
+    Termination.RESIGN: "{w} wins by resignation",
+    Termination.AWARD: "{w} wins by the host's decision",
+    Termination.NO_MOVES: "{w} wins: {l} has no move",
+    Termination.LOOP: "{w} wins with a loop",
+    Termination.LINE: "{w} wins with a line",
+    Termination.SCORE: "{w} wins on score",
+    Termination.STOP: "{w} wins after the stop",
+    Termination.FOUR_IN_A_ROW: "{w} wins with four in a row",
+    Termination.ROUND_LIMIT: "{w} wins at the round limit",
+    Termination.FIVE_ROWS: "{w} wins with more five-rows",
+    Termination.SHIFT: "{w} wins: {l}'s slide lowered their own five-rows",
+}
+_DRAWS = {
+    Termination.AGREEMENT: "draw by agreement",
+    Termination.AWARD: "draw by the host's decision",
+    Termination.SCORE: "draw on score",
+    Termination.STOP: "draw after the stop",
+    Termination.ROUND_LIMIT: "draw at the round limit",
 }
 
 
-def result_words(winner: str | None, loser: str | None, reason: str | None, status: str = "finished") -> str:
-    """A finished match's result in words: "bob won on time", "alice won: bob resigned", "a draw"."""
-    if status == "aborted":
+def result_sentence(
+    reason: Termination | str | None,
+    winner: int | None,
+    players: Mapping[int, str],
+    *,
+    score: Mapping[int, int] | Sequence[int] | None = None,
+    colours: Mapping[int, str] | None = None,
+) -> str:
+    """How a game ended, in the one sentence every place says it (board, picture, history, logs, rooms):
+    "bob wins on time, 1–0", "alice wins: bob has no move", "draw by agreement".
+
+    `players` are the seats' names as `display` says them (a seat without one is called by its `colours` word, "Red");
+    `score` is the final position's, by seat: the winner's count is said first, a draw's in seat order,
+    and a score nobody has scored in is left out."""
+
+    def who(seat: int) -> str:
+        if players.get(seat):
+            return players[seat]
+        colour = (colours or {}).get(seat)
+        return colour.capitalize() if colour else f"player {seat}"
+
+    try:
+        why: Termination | str = Termination(reason) if reason else ""
+    except ValueError:  # a rule's own reason
+        why = str(reason)
+    if why == Termination.ABORTED:
         return "aborted by the host, no result"
-    if status != "finished":
-        return status_word(status)
-    how = (reason or "").strip()
-    if winner is None:
-        return "a draw" + (f" ({how.replace('-', ' ')})" if how and how not in ("score", "award") else "")
-    text = _WON_HOW.get(how, "{w} won" + (f" ({how.replace('-', ' ')})" if how else ""))
-    return text.format(w=winner, l=loser or "the opponent")
+    if winner in (1, 2):
+        template = _WINS.get(why) if isinstance(why, Termination) else None
+        if template is None:
+            template = "{w} wins" + (f" ({str(why).replace('-', ' ')})" if why else "")
+        text = template.format(w=who(winner), l=who(3 - winner))
+    else:
+        text = (_DRAWS.get(why) if isinstance(why, Termination) else None) or (
+            "draw" + (f" ({str(why).replace('-', ' ')})" if why else "")
+        )
+    points = _seat_scores(score)
+    if points is not None:
+        first = winner if winner in (1, 2) else 1
+        text += f", {points[first]}–{points[3 - first]}"
+    return text
 
 
-def score_words(scores: Mapping[int, int] | None) -> str:
-    """`2–1`, or empty when the game keeps no score (or nobody scored)."""
-    if not scores or not any(scores.values()):
-        return ""
-    return f"{scores.get(1, 0)}–{scores.get(2, 0)}"
+def _seat_scores(score: Mapping[int, int] | Sequence[int] | None) -> dict[int, int] | None:
+    """Seat → score, or None when the game keeps no score or nobody scored."""
+    if score is None:
+        return None
+    if isinstance(score, Mapping):
+        points = {seat: int(score.get(seat, 0)) for seat in (1, 2)}
+    else:
+        points = {1: int(score[0]), 2: int(score[1])} if len(score) >= 2 else {}
+    return points if points and any(points.values()) else None
 
 
 def live_line(match_id: int, game: str, players: str, turn: str, deadline: str | None, link: str) -> str:
@@ -622,9 +676,9 @@ def status_text(
     return "\n".join(lines)
 
 
-def history_line(match_id: int, when: str, game: str, players: str, result: str, score: str, link: str) -> str:
-    """One match in `/dm history`."""
-    return f"`#{match_id}` {when} · {game}: {players} — {result}" + (f", {score}" if score else "") + f" · {link}"
+def history_line(match_id: int, when: str, game: str, players: str, result: str, link: str) -> str:
+    """One match in `/dm history` (`result`: its `result_sentence`)."""
+    return f"`#{match_id}` {when} · {game}: {players} — {result} · {link}"
 
 
 def moves_header(match_id: int, game: str, players: str, plies: int) -> str:
@@ -648,6 +702,6 @@ def moves_in_file(plies: int) -> str:
     return f"The whole record ({plies} moves) is attached."
 
 
-def posted_result(match_id: int, game: str, players: str, result: str, score: str, link: str) -> str:
+def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:
     """The result line posted where people look (the room's parent channel or the results channel)."""
-    return f"**Match {match_id} · {game}** · {players}: {result}" + (f", {score}" if score else "") + f" · {link}"
+    return f"**Match {match_id} · {game}** · {players}: {result} · {link}"

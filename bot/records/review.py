@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.records.matchlog import result_of
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
 
@@ -39,12 +40,7 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     for f in keep:
         clocks = "  ".join(f"{names.get(s, '?')} {clock_text(v)}" for s, v in sorted(f.clocks.items()))
         captions.append(f"{f.caption}   {clocks}")
-    result = None
-    if stored.status == "finished" and stored.result_reason:
-        winner = names.get(stored.winner_seat) if stored.winner_seat else None
-        result = f"{winner} wins ({stored.result_reason})" if winner else f"A draw ({stored.result_reason})"
-    elif stored.status == "aborted":
-        result = "Aborted by the host"
+    result = result_of(stored) if stored.status in ("finished", "aborted") else None
     data = pictures.render_replay_gif(
         ruleset,
         [f.state for f in keep],

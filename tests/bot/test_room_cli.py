@@ -108,7 +108,7 @@ def test_resume_continues_and_log_shows_everything(tmp_path: Path) -> None:
     assert [e["kind"] for e in data["events"]].count("illegal") == 1
     assert data["result"]["winner_name"] == "bob"
     text = subprocess.run([*DMHOST, "log", str(mid), "--db", db], capture_output=True, text=True)
-    assert text.returncode == 0 and "Result: bob (score)" in text.stdout
+    assert text.returncode == 0 and "Result: bob wins on score, 1–0" in text.stdout
     again = subprocess.run([*DMHOST, "room", "--db", db, "--resume", str(mid)], capture_output=True, text=True)
     assert again.returncode == 2 and "finished" in again.stderr
 

@@ -17,7 +17,7 @@ from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
-from bot.wording import board_text, error_text, event_text, reason_text
+from bot.wording import board_text, error_text, event_text, reason_text, result_sentence
 from games.opponents import check_level
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "stdin_lines"]
@@ -123,10 +123,11 @@ class Room:
         while ply in self._moves and self._moves[ply][1] is not None:
             history.append(self._moves[ply][1])
             ply -= 1
-        result = None
+        result = winner = None
         if ev.kind == "finished":
-            winner = ev.data.get("winner_name")
-            result = f"{winner} wins ({ev.data.get('reason')})" if winner else f"No winner ({ev.data.get('reason')})"
+            winner = ev.data.get("winner")
+            names = {seat: p.name for seat, p in live.players.items()}
+            result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
         self.config.png_dir.mkdir(parents=True, exist_ok=True)
         self._pictures(
             live.ruleset,
@@ -137,6 +138,7 @@ class Room:
             prev_state=before,
             history=history[::-1],
             result=result,
+            winner=winner,
         )
         self._shown = live.state
         self._frame += 1

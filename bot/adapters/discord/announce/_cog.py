@@ -27,7 +27,7 @@ from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host.service import HostEvent, Live
 from bot.types import OVER_STATUSES, MatchStatus
-from bot.wording import deadline_text, event_text, reason_words, seat_name, status_lines
+from bot.wording import deadline_text, event_text, result_sentence, seat_name, status_lines
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -170,18 +170,9 @@ def changes_board(ev: HostEvent) -> bool:
 
 def result_line(live: Live, ev: HostEvent) -> str:
     """The result as the board states it: the winner by name (or a draw), how, and the score."""
-    winner = ev.data.get("winner")
-    reason = str(ev.data.get("reason") or "")
-    how = reason_words(reason)
-    score = ""
-    with contextlib.suppress(Exception):
-        scores = live.ruleset.scores(live.state)
-        if scores and any(scores.values()):
-            score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
-    detail = f" ({how}{score})" if how or score else ""
-    if winner in live.players:
-        return f"**Result: {seat_name(live, winner)} wins{detail}.**"
-    return f"**Result: a draw{detail}.**"
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
+    return f"**Result: {said}.**"
 
 
 def open_actions(live: Live) -> tuple[list[Choice], int]:
@@ -422,7 +413,10 @@ class Announcer(commands.Cog):
         """The result line drawn under the final position."""
         if not room.over:
             return None
-        return room.lines[-1].replace("**", "").removeprefix("Result: ") if room.lines else "The match is over."
+        if not room.lines:
+            return "The match is over."
+        line = room.lines[-1]  # `**Result: <the result sentence>.**`, then perhaps the rating changes
+        return line.removeprefix("**Result: ").partition(".**")[0] if line.startswith("**Result: ") else line
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:
         live = room.live

@@ -530,17 +530,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if not may_read_record(interaction, stored):  # players, hosts and whoever can read the room
             require_host(interaction)
         data = build_log(stored)
-        result = data["result"]
-        if stored.status == "aborted":
-            outcome = "no result (aborted)"
-        elif stored.status == "finished":
-            outcome = (
-                f"{result['winner_name']} won ({result['reason']})"
-                if result["winner_name"]
-                else f"a draw ({result['reason']})"
-            )
-        else:
-            outcome = "not finished"
+        outcome = str(data["result"]["words"])
         embed = discord.Embed(title=f"Match {stored.id}: {_title(stored.game)}")
         players = data["players"]
         embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)

@@ -30,6 +30,7 @@ from bot.adapters.discord._shared import (
 )
 from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
 from bot.host.service import HostError, HostEvent, Live
+from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
 from games import registry
@@ -127,28 +128,15 @@ def _names(stored: StoredMatch) -> tuple[str, str]:
     )
 
 
-def stored_result(stored: StoredMatch) -> tuple[str, str]:
-    """A stored match's result in words and its final score."""
-    names = _names(stored)
-    winner = names[stored.winner_seat - 1] if stored.winner_seat in (1, 2) else None
-    loser = names[2 - stored.winner_seat] if stored.winner_seat in (1, 2) else None
-    result = wording.result_words(winner, loser, stored.result_reason, stored.status)
-    score = ""
-    with contextlib.suppress(Exception):  # a snapshot an older build wrote: no score rather than no history
-        ruleset = registry.get(stored.game)
-        score = wording.score_words(ruleset.scores(ruleset.from_json(stored.snapshot["state"])))
-    return result, score
-
-
 def history_lines(matches: Sequence[StoredMatch]) -> list[str]:
     """`/dm history`: date, game, players, the result in words, the score and a link to the room."""
     lines = []
     for m in matches:
-        result, score = stored_result(m)
+        result = result_of(m)
         when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
         names = " vs ".join(_names(m))
         lines.append(
-            wording.history_line(m.id, when, _title(m.game), names, result, score, room_link(m.guild_id, m.channel_id))
+            wording.history_line(m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id))
         )
     return lines
 
@@ -312,23 +300,15 @@ class Overview(commands.Cog):
             channel = await self.results_channel(live)
             if channel is None:
                 return
-            winner = ev.data.get("winner")
-            loser = 3 - winner if winner in (1, 2) else None
-            reason = str(ev.data.get("reason") or "")
-            result = wording.result_words(
-                wording.seat_name(live, winner) if winner in live.players else None,
-                wording.seat_name(live, loser) if loser in live.players else None,
-                reason,
+            names = {seat: wording.seat_name(live, seat) for seat in live.players}
+            result = wording.result_sentence(
+                ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score")
             )
-            score = ""
-            with contextlib.suppress(Exception):
-                score = wording.score_words(live.ruleset.scores(live.state))
             text = wording.posted_result(
                 live.id,
                 live.ruleset.title,
                 _players(live),
                 result,
-                score,
                 room_link(live.guild_id, live.channel_id, board),
             )
             text += await _rating_changes(self.bot, live.id)

@@ -144,7 +144,7 @@ async def test_resign(world: World) -> None:
     assert r.ephemeral and "only a player" in r.content
     r = answer(await w.bob.slash(room, "dm resign"))
     assert r.ephemeral and "You resigned" in r.content
-    assert "alice wins (by resignation" in board_of(w, room, match_id).content
+    assert "alice wins by resignation" in board_of(w, room, match_id).content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 1 and stored.result_reason == "resign"
 
@@ -222,7 +222,7 @@ async def test_history(world: World) -> None:
     r = answer(await w.carol.slash(w.lobby, "dm history", player=w.alice))
     description = r.embeds[0].description or ""
     assert r.ephemeral and f"#{match_id}" in description
-    assert "alice won: bob resigned" in description
+    assert "alice wins by resignation" in description
 
 
 async def test_mulligan_command_and_button(world: World) -> None:
