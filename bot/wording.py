@@ -388,12 +388,15 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
     """The extra sentence(s) after 'X played M.' for a move's engine events (as the engine made them, or
     as stored: `{"kind": …, …data}`; the first, 'move', is skipped)."""
     parts: list[str] = []
+    kinds = [e.kind if isinstance(e, Event) else str(e.get("kind")) for e in events]
+    ends = "round_end" in kinds or "game_over" in kinds  # a box that ends the round or game earns no extra move
     for e in events[1:]:
         d: Mapping[str, Any] = e.data if isinstance(e, Event) else e
         kind = e.kind if isinstance(e, Event) else str(e.get("kind"))
         if kind == "boxes":
             n = d.get("count", 1)
-            parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''} and moves again")
+            again = "" if ends else " and moves again"
+            parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''}{again}")
         elif kind == "extra_turn":
             if not any(p.endswith("moves again") for p in parts):
                 parts.append(f"{name(d.get('seat'))} moves again")
@@ -407,8 +410,9 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
             task = task.replace(" must pick", " must now pick", 1)
             if not task:
                 task = f"{name(d.get('picker'))} must pick a square, like pick C3"
+            then = f", then {name(d['next'])} starts round {int(d.get('round') or 0) + 1}" if "next" in d else ""
             parts.append(
-                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and {task}"
+                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it; {task}{then}"
             )
         elif kind == "penalty":
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")
