@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
-from games.base import Event, Termination
+from games.base import Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
     from bot.host.match import Live
@@ -344,9 +344,56 @@ def refusal_text(r: Refusal) -> str:
     """The reply to a refusal."""
     if r.code == "said":
         return str(r.data.get("text", ""))
+    if r.code == "options" and "problems" in r.data:
+        return options_text(r.data["problems"], r.data.get("valid", ()))
     if r.code in _DETAIL:
         return str(r.data.get("detail", ""))
     return refusal(r.code, r.data, namer(r.names))
+
+
+def options_text(problems: Sequence[OptionProblem], valid: Sequence[str] = ()) -> str:
+    """Game options that do not validate, in players' words: "width must be at most 52"; an unknown
+    option lists the ones the game takes."""
+    said: list[str] = []
+    unknown = [p.key for p in problems if p.kind == "extra_forbidden"]
+    if unknown:
+        keys = ", ".join(valid) or "none"
+        names = " or ".join(repr(k) for k in unknown)
+        said.append(f"there is no option {names}; the options are {keys}")
+    for p in problems:
+        if p.kind != "extra_forbidden":
+            said.append(_option_problem(p))
+    return "; ".join(said)
+
+
+_OPTION_WORDS = {
+    "less_than_equal": "{key} must be at most {le}",
+    "less_than": "{key} must be less than {lt}",
+    "greater_than_equal": "{key} must be at least {ge}",
+    "greater_than": "{key} must be more than {gt}",
+    "int_parsing": "{key} must be a whole number, not {given}",
+    "int_type": "{key} must be a whole number, not {given}",
+    "int_from_float": "{key} must be a whole number, not {given}",
+    "float_parsing": "{key} must be a number, not {given}",
+    "bool_parsing": "{key} is on or off (true or false), not {given}",
+    "literal_error": "{key} must be {expected}, not {given}",
+    "enum": "{key} must be {expected}, not {given}",
+    "string_too_long": "{key} must be at most {max_length} characters",
+    "string_too_short": "{key} must be at least {min_length} characters",
+    "missing": "{key} is needed",
+}
+
+
+def _option_problem(p: OptionProblem) -> str:
+    template = _OPTION_WORDS.get(p.kind)
+    given = quote(str(p.given)) if p.given is not None else "that"
+    if template is not None:
+        try:
+            return template.format(key=p.key or "the options", given=given, **p.limits)
+        except (KeyError, IndexError):
+            pass
+    message = p.message.removeprefix("Value error, ")  # a validator's own sentence (e.g. a start that does not fit)
+    return f"{p.key}: {message}" if p.key else message
 
 
 def error_text(exc: HostError) -> str:

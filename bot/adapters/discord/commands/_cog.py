@@ -41,7 +41,7 @@ from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.wording import error_text, refusal_text, seat_name, state_words
+from bot.wording import error_text, options_text, refusal_text, seat_name, state_words
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -257,7 +257,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             parsed = ruleset.parse_options(opts)
         except OptionsError as exc:
-            raise HostError(f"Options: {exc}") from None
+            raise HostError(f"Options: {options_text(exc.problems, exc.valid)}") from None
         configured = self._guild_settings(guild_id)
         if configured is not None and hasattr(configured, "clock_for"):
             clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game

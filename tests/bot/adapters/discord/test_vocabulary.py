@@ -41,3 +41,16 @@ async def test_a_no_move_win_reads_the_same_everywhere(world: World) -> None:
     await w.bob.click(board_of(w, room, match_id), label="Take blue")
     await w.alice.send(room, "F7-I10")  # bob has one stone left in reserve: too few to move
     await _said_everywhere(w, room, match_id, "alice wins: bob has no move")
+
+
+async def test_bad_options_are_said_in_players_words(world: World) -> None:
+    w = world
+    for options, says in [
+        ("width=99", "width must be at most 52"),
+        ("colour=red", "there is no option 'colour'; the options are width, height, start, seed, free_order"),
+    ]:
+        pair = {"player1": w.alice, "player2": w.bob}
+        r = answer(await w.carol.slash(w.lobby, "dm start", game="dots", options=options, **pair))
+        assert r.ephemeral and says in r.content and "Input should" not in r.content, r.content
+    r = answer(await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob, clock="speed=3"))
+    assert "the settings are kind, move, reserve" in r.content
