@@ -379,25 +379,27 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         )
 
     # -- reading ----------------------------------------------------------------------
-    @app_commands.command(name="rules", description="Show a game's rule card")
+    @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
     @app_commands.describe(game="which game")
     @app_commands.autocomplete(game=game_autocomplete)
     async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
-        """The rule card, in an embed (the whole card attached when it is long)."""
+        """The short "how to write moves" card in an embed, and the full rule card as `<game>-rules.md`."""
         key = game.strip().lower()
         if key not in registry.GAME_MODULES:
             raise HostError(f"unknown game {game!r}; known: {', '.join(registry.GAME_MODULES)}")
         folder = rules_dir()
         path = folder / f"{key}.md" if folder else None
-        if path is None or not path.is_file():
+        if folder is None or path is None or not path.is_file():
             raise HostError(f"There is no rule card for {_title(key)} yet.")
         text = path.read_text(encoding="utf-8")
-        embed = discord.Embed(title=f"Rules: {_title(key)}", description=text[:MAX_EMBED])
-        kwargs: dict[str, Any] = {"embed": embed}
-        if len(text) > MAX_EMBED:
-            embed.description = text[: MAX_EMBED - 40] + "\n… (the full card is attached)"
-            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
-        await respond(interaction, **kwargs)
+        short = folder / "moves" / f"{key}.md"
+        card = short.read_text(encoding="utf-8") if short.is_file() else text
+        if len(card) > MAX_EMBED:
+            card = card[: MAX_EMBED - 40] + "\n… (the full card is attached)"
+        embed = discord.Embed(title=f"Rules: {_title(key)}", description=card)
+        embed.set_footer(text=f"The full rule card is attached: {key}-rules.md")
+        file = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
+        await respond(interaction, embed=embed, file=file)
 
     @app_commands.command(name="board", description="Show a match's board, turn and clocks")
     @app_commands.describe(match="match id (default: the match in this channel)")

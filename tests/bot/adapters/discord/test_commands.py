@@ -118,9 +118,16 @@ async def test_game_autocomplete(world: World) -> None:
 
 async def test_rules(world: World) -> None:
     w = world
-    r = answer(await w.alice.slash(w.lobby, "dm rules", game="boxes"))
-    assert r.ephemeral and r.embeds[0].title == "Rules: Dots-and-Boxes"
-    assert "Dots-and-Boxes" in (r.embeds[0].description or "")
+    for game in ("boxes", "pathing", "trax", "dots", "dotdash"):
+        r = answer(await w.alice.slash(w.lobby, "dm rules", game=game))
+        card = r.embeds[0].description or ""
+        assert r.ephemeral and r.embeds[0].title.startswith("Rules: ")  # type: ignore[union-attr]
+        assert card.startswith("**How to write moves: ") and len(card) <= 1000 and "`resign`" in card
+        assert [a.filename for a in r.attachments] == [f"{game}-rules.md"]
+        full = (await r.attachments[0].read()).decode()
+        assert full.startswith("# ") and len(full) > 4000 > len(card)
+    designer = answer(await w.alice.slash(w.lobby, "dm rules", game="dotdash"))
+    assert "Phil Leduc" in (await designer.attachments[0].read()).decode()  # the credit stays in the full card
     r = answer(await w.alice.slash(w.lobby, "dm rules", game="chess"))
     assert "unknown game" in r.content
 
