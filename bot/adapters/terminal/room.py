@@ -17,6 +17,7 @@ from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
+from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, reason_text, result_sentence
 from games.opponents import check_level
 
@@ -139,6 +140,8 @@ class Room:
             history=history[::-1],
             result=result,
             winner=winner,
+            # a result on the board that a mulligan or take-back may still undo is not a win yet
+            final=live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None,
         )
         self._shown = live.state
         self._frame += 1
