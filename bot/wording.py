@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
-from games.base import Event, OptionProblem, Termination
+from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
     from bot.host.match import Live
@@ -526,7 +526,7 @@ def log_text(data: Mapping[str, Any]) -> str:
     """A match's log (`bot.records.matchlog.build_log`'s data) as text."""
     p = data["players"]
     lines = [
-        f"Match {data['match']} — {data['game']} — {state_words(str(data['status']))}",
+        f"Match {data['match']} — {TITLES.get(data['game'], data['game'])} — {state_words(str(data['status']))}",
         f"Players: {p['1']['name']} vs {p['2']['name']}",
         f"Options: {_kv(data['options'])}",
         f"Clock: {clock_words(data['clock'], with_takeback=data.get('rules') is None)}",
@@ -607,7 +607,32 @@ def _rules(rules: Mapping[str, Any] | None) -> str:
         return "the game's defaults of the time"
     from bot.host.rules import describe
 
-    return describe(rules) or "none"
+    said = []
+    for key, value in rules.items():
+        if key == "clock" or value is None or (value is False and key not in _OFF_SAID):
+            continue  # the clock's kind is the Clock line's; a rule that is off is not there
+        if isinstance(value, int | float) and not isinstance(value, bool) and value == 0:
+            continue
+        words = _RULE_WORDS.get(key)
+        if words is not None and not isinstance(value, bool):
+            said.append(words.format(value=value, s="" if value == 1 else "s"))
+        elif key in _OFF_SAID and value is False:
+            said.append(_OFF_SAID[key])
+        elif words is not None:
+            said.append(words)
+        else:
+            said.append(describe({key: value}))
+    return ", ".join(said) or "none"
+
+
+_RULE_WORDS = {
+    "takeback": "a move can be taken back for {value:g} s",
+    "mulligan": "{value} mulligan{s} each",
+    "draw": "draw offers",
+    "threesame": "the first three-of-a-colour turn restarts the clock",
+}
+_OFF_SAID = {"threesame": "no restart for a three-of-a-colour turn"}
+"""Rules on by default whose being off is worth saying."""
 
 
 def more_replies(count: int) -> str:
