@@ -672,13 +672,15 @@ def result_sentence(
     *,
     score: Mapping[int, int] | Sequence[int] | None = None,
     colours: Mapping[int, str] | None = None,
+    pending: bool = False,
 ) -> str:
     """How a game ended, in the one sentence every place says it (board, picture, history, logs, rooms):
     "bob wins on time, 1–0", "alice wins: bob has no move", "draw by agreement".
 
     `players` are the seats' names as `display` says them (a seat without one is called by its `colours` word, "Red");
     `score` is the final position's, by seat: the winner's count is said first, a draw's in seat order,
-    and a score nobody has scored in is left out."""
+    and a score nobody has scored in is left out. `pending`: a result on the board that may still be
+    undone (a mulligan open, the move still provisional): "alice would win with a loop (not final yet)"."""
 
     def who(seat: int) -> str:
         if players.get(seat):
@@ -696,6 +698,8 @@ def result_sentence(
         template = _WINS.get(why) if isinstance(why, Termination) else None
         if template is None:
             template = "{w} wins" + (f" ({str(why).replace('-', ' ')})" if why else "")
+        if pending:
+            template = template.replace("{w} wins", "{w} would win", 1)
         text = template.format(w=who(winner), l=who(3 - winner))
     else:
         text = (_DRAWS.get(why) if isinstance(why, Termination) else None) or (
@@ -705,6 +709,8 @@ def result_sentence(
     if points is not None:
         first = winner if winner in (1, 2) else 1
         text += f", {points[first]}–{points[3 - first]}"
+    if pending:
+        text = ("" if winner in (1, 2) else "perhaps a ") + text + " (not final yet)"
     return text
 
 

@@ -15,10 +15,15 @@ CASES = [json.loads(line) for line in DATA.read_text().splitlines()]
 NAMES = {1: "alice", 2: "bob"}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['reason']}-{c['winner']}" for c in CASES])
+IDS = [f"{c['reason']}-{c['winner']}{'-pending' if c.get('pending') else ''}" for c in CASES]
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_result_sentence(case: dict[str, object]) -> None:
     score = case["score"]
-    assert result_sentence(case["reason"], case["winner"], NAMES, score=score) == case["says"]  # type: ignore[arg-type]
+    pending = bool(case.get("pending"))
+    said = result_sentence(case["reason"], case["winner"], NAMES, score=score, pending=pending)  # type: ignore[arg-type]
+    assert said == case["says"]
 
 
 def test_every_termination_has_its_own_words() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -111,12 +112,18 @@ async def test_a_trax_loop_under_an_open_mulligan_is_not_drawn_as_a_win(tmp_path
     files = sorted(out.glob("*.png"))
     assert len(files) == 1 + len(lines)
     ruleset = registry.get("trax")
-    state = ruleset.new_game(ruleset.parse_options({}))
+    states = [ruleset.new_game(ruleset.parse_options({}))]
     for move in case["lines"]:
-        state = play_text(ruleset, state, move)[0]
+        states.append(play_text(ruleset, states[-1], move)[0])
+    state = states[-1]
     outcome = ruleset.outcome(state)
     assert outcome is not None and outcome.winner is not None
     with Image.open(files[-1]) as last:
         assert _marker_ink(last, outcome.winner) == 0, "no star while the loser may still take a mulligan"
     decided = pictures.render_image(ruleset, state, names=("alice", "bob"))
     assert _marker_ink(decided, outcome.winner) > 0
+    # The status line says the result that may still be undone, in the room's words.
+    said = f"{('alice', 'bob')[outcome.winner - 1]} would win with a loop (not final yet)"
+    kw: dict[str, Any] = {"names": ("alice", "bob"), "last_move": case["lines"][-1], "prev_state": states[-2]}
+    shown = np.asarray(pictures.render_image(ruleset, state, result=said, final=False, **kw), dtype=np.int16)
+    assert np.abs(_pixels(files[-1]) - shown).max() == 0

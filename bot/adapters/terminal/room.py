@@ -125,10 +125,13 @@ class Room:
             history.append(self._moves[ply][1])
             ply -= 1
         result = winner = None
+        names = {seat: p.name for seat, p in live.players.items()}
+        final = live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
         if ev.kind == "finished":
             winner = ev.data.get("winner")
-            names = {seat: p.name for seat, p in live.players.items()}
             result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
+        elif not final and (outcome := live.ruleset.outcome(live.state)) is not None:
+            result = result_sentence(outcome.termination, outcome.winner, names, pending=True)
         self.config.png_dir.mkdir(parents=True, exist_ok=True)
         self._pictures(
             live.ruleset,
@@ -140,8 +143,7 @@ class Room:
             history=history[::-1],
             result=result,
             winner=winner,
-            # a result on the board that a mulligan or take-back may still undo is not a win yet
-            final=live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None,
+            final=final,  # a result on the board that a mulligan or take-back may still undo is not a win yet
         )
         self._shown = live.state
         self._frame += 1

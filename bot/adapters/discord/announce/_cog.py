@@ -103,6 +103,20 @@ def result_is_final(live: Live) -> bool:
     return live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
 
 
+def pending_result(live: Live) -> str | None:
+    """The result the board shows while a mulligan or take-back may still undo it (None: there is none)."""
+    if result_is_final(live):
+        return None
+    try:
+        outcome = live.ruleset.outcome(live.state)
+    except Exception:
+        return None
+    if outcome is None:
+        return None
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    return result_sentence(outcome.termination, outcome.winner, names, pending=True)
+
+
 def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -> bytes | None:
     """While a large board's game runs: a legible crop around the last move, shown beside the whole board
     (None for boards that read well whole, and when drawing fails)."""
@@ -423,7 +437,8 @@ class Announcer(commands.Cog):
         assert live is not None
         png = None
         if self.pictures:
-            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=self._result(room))
+            result = self._result(room) or pending_result(live)
+            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=result)
         content = self.board_content(live, room, with_text_board=png is None)
         files: list[discord.File] = []
         if png is not None:
