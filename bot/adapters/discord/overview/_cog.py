@@ -28,7 +28,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
-from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
+from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
 from bot.host.service import HostError, HostEvent, Live
 from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
@@ -110,7 +110,7 @@ def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
     room = getattr(announcer, "rooms", {}).get(live.id)
     prev_state = getattr(room, "prev_state", None)
     last_move = getattr(room, "last_move", None)
-    png = picture(live, prev_state=prev_state, last_move=last_move)
+    png = picture(live, prev_state=prev_state, last_move=last_move, result=pending_result(live))
     head = f"**Match {live.id} · {live.ruleset.title}** · {_players(live)} · {_turn(live)}"
     if png is None:
         return f"{head}\n```\n{wording.board_text(live, bot.service.now())[: MAX_CONTENT - len(head) - 10]}\n```", []
