@@ -32,6 +32,7 @@ from bot.adapters.discord.commands._practice import check_level as check_practic
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
 from bot.adapters.discord.overview import board_reply, history_lines, may_read_record, status_reply
+from bot.adapters.discord.room import ask_privately
 from bot.adapters.practice import PracticeBot
 from bot.host.clocks import TimeControl
 from bot.host.rules import RulesError
@@ -445,8 +446,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.command(name="resign", description="Resign your match")
     @app_commands.describe(match="match id (default: your match in this channel)")
     async def resign(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Give up."""
-        await self._one_step(interaction, match, self._action("resign"), "You resigned match {match}.")
+        """Give up, once confirmed (Confirm / Cancel, seen only by the player, lapsing after 30 s)."""
+        live = self._match(interaction, match)
+        grave = self.service.grave(live.id, str(interaction.user.id), "resign")
+        if grave is None:  # not a player, or the match is over: the service says why
+            await self._one_step(interaction, live.id, self._action("resign"), "You resigned match {match}.")
+            return
+        await ask_privately(self.bot, interaction, grave)
 
     @app_commands.command(name="mulligan", description="Use your mulligan (Trax)")
     @app_commands.describe(match="match id (default: your match in this channel)")
@@ -680,6 +686,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 by=str(member.id),
                 rated=False,
                 practice=True,
+                machine=opponent.id,
             )
         except HostError as exc:
             if thread is not None:
