@@ -458,8 +458,9 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
             if not task:
                 task = f"{name(d.get('picker'))} must pick a square, like pick C3"
             then = f", then {name(d['next'])} starts round {int(d.get('round') or 0) + 1}" if "next" in d else ""
+            won, lost = (s2, s1) if d.get("winner") == 2 else (s1, s2)  # the winner's count first, as in results
             parts.append(
-                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it; {task}{then}"
+                f"round {d.get('round')} is over: {name(d.get('winner'))} wins it {won}–{lost} in boxes; {task}{then}"
             )
         elif kind == "penalty":
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")

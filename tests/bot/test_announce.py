@@ -45,7 +45,7 @@ def test_a_pathing_round_end_says_who_picks_and_who_starts_the_next_round() -> N
     text = describe(events_of_last("pathing", {}, IN_ORDER), name)
     assert "moves again" not in text  # the box that ends the round earns no extra move
     assert text == (
-        " Ben takes 1 box; round 1 is over (3–6 in boxes): Ben wins it; Ann (red) must now pick an empty square"
+        " Ben takes 1 box; round 1 is over: Ben wins it 6–3 in boxes; Ann (red) must now pick an empty square"
         " to paint blue, like pick C3, then Ben starts round 2."
     )
 
