@@ -42,9 +42,9 @@ from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.wording import error_text, options_text, refusal_text, seat_name, state_words
+from bot.wording import error_text, options_text, refusal_text, result_sentence, seat_name, state_words
 from games import registry
-from games.base import AnyRuleset, OptionsError
+from games.base import AnyRuleset, OptionsError, Termination
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -519,10 +519,12 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if seat is None:
                 raise HostError(f"{winner.display_name} does not play match {live.id}.")
         await self.service.award(live.id, seat, str(interaction.user.id))
-        if winner is None:
-            await respond(interaction, f"Match {live.id} is awarded as a draw.")
-        else:
-            await respond(interaction, f"Match {live.id} is awarded: {seat_name(live, seat)} won.")
+        names = {s: seat_name(live, s) for s in live.players}
+        scores = None
+        with contextlib.suppress(Exception):  # the score on the board, as the result line says it
+            scores = live.ruleset.scores(live.state)
+        said = result_sentence(Termination.AWARD, seat, names, score=scores)
+        await respond(interaction, f"Match {live.id}: {said}.")
 
     # -- records ----------------------------------------------------------------------
     @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
