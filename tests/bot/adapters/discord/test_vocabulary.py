@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import io
+
 import simcord
+from PIL import Image
 
 from tests.bot.adapters.discord.conftest import World, answer, board_of, play, start
+from tests.games.test_pictures_legible import _marker_ink
 
 
 async def _said_everywhere(w: World, room: simcord.ChannelHandle, match_id: int, sentence: str) -> None:
@@ -32,6 +36,10 @@ async def test_a_time_win_reads_the_same_everywhere(world: World) -> None:
     assert live.ruleset.scores(live.state) == {1: 0, 2: 1} and live.to_move() == 1
     await w.env.advance_time(40)  # alice never moves again
     await _said_everywhere(w, room, match_id, "bob wins on time, 1–0")
+    # The board's picture gives the winner the ★ though the engine knows nothing of clocks.
+    board = board_of(w, room, match_id)
+    with Image.open(io.BytesIO(await board.attachments[0].read())) as picture:
+        assert _marker_ink(picture, 2) > 0 and _marker_ink(picture, 1) == 0
 
 
 async def test_a_no_move_win_reads_the_same_everywhere(world: World) -> None:
