@@ -531,6 +531,7 @@ def log_text(data: Mapping[str, Any]) -> str:
         f"Players: {p['1']['name']} vs {p['2']['name']}",
         f"Options: {_kv(data['options'])}",
         f"Clock: {clock_words(data['clock'], with_takeback=data.get('rules') is None)}",
+        *([odds] if (odds := odds_line(data["clock"], {int(k): v["name"] for k, v in p.items()})) else []),
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
     ]
@@ -596,6 +597,17 @@ def clock_words(clock: Mapping[str, Any], *, with_takeback: bool = True) -> str:
     if with_takeback and takeback is not None:
         parts.append(f"moves final after {float(takeback):g} s" if takeback else "moves final at once")
     return ", ".join(parts)
+
+
+def odds_line(clock: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
+    """A match's time odds (its clock as `TimeControl.to_json` writes it), by player name:
+    `Time odds: bob reserve 2:00`; None when both players have the same time."""
+    odds = clock.get("odds") or {}
+    parts = []
+    for seat in sorted(odds, key=int):
+        own = ", ".join(f"{key} {seconds(float(value))}" for key, value in odds[seat].items())
+        parts.append(f"{display(names.get(int(seat), '?'))} {own}")
+    return "Time odds: " + "; ".join(parts) if parts else None
 
 
 def _kv(d: Mapping[str, Any]) -> str:

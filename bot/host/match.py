@@ -195,6 +195,7 @@ def new_live(
         raise HostError(Refusal("advantage_seat"))
     if advantage is None and first == 2:
         order.reverse()
+        tc = tc.swapped()  # `p1:`/`p2:` time odds name the players by list order
     elif advantage is None and first != 1:
         raise HostError(Refusal("first_seat"))
     return Live(

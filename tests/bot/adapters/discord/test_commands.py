@@ -324,7 +324,7 @@ async def test_public_rooms_open_under_the_configured_game_room_channel(world: W
     (live,) = w.bot.service.live.values()
     assert live.channel_id == games.threads[0].id
     answer(await w.carol.slash(w.lobby, "dm config", room_mode="channel"))
-    await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave)
+    await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.carol, player2=w.dave)  # alice plays already
     assert any(lv.channel_id == w.lobby.id for lv in w.bot.service.live.values())
 
 
