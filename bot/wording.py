@@ -291,6 +291,25 @@ _REFUSALS: dict[str, str] = {
     "not_player:first": "Only a player of this match can choose.",
     "not_player:second": "Only a player of this match can choose.",
 }
+_REFUSALS.update(
+    {  # the Discord commands' own refusals (adapters raise `HostError(Refusal(code, data=…))`)
+        "pairs": "{what} must look like `key=value key=value`; {text} does not.",
+        "no_running_match": "There is no running match {match} in this server.",
+        "no_match_here": "There is no running match in this channel: give the match id.",
+        "several_here": "Several matches run here ({ids}): give the match id.",
+        "host_only": "Only a host can do that: you need the `{role}` role or the Manage Server permission.",
+        "unseen_match": "There is no running match {match} that you can see here.",
+        "unseen_record": "There is no match {match} that you can see here.",
+        "no_match_in_server": "There is no match {match} in this server.",
+        "bots_cannot_play": "Bots cannot play.",
+        "two_different_players": "A match needs two different players.",
+        "thread_from_text": "A thread can only be opened from a text channel; use `room: this channel`.",
+        "unknown_game": "unknown game {game!r}; known: {known}",
+        "no_rule_card": "There is no rule card for {title} yet.",
+        "not_in_match": "{player} does not play match {match}.",
+        "practice_in_server": "Practice works in a server channel only.",
+    }
+)
 _DEADLINES = {
     "final": "{who}'s move becomes final {at}",
     "mulligan_offer": "The mulligan offer ends {at}",

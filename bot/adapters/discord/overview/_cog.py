@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
     same_guild,
 )
 from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
+from bot.host.events import Refusal
 from bot.host.service import HostError, HostEvent, Live
 from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
@@ -160,7 +161,7 @@ async def _readable_record(interaction: discord.Interaction[Any], match: int | N
         or not same_guild(stored.guild_id, interaction.guild_id)
         or not may_read_record(interaction, stored)
     ):
-        raise HostError(f"There is no match {match} that you can see here.")
+        raise HostError(Refusal("unseen_record", data={"match": match}))
     return stored
 
 
