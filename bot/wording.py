@@ -308,6 +308,13 @@ _REFUSALS.update(
         "no_rule_card": "There is no rule card for {title} yet.",
         "not_in_match": "{player} does not play match {match}.",
         "practice_in_server": "Practice works in a server channel only.",
+        "config_in_server": "Settings belong to a server: use `/dm config` in one.",
+        "config_everyone": "@everyone cannot be the host role: choose a role only hosts hold.",
+        "config_clock_game": "Say which game the clock is for: `/dm config game:boxes clock:move=90 reserve=600`.",
+        "config_game_clock": "Give `clock:` (e.g. `move=90 reserve=600`) or `reset: clock` with `game:`.",
+        "config_reset": "`reset:` takes one of {choices}.",
+        "config_reset_game": "Say which game's clock to reset: `/dm config reset:clock game:boxes`.",
+        "config_room_mode": "Room mode must be one of {modes}.",
     }
 )
 _DEADLINES = {
