@@ -308,6 +308,7 @@ _REFUSALS.update(
         "no_rule_card": "There is no rule card for {title} yet.",
         "not_in_match": "{player} does not play match {match}.",
         "practice_in_server": "Practice works in a server channel only.",
+        "this_match_over": "This match is over.",
         "versus_self": "Pick someone else for the head-to-head record.",
         "config_in_server": "Settings belong to a server: use `/dm config` in one.",
         "config_everyone": "@everyone cannot be the host role: choose a role only hosts hold.",
