@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
+from bot.tournaments.refusals import KIND as TOURNAMENT
+from bot.tournaments.wording import refusal_text as tournament_refusal
 from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
@@ -372,6 +374,8 @@ def refusal_text(r: Refusal) -> str:
     """The reply to a refusal."""
     if r.code == "said":
         return str(r.data.get("text", ""))
+    if r.kind == TOURNAMENT:
+        return tournament_refusal(r)
     if r.code == "options" and "problems" in r.data:
         return options_text(r.data["problems"], r.data.get("valid", ()))
     if r.code in _DETAIL:
@@ -696,6 +700,7 @@ _WINS = {
     Termination.ROUND_LIMIT: "{w} wins at the round limit",
     Termination.FIVE_ROWS: "{w} wins with more five-rows",
     Termination.SHIFT: "{w} wins: {l}'s slide lowered their own five-rows",
+    Termination.NO_SHOW: "{w} wins: {l} did not come (no-show)",
 }
 _DRAWS = {
     Termination.AGREEMENT: "draw by agreement",
