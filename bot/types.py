@@ -62,7 +62,7 @@ class TimeControl:
         }
         for key, raw in (overrides or {}).items():
             if key not in values:
-                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence, takeback)")
+                raise ValueError(f"unknown clock setting {key!r} (use {', '.join(values)})")
             if key == "kind":
                 if raw not in ("move_reserve", "grace"):
                     raise ValueError("clock kind must be move_reserve or grace")
