@@ -117,7 +117,7 @@ class Room:
                 self.emit({}, board_text(self.service.live[ev.match_id], self.service.now()))
             self._save_picture(ev.match_id, ev)
         elif ev.kind in ("move", "finished"):
-            if ev.kind == "move" and self._seen is not None and self._seen.id == ev.match_id:
+            if ev.kind == "move" and not self.config.events_json and getattr(self._seen, "id", None) == ev.match_id:
                 final = self._seen  # the move that ended the match: its final position, before "Game over"
                 self.emit({}, named(final.ruleset.render_text(final.state), namer(final.names())))
             self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
