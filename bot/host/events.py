@@ -32,6 +32,7 @@ from bot.types import EndReason, MatchStatus
 __all__ = [
     "ClockFacts",
     "EventKind",
+    "Grave",
     "HostError",
     "HostEvent",
     "Listener",
@@ -159,6 +160,20 @@ class HostEvent:
 
 Listener = Callable[[HostEvent], Awaitable[None] | None]
 """A subscriber: called with each committed event, in order (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class Grave:
+    """A player's text that, taken now, would end their match or their play by their own choice: a resignation
+    (`action` "resign") or a move the game says gives up the mover's play (`action` "move", e.g. Dots' `stop`).
+    A room that can ask (Discord) confirms it first, then submits `text` (the keyword or the move's notation);
+    `ply`: the position it was asked in."""
+
+    action: str
+    match_id: int
+    seat: int
+    text: str
+    ply: int
 
 
 @dataclass

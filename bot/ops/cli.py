@@ -50,6 +50,13 @@ def cmd_room(args: argparse.Namespace) -> int:
     if args.resume is None and "takeback" not in rules and "takeback" not in clock and not _typed(sys.stdin):
         rules["takeback"] = "0"  # moves on a pipe are final at once, unless a take-back window was asked for
     if args.resume is None:
+        from bot.host.clocks import seat_odds
+
+        named = [[n] for n in args.player or []] + ([["dmhost", "bot"]] if args.bot else [])
+        try:
+            clock = seat_odds(clock, named)  # time odds by name: `--clock bob:reserve=120`
+        except ValueError as exc:
+            return _usage(str(exc))
         problem = _match_problem(args.game, args.player or [], args.bot, options, clock, rules)
         if problem is not None:  # before any database is opened, so a typo leaves no file behind
             return _usage(problem)
