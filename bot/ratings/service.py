@@ -209,22 +209,20 @@ def replay(matches: Iterable[RatedMatch], params: Params = PARAMS) -> tuple[dict
         new_a, new_b = rate_pair(a[1], dev_a, a[3], b[1], dev_b, b[3], score, params)
         add(ChangeRow(m.id, 1, m.guild_key, m.game, id_a, id_b, score, a[1], dev_a, *new_a, at))
         add(ChangeRow(m.id, 2, m.guild_key, m.game, id_b, id_a, 1.0 - score, b[1], dev_b, *new_b, at))
-        for s, name, new, points in ((a, name_a, new_a, score), (b, name_b, new_b, 1.0 - score)):
-            s[0] = name
-            s[1], s[2], s[3] = new
-            s[4] = us
-            s[5] += 1
-            if points == 1.0:
-                s[6] += 1
-                s[9] = max(s[9], 0) + 1
-            elif points == 0.0:
-                s[7] += 1
-                s[9] = min(s[9], 0) - 1
-            else:
-                s[8] += 1
-                s[9] = 0
-            s[10] = m.id
-            s[11] = at
+        a[:6] = (name_a, *new_a, us, a[5] + 1)
+        b[:6] = (name_b, *new_b, us, b[5] + 1)
+        if score not in (1.0, 0.0):
+            a[8] += 1
+            b[8] += 1
+            a[9] = b[9] = 0
+        else:
+            winner, loser = (a, b) if score == 1.0 else (b, a)
+            winner[6] += 1
+            winner[9] = max(winner[9], 0) + 1
+            loser[7] += 1
+            loser[9] = min(loser[9], 0) - 1
+        a[10] = b[10] = m.id
+        a[11] = b[11] = at
     table = {k: Figures(s[0], Rating(s[1], s[2], s[3], s[11]), *s[5:11]) for k, s in state.items()}
     return table, changes
 
