@@ -276,3 +276,36 @@ def test_trax_replay_frames_have_no_dark_band(tmp_path: Path) -> None:
         for y in range(height - 12, height - 4):  # the strip just above the bottom border
             row = [frame.getpixel((x, y)) for x in range(6, width - 6)]
             assert all(sum(p) > sum(panel) - 60 for p in row), (y, set(row) - {panel})
+
+
+def test_a_scheduled_room_names_its_real_database_at_the_end_of_input(tmp_path: Path) -> None:
+    db = tmp_path / "dm games" / "dm.db"
+    db.parent.mkdir()
+    added = subprocess.run(
+        [
+            *DMHOST,
+            "schedule",
+            "add",
+            "boxes",
+            *("--player", "alice", "--player", "bob"),
+            *("--at", "in 2s"),
+            *("--opt", "rows=1", "cols=1", "--db", str(db)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert added.returncode == 0, added.stderr
+    sid = json.loads(added.stdout)["schedule"]
+    proc = subprocess.run(
+        [*DMHOST, "room", "--db", str(db), "--scheduled", str(sid)],
+        input="alice: here\nbob: here\nalice: A1-B1\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (hint,) = [line for line in proc.stdout.splitlines() if line.startswith("End of input")]
+    command = shlex.split(hint.split("Continue with: ", 1)[1])
+    assert command == ["dmhost", "room", "--db", str(db), "--scheduled", str(sid)]
