@@ -3,7 +3,9 @@ relative and natural forms (`in 2h`, `tomorrow 20:00`) through `dateparser`.
 
 A time without a zone is read in the server's zone (`/dm config timezone:`, default UTC). A local time
 that does not exist (skipped by a daylight-saving change) or happens twice is refused with the offset
-to write instead, never guessed. Times in the past, and times more than a year ahead, are refused.
+to write instead, never guessed. Times in the past are refused, and so are times more than a century
+ahead (beyond any real appointment; docs/cli.md refuses only unreadable and past times, so a far but
+plausible date such as `2099-01-01` stays a valid start).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 EXAMPLE: Final = "e.g. `2026-12-05 20:00`, `2026-12-05T20:00+01:00`, `<t:1796500800:F>`, `in 2h` or `tomorrow 20:00`"
-MAX_AHEAD: Final = dt.timedelta(days=366)
+MAX_AHEAD: Final = dt.timedelta(days=36525)
+"""A hundred years: only a sanity bound (it keeps derived times such as an event's end within the calendar)."""
 MAX_TEXT: Final = 100
 
 _DISCORD = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFsSR])?>")
@@ -89,7 +92,7 @@ def _natural(text: str, tz: ZoneInfo, now: dt.datetime) -> dt.datetime | None:
 
 def parse_when(text: str, *, tz: str | ZoneInfo | None = None, now: dt.datetime) -> dt.datetime:
     """The aware UTC instant `text` names, read in zone `tz` when it has none; WhenError when it cannot be
-    read, is in the past (before `now`), or is more than a year ahead."""
+    read, is in the past (before `now`), or is more than a hundred years ahead."""
     if now.tzinfo is None:
         raise ValueError("now must be aware")
     where = tz if isinstance(tz, ZoneInfo) else zone(tz)
@@ -104,7 +107,7 @@ def parse_when(text: str, *, tz: str | ZoneInfo | None = None, now: dt.datetime)
     if at <= now:
         raise WhenError(f"{at:%Y-%m-%d %H:%M} UTC is in the past; {EXAMPLE}")
     if at - now > MAX_AHEAD:
-        raise WhenError(f"{at:%Y-%m-%d %H:%M} UTC is more than a year ahead; {EXAMPLE}")
+        raise WhenError(f"{at:%Y-%m-%d %H:%M} UTC is more than a hundred years ahead; {EXAMPLE}")
     return at
 
 
