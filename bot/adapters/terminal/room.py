@@ -242,6 +242,10 @@ class Room:
                 await self.bot.wait_idle()
             if line is None and await self._settled(lines):
                 continue  # a provisional move became final and ended the match
+            if line is None and self.bot is not None:
+                await self.bot.wait_idle()  # its answer to the move that just became final
+                if self.finished.is_set():
+                    continue
             if line is None:
                 self.emit(
                     {
