@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the pictures and transcripts")
     args = parser.parse_args(argv)
     for path in asyncio.run(make(args.out)):
-        print(f"{path} ({path.stat().st_size // 1024} KB)")
+        print(f"{path} ({path.stat().st_size:,} bytes)")
     return 0
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -383,17 +382,12 @@ async def message_block(message: discord.Message, now: datetime, follows: bool) 
 
 
 def _command(message: discord.Message) -> str:
-    """The line Discord shows above a slash command's answer: who used which command."""
-    used = getattr(message, "interaction_metadata", None)
-    with warnings.catch_warnings():  # the command's name is only on the deprecated `interaction`
-        warnings.simplefilter("ignore", DeprecationWarning)
-        called = getattr(message, "interaction", None)
-    if used is None and called is None:
+    """The line Discord shows above a slash command's answer (the command's own name is only on discord.py's
+    deprecated `Message.interaction`, so it says "a command")."""
+    used = message.interaction_metadata
+    if used is None:
         return ""
-    user = getattr(used, "user", None) or getattr(called, "user", None)
-    name = getattr(called, "name", None)
-    who = user.display_name if user is not None else "someone"
-    return f"↱ {who} used /{name}" if name else f"↱ {who} used a command"
+    return f"↱ {used.user.display_name} used a command"
 
 
 def _shift(line: str) -> str:
