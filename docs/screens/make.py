@@ -121,10 +121,13 @@ class Shots:
         await self.save_channel(self.lobby, "lobby")
 
     async def trax(self) -> None:
-        """Trax, eight moves in: the board of a game in progress."""
+        """Trax, eight moves in: the board of a game in progress; bob asks whether to resign (chat), then
+        posts `resign`, which is answered with Confirm / Cancel (left unpressed)."""
         room = await self.start("trax", "")
         for seat, text in seeded_moves("trax", {}, seed=11, plies=8):
             await self.seats[seat].send(room, text)
+        await self.bob.send(room, "resign?")
+        await self.bob.send(room, "resign")
         await self.save_channel(room, "trax-room")
         await self.save_board(room, "trax-board")
 

@@ -135,6 +135,8 @@ def relative(when: datetime, now: datetime) -> str:
 
 
 def face(run: Run, size: int = SIZE) -> ImageFont.FreeTypeFont:
+    if run.kind == "muted":
+        return font("sans", size - 4)
     if run.kind == "code":
         return font("mono", size - 1)
     return font("bold" if run.bold else "sans", size)
@@ -196,6 +198,9 @@ def draw_runs(
             draw.rounded_rectangle((x, y + 1, x + w + 6, y + LINE - 2), 3, fill=CODE_BG)
             draw.text((x + 3, y + 3), run.text, font=f, fill=TEXT)
             x += w + 8
+        elif run.kind == "muted":
+            draw.text((x, y + 5), run.text, font=f, fill=MUTED)
+            x += w
         else:
             draw.text((x, y + 2), run.text, font=f, fill=LINK if run.kind == "link" else colour)
             x += w
@@ -208,17 +213,21 @@ def text_block(
     size: int = SIZE,
     colour: tuple[int, int, int] = TEXT,
     bg: tuple[int, int, int] = BG,
+    *,
+    edited: bool = False,
 ) -> Image.Image:
     """Markdown-ish text: bold, `> ` quotes with their bar, `-# ` small grey lines."""
     rows: list[tuple[list[Run], bool, int, tuple[int, int, int]]] = []
-    for raw in text.split("\n"):
+    raws = text.split("\n")
+    for number, raw in enumerate(raws, 1):
         quote = raw.startswith("> ")
         line = raw[2:] if quote else raw
         line_size, line_colour = size, colour
         if line.startswith("-# "):
             line, line_size, line_colour = line[3:], size - 3, MUTED
         indent = 14 if quote else 0
-        for row in wrap(words.line(line), width - indent, line_size):
+        runs = words.line(line) + ([Run(" (edited)", kind="muted")] if edited and number == len(raws) else [])
+        for row in wrap(runs, width - indent, line_size):
             rows.append((row, quote, line_size, line_colour))
     img = Image.new("RGB", (width, max(1, LINE * len(rows))), bg)
     draw = ImageDraw.Draw(img)
@@ -347,7 +356,8 @@ async def message_block(message: discord.Message, now: datetime, follows: bool) 
         parts.append((TEXT_X, head_img))
     said.append(f"{head}:")
     if message.content:
-        parts.append((TEXT_X, text_block(words, message.content, TEXT_W)))
+        edited = message.edited_at is not None
+        parts.append((TEXT_X, text_block(words, message.content, TEXT_W, edited=edited)))
         said += [f"  {line}" for line in words.plain(message.content).split("\n")]
     for embed in message.embeds:
         parts.append((TEXT_X, embed_block(words, embed)))

@@ -52,7 +52,9 @@ async def test_the_screens_script_plays_its_matches_and_writes_every_file(tmp_pa
     trax = (tmp_path / "trax-room.txt").read_text(encoding="utf-8")
     assert "messages not shown" not in trax and "**Match 2 · Trax**" in trax
     for _seat, move in seeded_moves("trax", {}, seed=11, plies=8):
-        assert f"\n  {move}\n" in trax + "\n"
+        assert f"\n  {move}\n" in trax
+    # "resign?" is chat; "resign" is answered, to bob, with the two buttons of the confirmation
+    assert trax.endswith("[Confirm] [Cancel]\n") and "dmhost [APP] (replying to @bob resign)" in trax
 
     # the board pictures are the game's pictures as attached (PNG), not drawings of the room
     for name in ("boxes-board.png", "trax-board.png"):
