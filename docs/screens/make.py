@@ -1,14 +1,18 @@
 """Plays short real matches on the simulated Discord (SimCord) with the real bot and saves what a member sees:
 the board's picture as sent, and each room as a picture and a text transcript.
 
-    python -m docs.screens.make [--out DIR]      (default: docs/screens)
+    python -m docs.screens.make [--out DIR] [--browser CHROMIUM]      (default: docs/screens)
 
-The README shows the pictures; tests/docs/test_screens.py runs this into a temporary folder."""
+Rooms are drawn with Pillow from the real messages (docs/screens/render.py), or, with `--browser` naming a
+Chromium (Debian's `chromium`: /usr/bin/chromium) and `pip install 'simcord[preview]' playwright`, captured
+by SimCord's own preview, which lays them out as Discord's client does. The README's pictures are the
+latter; tests/docs/test_screens.py runs the former into a temporary folder."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import random
 import sys
 import tempfile
@@ -21,7 +25,7 @@ from PIL import Image
 
 from bot.adapters.discord.app import create_bot
 from bot.settings import Settings
-from docs.screens.render import channel_picture
+from docs.screens.render import WIDTH, channel_picture
 from games import registry
 
 HERE = Path(__file__).resolve().parent
@@ -50,12 +54,33 @@ def save_png(img: Image.Image, path: Path) -> Path:
     return path
 
 
+async def browser_capture(
+    env: simcord.Env, channel: simcord.ChannelHandle, viewer: simcord.MemberActor, browser: Path, height: int
+) -> bytes:
+    """The bottom of a channel as `viewer` sees it, captured by SimCord's preview in the given Chromium."""
+    from playwright.async_api import async_playwright
+
+    async with env.preview(
+        channel, viewers=[viewer], layout="channel", display="fixed", width=WIDTH, height=height
+    ) as preview:
+        # SimCord's capture launches Playwright's own browser build, which cannot be downloaded here; it takes
+        # an already started one (a private hand-over, pinned with simcord <4 in pyproject)
+        playwright = await async_playwright().start()
+        manager = preview._capture_manager
+        manager._playwright = playwright
+        manager._browser = await playwright.chromium.launch(executable_path=str(browser))
+        capture = await preview.screenshot(mode="viewport")
+        assert capture.png is not None and capture.complete, capture.diagnostics
+        return capture.png
+
+
 class Shots:
     """One guild on the simulated Discord with the real bot; each scene saves its files into `out`."""
 
-    def __init__(self, env: simcord.Env, out: Path) -> None:
+    def __init__(self, env: simcord.Env, out: Path, browser: Path | None = None) -> None:
         self.env = env
         self.out = out
+        self.browser = browser
         self.guild = env.create_guild(name="Death Match Club")
         self.lobby = self.guild.create_text_channel("lobby")
         host = self.guild.create_role("Host")
@@ -91,8 +116,12 @@ class Shots:
         me = self.env.bot.user
         return [m for m in channel.history() if me is not None and m.author.id == me.id]
 
-    async def save_channel(self, channel: simcord.ChannelHandle, name: str) -> None:
+    async def save_channel(self, channel: simcord.ChannelHandle, name: str, height: int = 1300) -> None:
+        """The channel's picture (`height` px high when a browser captures it) and its transcript."""
         img, transcript = await channel_picture(list(channel.history()), self.now(), channel.name or name)
+        if self.browser is not None:
+            png = await browser_capture(self.env, channel, self.alice, self.browser, height)
+            img = Image.open(io.BytesIO(png))
         self.files.append(save_png(img, self.out / f"{name}.png"))
         path = self.out / f"{name}.txt"
         path.write_text(transcript, encoding="utf-8")
@@ -118,7 +147,7 @@ class Shots:
         await self.bob.send(room, "gg")
         await self.save_channel(room, "boxes-room")
         await self.save_board(room, "boxes-board")
-        await self.save_channel(self.lobby, "lobby")
+        await self.save_channel(self.lobby, "lobby", height=420)
 
     async def trax(self) -> None:
         """Trax, eight moves in: the board of a game in progress; bob asks whether to resign (chat), then
@@ -132,8 +161,9 @@ class Shots:
         await self.save_board(room, "trax-board")
 
 
-async def make(out: Path) -> list[Path]:
-    """Plays the scenes and writes their files into `out`; the files written."""
+async def make(out: Path, browser: Path | None = None) -> list[Path]:
+    """Plays the scenes and writes their files into `out` (rooms captured in `browser`, a Chromium, when
+    given, else drawn); the files written."""
     from games.solver import ensure_compiled
 
     ensure_compiled()  # before the bot starts, which warms the solver up in a thread SimCord would wait for
@@ -149,7 +179,7 @@ async def make(out: Path) -> list[Path]:
         await env.start()
         env.backend.edit_bot_profile("dmhost")  # the application's name, instead of SimCord's "TestBot"
         try:
-            shots = Shots(env, out)
+            shots = Shots(env, out, browser)
             await shots.boxes()
             await shots.trax()
         finally:
@@ -160,8 +190,11 @@ async def make(out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m docs.screens.make", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the pictures and transcripts")
+    parser.add_argument("--browser", type=Path, help="a Chromium for SimCord's preview to capture the rooms in")
     args = parser.parse_args(argv)
-    for path in asyncio.run(make(args.out)):
+    if args.browser is not None and not args.browser.is_file():
+        parser.error(f"--browser: no such file {args.browser} (Debian: apt-get install chromium)")
+    for path in asyncio.run(make(args.out, args.browser)):
         print(f"{path} ({path.stat().st_size:,} bytes)")
     return 0
 

@@ -48,7 +48,7 @@ BUTTON = {
 AVATARS = [(88, 101, 242), (87, 242, 135), (254, 231, 92), (235, 69, 158), (237, 66, 69), (59, 165, 93)]
 
 TOKEN = re.compile(
-    r"(\*\*|__|`[^`]*`|<@!?\d+>|<@&\d+>|<#\d+>|<t:-?\d+(?::[tTdDfFR])?>|\[[^\]]+\]\([^)]+\)|https?://\S+|\s+|[^\s*_`<\[h]+|.)"
+    r"(\\[^0-9A-Za-z\s]|\*\*|__|`[^`]*`|<@!?\d+>|<@&\d+>|<#\d+>|<t:-?\d+(?::[tTdDfFR])?>|\[[^\]]+\]\([^)]+\)|https?://\S+|\s+|[^\s*_`<\[h\\]+|.)"
 )
 
 
@@ -94,6 +94,8 @@ class Words:
         for token in TOKEN.findall(text):
             if token in ("**", "__"):
                 bold = not bold
+            elif len(token) == 2 and token.startswith("\\"):  # Discord shows an escaped mark as the mark alone
+                runs.append(Run(token[1], bold))
             elif token.startswith("`") and token.endswith("`") and len(token) >= 2:
                 runs.append(Run(token[1:-1], bold, "code"))
             elif token.startswith("<@") or token.startswith("<#"):
