@@ -4,7 +4,7 @@ the board's picture as sent, and each room as a picture and a text transcript.
     python -m docs.screens.make [--out DIR] [--browser CHROMIUM]      (default: docs/screens)
 
 Rooms are drawn with Pillow from the real messages (docs/screens/render.py), or, with `--browser` naming a
-Chromium (Debian's `chromium`: /usr/bin/chromium) and `pip install 'simcord[preview]' playwright`, captured
+Chromium (Debian's `chromium`: /usr/bin/chromium) and `pip install -e '.[screens]'`, captured
 by SimCord's own preview, which lays them out as Discord's client does. The README's pictures are the
 latter; tests/docs/test_screens.py runs the former into a temporary folder."""
 
