@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
+from bot.tournaments.refusals import KIND as TOURNAMENT
+from bot.tournaments.wording import refusal_text as tournament_refusal
 from games.base import Event
 
 if TYPE_CHECKING:
@@ -311,6 +313,7 @@ _RESULT_WORDS = {
     "time": "on time",
     "award": "awarded by the host",
     "agreement": "by agreement",
+    "no_show": "by no-show",
 }
 
 
@@ -361,6 +364,8 @@ def refusal_text(r: Refusal) -> str:
     """The reply to a refusal."""
     if r.code == "said":
         return str(r.data.get("text", ""))
+    if r.kind == TOURNAMENT:
+        return tournament_refusal(r)
     if r.code in _DETAIL:
         return str(r.data.get("detail", ""))
     return refusal(r.code, r.data, namer(r.names))
@@ -578,6 +583,7 @@ _WON_HOW = {
     "score": "{w} won on score",
     "stop": "{w} won after a stop",
     "ground": "{w} won after grounding",
+    "no_show": "{w} won: {l} did not come (no-show)",
 }
 
 

@@ -113,6 +113,8 @@ class Termination(StrEnum):
     """Host: the players agreed to a draw (house rule `draw`)."""
     ABORTED = "aborted"
     """Host: a host aborted the match; no result."""
+    NO_SHOW = "no_show"
+    """Host: a scheduled match never began; the player who checked in wins because the other did not come."""
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ def cmd_room(args: argparse.Namespace) -> int:
     from bot.adapters.terminal.room import Room, RoomConfig, stdin_lines
     from bot.host.service import HostError
 
+    if args.scheduled is not None:
+        return cmd_room_scheduled(args)
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
@@ -80,6 +82,39 @@ def cmd_room(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         room = Room(config)
+        lines = await stdin_lines()
+        stop_on_sigterm(lines)
+        return await room.run(lines)
+
+    try:
+        return asyncio.run(main())
+    except HostError as exc:
+        from bot.wording import error_text
+
+        return _usage(error_text(exc))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def cmd_room_scheduled(args: argparse.Namespace) -> int:
+    """`dmhost room --scheduled ID`: host a DM stored with `dmhost schedule add` when its time comes."""
+    from bot.adapters.terminal.room import RoomConfig, stdin_lines
+    from bot.adapters.terminal.scheduled import ScheduledRoom
+    from bot.host.service import HostError
+
+    if args.game or args.player or args.resume is not None or args.bot or args.opt or args.clock or args.rule:
+        return _usage("room --scheduled ID takes the game, players and rules from the schedule: give only --db")
+    url = db_url(args.db)
+    check_database_url(url, must_exist=True)
+    config = RoomConfig(
+        db_url=url,
+        events_json=args.events_json,
+        png_dir=Path(args.png) if args.png else None,
+        scheduled=args.scheduled,
+    )
+
+    async def main() -> int:
+        room = ScheduledRoom(config)
         lines = await stdin_lines()
         stop_on_sigterm(lines)
         return await room.run(lines)
@@ -362,6 +397,12 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=int, metavar="MATCH_ID")
+    room.add_argument(
+        "--scheduled",
+        type=int,
+        metavar="ID",
+        help="host the DM of `dmhost schedule add`: wait for it, check in with NAME: here, play, record the result",
+    )
     room.add_argument("--png", metavar="DIR", help="write a board picture per move into DIR")
     room.add_argument(
         "--bot",

@@ -27,6 +27,13 @@ def mention(player_id: str) -> str:
     return f"<@{player_id}>" if player_id.isdigit() else player_id
 
 
+def board_linked(bot: DMHost, match_id: int, text: str) -> str:
+    """A reply in a match's room with a link to its board at the end (the announcer knows the board; the
+    text as it is while none is known)."""
+    linked = getattr(bot.get_cog("Announcer"), "linked", None)
+    return str(linked(match_id, text)) if linked is not None else text
+
+
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
     """The bot an interaction arrived on."""
     return cast("DMHost", interaction.client)
@@ -144,6 +151,16 @@ SEAT_CHOICES = [
     app_commands.Choice(name="player 2 has the advantage (chooses)", value="a2"),
 ]
 """`first:` of `/dm start` and `/dm event schedule`: who moves first, or who chooses."""
+
+RATED_ADVANTAGE_CHOICES = [
+    app_commands.Choice(name="the lower-rated player has the advantage", value="lower-rated"),
+    app_commands.Choice(name="the higher-rated player has the advantage", value="higher-rated"),
+]
+"""More `first:` choices of `/dm start` and `/dm event schedule`: the advantage by rating (for a scheduled DM,
+the ratings at its start)."""
+
+FIRST_CHOICES = [*SEAT_CHOICES, *RATED_ADVANTAGE_CHOICES]
+"""Every `first:` choice."""
 
 ROOM_CHOICES = [
     app_commands.Choice(name="a public thread everyone can watch", value="public"),

@@ -40,6 +40,8 @@ class RoomConfig:
     bot_level: str | None = None
     rated: bool = True
     """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
+    scheduled: int | None = None
+    """`--scheduled ID`: host that DM of `dmhost schedule add` (see `bot.adapters.terminal.scheduled`)."""
 
 
 class Room:

@@ -17,9 +17,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import (
+    FIRST_CHOICES,
     NO_PINGS,
     ROOM_CHOICES,
-    SEAT_CHOICES,
     find_match,
     may_read_room,
     parse_pairs,
@@ -215,11 +215,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
-        first=[
-            *SEAT_CHOICES,
-            app_commands.Choice(name="the lower-rated player has the advantage", value="lower-rated"),
-            app_commands.Choice(name="the higher-rated player has the advantage", value="higher-rated"),
-        ],
+        first=FIRST_CHOICES,
         room=ROOM_CHOICES,
     )
     @app_commands.guild_only()

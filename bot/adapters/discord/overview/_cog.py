@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
     same_guild,
 )
 from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
+from bot.host.events import MatchResult
 from bot.host.service import HostError, HostEvent, Live
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
@@ -277,6 +278,11 @@ class Overview(commands.Cog):
         live = self.bot.service.live.get(ev.match_id)
         room = getattr(self.bot.get_cog("Announcer"), "rooms", {}).get(ev.match_id)
         live = live or getattr(room, "live", None)
+        if live is None and ev.detail.get("unplayed") and ev.result is not None:
+            task = asyncio.create_task(self._post_unplayed(ev, ev.result), name=f"result-{ev.match_id}")
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+            return
         if live is None or self._practice(live):
             return
         board = _board_id(self.bot, live.id)
@@ -291,23 +297,49 @@ class Overview(commands.Cog):
     async def results_channel(self, live: Live) -> discord.abc.Messageable | None:
         """The server's results channel, else the parent channel of a public thread room (None: the result
         stays in the room, which is then the channel itself or a private thread)."""
-        guild = self.bot.get_guild(live.guild_id) if live.guild_id is not None else None
-        if guild is None or live.channel_id is None:
+        return await self._results_channel_of(live.guild_id, live.channel_id)
+
+    async def _results_channel_of(self, guild_id: int | None, channel_id: int | None) -> discord.abc.Messageable | None:
+        guild = self.bot.get_guild(guild_id) if guild_id is not None else None
+        if guild is None or channel_id is None:
             return None
         store = getattr(self.bot, "guild_settings", None)
         configured = store.cached(guild.id).results_channel_id if store is not None else None
         if configured is not None:
             channel = guild.get_channel(configured)
-            return channel if isinstance(channel, discord.TextChannel) and channel.id != live.channel_id else None
-        room = guild.get_channel_or_thread(live.channel_id)
+            return channel if isinstance(channel, discord.TextChannel) and channel.id != channel_id else None
+        room = guild.get_channel_or_thread(channel_id)
         if room is None:
             with contextlib.suppress(discord.HTTPException):
-                fetched = await self.bot.fetch_channel(live.channel_id)
+                fetched = await self.bot.fetch_channel(channel_id)
                 room = fetched if isinstance(fetched, discord.Thread) else None
         if isinstance(room, discord.Thread) and not room.is_private():
             parent = room.parent
             return parent if isinstance(parent, discord.TextChannel) else None
         return None
+
+    async def _post_unplayed(self, ev: HostEvent, result: MatchResult) -> None:
+        """A match won without being played (a scheduled DM's no-show): its result where results go."""
+        try:
+            channel = await self._results_channel_of(result.guild_id, result.channel_id)
+            if channel is None:
+                return
+            winner, loser = result.winner, 3 - result.winner if result.winner in (1, 2) else None
+            name = {seat: p.name for seat, p in result.players.items()}
+            text = wording.posted_result(
+                result.match_id,
+                _title(result.game),
+                f"{name.get(1)} vs {name.get(2)}",
+                wording.result_words(name.get(winner or 0), name.get(loser or 0), str(result.reason)),
+                "",
+                room_link(result.guild_id, result.channel_id),
+            )
+            text += await _rating_changes(self.bot, result.match_id)
+            await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
+        except discord.HTTPException:
+            log.warning("match %s: the result could not be posted", ev.match_id)
+        except Exception:
+            log.exception("match %s: posting the result failed", ev.match_id)
 
     async def _post_result(self, live: Live, ev: HostEvent, board: int | None) -> None:
         try:
