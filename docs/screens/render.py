@@ -149,9 +149,10 @@ def wrap(runs: Sequence[Run], width: int, size: int = SIZE) -> list[list[Run]]:
     lines: list[list[Run]] = [[]]
     used = 0.0
     for run in runs:
-        pieces = [run] if run.kind != "text" else [Run(p, run.bold) for p in re.findall(r"\s+|\S+", run.text)]
+        split = run.kind in ("text", "code")
+        pieces = [Run(p, run.bold, run.kind) for p in re.findall(r"\s+|\S+", run.text)] if split else [run]
         for piece in pieces:
-            w = face(piece, size).getlength(piece.text) + (8 if piece.kind != "text" else 0)
+            w = face(piece, size).getlength(piece.text) + (0 if split else 8)
             if used + w > width and used > 0:
                 if piece.text.isspace():
                     continue
@@ -189,23 +190,24 @@ def draw_runs(
     size: int = SIZE,
     colour: tuple[int, int, int] = TEXT,
 ) -> None:
+    """One laid-out line: backgrounds first (a code span is cut into words to wrap; theirs join up), then text."""
+    placed: list[tuple[float, Run, ImageFont.FreeTypeFont]] = []
     for run in line:
         f = face(run, size)
         w = f.getlength(run.text)
         if run.kind == "mention":
             draw.rounded_rectangle((x, y + 1, x + w + 6, y + LINE - 2), 3, fill=MENTION_BG)
-            draw.text((x + 3, y + 2), run.text, font=f, fill=MENTION_FG)
+            placed.append((x + 3, run, f))
             x += w + 8
-        elif run.kind == "code":
-            draw.rounded_rectangle((x, y + 1, x + w + 6, y + LINE - 2), 3, fill=CODE_BG)
-            draw.text((x + 3, y + 3), run.text, font=f, fill=TEXT)
-            x += w + 8
-        elif run.kind == "muted":
-            draw.text((x, y + 5), run.text, font=f, fill=MUTED)
-            x += w
         else:
-            draw.text((x, y + 2), run.text, font=f, fill=LINK if run.kind == "link" else colour)
+            if run.kind == "code":
+                draw.rectangle((x - 2, y + 1, x + w + 2, y + LINE - 2), fill=CODE_BG)
+            placed.append((x, run, f))
             x += w
+    for at, run, f in placed:
+        fill = {"mention": MENTION_FG, "code": TEXT, "muted": MUTED, "link": LINK}.get(run.kind, colour)
+        lift = {"mention": 2, "code": 3, "muted": 5}.get(run.kind, 2)
+        draw.text((at, y + lift), run.text, font=f, fill=fill)
 
 
 def text_block(

@@ -34,12 +34,13 @@ async def test_the_screens_script_plays_its_matches_and_writes_every_file(tmp_pa
             picture.verify()
             assert picture.width >= 300 and picture.height >= 100, (path.name, picture.size)
 
-    # the room as a member reads it: the board (a picture), the host's answers to a drawn edge and to a
+    # the room as a member reads it: its first message and its last ones, the board among them (a picture;
+    # after a dozen messages it moves down), the host's answers to a drawn edge and to a
     # line that is no move, the players' last moves, the rematch button under the finished game
     boxes = (tmp_path / "boxes-room.txt").read_text(encoding="utf-8")
     moves = [text for _seat, text in seeded_moves("boxes", {"rows": 3, "cols": 3}, seed=7)]
-    first, drawn_again = boxes.split("messages not shown")
-    assert "**Match 1 · Dots-and-Boxes**" in first and "[file]" in first
+    assert "**Match 1 · Dots-and-Boxes**" in boxes and "[file] board.png" in boxes
+    _first, drawn_again = boxes.split("messages not shown")
     assert f"dmhost [APP] (replying to @bob {moves[0]})" in drawn_again
     assert "dmhost [APP] (replying to @alice B2)" in drawn_again
     for move in moves[-3:]:
