@@ -157,7 +157,7 @@ class Shots:
             await self.seats[seat].send(room, text)
         await self.bob.send(room, "resign?")
         await self.bob.send(room, "resign")
-        await self.save_channel(room, "trax-room")
+        await self.save_channel(room, "trax-room", height=1640)
         await self.save_board(room, "trax-board")
 
 
