@@ -49,6 +49,8 @@ def cmd_room(args: argparse.Namespace) -> int:
         rated, rules = split_rated(_kv(args.rule, "--rule"))
     except RatedChoiceError as exc:
         return _usage(str(exc))
+    if args.resume is None and "takeback" not in rules and "takeback" not in clock and not _typed(sys.stdin):
+        rules["takeback"] = "0"  # moves on a pipe are final at once, unless a take-back window was asked for
     if args.resume is None:
         from bot.host.clocks import seat_odds
 
@@ -94,6 +96,14 @@ def cmd_room(args: argparse.Namespace) -> int:
         return _usage(error_text(exc))
     except KeyboardInterrupt:
         return EXIT_OK
+
+
+def _typed(stream: Any) -> bool:
+    """Whether input comes from a person at a terminal (not a pipe or a file)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def cmd_room_scheduled(args: argparse.Namespace) -> int:
@@ -187,12 +197,20 @@ def cmd_log(args: argparse.Namespace) -> int:
             await store.close()
         if stored is None:
             return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+        if args.sgf and stored.game != "dots":
+            return _usage("SGF export is for dots matches")
+        written = []
         if args.gif:
-            write_gif(stored, Path(args.gif))
+            frames = write_gif(stored, Path(args.gif))
+            written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")
         if args.sgf:
-            if stored.game != "dots":
-                return _usage("SGF export is for dots matches")
             write_sgf(stored, Path(args.sgf))
+            written.append(f"Wrote the SGF record of match {args.match_id} to {Path(args.sgf).resolve()}")
+        if written and not args.json and not args.analyse:
+            print("\n".join(written))  # the files were asked for, not the log
+            return EXIT_OK
+        for line in written:
+            print(line, file=sys.stderr)
         data = build_log(stored)
         if args.analyse:
             try:
@@ -212,12 +230,14 @@ def cmd_log(args: argparse.Namespace) -> int:
     return asyncio.run(main())
 
 
-def write_gif(stored: Any, path: Path) -> None:
+def write_gif(stored: Any, path: Path) -> int:
     """An animated replay: a frame per turn with names, the move highlighted and both clocks; it ends on the
-    final position with the result (the same picture `/dm log` attaches)."""
+    final position with the result (the same picture `/dm log` attaches). Returns the number of frames."""
     from bot.records.review import replay_gif
 
-    path.write_bytes(replay_gif(stored)[0])
+    data, frames = replay_gif(stored)
+    path.write_bytes(data)
+    return frames
 
 
 def write_sgf(stored: Any, path: Path) -> None:
@@ -285,6 +305,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if line is None:
             raise
         return _usage(line)
+    unreachable = _discord_unreachable()
+    if unreachable is not None:  # one line, before discord.py logs anything
+        return _usage(unreachable)
     try:
         run_bot(settings)
     except Exception as exc:
@@ -293,6 +316,23 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise
         return _usage(line)
     return EXIT_OK
+
+
+def _discord_unreachable(timeout: float = 10.0) -> str | None:
+    """Why Discord's API (where discord.py sends its requests) cannot be reached from here (no network, no
+    DNS, a firewall), or None."""
+    import socket
+    from urllib.parse import urlsplit
+
+    import discord.http
+
+    api = urlsplit(discord.http.Route.BASE)
+    try:
+        address = (api.hostname or "discord.com", api.port or (443 if api.scheme == "https" else 80))
+        with socket.create_connection(address, timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

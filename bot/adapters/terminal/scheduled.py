@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import shlex
 from collections.abc import Callable
 from typing import Any, Final, TextIO
 
@@ -237,7 +238,8 @@ class ScheduledRoom(Room):
     def _eof(self) -> int:
         self.emit(
             {"event": "eof", "match": self.match_id, "text": "end of input: the match stays resumable"},
-            f"End of input. Continue with: dmhost room --db ... --scheduled {self.schedule_id}",
+            f"End of input. Continue with: dmhost room --db {shlex.quote(shown_url(self.config.db_url))} "
+            f"--scheduled {self.schedule_id}",
         )
         return 0
 
