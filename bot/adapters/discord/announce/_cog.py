@@ -447,6 +447,7 @@ class Announcer(commands.Cog):
     def _add_line(room: Room, kind: str, text: str) -> None:
         if kind == "clock":
             room.lines = [(k, t) for k, t in room.lines if k != "clock"]
+        text = text.replace("\\", "\\\\")  # Discord reads `\.` as an escaped dot: Trax's `@4\.` would lose its `\`
         room.lines = [*room.lines, (kind, text)][-MAX_LINES:]
 
     async def _load_record(self, match_id: int, room: Room) -> None:
