@@ -100,6 +100,8 @@ def test_resume_continues_and_log_shows_everything(tmp_path: Path) -> None:
     assert code == 0
     mid = events[0]["match"]
     assert [e["event"] for e in events if e["event"] in ("illegal", "ignored")] == ["illegal", "ignored"]
+    stranger = next(e for e in events if e["event"] == "ignored")
+    assert (stranger["player"], stranger["reason"]) == ("carol", "stranger")  # a code, as every ignored line's
     code, events = room(["--db", db, "--resume", str(mid), "--events-json"], "A1-A2\nB1-B2\n", cwd=tmp_path)
     assert code == 0
     assert events[0]["event"] == "resumed" and events[0]["match"] == mid

@@ -293,7 +293,7 @@ class Room:
             speaker_name, text = m.group(1).strip(), m.group(2)
         elif m and not _looks_like_move_with_colon(line):
             self.emit(
-                {"event": "ignored", "match": self.match_id, "reason": f"unknown player {m.group(1)[:40]!r}"},
+                {"event": "ignored", "match": self.match_id, "player": m.group(1).strip()[:40], "reason": "stranger"},
                 f"(ignored: {m.group(1)[:40]!r} is not a player of this match)",
             )
             return

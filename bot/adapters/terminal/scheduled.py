@@ -269,7 +269,12 @@ class ScheduledRoom(Room):
             return
         if m is not None and player is None and not _looks_like_move_with_colon(line):
             self.emit(
-                {"event": "ignored", "schedule": self.schedule_id, "reason": f"unknown player {m.group(1)[:40]!r}"},
+                {
+                    "event": "ignored",
+                    "schedule": self.schedule_id,
+                    "player": m.group(1).strip()[:40],
+                    "reason": "stranger",
+                },
                 f"(ignored: {m.group(1)[:40]!r} is not a player of this DM)",
             )
             return

@@ -104,7 +104,7 @@ async def test_waits_checks_in_plays_and_records(db_url: str) -> None:
     await until(clock, start - dt.timedelta(minutes=13))
     events = t.events()
     assert [e["event"] for e in events[3:]] == ["ignored", "ignored", "schedule", "rejected"]
-    assert "carol" in events[3]["reason"] and "NAME: here" in events[4]["reason"]
+    assert (events[3]["player"], events[3]["reason"]) == ("carol", "stranger") and "NAME: here" in events[4]["reason"]
     assert events[6]["reason"] == "You are already checked in."
     assert "started" not in t.kinds()  # both here, but not before the start time
     await until(clock, start + dt.timedelta(seconds=1))
