@@ -325,7 +325,7 @@ def deadline_text(label: str, who: str, at: str) -> str | None:
     if label.startswith("clock:"):
         words = _CLOCK_DEADLINES.get(label.removeprefix("clock:"))
         return None if words is None else _DEADLINES["clock"].format(who=who, words=words, at=at)
-    template = _DEADLINES.get(label)
+    template = _DEADLINES.get(label) or rule_words().get(f"deadline:{label}")
     return None if template is None else template.format(who=who, at=at)
 
 

@@ -61,7 +61,7 @@ class Outage:
     resumed_wall: dt.datetime
 
 
-_KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
+_RESIGN = {"resign": "resign", "i resign": "resign"}
 _PUNCT = re.compile(r"[!.?`*_~]+")
 
 
@@ -70,7 +70,7 @@ def keyword(text: str) -> str | None:
     if len(text) > 40:
         return None
     norm = " ".join(_PUNCT.sub(" ", text.replace("\u2019", "'")).lower().split())
-    return _KEYWORDS.get(norm)
+    return _RESIGN.get(norm) or rules.keyword_actions().get(norm)
 
 
 @dataclass

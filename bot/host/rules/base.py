@@ -227,8 +227,10 @@ class HouseRule:
     """The kinds of host events it publishes."""
     words: ClassVar[Mapping[str, str]] = {}
     """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
-    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name). The
-    rules built into the host have their words in `bot.wording` itself."""
+    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name), its log
+    lines (`log:<kind>`), its deadline labels (`deadline:<label>`, with `{who}` and `{at}`) and its
+    answers in a match without it (`no_rule:<action>`). The rules built into the host have their words
+    in `bot.wording` itself."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 
