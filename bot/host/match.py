@@ -34,6 +34,7 @@ from bot.host.events import (
     EventKind,
     HostError,
     HostEvent,
+    Ignored,
     Listener,
     MatchResult,
     PlayerRef,
@@ -285,8 +286,8 @@ async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitR
     if stored is None:
         raise HostError(Refusal("no_match", data={"match": match_id}))
     if not any(pid == player_id for pid, _ in stored.players.values()):
-        return SubmitResult("ignored", "not a player of this match")
-    return SubmitResult("rejected", refusal=Refusal("stored_over", "finished", {"match": match_id}))
+        return SubmitResult.ignored(Ignored.STRANGER)
+    return SubmitResult.rejected(Refusal("stored_over", "finished", {"match": match_id}))
 
 
 def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[float, dt.datetime] | None) -> Live:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.store.matches import StoredMatch
-from bot.types import TimeControl
+from bot.types import ClockKind, TimeControl
 from games import registry
 from games.base import AnyRuleset
 
@@ -35,8 +35,8 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
     if start_players:
         names = {int(s): v[1] for s, v in start_players.items()}
     bank = {
-        1: tc.reserve if tc.kind == "move_reserve" else tc.grace,
-        2: tc.reserve if tc.kind == "move_reserve" else tc.grace,
+        1: tc.reserve if tc.kind == ClockKind.MOVE_RESERVE else tc.grace,
+        2: tc.reserve if tc.kind == ClockKind.MOVE_RESERVE else tc.grace,
     }
     frames = [Frame(0, ruleset.new_game(options), None, None, None, "start", dict(bank))]
     for e in match.events:
@@ -62,7 +62,7 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
         for seat in (1, 2):
             if frames[i].seat != seat:
                 frames[i].clocks[seat] = frames[i - 1].clocks[seat]
-            elif tc.kind == "move_reserve":
+            elif tc.kind == ClockKind.MOVE_RESERVE:
                 frames[i].clocks[seat] = max(
                     0.0, frames[i - 1].clocks[seat] - max(0.0, (frames[i].used or 0.0) - tc.move)
                 )

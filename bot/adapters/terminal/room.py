@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
-from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
+from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
@@ -240,7 +240,7 @@ class Room:
             said = error_text(exc)
             self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")
             return
-        if result.status == "rejected" and result.kind not in ("illegal",):
+        if result.status == Outcome.REJECTED and result.kind not in ("illegal",):
             reason = reason_text(result)
             self.emit(
                 {
@@ -252,9 +252,9 @@ class Room:
                 },
                 f"({player.name}: {reason})",
             )
-        elif result.status == "ignored" and not self.config.events_json:
-            self.emit({}, f"({player.name}, not a move: {result.reason})")
-        elif result.status == "ignored":
+        elif result.status == Outcome.IGNORED and not self.config.events_json:
+            self.emit({}, f"({player.name}, not a move: {reason_text(result)})")
+        elif result.status == Outcome.IGNORED:
             self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
 
 

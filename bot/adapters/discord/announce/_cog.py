@@ -26,8 +26,8 @@ from discord.ext import commands
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host.service import HostEvent, Live
-from bot.types import OVER_STATUSES, MatchStatus
-from bot.wording import deadline_text, event_text, reason_words, seat_name, status_lines
+from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
+from bot.wording import clock_deadline_text, deadline_text, event_text, reason_words, seat_name, status_lines
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -151,7 +151,7 @@ def deadline_line(live: Live, now: float) -> str | None:
     if live.status != MatchStatus.ONGOING:
         return None
     for deadline in live.clocks.next_deadlines(now):
-        line = deadline_text(f"clock:{deadline.kind}", seat_name(live, deadline.seat), stamp(deadline.at))
+        line = clock_deadline_text(deadline.kind, seat_name(live, deadline.seat), stamp(deadline.at))
         if line is not None:
             return line
     return None
@@ -163,8 +163,7 @@ def changes_board(ev: HostEvent) -> bool:
     if ev.kind in ("illegal", "hint", "confirm"):
         return False
     if ev.kind == "clock":
-        notice = str(ev.data.get("notice") or "")
-        return not notice.startswith(("warn", "move_warn"))
+        return ClockNotice(ev.data["notice"]).seconds_left is None
     return True
 
 

@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot import wording
 from bot.adapters.discord._shared import pinging
-from bot.host.service import HostError, Live, SubmitResult
+from bot.host.service import HostError, Live, Outcome, SubmitResult
 from bot.wording import reason_text
 
 if TYPE_CHECKING:
@@ -74,11 +74,11 @@ class GameRoom(commands.Cog):
                 live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
             )
         except HostError as exc:
-            result = SubmitResult("rejected", refusal=exc.refusal)
+            result = SubmitResult.rejected(exc.refusal)
         except Exception:
             log.exception("match %s: handling message %s failed", live.id, message.id)
             return True
-        reason = reason_text(result) if result.status == "rejected" else None
+        reason = reason_text(result) if result.status == Outcome.REJECTED else None
         if reason and replies is not None:
             replies.append((message, reason))
         elif reason:
