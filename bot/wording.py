@@ -315,8 +315,9 @@ _CLOCK_DEADLINES = {
 _RESULT_WORDS = {
     "resign": "by resignation",
     "time": "on time",
-    "award": "awarded by the host",
+    "award": "by the host's decision",
     "agreement": "by agreement",
+    "no_show": "by no-show",
 }
 
 
@@ -355,16 +356,22 @@ _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
+NOT_POSSIBLE = "That is not possible now."
+"""The reply to a refusal no template words."""
+
+
+def fill(templates: Mapping[str, str], code: str, values: Mapping[str, Any]) -> str:
+    """A refusal's sentence: the template of `code` (`kind:detail` falls back to `kind`'s), filled with
+    `values`. Every feature words its refusals this way, from its own table of templates."""
+    template = templates.get(code) or templates.get(code.partition(":")[0])
+    return NOT_POSSIBLE if template is None else template.format_map(values)
+
+
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
-    """The reply to a refused action given as parts (seats in `data` are said as names)."""
+    """The reply to a refused action of the host given as parts (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
-    template = (
-        _REFUSALS.get(code)
-        or rule_words().get(code)
-        or _REFUSALS.get(code.partition(":")[0])
-        or "That is not possible now."
-    )
-    return named(template.format(**values), name)
+    templates = _REFUSALS if code in _REFUSALS else {**rule_words(), **_REFUSALS}
+    return named(fill(templates, code, values), name)
 
 
 def refusal_text(r: Refusal) -> str:
