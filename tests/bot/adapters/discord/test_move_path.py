@@ -20,9 +20,10 @@ from types import CodeType, FrameType
 from typing import Any
 
 from bot.adapters.discord.room._cog import GameRoom
-from bot.adapters.terminal.room import Room, RoomConfig
+from bot.adapters.terminal.room import Room
 from bot.store.matches import MatchStore
 from tests.bot.adapters.discord.conftest import World, start
+from tests.bot.conftest import room_config, typed
 
 
 class DownPath:
@@ -94,17 +95,8 @@ async def test_a_move_posted_on_discord_goes_down_to_the_commit(world: World) ->
 
 
 async def run_room(tmp_path: Path, lines: list[str], stop: CodeType | None) -> DownPath:
-    config = RoomConfig(
-        db_url=f"sqlite+aiosqlite:///{tmp_path / 'room.db'}",
-        game="boxes",
-        players=["alice", "bob"],
-        rules={"takeback": "0", "draw": "on"},
-        events_json=True,
-    )
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    for line in lines:
-        queue.put_nowait(line)
-    room = Room(config, out=io.StringIO())
+    queue = typed(*lines)
+    room = Room(room_config(tmp_path, rules={"takeback": "0", "draw": "on"}), out=io.StringIO())
     runner = asyncio.ensure_future(room.run(queue))
     while (live := room.service.live.get(room.match_id or -1)) is None or live.ply < len(lines):
         await asyncio.sleep(0.01)

@@ -5,7 +5,6 @@ the terminal room and on a simulated Discord (keyword and button) with nothing e
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 from collections.abc import Iterator, Mapping
@@ -14,13 +13,15 @@ from typing import Any, ClassVar
 
 import pytest
 
-from bot.adapters.terminal.room import Room, RoomConfig
+from bot.adapters.terminal.room import Room
 from bot.host import rules
 from bot.host.rules import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
 from bot.records.matchlog import build_log
+from bot.store.matches import MatchStore
 from bot.types import MatchStatus
 from bot.wording import log_text, refusal_text
 from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_text, start
+from tests.bot.conftest import room_config, typed
 
 ECHO_SECONDS = 30.0
 RING = Action("ring_bell", ("ring bell", "ding"), "bell", "Ring bell", "primary", answered_when_off=True)
@@ -131,17 +132,8 @@ def test_it_declares_itself_into_the_registry(bell: type[HouseRule]) -> None:
 
 
 async def run_room(tmp_path: Path, lines: list[str], **rule: str) -> list[dict[str, Any]]:
-    config = RoomConfig(
-        db_url=f"sqlite+aiosqlite:///{tmp_path / 'room.db'}",
-        game="boxes",
-        players=["alice", "bob"],
-        options={"rows": "2", "cols": "2"},
-        rules=dict(rule),
-        events_json=True,
-    )
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    for line in [*lines, None]:
-        queue.put_nowait(line)
+    config = room_config(tmp_path, options={"rows": "2", "cols": "2"}, rules=dict(rule))
+    queue = typed(*lines, None)
     out = io.StringIO()
     assert await Room(config, out=out).run(queue) == 0
     return [json.loads(line) for line in out.getvalue().splitlines()]
@@ -157,9 +149,7 @@ async def test_in_the_terminal_room(tmp_path: Path) -> None:
         ("move", "alice played A1-B1."),
         ("bell_quiet", "bob's bell falls quiet."),
     ]
-    from bot.store.matches import MatchStore
-
-    store = MatchStore(f"sqlite+aiosqlite:///{tmp_path / 'room.db'}")
+    store = MatchStore(room_config(tmp_path).db_url)
     await store.open()
     try:
         stored = await store.load(heard[0]["match"], with_events=True)
