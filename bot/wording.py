@@ -411,20 +411,9 @@ def reason_text(result: SubmitResult) -> str | None:
     return None if result.reason is None else ignored_text(result.reason)
 
 
-def status_word(status: str) -> str:
-    """A match's status as people read it (never the internal name)."""
-    return {
-        "ongoing": "in play",
-        "paused": "paused",
-        "choosing": "waiting for the choice of who starts",
-        "mulligan_wait": "waiting for the mulligan answer",
-        "finished": "over",
-        "aborted": "aborted",
-    }.get(status, "in play")
-
-
 def state_words(status: str) -> str:
-    """A match's state as `/dm` answers say it (`mulligan_wait` → "waiting for a mulligan decision")."""
+    """A match's state as people read it, never the internal name (`mulligan_wait` → "waiting for a
+    mulligan decision")."""
     return {
         "ongoing": "in play",
         "paused": "paused by the host",
@@ -608,7 +597,7 @@ def result_words(winner: str | None, loser: str | None, reason: str | None, stat
     if status == "aborted":
         return "aborted by the host, no result"
     if status != "finished":
-        return status_word(status)
+        return state_words(status)
     how = (reason or "").strip()
     if winner is None:
         return "a draw" + (f" ({how.replace('-', ' ')})" if how and how not in ("score", "award") else "")
