@@ -225,6 +225,9 @@ class HouseRule:
     """Timer name → the label its deadline is shown with."""
     events: ClassVar[tuple[str, ...]] = ()
     """The kinds of host events it publishes."""
+    pings: ClassVar[tuple[str, ...]] = ()
+    """Those of its events that need one player to act now (the event's seat): a room that can notify
+    players (Discord) pings that player besides showing the event."""
     words: ClassVar[Mapping[str, str]] = {}
     """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
     event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name), its log

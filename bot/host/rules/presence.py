@@ -22,6 +22,7 @@ class GracePresence(HouseRule):
     actions: ClassVar[tuple[Action, ...]] = (READY, HERE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"presence": "presence"}
     events: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
+    pings: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
 
     def __init__(self) -> None:

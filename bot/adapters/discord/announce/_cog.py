@@ -25,6 +25,8 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce._views import Choice, buttons
+from bot.host import rules
+from bot.host.events import EventKind
 from bot.host.service import HostEvent, Live
 from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
 from bot.wording import clock_deadline_text, deadline_text, event_text, reason_words, seat_name, status_lines
@@ -37,8 +39,12 @@ log = logging.getLogger(__name__)
 QUIET_KINDS = frozenset({"illegal", "hint", "confirm", "turn", "started"})
 """Events the room listener already answered, or that the board's header and turn line say anyway."""
 
-PING_KINDS = frozenset({"choose", "presence", "presence_ok", "mulligan_offer", "clock"})
-"""Events that need one player to act: they also get a short message that pings that player."""
+
+def ping_kinds() -> frozenset[str]:
+    """Events that need one player to act: they also get a short message that pings that player (clock
+    warnings, and the events the house rules declare as `pings`)."""
+    return frozenset({EventKind.CLOCK, *(kind for rule in rules.REGISTRY for kind in rule.pings)})
+
 
 END_KINDS = frozenset({"finished", "aborted"})
 MAX_CONTENT = 1900
@@ -294,8 +300,8 @@ class Announcer(commands.Cog):
                 fresh.append(result_line(room.live, ev) + await self._rating_changes(match_id))
             else:
                 fresh.append(event_text(ev))
-            who = self._attention(ev, room.live)
-            if who is not None and ev.kind in PING_KINDS:
+            who = self._attention(ev, room.live) if ev.kind in ping_kinds() else None
+            if who is not None:
                 room.unsent_pings.append((who, event_text(ev)))
             if ev.kind in END_KINDS:
                 room.over = True
@@ -384,12 +390,12 @@ class Announcer(commands.Cog):
 
     @staticmethod
     def _attention(ev: HostEvent, live: Live | None) -> str | None:
-        """The player id an event is addressed to, if it needs them to act."""
-        if ev.kind == "choose":
-            return str(ev.data.get("chooser"))
-        if ev.kind == "presence":
-            return str(ev.data.get("confirmer_id"))
-        if ev.kind in ("presence_ok", "mulligan_offer", "clock") and live is not None and ev.seat in live.players:
+        """The player id an event that needs someone to act is addressed to: the player of its seat (the id
+        its data names, when seats may have changed by the time it is announced: the choice of who starts)."""
+        named = ev.data.get("chooser") or ev.data.get("confirmer_id")
+        if named is not None:
+            return str(named)
+        if live is not None and ev.seat in live.players:
             return live.players[ev.seat].id
         return None
 

@@ -1,6 +1,6 @@
 """A next house rule touches only its own module: a toy rule, declared whole in this test module (key, games,
 default, value parsing, an action with keywords and a button, a timer with a deadline label, its events and
-all their words), registers itself by subclassing `HouseRule` as a rule module would, and is played through
+all their words, the event that pings), registers itself by subclassing `HouseRule` as a rule module would, and is played through
 the terminal room and on a simulated Discord (keyword and button) with nothing else edited."""
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def define_bell() -> type[HouseRule]:
         actions: ClassVar[tuple[Action, ...]] = (RING,)
         deadline_labels: ClassVar[Mapping[str, str]] = {"echo": "bell_echo"}
         events: ClassVar[tuple[str, ...]] = ("bell_rung", "bell_quiet")
+        pings: ClassVar[tuple[str, ...]] = ("bell_quiet",)
         words: ClassVar[Mapping[str, str]] = {
             "bell_rung": "{player} rings the bell ({left} left).",
             "bell_quiet": "{player}'s bell falls quiet.",
@@ -181,6 +182,7 @@ async def test_on_discord_by_button_and_by_keyword(world: World) -> None:
     await w.env.advance_time(ECHO_SECONDS + 1)
     board = board_of(w, room, match_id).content
     assert "> bob's bell falls quiet." in board and "echoes until" not in board
+    assert f"<@{w.bob.id}> bob's bell falls quiet." in bot_text(w, room)  # the event it declares as a ping
     assert live.status == "ongoing"
 
 
