@@ -124,10 +124,11 @@ async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) ->
     return service
 
 
-def room_config(tmp_path: Path, game: str = "boxes", **kw: Any) -> RoomConfig:
-    """A terminal room (`dmhost room`) for alice and bob on a SQLite file in `tmp_path`, printing JSON events."""
+def room_config(tmp_path: Path, game: str = "boxes", *, events_json: bool = True, **kw: Any) -> RoomConfig:
+    """A terminal room (`dmhost room`) for alice and bob on a SQLite file in `tmp_path` (JSON events unless
+    `events_json=False`)."""
     return RoomConfig(
-        db_url=sqlite_url_for(tmp_path / "room.db"), game=game, players=["alice", "bob"], events_json=True, **kw
+        db_url=sqlite_url_for(tmp_path / "room.db"), game=game, players=["alice", "bob"], events_json=events_json, **kw
     )
 
 

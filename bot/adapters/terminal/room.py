@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
+from bot.host import rules
+from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
@@ -93,7 +95,7 @@ class Room:
             rated = await self.ratings.of_match(ev.match_id)
             if rated is not None:
                 self.emit({}, f"Ratings: {change_line(rated)}")
-        if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
+        if ev.kind in _redraws() and ev.match_id in self.service.live:
             if not self.config.events_json:
                 self.out.write(board_text(self.service.live[ev.match_id], self.service.now()) + "\n")
             self._save_picture(ev.match_id, ev)
@@ -256,6 +258,11 @@ class Room:
             self.emit({}, f"({player.name}, not a move: {reason_text(result)})")
         elif result.status == Outcome.IGNORED:
             self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
+
+
+def _redraws() -> set[str]:
+    """Events after which the room prints the board: a move, the start, and what the house rules declare."""
+    return {EventKind.MOVE, EventKind.STARTED, EventKind.RESUMED, *(k for rule in rules.REGISTRY for k in rule.redraws)}
 
 
 def _is_name(candidate: str, players: Any) -> bool:

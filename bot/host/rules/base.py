@@ -225,6 +225,9 @@ class HouseRule:
     """Timer name → the label its deadline is shown with."""
     events: ClassVar[tuple[str, ...]] = ()
     """The kinds of host events it publishes."""
+    redraws: ClassVar[tuple[str, ...]] = ()
+    """Those of its events after which the position is not the one last shown (turns undone): a room that
+    prints the board prints it again."""
     pings: ClassVar[tuple[str, ...]] = ()
     """Those of its events that need one player to act now (the event's seat): a room that can notify
     players (Discord) pings that player besides showing the event."""
