@@ -1,7 +1,8 @@
 """A next house rule touches only its own module: a toy rule, declared whole in this test module (key, games,
-default, value parsing, an action with keywords and a button, a timer with a deadline label, its events and
-all their words, the event that pings), registers itself by subclassing `HouseRule` as a rule module would, and is played through
-the terminal room and on a simulated Discord (keyword and button) with nothing else edited."""
+default, value parsing, an action with keywords and a button, a timer with a deadline label, its events, the
+one that pings, and all their words), registers itself by subclassing `HouseRule` as a rule module would,
+and is played through the terminal room and on a simulated Discord (keyword and button) with nothing else
+edited. A rule that would clash with the registered ones is refused as it is defined."""
 
 from __future__ import annotations
 
@@ -196,3 +197,25 @@ async def test_on_discord_refused_where_the_rule_is_off(world: World) -> None:
         await w.carol.slash(w.lobby, "dm start", game="trax", player1=w.alice, player2=w.bob, rules="bell=1")
     )
     assert "trax takes no rule 'bell'" in refused.content
+
+
+def test_a_rule_that_would_clash_is_refused_as_it_is_defined() -> None:
+    before = list(rules.REGISTRY)
+    with pytest.raises(TypeError, match="ding already belong to Bell"):
+
+        class Gong(HouseRule):
+            key: ClassVar[str] = "gong"
+            actions: ClassVar[tuple[Action, ...]] = (Action("strike_gong", ("gong", "ding")),)
+
+    with pytest.raises(TypeError, match="'draw' is DrawOffer's"):
+
+        class Draw(HouseRule):
+            key: ClassVar[str] = "draw"
+
+    with pytest.raises(TypeError, match="not lower-case letters"):
+
+        class Horn(HouseRule):
+            key: ClassVar[str] = "horn"
+            actions: ClassVar[tuple[Action, ...]] = (Action("blow_horn", ("horn",), "horn_2", "Blow"),)
+
+    assert rules.REGISTRY == before
