@@ -261,6 +261,11 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
         """One line telling a player how moves are written."""
         return "see the rule card for move notation"
 
+    def ends_own_play(self, move: M) -> bool:
+        """Whether this (validated) move gives up the mover's play for the rest of the game, so that a room
+        asks the player to confirm it first (Dots' `stop`); ordinary moves, winning ones included, do not."""
+        return False
+
     def turn_prompt(self, state: S) -> str | None:
         """What the seat to act must do now, when it is not an ordinary move (a setup, a choice...)."""
         return None

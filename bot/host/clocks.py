@@ -7,16 +7,44 @@ Everything here is plain data so a snapshot can be stored and re-armed after a r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.types import ClockKind, ClockNotice, TimeControl
 
-__all__ = ["WARNINGS", "Clocks", "Deadline", "TimeControl"]
+__all__ = ["WARNINGS", "Clocks", "Deadline", "TimeControl", "seat_odds"]
 
 WARNINGS = (30.0, 10.0)
 _NOTICES = frozenset(ClockNotice)
+
+
+def seat_odds(clock: Mapping[str, Any], players: Sequence[Iterable[str]]) -> dict[str, Any]:
+    """Clock settings with time odds written by player (`bob:reserve=120`, `<@42>:move=30`) rewritten by
+    seat as `TimeControl.from_spec` takes them (`p2:reserve`). `players` lists, in the order the players
+    were named, what may name each (names, ids); `p1:`/`p2:` stay as they are. ValueError for a prefix
+    that names neither player or both."""
+    out: dict[str, Any] = {}
+    known = [{_alias(a) for a in aliases if a} for aliases in players]
+    for key, value in clock.items():
+        prefix, colon, setting = key.rpartition(":")
+        who = _alias(prefix)
+        if not colon or who in ("p1", "p2"):
+            out[key if not colon else f"{who}:{setting}"] = value
+            continue
+        seats = [i + 1 for i, names in enumerate(known) if who in names]
+        if len(seats) != 1:
+            raise ValueError(
+                f"clock: {prefix!r} names {'both players' if seats else 'neither player'}; "
+                "write a player's time as p1:reserve=…, p2:reserve=… or NAME:reserve=…"
+            )
+        out[f"p{seats[0]}:{setting}"] = value
+    return out
+
+
+def _alias(text: str) -> str:
+    """How a player is matched in a clock prefix: lower case, without `@` or a mention's brackets."""
+    return text.strip().lower().removeprefix("<@").removeprefix("!").removesuffix(">").removeprefix("@")
 
 
 @dataclass(order=True, frozen=True)
@@ -45,7 +73,7 @@ class Clocks:
     @classmethod
     def new(cls, tc: TimeControl) -> Clocks:
         """Fresh clocks, nobody running."""
-        return cls(tc, {1: tc.reserve, 2: tc.reserve}, {1: False, 2: False})
+        return cls(tc, {1: tc.for_seat(1).reserve, 2: tc.for_seat(2).reserve}, {1: False, 2: False})
 
     # -- reading -------------------------------------------------------------------
     def action_elapsed(self, now: float) -> float:
@@ -59,10 +87,10 @@ class Clocks:
 
     def limit(self) -> float:
         """Total action time the running seat may use before it loses."""
-        tc = self.tc
         seat = self.running
         if seat is None:
             return float("inf")
+        tc = self.tc.for_seat(seat)
         if tc.kind == ClockKind.MOVE_RESERVE:
             return tc.move + self.reserve_left[seat]
         if self.in_grace:
@@ -74,7 +102,7 @@ class Clocks:
         seat = self.running
         if seat is None:
             return []
-        tc = self.tc
+        tc = self.tc.for_seat(seat)
         out: list[tuple[float, ClockNotice]] = []
         if tc.kind == ClockKind.MOVE_RESERVE:
             reserve = self.reserve_left[seat]
@@ -113,7 +141,7 @@ class Clocks:
 
     def remaining(self, seat: int, now: float) -> dict[str, float]:
         """What a seat has left: current action time and reserve (or grace)."""
-        tc = self.tc
+        tc = self.tc.for_seat(seat)
         used = self.action_elapsed(now) if seat == self.running else 0.0
         if tc.kind == ClockKind.MOVE_RESERVE:
             reserve = self.reserve_left[seat] - max(0.0, used - tc.move)
@@ -146,13 +174,21 @@ class Clocks:
             return 0.0
         used = self.action_elapsed(now)
         if self.tc.kind == ClockKind.MOVE_RESERVE:
-            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - self.tc.move))
+            move = self.tc.for_seat(seat).move
+            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - move))
         self.running = None
         self.since = None
         self.elapsed = 0.0
         self.in_grace = False
         self.fired = set()
         return max(0.0, used)
+
+    def swap_seats(self) -> None:
+        """The players changed seats before the first move: their time odds and clocks go with them."""
+        self.tc = self.tc.swapped()
+        self.reserve_left = {1: self.reserve_left[2], 2: self.reserve_left[1]}
+        self.grace_used = {1: self.grace_used[2], 2: self.grace_used[1]}
+        self.credit = {1: self.credit.get(2, 0.0), 2: self.credit.get(1, 0.0)}
 
     def fire(self, kind: ClockNotice) -> None:
         """Mark a deadline as handled; entering grace is recorded here."""

@@ -61,6 +61,7 @@ def change(live: Live, eff: Effects, now: float) -> None:
         live.status = eff.status
     if eff.swap_seats:
         live.players = {1: live.players[2], 2: live.players[1]}
+        live.clocks.swap_seats()
     for op in eff.clock:
         if op == "pause":
             live.clocks.pause(now)
@@ -84,7 +85,8 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
     if eff.swap_seats:
         batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
     for note in eff.say:
-        extra = {"move": live.clocks.tc.move, "grace": live.clocks.tc.grace} if note.kind == "clock" else None
+        own = live.clocks.tc.for_seat(note.seat)
+        extra = {"move": own.move, "grace": own.grace} if note.kind == "clock" else None
         batch.out.append(event(live, note.kind, note.data, note.seat, extra))
     if eff.start:
         batch.out.append(started_event(live))
@@ -174,7 +176,7 @@ def clock_deadline(live: Live, kind: ClockNotice, seat: int, now: float, wall: d
         batch = Batch([NewEvent("timeout", seat)])
         end(live, 3 - seat, EndReason.TIME, batch, now, wall, score=False)
         return batch
-    tc = live.clocks.tc
+    tc = live.clocks.tc.for_seat(seat)
     notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
     return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])
 

@@ -32,6 +32,7 @@ from bot.types import ClockKind, EndReason, MatchStatus
 __all__ = [
     "ClockFacts",
     "EventKind",
+    "Grave",
     "HostError",
     "HostEvent",
     "Ignored",
@@ -189,6 +190,20 @@ class Ignored(StrEnum):
     """No such match runs here."""
     NOT_PROVISIONAL = "not_provisional"
     """A deleted or edited message that holds no provisional move."""
+
+
+@dataclass(frozen=True)
+class Grave:
+    """A player's text that, taken now, would end their match or their play by their own choice: a resignation
+    (`action` "resign") or a move the game says gives up the mover's play (`action` "move", e.g. Dots' `stop`).
+    A room that can ask (Discord) confirms it first, then submits `text` (the keyword or the move's notation);
+    `ply`: the position it was asked in."""
+
+    action: str
+    match_id: int
+    seat: int
+    text: str
+    ply: int
 
 
 @dataclass

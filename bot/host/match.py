@@ -63,14 +63,17 @@ class Outage:
 
 
 _RESIGN = {"resign": "resign", "i resign": "resign"}
-_PUNCT = re.compile(r"[!.?`*_~]+")
+_MARKUP = re.compile(r"[`*_~]+")
+_TRAILING = re.compile(r"[\s.!]+$")
 
 
 def keyword(text: str) -> str | None:
-    """The host command a short text stands for, if any ('Take back!' → 'takeback')."""
-    if len(text) > 40:
+    """The host command a short text *is*, if any: case, Discord markup and trailing `.`/`!` aside
+    ('Take back!' → 'takeback', '**Resign.**' → 'resign'). A question is never a command ('resign?',
+    'I resign?'), nor is a sentence that merely contains one ('should I resign')."""
+    if len(text) > 40 or any(q in text for q in "?？¿"):
         return None
-    norm = " ".join(_PUNCT.sub(" ", text.replace("\u2019", "'")).lower().split())
+    norm = _TRAILING.sub("", " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split()))
     return _RESIGN.get(norm) or rules.keyword_actions().get(norm)
 
 
@@ -100,6 +103,8 @@ class Live:
     resume_to: MatchStatus = MatchStatus.ONGOING
     practice: bool = False
     """A match against the practice opponent (kept out of histories and ratings)."""
+    machine: int | None = None
+    """The practice opponent's seat, when known: its moves are final at once (no take-back window)."""
     started_at: dt.datetime = field(default_factory=utcnow)
     outage: Outage | None = None
     """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
@@ -135,6 +140,10 @@ class Live:
     def provisional(self) -> Provisional | None:
         """The move a rule keeps provisional, if any."""
         return next((p for r in self.rules if (p := r.provisional()) is not None), None)
+
+    def final_at_once(self, seat: int) -> bool:
+        """Whether a seat's moves are final when played (the practice opponent's: it never takes one back)."""
+        return self.machine is not None and seat == self.machine
 
 
 class Unsaved(Exception):
@@ -185,6 +194,7 @@ def new_live(
         raise HostError(Refusal("advantage_seat"))
     if advantage is None and first == 2:
         order.reverse()
+        tc = tc.swapped()  # `p1:`/`p2:` time odds name the players by list order
     elif advantage is None and first != 1:
         raise HostError(Refusal("first_seat"))
     return Live(
@@ -224,6 +234,7 @@ def dump(live: Live, now: float, instance: str) -> dict[str, Any]:
         "instance": instance,
         "loop_at": now,
         **({"practice": True} if live.practice else {}),
+        **({"machine": live.machine} if live.machine is not None else {}),
     }
 
 
@@ -259,6 +270,7 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
         paused_at=now if paused else None,
         resume_to=MatchStatus(snap.get("resume_to", MatchStatus.ONGOING)),
         practice=bool(snap.get("practice", False)),
+        machine=int(snap["machine"]) if snap.get("machine") is not None else None,
         started_at=stored.created_at,
     )
 

@@ -22,6 +22,7 @@ from bot.host import rules
 from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, stamp, start_turn, take
 from bot.host.events import (
     EventKind,
+    Grave,
     HostError,
     HostEvent,
     Ignored,
@@ -57,6 +58,7 @@ from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
 __all__ = [
+    "Grave",
     "HostError",
     "HostEvent",
     "Ignored",
@@ -191,13 +193,16 @@ class MatchService:
         by: str | None = None,
         rated: bool = True,
         practice: bool = False,
+        machine: str | None = None,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
         `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
-        `practice`: one player is the practice opponent."""
+        `practice`: one player is the practice opponent; `machine`: its player id, when it plays here (its moves are
+        final at once: no take-back window)."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
+        live.machine = live.seat_of(machine) if machine is not None else None
         ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
         now = self.now()
         eff = Effects()
@@ -263,9 +268,11 @@ class MatchService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        rated: bool = True,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
-        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id."""
+        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id.
+        `rated=False` stores it as casual (a game of an unrated tournament)."""
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
         live = new_live(game, players, options, clock, rules, 1, None)
@@ -298,6 +305,7 @@ class MatchService:
                 channel_id=channel_id,
                 snapshot=snapshot,
                 events=[created],
+                rated=rated,
             )
             await self.store.append(
                 match_id,
@@ -329,6 +337,34 @@ class MatchService:
         """The provisional move of a running match, if it has one."""
         live = self.live.get(match_id)
         return None if live is None else live.provisional()
+
+    def grave(self, match_id: int, player_id: str, text: str) -> Grave | None:
+        """Whether a player's text, taken now, would end their match or their play by their own choice: a
+        resignation, or a legal move the game says gives up the mover's play (Dots' `stop`). Reads only; a room
+        that can ask confirms it first and then submits `Grave.text`. None for anything else (ordinary moves,
+        chat, strangers, a move that would be refused anyway: `submit` says why)."""
+        live = self.live.get(match_id)
+        if live is None or live.status in OVER_STATUSES:
+            return None
+        seat = live.seat_of(player_id)
+        text = text.strip()
+        if seat is None or not text:
+            return None
+        said = keyword(text)
+        if said == "resign":
+            return Grave("resign", live.id, seat, "resign", live.ply)
+        if said is not None or len(text) > MAX_MOVE_TEXT or live.status != MatchStatus.ONGOING:
+            return None
+        ruleset = live.ruleset
+        try:
+            parsed = ruleset.parse_syntax(text)
+            ruleset.check_turn(live.state, seat)
+            move = ruleset.validate(live.state, parsed, seat)
+        except MoveError:
+            return None
+        if not ruleset.ends_own_play(move):
+            return None
+        return Grave("move", live.id, seat, ruleset.format(live.state, move), live.ply)
 
     async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
         """A player's recent matches, newest first."""

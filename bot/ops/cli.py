@@ -48,6 +48,13 @@ def cmd_room(args: argparse.Namespace) -> int:
     except RatedChoiceError as exc:
         return _usage(str(exc))
     if args.resume is None:
+        from bot.host.clocks import seat_odds
+
+        named = [[n] for n in args.player or []] + ([["dmhost", "bot"]] if args.bot else [])
+        try:
+            clock = seat_odds(clock, named)  # time odds by name: `--clock bob:reserve=120`
+        except ValueError as exc:
+            return _usage(str(exc))
         problem = _match_problem(args.game, args.player or [], args.bot, options, clock, rules)
         if problem is not None:  # before any database is opened, so a typo leaves no file behind
             return _usage(problem)

@@ -35,8 +35,8 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
     if start_players:
         names = {int(s): v[1] for s, v in start_players.items()}
     bank = {
-        1: tc.reserve if tc.kind == ClockKind.MOVE_RESERVE else tc.grace,
-        2: tc.reserve if tc.kind == ClockKind.MOVE_RESERVE else tc.grace,
+        seat: own.reserve if own.kind == ClockKind.MOVE_RESERVE else own.grace
+        for seat, own in ((1, tc.for_seat(1)), (2, tc.for_seat(2)))
     }
     frames = [Frame(0, ruleset.new_game(options), None, None, None, "start", dict(bank))]
     for e in match.events:
@@ -64,7 +64,7 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
                 frames[i].clocks[seat] = frames[i - 1].clocks[seat]
             elif tc.kind == ClockKind.MOVE_RESERVE:
                 frames[i].clocks[seat] = max(
-                    0.0, frames[i - 1].clocks[seat] - max(0.0, (frames[i].used or 0.0) - tc.move)
+                    0.0, frames[i - 1].clocks[seat] - max(0.0, (frames[i].used or 0.0) - tc.for_seat(seat).move)
                 )
         f = frames[i]
         f.caption = f"{f.ply}. {names.get(f.seat or 0, '?')} {f.move}" + (

@@ -94,6 +94,16 @@ def cmd_terminal(args: argparse.Namespace) -> int:
             if args.bye_points not in ("1", "0.5", "½"):
                 raise ValueError(f"--bye-points is 1 or 0.5, not {args.bye_points!r}")
             args.bye_points = 1.0 if args.bye_points == "1" else 0.5
+            for flag in ("checkin", "no_show", "round_every"):
+                value = getattr(args, flag)
+                flag_name = "--" + flag.replace("_", "-")
+                setattr(args, flag, None if value is None else _int(value, flag_name) * 60)
+            if args.start is not None:
+                import datetime as dt
+
+                from bot.schedule.when import parse_when
+
+                args.start = parse_when(args.start, now=dt.datetime.now(dt.UTC))
         else:
             args.id = _int(args.id, "ID")
         for flag in ("board", "round"):
@@ -144,11 +154,18 @@ def add_parser(sub: Any) -> None:
     create.add_argument("--bye-points", default="1", metavar="1|0.5")
     create.add_argument("--max-players", metavar="N")
     create.add_argument("--rated", action="store_true")
+    create.add_argument("--start", metavar="WHEN", help="it starts by itself then (as `dmhost schedule when` reads)")
+    create.add_argument("--checkin", metavar="MIN", help="check-in window before the start; the absent are removed")
+    create.add_argument("--no-show", metavar="MIN", help="each game: absent this long after its start loses")
+    create.add_argument("--round-every", metavar="MIN", help="minutes between round starts")
+    create.add_argument("--seeding", default="joined", choices=["joined", "rating"])
     join = command("join", "enter players (by name)")
     join.add_argument("names", nargs="+", metavar="NAME")
     leave = command("leave", "take an entry back before the start, or withdraw after it")
     leave.add_argument("player_name", metavar="NAME")
     command("start", "pair round 1 and open its matches")
+    here = command("here", "check a player in (for the tournament before its start, else for their game)")
+    here.add_argument("player_name", metavar="NAME")
     command("status", "pairings, open matches and standings (records results that arrived)")
     result = command("result", "adjudicate a running game or override a result")
     result.add_argument("board", metavar="BOARD")

@@ -5,25 +5,37 @@ the host's events: when a tournament's match finishes, `on_host_event` reads the
 and the tournament moves on by itself (the next round is paired when every game of this one is over).
 Everything lives in the database; `start()` catches up on what happened while no process ran. A round
 is paired exactly once even from two processes: pairing claims it with a conditional UPDATE of the
-tournament's round number, in the same transaction that writes the round's games.
+tournament's round number, in the same transaction that writes the round's games. Each game's match is
+opened once too: a process first claims the game (`match_id` from NULL to OPENING, with its name, time and
+the highest match id then) and only the winner creates the match; a claim left by a stopped process is
+taken over after `STALE_S`, and the match it may have created meanwhile is found and kept, not doubled.
+
+Timed parts (`run_due`, driven by the `run()` task): the automatic start at `starts_at` (players who did
+not check in are removed first when the tournament has a check-in), each game's start time (`round_every`)
+and, with `no_show` set, the per-game check-in: a game's match opens when both players are here (and its
+time has come); a player still absent `no_show` seconds after the game's start loses it by no-show (a
+finished match with the reason `no_show`, as for a scheduled DM); if neither came, the match opens anyway
+then and the clocks decide.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.host.match import HostError, HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
-from bot.store.db import utcnow
+from bot.store.db import Match, MatchPlayer, utcnow
 from bot.tournaments.progress import check_field, next_round, rematches, round_finished
 from bot.tournaments.rounds import Bye, Format, Game, Pairing, PairingError, Result
 from bot.tournaments.standings import Standing, standings
@@ -37,6 +49,11 @@ PAUSED = "paused"
 FINISHED = "finished"
 CANCELLED = "cancelled"
 OPENING = 0  # match_id while a process opens the game's match
+STALE_S = 300.0
+"""A game claimed this long ago by a process that never finished opening it is taken over."""
+POLL_S = 3600.0
+"""The timer also looks at the database this often (due times added by other processes)."""
+SEEDINGS = ("joined", "rating")
 
 
 class TournamentRefused(HostError):
@@ -52,6 +69,7 @@ class Entry:
     player_id: str
     name: str
     withdrawn: bool
+    checked_in: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,16 @@ class Tournament:
     seeds: list[int]
     guild_id: int | None
     channel_id: int | None
+    checkin_s: int | None = None
+    no_show_s: int | None = None
+    round_every_s: int | None = None
+    seeding: str = "joined"
+
+    def checkin_opens(self) -> dt.datetime | None:
+        """When the tournament's check-in opens (None: no check-in; anytime before a start with no time)."""
+        if self.checkin_s is None or self.starts_at is None:
+            return None
+        return self.starts_at - dt.timedelta(seconds=self.checkin_s)
 
 
 @dataclass(frozen=True)
@@ -88,6 +116,10 @@ class StoredGame:
     board: int
     pairing: Pairing
     match_id: int | None
+    room_id: int | None = None
+    starts_at: dt.datetime | None = None
+    here: tuple[dt.datetime | None, dt.datetime | None] = (None, None)
+    """When White and Black checked in for this game."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +137,9 @@ SeedOrder = Callable[[Sequence[Entry]], Sequence[Entry]]
 """Orders the entrants at the start (index 0 = top seed); the default keeps the order they joined in.
 Rating-based seeding plugs in here."""
 RoomOpener = Callable[[Tournament, Entry, Entry], Awaitable[int | None]]
-"""Gives a game's match its room (a channel id) before it opens; the default is the tournament's channel."""
+"""Gives a game its room (a channel id) when it is paired; the default is the tournament's channel."""
+RatingOrder = Callable[["Tournament", Sequence[Entry]], Awaitable[Sequence[Entry]]]
+"""Orders the entrants by rating (index 0 = top seed), for a tournament seeded by rating; awaited at the start."""
 
 
 def _join_order(entries: Sequence[Entry]) -> Sequence[Entry]:
@@ -133,6 +167,10 @@ def _tournament(row: Any) -> Tournament:
         seeds=[int(s) for s in row.seeds or []],
         guild_id=row.guild_id,
         channel_id=row.channel_id,
+        checkin_s=row.checkin_s,
+        no_show_s=row.no_show_s,
+        round_every_s=row.round_every_s,
+        seeding=row.seeding or "joined",
     )
 
 
@@ -144,7 +182,16 @@ def _game(row: Any) -> StoredGame:
         result = Result(row.result) if row.result else None
         pairing = Game(int(row.white), int(row.black), result, bool(row.forfeit))
     match_id = int(row.match_id) if row.match_id is not None else None
-    return StoredGame(int(row.id), int(row.round), int(row.board), pairing, match_id)
+    return StoredGame(
+        int(row.id),
+        int(row.round),
+        int(row.board),
+        pairing,
+        match_id,
+        row.room_id,
+        row.starts_at,
+        (row.here_white, row.here_black),
+    )
 
 
 class TournamentService:
@@ -157,15 +204,26 @@ class TournamentService:
         seed_order: SeedOrder | None = None,
         open_room: RoomOpener | None = None,
         wall: Callable[[], dt.datetime] | None = None,
+        rating_order: RatingOrder | None = None,
+        instance: str | None = None,
+        poll_seconds: float = POLL_S,
     ) -> None:
         self.host = host
         self.engine: AsyncEngine = host.store.engine
         self.seed_order = seed_order or _join_order
+        self.rating_order = rating_order
         self.open_room = open_room
         self.wall = wall or utcnow
+        self.instance = instance or f"tournaments-{uuid.uuid4().hex[:12]}"
+        self.poll_seconds = poll_seconds
         self._listeners: list[TournamentListener] = []
         self._locks: dict[int, asyncio.Lock] = {}
+        self._opening: dict[int, asyncio.Lock] = {}
         self._listening = False
+        self._task: asyncio.Task[None] | None = None
+        self._sleeping = False
+        self._dirty = False
+        self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------
     def subscribe(self, listener: TournamentListener) -> None:
@@ -173,9 +231,53 @@ class TournamentService:
         self._listeners.append(listener)
 
     async def start(self) -> None:
-        """`listen()` then `catch_up()`: for a process whose host service has started."""
+        """`listen()`, `catch_up()`, then the timer task (`run()`): for a process whose host service has started."""
         self.listen()
         await self.catch_up()
+        self.run()
+
+    def run(self) -> None:
+        """Start the timer task: automatic starts, games' start times and no-show rulings, as they fall due."""
+        self._closed = False
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._timer(), name="tournament-timer")
+
+    async def close(self) -> None:
+        """Stop the timer task (everything stays in the database)."""
+        self._closed = True
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def wake(self) -> None:
+        """Something may have fallen due sooner than the timer sleeps: look again now."""
+        self._dirty = True
+        if self._sleeping and self._task is not None and not self._closed:
+            self._task.cancel()  # only ever while it sleeps, never in the middle of its work
+            self._task = asyncio.create_task(self._timer(), name="tournament-timer")
+
+    async def _timer(self) -> None:
+        while not self._closed:
+            self._dirty = False
+            try:
+                nxt = await self.run_due()
+            except Exception:
+                log.exception("tournament timer failed")
+                nxt = None
+            if self._dirty:
+                continue
+            wait = self.poll_seconds
+            if nxt is not None:
+                # still due after acting: something failed (it was logged); try again in a second, not at once
+                wait = min(wait, (nxt - self.wall()).total_seconds())
+                wait = wait if wait > 0 else 1.0
+            self._sleeping = True
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self._sleeping = False
 
     def listen(self) -> None:
         """Subscribe to the host's events (before the host resumes matches, so no result is missed)."""
@@ -191,9 +293,33 @@ class TournamentService:
                     select(TOURNAMENTS.c.id, TOURNAMENTS.c.guild_id).where(TOURNAMENTS.c.status == RUNNING)
                 )
             ).all()
+        now = self.wall()
         for tid, guild in ids:
             if self.host.owns_guild(guild):
+                await self._give_back_waiting(int(tid), now)
                 await self._catch_up(int(tid))
+
+    async def _give_back_waiting(self, tid: int, now: dt.datetime) -> None:
+        """After a restart, a game whose no-show deadline passed while no process ran gives its players the
+        whole wait again from now (nobody is charged for the time the bot was away, as for a scheduled DM)."""
+        t = await self.get(tid)
+        if t.no_show_s is None:
+            return
+        late = now - dt.timedelta(seconds=t.no_show_s)
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(GAMES)
+                .where(
+                    and_(
+                        GAMES.c.tournament_id == tid,
+                        GAMES.c.black.is_not(None),
+                        GAMES.c.result.is_(None),
+                        GAMES.c.match_id.is_(None),
+                        GAMES.c.starts_at < late,
+                    )
+                )
+                .values(starts_at=now)
+            )
 
     async def _catch_up(self, tid: int) -> None:
         """Results of matches that ended while no process listened, then matches still to open, then advance."""
@@ -226,7 +352,9 @@ class TournamentService:
             rows = (
                 await conn.execute(select(ENTRIES).where(ENTRIES.c.tournament_id == tid).order_by(ENTRIES.c.id))
             ).all()
-        return [Entry(int(r.id), r.player_id, r.name, r.withdrawn_at is not None) for r in rows]
+        return [
+            Entry(int(r.id), r.player_id, r.name, r.withdrawn_at is not None, r.checked_in_at is not None) for r in rows
+        ]
 
     async def games(self, tid: int) -> list[StoredGame]:
         """Every pairing so far, by round and board."""
@@ -277,9 +405,27 @@ class TournamentService:
         guild_id: int | None = None,
         channel_id: int | None = None,
         by: str | None = None,
+        checkin_s: int | None = None,
+        no_show_s: int | None = None,
+        round_every_s: int | None = None,
+        seeding: str = "joined",
     ) -> int:
-        """Open a tournament for sign-up; the match options, clock and rules are checked as `/dm start` checks them."""
+        """Open a tournament for sign-up; the match options, clock and rules are checked as `/dm start` checks them.
+
+        `starts_at`: it starts by itself then. `checkin_s`: players check in during that many seconds before
+        `starts_at` (or any time before a start by hand); those who did not are removed at the start.
+        `no_show_s`: each game's players check in too, and one still absent that long after the game's start
+        loses it by no-show. `round_every_s`: round N starts `(N-1) × round_every_s` after the start (or when the
+        round before ends, if later). `seeding`: `joined` (sign-up order) or `rating`."""
         name = name.strip()
+        now = self.wall()
+        if starts_at is not None and starts_at <= now:
+            raise TournamentRefused("the start time must be in the future")
+        for label, value in (("check-in", checkin_s), ("no-show", no_show_s), ("round interval", round_every_s)):
+            if value is not None and not 60 <= value <= 7 * 86400:
+                raise TournamentRefused(f"the {label} time is 1 minute to 7 days")
+        if seeding not in SEEDINGS:
+            raise TournamentRefused(f"seeding is {' or '.join(SEEDINGS)}, not {seeding!r}")
         if not 1 <= len(name) <= 100:
             raise TournamentRefused("a tournament needs a name of 1 to 100 characters")
         try:
@@ -301,7 +447,6 @@ class TournamentService:
             live = new_live(game, [PlayerRef("1", "1"), PlayerRef("2", "2")], options, clock, rules, 1, None)
         except HostError as exc:
             raise TournamentRefused(exc.refusal) from None
-        now = self.wall()
         async with self.engine.begin() as conn:
             tid = (
                 await conn.execute(
@@ -327,11 +472,102 @@ class TournamentService:
                         created_by=by,
                         created_at=now,
                         updated_at=now,
+                        checkin_s=checkin_s,
+                        no_show_s=no_show_s,
+                        round_every_s=round_every_s,
+                        seeding=seeding,
                     )
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
         await self._emit(int(tid), "created", {"name": name, "game": live.ruleset.id, "format": fmt.value})
+        if starts_at is not None:
+            self.wake()
         return int(tid)
+
+    # -- check-in ------------------------------------------------------------------
+    async def check_in(self, tid: int, player_id: str) -> Entry:
+        """A player says "I'm here" for the tournament (before the start, in its check-in window)."""
+        t = await self.get(tid)
+        if t.checkin_s is None:
+            raise TournamentRefused(f"{t.name} has no check-in")
+        if t.status != SIGNUP:
+            raise TournamentRefused(f"the check-in of {t.name} is over")
+        opens = t.checkin_opens()
+        if opens is not None and self.wall() < opens:
+            raise TournamentRefused(f"the check-in of {t.name} opens at {opens:%Y-%m-%d %H:%M} UTC")
+        entry = next((e for e in await self.entries(tid) if e.player_id == player_id and not e.withdrawn), None)
+        if entry is None:
+            raise TournamentRefused(f"you have not joined {t.name}")
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(ENTRIES)
+                .where(and_(ENTRIES.c.id == entry.id, ENTRIES.c.checked_in_at.is_(None)))
+                .values(checked_in_at=self.wall())
+            )
+        if done.rowcount != 1:
+            raise TournamentRefused(f"you are already checked in for {t.name}")
+        await self._emit(tid, "checked_in", {"player": player_id, "name": entry.name})
+        return Entry(entry.id, entry.player_id, entry.name, False, True)
+
+    async def waiting_in(self, room_id: int) -> list[StoredGame]:
+        """Games whose room is this channel and whose match has not opened yet (they take check-ins)."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(GAMES).where(
+                        and_(GAMES.c.room_id == room_id, GAMES.c.match_id.is_(None), GAMES.c.result.is_(None))
+                    )
+                )
+            ).all()
+        return [_game(r) for r in rows if r.black is not None]
+
+    async def signup_in(self, channel_id: int) -> list[Tournament]:
+        """Tournaments taking sign-up (and check-in) in this channel."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(TOURNAMENTS).where(
+                        and_(TOURNAMENTS.c.channel_id == channel_id, TOURNAMENTS.c.status == SIGNUP)
+                    )
+                )
+            ).all()
+        return [_tournament(r) for r in rows]
+
+    async def game(self, game_id: int) -> tuple[Tournament, StoredGame]:
+        """A stored game and its tournament."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(GAMES).where(GAMES.c.id == game_id))).first()
+        if row is None:
+            raise TournamentRefused(f"there is no tournament game {game_id}")
+        return await self.get(int(row.tournament_id)), _game(row)
+
+    async def check_in_game(self, game_id: int, player_id: str) -> StoredGame:
+        """A player says "I'm here" for a game of a round; its match opens at once when both are here and its
+        start time has come."""
+        t, g = await self.game(game_id)
+        p = g.pairing
+        entries = {e.id: e for e in await self.entries(t.id)}
+        if not isinstance(p, Game):
+            raise TournamentRefused("a bye needs no check-in")
+        seat = next((i for i, e in enumerate((p.white, p.black)) if entries[e].player_id == player_id), None)
+        if seat is None:
+            raise TournamentRefused("you do not play this game")
+        if t.status not in (RUNNING, PAUSED) or p.result is not None or g.match_id is not None:
+            raise TournamentRefused("this game is not waiting for its players any more")
+        column = GAMES.c.here_white if seat == 0 else GAMES.c.here_black
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(GAMES)
+                .where(and_(GAMES.c.id == g.id, column.is_(None), GAMES.c.match_id.is_(None)))
+                .values({column.name: self.wall()})
+            )
+        if done.rowcount != 1:
+            raise TournamentRefused("you are already checked in for this game")
+        name = entries[p.white if seat == 0 else p.black].name
+        await self._emit(t.id, "game_checked_in", {"game": g.id, "room": g.room_id, "player": player_id, "name": name})
+        await self._open_matches(t.id)
+        _, g = await self.game(game_id)
+        return g
 
     def _late_entry_open(self, t: Tournament) -> bool:
         return t.format is Format.SWISS and t.status in (RUNNING, PAUSED) and t.round < (t.rounds or 0)
@@ -412,6 +648,8 @@ class TournamentService:
         if t.status != SIGNUP:
             raise TournamentRefused(f"{t.name} has already started")
         entries = [e for e in await self.entries(tid) if not e.withdrawn]
+        absent = [e for e in entries if not e.checked_in] if t.checkin_s is not None else []
+        entries = [e for e in entries if e not in absent]
         try:
             rounds = check_field(t.format, len(entries), t.rounds)
         except ValueError:
@@ -419,18 +657,37 @@ class TournamentService:
             raise TournamentRefused(
                 f"{t.name} needs at least {max(need, 2)} players to start; {len(entries)} joined"
             ) from None
-        seeds = [e.id for e in self.seed_order(entries)]
+        if t.seeding == "rating" and self.rating_order is not None:
+            ordered = list(await self.rating_order(t, entries))
+        else:
+            ordered = list(self.seed_order(entries))
+        seeds = [e.id for e in ordered]
         if sorted(seeds) != sorted(e.id for e in entries):
             raise TournamentRefused("the seeding must order exactly the players who joined")
+        now = self.wall()
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(TOURNAMENTS)
                 .where(and_(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.status == SIGNUP))
-                .values(status=RUNNING, seeds=seeds, rounds=rounds, updated_at=self.wall())
+                .values(
+                    status=RUNNING,
+                    seeds=seeds,
+                    rounds=rounds,
+                    updated_at=now,
+                    starts_at=t.starts_at if t.starts_at is not None and t.starts_at <= now else now,
+                )
             )
+            if done.rowcount == 1 and absent:
+                await conn.execute(
+                    update(ENTRIES).where(ENTRIES.c.id.in_([e.id for e in absent])).values(withdrawn_at=now)
+                )
         if done.rowcount != 1:
             raise TournamentRefused(f"{t.name} has already started")
-        await self._emit(tid, "started", {"by": by, "players": len(seeds), "rounds": rounds})
+        await self._emit(
+            tid,
+            "started",
+            {"by": by, "players": len(seeds), "rounds": rounds, "removed": [e.name for e in absent]},
+        )
         await self.pair_next_round(tid)
 
     async def pair_next_round(self, tid: int) -> int:
@@ -468,13 +725,27 @@ class TournamentService:
             )
             if claimed.rowcount != 1:
                 raise TournamentRefused(f"round {number} of {t.name} is already paired")
-            await self._insert(conn, tid, number, 1, pairings)
-        await self._emit(tid, "round", {"round": number, "pairings": pairings})
+            starts = self._round_start(t, number)
+            await self._insert(conn, tid, number, 1, pairings, starts)
+        await self._emit(tid, "round", {"round": number, "pairings": pairings, "starts_at": starts})
+        self.wake()  # the timer learns the round's start and no-show times
         return number
+
+    def _round_start(self, t: Tournament, number: int) -> dt.datetime:
+        """When a round's games start: now, or its scheduled time (`round_every`) if that is later."""
+        now = self.wall()
+        if t.round_every_s is None or t.starts_at is None:
+            return now
+        return max(now, t.starts_at + dt.timedelta(seconds=t.round_every_s * (number - 1)))
 
     @staticmethod
     async def _insert(
-        conn: AsyncConnection, tid: int, number: int, first_board: int, pairings: Sequence[Pairing]
+        conn: AsyncConnection,
+        tid: int,
+        number: int,
+        first_board: int,
+        pairings: Sequence[Pairing],
+        starts_at: dt.datetime,
     ) -> None:
         rows: list[dict[str, Any]] = []
         for board, p in enumerate(pairings, start=first_board):
@@ -489,6 +760,7 @@ class TournamentService:
                         bye_points=p.points,
                         result=None,
                         forfeit=False,
+                        starts_at=starts_at,
                     )
                 )
             else:
@@ -502,49 +774,282 @@ class TournamentService:
                         bye_points=None,
                         result=p.result.value if p.result else None,
                         forfeit=p.forfeit,
+                        starts_at=starts_at,
                     )
                 )
         if rows:
             await conn.execute(GAMES.insert(), rows)
 
     async def _open_matches(self, tid: int) -> None:
-        """Open the match of every game that has none yet (each claimed first, so only one process opens it)."""
+        """Every game of the round still without a match: its room first; then its match, once its time has
+        come and (with a per-game check-in) both players are here; or its no-show ruling once the wait is over.
+        Each game is claimed first, so only one process opens (or rules) it."""
+        async with self._opening.setdefault(tid, asyncio.Lock()):  # one pass at a time here: one room a game
+            decided = await self._open_locked(tid)
+        if decided:
+            await self._advance(tid)
+
+    async def _open_locked(self, tid: int) -> bool:
         t = await self.get(tid)
-        if t.status != RUNNING:
-            return
+        if t.status not in (RUNNING, PAUSED):
+            return False
         entries = {e.id: e for e in await self.entries(tid)}
+        decided = False
         for g in await self.games(tid):
             p = g.pairing
             if not isinstance(p, Game) or p.result is not None or g.match_id not in (None, OPENING):
                 continue
+            if g.match_id is None and g.room_id is None and self.open_room is not None:
+                g = await self._give_room(t, g, p, entries)
+            decided |= await self._settle_game(t, g, p, entries)
+        return decided
+
+    async def _give_room(self, t: Tournament, g: StoredGame, p: Game, entries: Mapping[int, Entry]) -> StoredGame:
+        """A game's room, from the adapter, stored once (it takes the players' check-in before the match)."""
+        assert self.open_room is not None
+        room = await self.open_room(t, entries[p.white], entries[p.black])
+        if room is None:
+            return g
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(GAMES).where(and_(GAMES.c.id == g.id, GAMES.c.room_id.is_(None))).values(room_id=room)
+            )
+        if done.rowcount != 1:
+            return (await self.game(g.id))[1]
+        g = replace(g, room_id=room)
+        deadline = None
+        if t.no_show_s is not None and g.starts_at is not None:
+            deadline = g.starts_at + dt.timedelta(seconds=t.no_show_s)
+        await self._emit(
+            t.id,
+            "game_room",
+            {
+                "game": g.id,
+                "round": g.round,
+                "board": g.board,
+                "room": room,
+                "white": entries[p.white].player_id,
+                "black": entries[p.black].player_id,
+                "names": [entries[p.white].name, entries[p.black].name],
+                "starts_at": g.starts_at,
+                "checkin": t.no_show_s is not None,
+                "deadline": deadline,
+            },
+        )
+        return g
+
+    async def _settle_game(self, t: Tournament, g: StoredGame, p: Game, entries: Mapping[int, Entry]) -> bool:
+        """Open the game's match, or rule a no-show, if it is due; True when the game got a result."""
+        now = self.wall()
+        starts = g.starts_at or now
+        if starts > now:
+            return False
+        if t.no_show_s is None or all(h is not None for h in g.here):
+            no_show = False
+        elif now >= starts + dt.timedelta(seconds=t.no_show_s):
+            no_show = any(h is not None for h in g.here)  # neither came: the match opens and the clocks decide
+        else:
+            return False
+        after = await self._claim(g.id, now)
+        if after is None:
+            return False
+        white, black = entries[p.white], entries[p.black]
+        players = [PlayerRef(white.player_id, white.name), PlayerRef(black.player_id, black.name)]
+        channel = g.room_id or t.channel_id
+        found = await self._created_since(t, players, after) if g.match_id == OPENING else None
+        if found is not None:  # a stopped process created it after its claim, and stopped before noting it
             async with self.engine.begin() as conn:
-                claimed = await conn.execute(
-                    update(GAMES).where(and_(GAMES.c.id == g.id, GAMES.c.match_id.is_(None))).values(match_id=OPENING)
+                await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=found))
+            await self._record_match(found)
+            return True
+        try:
+            if no_show:
+                winner = 1 if g.here[0] is not None else 2
+                mid = await self.host.record_forfeit(
+                    t.game,
+                    players,
+                    winner,
+                    "no_show",
+                    options=t.options,
+                    clock=t.clock,
+                    rules=t.rules,
+                    guild_id=t.guild_id,
+                    channel_id=channel,
+                    by=f"tournament:{t.id}",
+                    rated=t.rated,
                 )
-            if claimed.rowcount != 1 and g.match_id is None:
-                continue
-            white, black = entries[p.white], entries[p.black]
-            channel = await self.open_room(t, white, black) if self.open_room else t.channel_id
-            try:
+            else:
                 mid = await self.host.create_match(
                     t.game,
-                    [PlayerRef(white.player_id, white.name), PlayerRef(black.player_id, black.name)],
+                    players,
                     options=t.options,
                     clock=t.clock,
                     rules=t.rules,
                     first=1,
                     guild_id=t.guild_id,
                     channel_id=channel,
-                    by=f"tournament:{tid}",
+                    by=f"tournament:{t.id}",
                     rated=t.rated,  # a tournament's games feed the ratings only when it is rated (bot.ratings)
                 )
-            except HostError:
-                log.exception("tournament %s: the match of round %s board %s could not open", tid, g.round, g.board)
-                async with self.engine.begin() as conn:
-                    await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=None))
-                continue
+        except HostError:
+            log.exception("tournament %s: the match of round %s board %s could not open", t.id, g.round, g.board)
+            async with self.engine.begin() as conn:
+                await conn.execute(
+                    update(GAMES)
+                    .where(and_(GAMES.c.id == g.id, GAMES.c.opening_by == self.instance))
+                    .values(match_id=None, opening_after=None)
+                )
+            return False
+        if not no_show:
             async with self.engine.begin() as conn:
                 await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=mid))
+            return False
+        result = Result.WHITE if winner == 1 else Result.BLACK
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(GAMES)
+                .where(GAMES.c.id == g.id)
+                .values(match_id=mid, result=result.value, forfeit=True, decided_by="no_show")
+            )
+        absent = black if winner == 1 else white
+        await self._emit(
+            t.id,
+            "no_show",
+            {
+                "round": g.round,
+                "board": g.board,
+                "room": channel,
+                "match": mid,
+                "rated": t.rated,
+                "winner": (white if winner == 1 else black).player_id,
+                "winner_name": (white if winner == 1 else black).name,
+                "absent": absent.player_id,
+                "absent_name": absent.name,
+            },
+        )
+        return True
+
+    async def _claim(self, game_id: int, now: dt.datetime) -> int | None:
+        """Claim a game to open its match: the highest match id before the first claim (None: not ours)."""
+        stale = now - dt.timedelta(seconds=STALE_S)
+        async with self.engine.begin() as conn:
+            top = (await conn.execute(select(func.max(Match.id)))).scalar()
+            done = await conn.execute(
+                update(GAMES)
+                .where(
+                    and_(
+                        GAMES.c.id == game_id,
+                        GAMES.c.result.is_(None),
+                        or_(
+                            GAMES.c.match_id.is_(None),
+                            and_(GAMES.c.match_id == OPENING, GAMES.c.opening_at < stale),
+                        ),
+                    )
+                )
+                .values(
+                    match_id=OPENING,
+                    opening_by=self.instance,
+                    opening_at=now,
+                    opening_after=func.coalesce(GAMES.c.opening_after, int(top or 0)),
+                )
+            )
+            if done.rowcount != 1:
+                return None
+            after = (await conn.execute(select(GAMES.c.opening_after).where(GAMES.c.id == game_id))).scalar()
+        return int(after or 0)
+
+    async def _created_since(self, t: Tournament, players: Sequence[PlayerRef], after: int) -> int | None:
+        """The match of these two players (in their seats) in this server created after match `after`, if any."""
+        one, two = MatchPlayer.__table__.alias("one"), MatchPlayer.__table__.alias("two")
+        query = (
+            select(Match.id)
+            .join(one, and_(one.c.match_id == Match.id, one.c.seat == 1, one.c.player_id == players[0].id))
+            .join(two, and_(two.c.match_id == Match.id, two.c.seat == 2, two.c.player_id == players[1].id))
+            .where(Match.id > after)
+            .order_by(Match.id)
+            .limit(1)
+        )
+        query = query.where(Match.guild_id.is_(None) if t.guild_id is None else Match.guild_id == t.guild_id)
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(query)).scalar()
+        return None if found is None else int(found)
+
+    # -- the timer -------------------------------------------------------------------
+    async def run_due(self) -> dt.datetime | None:
+        """Do what is due now (automatic starts, games to open, no-show rulings, claims left by a stopped
+        process) in the tournaments this process owns; returns when the next thing falls due."""
+        now = self.wall()
+        upcoming: list[dt.datetime] = []
+        async with self.engine.connect() as conn:
+            starting = (
+                await conn.execute(
+                    select(TOURNAMENTS.c.id, TOURNAMENTS.c.guild_id, TOURNAMENTS.c.starts_at).where(
+                        and_(TOURNAMENTS.c.status == SIGNUP, TOURNAMENTS.c.starts_at.is_not(None))
+                    )
+                )
+            ).all()
+        for tid, guild, at in starting:
+            if not self.host.owns_guild(guild):
+                continue
+            if at <= now:
+                await self._auto_start(int(tid))
+            else:
+                upcoming.append(at)
+        for tid, _no_show, items in await self._waiting():
+            if any(at is None or at <= now for at, _ in items):
+                await self._open_matches(tid)
+        now = self.wall()
+        for _tid, no_show, items in await self._waiting():
+            for at, opening_at in items:
+                if opening_at is not None:
+                    upcoming.append(opening_at + dt.timedelta(seconds=STALE_S))
+                elif at is not None and at > now:
+                    upcoming.append(at)
+                elif at is not None and no_show is not None:
+                    upcoming.append(max(now, at + dt.timedelta(seconds=no_show)))
+        return min(upcoming, default=None)
+
+    async def _waiting(self) -> list[tuple[int, int | None, list[tuple[dt.datetime | None, dt.datetime | None]]]]:
+        """Running tournaments (of this process) with games whose match is not open: (id, no-show seconds,
+        [(the game's start, the time a process claimed it)])."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(
+                        TOURNAMENTS.c.id,
+                        TOURNAMENTS.c.guild_id,
+                        TOURNAMENTS.c.no_show_s,
+                        GAMES.c.starts_at,
+                        GAMES.c.match_id,
+                        GAMES.c.opening_at,
+                    )
+                    .join(GAMES, GAMES.c.tournament_id == TOURNAMENTS.c.id)
+                    .where(
+                        and_(
+                            TOURNAMENTS.c.status.in_((RUNNING, PAUSED)),
+                            GAMES.c.black.is_not(None),
+                            GAMES.c.result.is_(None),
+                            or_(GAMES.c.match_id.is_(None), GAMES.c.match_id == OPENING),
+                        )
+                    )
+                )
+            ).all()
+        out: dict[int, tuple[int | None, list[tuple[dt.datetime | None, dt.datetime | None]]]] = {}
+        for r in rows:
+            if not self.host.owns_guild(r.guild_id):
+                continue
+            claimed = r.opening_at if r.match_id == OPENING else None
+            out.setdefault(int(r.id), (r.no_show_s, []))[1].append((r.starts_at, claimed))
+        return [(tid, no_show, items) for tid, (no_show, items) in out.items()]
+
+    async def _auto_start(self, tid: int) -> None:
+        """The start time has come: start (a field too small is cancelled, said why)."""
+        try:
+            await self.start_tournament(tid, by=None)
+        except TournamentRefused as exc:
+            t = await self.get(tid)
+            if t.status == SIGNUP and await self._move_status(tid, SIGNUP, CANCELLED):
+                await self._emit(tid, "cancelled", {"by": None, "note": str(exc)})
 
     # -- results -------------------------------------------------------------------
     async def on_host_event(self, event: HostEvent) -> None:
@@ -610,10 +1115,11 @@ class TournamentService:
             if again:  # a drawn elimination game is replayed at once, colours swapped
                 try:
                     async with self.engine.begin() as conn:
-                        await self._insert(conn, tid, t.round, len(last) + 1, again)
+                        await self._insert(conn, tid, t.round, len(last) + 1, again, self.wall())
                 except IntegrityError:
                     return  # another process added them
                 await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
+                self.wake()
             elif round_finished(t.format, last):
                 try:
                     await self._pair_locked(tid)

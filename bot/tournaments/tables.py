@@ -1,4 +1,4 @@
-"""Tournament tables (migration 0003_tournaments), on dmhost's declarative base."""
+"""Tournament tables (migrations 0003_tournaments and 0004_tourney_checkin), on dmhost's declarative base."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ class TournamentRow(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)
     round: Mapped[int] = mapped_column(Integer, default=0)
     seeds: Mapped[list[int]] = mapped_column(JSON, default=list)
+    checkin_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    no_show_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    round_every_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seeding: Mapped[str | None] = mapped_column(String(16), nullable=True)
     created_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -52,6 +56,7 @@ class TournamentEntryRow(Base):
     name: Mapped[str] = mapped_column(String(100))
     joined_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     withdrawn_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    checked_in_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class TournamentGameRow(Base):
@@ -71,6 +76,13 @@ class TournamentGameRow(Base):
     result: Mapped[str | None] = mapped_column(String(8), nullable=True)
     forfeit: Mapped[bool] = mapped_column(Boolean, default=False)
     decided_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    room_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    starts_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    here_white: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    here_black: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    opening_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    opening_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    opening_after: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 TOURNAMENTS = cast(Table, TournamentRow.__table__)

@@ -20,7 +20,7 @@ from typing import Any
 from bot.host.service import MatchService
 from bot.store.matches import MatchStore
 from bot.tournaments.rounds import Game, to_json
-from bot.tournaments.service import FINISHED, RUNNING, TournamentRefused, TournamentService
+from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentRefused, TournamentService
 from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
@@ -43,13 +43,58 @@ async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[Tou
             wanted = {int(m) for (m,) in rows if m}
     host = MatchService(store, heartbeat_seconds=5.0)
     await host.start(select=lambda m: m.id in wanted)
-    service = TournamentService(host)
+    service = TournamentService(host, rating_order=_by_rating(host))
     try:
-        await service.start()
+        service.listen()
+        await service.catch_up()
+        await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
     finally:
+        await service.close()
         await host.close()
         await store.close()
+
+
+def _by_rating(host: MatchService) -> Any:
+    """Seeding by the terminal room's ratings (no server), for `--seeding rating`."""
+    from bot.ratings.service import Ratings
+
+    ratings = Ratings(host.store)
+
+    async def order(t: Any, entries: Any) -> list[Any]:
+        ranked = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
+        by_player = {e.player_id: e for e in entries}
+        return [by_player[p] for p in ranked]
+
+    return order
+
+
+async def check_in(service: TournamentService, tid: int, name: str) -> None:
+    """`here`: the tournament's check-in before its start, else the player's game waiting in this round."""
+    t = await service.get(tid)
+    if t.status == SIGNUP:
+        await service.check_in(tid, name)
+        return
+    entry = next((e for e in await service.entries(tid) if e.player_id == name), None)
+    for g in await service.games(tid):
+        p = g.pairing
+        if entry is not None and isinstance(p, Game) and g.round == t.round and entry.id in (p.white, p.black):
+            if g.match_id is None and p.result is None:
+                await service.check_in_game(g.id, name)
+                return
+    raise TournamentRefused(f"{name} has no game of {t.name} waiting for check-in")
+
+
+async def _check_in_all(service: TournamentService, tid: int) -> None:
+    """Practice bots answer every check-in of the round."""
+    entries = {e.id: e.player_id for e in await service.entries(tid)}
+    for g in await service.games(tid):
+        p = g.pairing
+        if isinstance(p, Game) and g.match_id is None and p.result is None:
+            for seat, entry in enumerate((p.white, p.black)):
+                if g.here[seat] is None:
+                    with contextlib.suppress(TournamentRefused):
+                        await service.check_in_game(g.id, entries[entry])
 
 
 async def status_json(service: TournamentService, tid: int) -> dict[str, Any]:
@@ -66,6 +111,8 @@ async def status_json(service: TournamentService, tid: int) -> dict[str, Any]:
             row["result"] = g.pairing.result.value if g.pairing.result else None
             if g.pairing.forfeit:
                 row["forfeit"] = True
+            if g.match_id is None and g.pairing.result is None and t.no_show_s is not None:
+                row["here"] = [h is not None for h in g.here]  # waiting for its players' check-in
         rounds[g.round - 1].append(row)
     return {
         "tournament": {
@@ -123,6 +170,8 @@ async def play_out(service: TournamentService, tid: int, level: str, timeout: fl
     deadline = loop.time() + timeout
     try:
         while (await service.get(tid)).status == RUNNING and loop.time() < deadline:
+            await _check_in_all(service, tid)
+            await service.run_due()  # no timer task in a terminal command: round times are looked at here
             await asyncio.sleep(0.2)
     finally:
         for bot in bots:
@@ -134,7 +183,7 @@ def run(args: argparse.Namespace, url: str) -> int:
 
     async def main() -> int:
         command = args.tournament_command
-        resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play") else None
+        resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
         async with open_tournaments(url, resume) as service:
             if command == "create":
                 tid = await service.create(
@@ -150,6 +199,11 @@ def run(args: argparse.Namespace, url: str) -> int:
                     max_players=args.max_players,
                     rated=args.rated,
                     by="terminal",
+                    starts_at=args.start,
+                    checkin_s=args.checkin,
+                    no_show_s=args.no_show,
+                    round_every_s=args.round_every,
+                    seeding=args.seeding,
                 )
                 print(tid)
                 return 0
@@ -162,6 +216,8 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await service.leave(tid, args.player_name, by="terminal")
             elif command == "start":
                 await service.start_tournament(tid, by="terminal")
+            elif command == "here":
+                await check_in(service, tid, args.player_name)
             elif command == "result":
                 await service.adjudicate(tid, args.board, args.result, "terminal", args.round)
             elif command == "pause":
@@ -172,7 +228,7 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await service.cancel(tid, "terminal")
             elif command == "play":
                 await play_out(service, tid, args.bot)
-            if command in ("status", "start", "result", "play", "resume") or getattr(args, "json", False):
+            if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):
                 if getattr(args, "json", False):
                     print(json.dumps(await status_json(service, tid)))
                 else:

@@ -291,6 +291,10 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
             return "your opponent has stopped: place as many dots as you like, then post `end`"
         return None
 
+    def ends_own_play(self, move: Move) -> bool:
+        """`stop` (`ground`): the mover places no more dots and their ungrounded dots will be lost."""
+        return move[1] == STOP
+
     def move_hint(self) -> str:
         """How to write a move."""
         return "name an empty point like T16; write stop to ground, end after the opponent's stop"

@@ -21,6 +21,7 @@ EXTENSIONS = (
     "bot.adapters.discord.announce",
     "bot.adapters.discord.room",
     "bot.adapters.discord.commands",
+    "bot.adapters.discord.series",
     "bot.adapters.discord.overview",
     "bot.adapters.discord.tournament",
     "bot.adapters.discord.ratings",

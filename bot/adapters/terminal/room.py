@@ -178,6 +178,7 @@ class Room:
                     rules=cfg.rules,
                     rated=cfg.rated and not cfg.bot_level,
                     practice=cfg.bot_level is not None,
+                    machine=BOT_ID if cfg.bot_level else None,
                 )
                 self.match_id = mid
             return await self._loop(lines)

@@ -114,6 +114,9 @@ class MatchView(Protocol):
     def provisional(self) -> Provisional | None:
         """The move some rule keeps provisional, if any."""
 
+    def final_at_once(self, seat: int) -> bool:
+        """Whether a seat's moves are final when played (the practice opponent never takes one back)."""
+
 
 @dataclass(frozen=True)
 class Note:

@@ -95,8 +95,9 @@ class TakeBack(HouseRule):
             raise Refused("not_final", kind="turn")
 
     def after_play(self, m: MatchView, seat: int, notation: str, message_id: str | None, at: float) -> Effects | None:
-        """The move just played is provisional: the mover's clock stops, the opponent's waits."""
-        if self.seconds <= 0:
+        """The move just played is provisional: the mover's clock stops, the opponent's waits (the practice
+        opponent's moves are final at once)."""
+        if self.seconds <= 0 or m.final_at_once(seat):
             return None
         self.pending = Provisional(seat, m.ply, notation, message_id, at)
         return Effects(

@@ -1,4 +1,4 @@
-"""Migration 0003_tournaments matches the tournament models, and goes down and up."""
+"""Migrations 0003_tournaments and 0004_tourney_checkin match the tournament models, and go down and up."""
 
 from __future__ import annotations
 

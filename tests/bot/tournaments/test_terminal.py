@@ -59,3 +59,50 @@ def test_bad_terminal_arguments_are_one_line(tmp_path: Path) -> None:
     assert code == 2 and len(err.strip().splitlines()) == 1 and "chess" in err
     code, _, err = _dmhost(db, "status", "7")
     assert code == 2 and err.strip() == "dmhost tournament: there is no tournament 7"
+
+
+def test_check_in_from_the_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    code, out, err = _dmhost(
+        db, "create", "Dawn", "--game", "boxes", "--format", "roundrobin", "--opt", "rows=2 cols=2", "--no-show", "5"
+    )
+    assert (code, out.strip()) == (0, "1"), err
+    assert _dmhost(db, "join", "1", "alice", "bob")[0] == 0
+    code, out, err = _dmhost(db, "start", "1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["rounds"][0][0] == {
+        "white": 1,
+        "black": 2,
+        "match": None,
+        "result": None,
+        "here": [False, False],
+    }, "the match waits for both players"
+    code, out, err = _dmhost(db, "here", "1", "alice", "--json")
+    assert code == 0 and json.loads(out)["rounds"][0][0]["here"] == [True, False], err
+    code, _, err = _dmhost(db, "here", "1", "carol")
+    assert code == 2 and err.strip() == "dmhost tournament: carol has no game of Dawn waiting for check-in"
+    code, out, err = _dmhost(db, "here", "1", "bob", "--json")
+    assert code == 0 and json.loads(out)["rounds"][0][0]["match"] == 1, "both here: the match opened"
+    code, out, err = _dmhost(db, "play", "1", "--json")
+    assert code == 0 and json.loads(out)["tournament"]["status"] == "finished", err
+    code, out, err = _dmhost(
+        db,
+        "create",
+        "Later",
+        "--game",
+        "boxes",
+        "--format",
+        "swiss",
+        "--start",
+        "in 2h",
+        "--checkin",
+        "30",
+        "--seeding",
+        "rating",
+    )
+    assert (code, out.strip()) == (0, "2"), err
+    assert _dmhost(db, "join", "2", "alice")[0] == 0
+    code, _, err = _dmhost(db, "here", "2", "alice")
+    assert code == 2 and "the check-in of Later opens at" in err
+    code, _, err = _dmhost(db, "create", "X", "--game", "boxes", "--format", "swiss", "--start", "yesterday")
+    assert code == 2 and len(err.strip().splitlines()) == 1

@@ -301,7 +301,7 @@ class Announcer(commands.Cog):
             else:
                 fresh.append(event_text(ev))
             who = self._attention(ev, room.live) if ev.kind in ping_kinds() else None
-            if who is not None:
+            if who is not None and not self._is_me(who):
                 room.unsent_pings.append((who, event_text(ev)))
             if ev.kind in END_KINDS:
                 room.over = True
@@ -358,6 +358,10 @@ class Announcer(commands.Cog):
                 log.exception("announcing in match %s failed", match_id)
 
         room.task = asyncio.create_task(again(), name=f"announce-retry-{match_id}")
+
+    def _is_me(self, player_id: str) -> bool:
+        """Whether a player is this bot itself (the practice opponent): it is never pinged."""
+        return self.bot.user is not None and player_id == str(self.bot.user.id)
 
     async def _send_pings(self, channel: discord.abc.Messageable, room: Room) -> None:
         who = list(dict.fromkeys(p for p, _ in room.unsent_pings))
@@ -458,7 +462,7 @@ class Announcer(commands.Cog):
                 return
             except discord.NotFound:
                 room.board = None
-        mentions = [p.id for p in live.players.values()] if first else []
+        mentions = [p.id for p in live.players.values() if not self._is_me(p.id)] if first else []
         kwargs: dict[str, Any] = {"files": files, "allowed_mentions": pinging(*mentions) if mentions else NO_PINGS}
         if view is not None:
             kwargs["view"] = view

@@ -8,8 +8,9 @@ import io
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
@@ -31,9 +32,11 @@ from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
+from bot.adapters.discord.errors import report_error
 from bot.adapters.discord.overview import board_reply, history_lines, may_read_record, status_reply
+from bot.adapters.discord.room import ask_privately
 from bot.adapters.practice import PracticeBot
-from bot.host.clocks import TimeControl
+from bot.host.clocks import TimeControl, seat_odds
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
@@ -41,12 +44,14 @@ from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
+from bot.series import wording as series_words
 from bot.wording import error_text, refusal_text, seat_name, state_words
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
+    from bot.series import SeriesService
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +60,8 @@ MAX_EMBED = 4000
 
 
 MAX_FILES = 10
+WARNING_SECONDS = 60.0
+"""How long the double-booking warning's "Start anyway" button works."""
 HISTORY_SCAN = 100
 HISTORY_SHOWN = 15
 DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024
@@ -80,6 +87,67 @@ def rules_dir() -> Path | None:
 
 def _title(game: str) -> str:
     return registry.TITLES.get(game, game)
+
+
+def _aliases(member: discord.Member) -> list[str]:
+    """What may name a member in a clock's time odds: display name, user name, global name, id."""
+    return [member.display_name, member.name, member.global_name or "", str(member.id)]
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """A checked `/dm start`, ready to launch (at once, or after the host's second click)."""
+
+    ruleset: AnyRuleset
+    options: dict[str, str]
+    clock: dict[str, str]
+    rules: dict[str, str]
+    rated: bool
+    mode: str
+    first: str
+    player1: discord.Member
+    player2: discord.Member
+    series: int
+
+
+class StartAnyway(discord.ui.View):
+    """The button under the double-booking warning: only the host who asked, within a minute."""
+
+    def __init__(
+        self,
+        origin: discord.Interaction[Any],
+        launch: Callable[[discord.Interaction[Any]], Awaitable[None]],
+    ) -> None:
+        super().__init__(timeout=WARNING_SECONDS)
+        self.origin = origin
+        self.launch = launch
+        self.used = False
+        button = discord.ui.Button[StartAnyway](label=series_words.start_anyway(), style=discord.ButtonStyle.danger)
+        button.callback = self.clicked  # type: ignore[method-assign]
+        self.add_item(button)
+
+    async def clicked(self, interaction: discord.Interaction[Any]) -> None:
+        """The host confirms: the match starts (once)."""
+        if interaction.user.id != self.origin.user.id:
+            await respond(interaction, series_words.not_your_warning())
+            return
+        if self.used:
+            await respond(interaction, series_words.warning_lapsed())
+            return
+        self.used = True
+        self.stop()
+        with contextlib.suppress(discord.HTTPException):
+            await self.origin.edit_original_response(view=None)
+        try:
+            await self.launch(interaction)
+        except Exception as exc:
+            await report_error(interaction, exc)
+
+    async def on_timeout(self) -> None:
+        """The warning lapses: its button goes."""
+        if not self.used:
+            with contextlib.suppress(discord.HTTPException):
+                await self.origin.edit_original_response(content=series_words.warning_lapsed(), view=None)
 
 
 class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death Match host: matches and games"):
@@ -139,10 +207,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         player2="the second player",
         first="who moves first, or who gets the advantage of choosing",
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
-        clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
+        clock="clock in seconds, e.g. `move=90 reserve=600`; time odds: `bob:reserve=120` or `p2:reserve=120`",
         room="a public thread everyone can watch (default), a private thread, or this channel",
         rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
         rated="false: a casual match, left out of the ratings (default: rated)",
+        series="best of N games (3, 5, 7 or 9), first move alternating; default: one game",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -166,8 +235,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         room: str | None = None,
         rules: str = "",
         rated: bool = True,
+        series: app_commands.Range[int, 1, 9] = 1,
     ) -> None:
-        """Check everything first (refusals are private and leave nothing behind), then open the room and start."""
+        """Check everything first (refusals are private and leave nothing behind); warn the host when a
+        player is already in a live match here (a second click starts it), then open the room and start."""
         require_host(interaction)
         ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
         try:
@@ -179,14 +250,44 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             check_rules(ruleset.id, house_rules)
         except RulesError as exc:
             raise HostError(f"Rules: {refusal_text(exc.refusal)}") from None
-        mode = self._room_mode(interaction, room)
-        host = interaction.user
+        if series % 2 == 0:
+            raise HostError(series_words.series_refusal("even"))
+        if series > 1:
+            if first not in ("1", "2"):
+                raise HostError(series_words.series_refusal("advantage"))
+            if self._series() is None:
+                raise HostError(series_words.series_refusal("unavailable"))
+        plan = StartPlan(
+            ruleset, opts, clk, house_rules, rated, self._room_mode(interaction, room), first, player1, player2, series
+        )
+        busy = [
+            (member, live.id)
+            for live in self.service.live_in_guild(interaction.guild_id)
+            for member in (player1, player2)
+            if live.seat_of(str(member.id)) is not None
+        ]
+        if busy:
+            names = list(dict.fromkeys(m.display_name for m, _ in busy))
+            text = series_words.double_booked(names, sorted({mid for _, mid in busy}))
+            view = StartAnyway(interaction, lambda click: self._launch(click, plan))
+            await interaction.response.send_message(text, view=view, ephemeral=True, allowed_mentions=NO_PINGS)
+            return
+        await self._launch(interaction, plan)
+
+    def _series(self) -> SeriesService | None:
+        """The series service, when the series feature is loaded."""
+        return cast("SeriesService | None", getattr(self.bot.get_cog("Series"), "series", None))
+
+    async def _launch(self, interaction: discord.Interaction[Any], plan: StartPlan) -> None:
+        """Open the room and start the match (or the series' first game) a checked `/dm start` asked for."""
+        player1, player2, ruleset, host = plan.player1, plan.player2, plan.ruleset, interaction.user
         await interaction.response.defer(thinking=True)
         try:
-            channel, thread = await self._open_room(interaction, mode, ruleset.title, player1, player2, host)
+            channel, thread = await self._open_room(interaction, plan.mode, ruleset.title, player1, player2, host)
         except HostError as exc:
             await self._refuse_after_defer(interaction, error_text(exc))
             return
+        first = plan.first
         kwargs: dict[str, Any] = {"first": 1}
         if first in ("a1", "a2"):
             kwargs = {"advantage": int(first[1])}
@@ -196,19 +297,22 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             players = [str(player1.id), str(player2.id)]
             seat = await self.bot.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)  # type: ignore[attr-defined]
             kwargs = {"advantage": seat}
+        refs = [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)]
+        common: dict[str, Any] = {
+            "options": plan.options,
+            "clock": plan.clock,
+            "rules": plan.rules,
+            "guild_id": interaction.guild_id,
+            "channel_id": channel.id,
+            "by": str(host.id),
+            "rated": plan.rated,
+        }
+        series = self._series() if plan.series > 1 else None
         try:
-            match_id = await self.service.create_match(
-                ruleset.id,
-                [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)],
-                options=opts,
-                clock=clk,
-                rules=house_rules,
-                guild_id=interaction.guild_id,
-                channel_id=channel.id,
-                by=str(host.id),
-                rated=rated,
-                **kwargs,
-            )
+            if series is not None:
+                _, match_id = await series.create(ruleset.id, refs, plan.series, first=kwargs["first"], **common)
+            else:
+                match_id = await self.service.create_match(ruleset.id, refs, **common, **kwargs)
         except HostError as exc:
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
@@ -217,8 +321,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
+        what = f"{ruleset.title}, game 1 of a best of {plan.series}" if series is not None else ruleset.title
         await interaction.followup.send(
-            f"Match {match_id} ({ruleset.title}): {player1.mention} vs {player2.mention} has started{where}.",
+            f"Match {match_id} ({what}): {player1.mention} vs {player2.mention} has started{where}.",
             allowed_mentions=pinging(player1.id, player2.id),
         )
 
@@ -262,6 +367,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if configured is not None and hasattr(configured, "clock_for"):
             clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
         try:
+            clk = seat_odds(clk, [_aliases(m) for m in (player1, player2) if m is not None])
             TimeControl.from_spec(ruleset.default_clock(parsed), clk)
         except ValueError as exc:
             raise HostError(f"Clock: {exc}") from None
@@ -443,8 +549,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     @app_commands.command(name="resign", description="Resign your match")
     @app_commands.describe(match="match id (default: your match in this channel)")
     async def resign(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Give up."""
-        await self._one_step(interaction, match, self._action("resign"), "You resigned match {match}.")
+        """Give up, once confirmed (Confirm / Cancel, seen only by the player, lapsing after 30 s)."""
+        live = self._match(interaction, match)
+        grave = self.service.grave(live.id, str(interaction.user.id), "resign")
+        if grave is None:  # not a player, or the match is over: the service says why
+            await self._one_step(interaction, live.id, self._action("resign"), "You resigned match {match}.")
+            return
+        await ask_privately(self.bot, interaction, grave)
 
     @app_commands.command(name="mulligan", description="Use your mulligan (Trax)")
     @app_commands.describe(match="match id (default: your match in this channel)")
@@ -688,6 +799,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 by=str(member.id),
                 rated=False,
                 practice=True,
+                machine=opponent.id,
             )
         except HostError as exc:
             if thread is not None:

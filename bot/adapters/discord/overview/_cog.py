@@ -90,13 +90,15 @@ def _turn(live: Live) -> str:
 def status_reply(bot: DMHost, live: Live) -> str:
     """`/dm status`: game, players, move number, whose turn, both clocks with the deadline, the room."""
     service = bot.service
+    clocks = wording.clocks_text(live, service.now())
+    odds = wording.odds_line(live.clocks.tc.to_json(), {seat: p.name for seat, p in live.players.items()})
     return wording.status_text(
         live.id,
         live.ruleset.title,
         _players(live),
         live.ply + 1,
         _turn(live),
-        wording.clocks_text(live, service.now()),
+        f"{clocks}\n{odds}" if odds else clocks,
         deadline_line(live, service.now()),
         room_link(live.guild_id, live.channel_id, _board_id(bot, live.id)),
     )

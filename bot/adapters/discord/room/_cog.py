@@ -1,18 +1,23 @@
-"""Messages in a game room → `service.submit`; deleted or edited provisional moves → `service.takeback`."""
+"""Messages in a game room → `service.submit` (a resignation or a play-ending move is confirmed first); deleted or
+edited provisional moves → `service.takeback`; any other edit of a move gets one short answer and changes nothing."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
 from bot import wording
 from bot.adapters.discord._shared import pinging
+from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.service import HostError, Live, Outcome, SubmitResult
+from bot.store.matches import LogEntry
 from bot.wording import reason_text
+from games.base import MoveError
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -29,6 +34,8 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.last_seen: dict[int, int] = {}
+        self.edits_answered: set[int] = set()
+        """Messages whose edit was answered already (an edit is answered once per message)."""
         self.started = discord.utils.time_snowflake(discord.utils.utcnow())
 
     def _match_of(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
@@ -68,6 +75,10 @@ class GameRoom(commands.Cog):
         if live is None:
             return False
         self.last_seen[live.id] = max(self.last_seen.get(live.id, 0), message.id)
+        grave = self.bot.service.grave(live.id, player, message.content)
+        if grave is not None:
+            await ask_in_room(self.bot, message, grave)
+            return True
         try:
             posted_at = message.created_at if late else None
             result = await self.bot.service.submit(
@@ -164,9 +175,11 @@ class GameRoom(commands.Cog):
         except discord.HTTPException:
             log.warning("room %s: could not post the catch-up replies", first.channel.id)
 
-    async def _take_back(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> None:
+    async def _take_back(
+        self, channel_id: int, message_id: int, author_id: str | None, via: str
+    ) -> SubmitResult | None:
         """Take back the provisional move posted in this message, if there is one."""
-        await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
+        return await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
@@ -184,4 +197,53 @@ class GameRoom(commands.Cog):
         if cached is not None and "content" in data and cached.content == data["content"]:
             return
         author = data.get("author", {}).get("id")
-        await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
+        taken = await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
+        if (taken is None or taken.status != Outcome.ACCEPTED) and author is not None:
+            await self._answer_edit(payload, str(author), data.get("content"))
+
+    async def _answer_edit(self, payload: discord.RawMessageUpdateEvent, author: str, content: Any) -> None:
+        """Edits are not moves: a player who edits a move already played, or edits a message that was not taken
+        into one that looks like a move, is told so once, in a reply; any other edit (chat) is ignored."""
+        if payload.message_id in self.edits_answered:
+            return
+        live = self._match_of(payload.channel_id, author, payload.guild_id)
+        if live is None:
+            return
+        stored = await self.bot.service.record(live.id)
+        played = _played_in(stored.events if stored else [], str(payload.message_id))
+        if played is not None:
+            reply = wording.edit_after_move(played)
+        elif isinstance(content, str) and _reads_as_move(live, content):
+            reply = wording.edit_not_read(content.strip())
+        else:
+            return
+        channel = self.bot.get_channel(payload.channel_id)
+        if not isinstance(channel, discord.TextChannel | discord.Thread):
+            return
+        self.edits_answered.add(payload.message_id)
+        try:
+            await channel.get_partial_message(payload.message_id).reply(
+                reply, allowed_mentions=pinging(author), mention_author=False
+            )
+        except discord.HTTPException:
+            log.warning("match %s: could not answer the edit of message %s", live.id, payload.message_id)
+
+
+def _reads_as_move(live: Live, text: str) -> bool:
+    """Whether a text would be read as a move attempt if it were posted (written as a move of this game)."""
+    try:
+        live.ruleset.parse_syntax(text.strip())
+    except MoveError:
+        return False
+    return bool(text.strip())
+
+
+def _played_in(events: Sequence[LogEntry], message_id: str) -> str | None:
+    """The move (notation) played from this message and not taken back since, if any."""
+    played: str | None = None
+    for e in events:
+        if e.kind == "move" and e.message_id == message_id:
+            played = str(e.data.get("move") or e.text or "")
+        elif e.kind == "takeback" and played is not None and e.data.get("move") == played:
+            played = None
+    return played

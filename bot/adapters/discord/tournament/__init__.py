@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.adapters.discord.tournament._cog import SignupButton, TournamentFeature
+from bot.adapters.discord.tournament._cog import GameHereButton, SignupButton, TournamentFeature
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
 
-__all__ = ["SignupButton", "TournamentFeature", "setup"]
+__all__ = ["GameHereButton", "SignupButton", "TournamentFeature", "setup"]
 
 
 async def setup(bot: DMHost) -> None:
     """Load the feature (after `/dm`, whose group it joins) and register the sign-up buttons."""
     await bot.add_cog(TournamentFeature(bot))
-    bot.add_dynamic_items(SignupButton)
+    bot.add_dynamic_items(SignupButton, GameHereButton)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import logging
@@ -11,14 +12,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, host_bot, require_host, respond
+from bot.adapters.discord._shared import NO_PINGS, host_bot, mention, pinging, require_host, respond
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError
+from bot.schedule.when import WhenError, parse_when
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import (
+    SIGNUP,
     Entry,
     Tournament,
     TournamentEvent,
+    TournamentRefused,
     TournamentService,
 )
 from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
@@ -30,6 +34,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TournamentId = app_commands.Range[int, 1]
+Minutes = app_commands.Range[int, 1, 60 * 24 * 7]
+
+
+def stamp(at: dt.datetime) -> str:
+    """`<t:…:F> (<t:…:R>)`: every reader sees the time in their own zone, and how far it is."""
+    return f"{discord.utils.format_dt(at, 'F')} ({discord.utils.format_dt(at, 'R')})"
+
+
+def _minutes(seconds: int) -> str:
+    return f"{seconds // 60} min"
 
 
 def _pairs(text: str | None) -> dict[str, str]:
@@ -67,7 +81,24 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
         lines.append(f"Prize: {t.prize}")
     if t.signup_closes_at is not None:
         lines.append(f"Sign-up closes {discord.utils.format_dt(t.signup_closes_at, 'R')}")
-    players = [e.name for e in entries if not e.withdrawn]
+    if t.starts_at is not None and t.status == SIGNUP:
+        lines.append(f"Starts by itself {stamp(t.starts_at)}")
+    if t.checkin_s is not None:
+        opens = t.checkin_opens()
+        when = f"from {discord.utils.format_dt(opens, 't')}" if opens is not None else "before the start"
+        lines.append(
+            f"Check-in {when}: click **I'm here** or type `here` in this channel; whoever has not is out at the start"
+        )
+    rules = []
+    if t.no_show_s is not None:
+        rules.append(f"each game: check in in its room; absent {_minutes(t.no_show_s)} after its start loses")
+    if t.round_every_s is not None:
+        rules.append(f"a round every {_minutes(t.round_every_s)}")
+    if t.seeding == "rating":
+        rules.append("seeded by rating")
+    if rules:
+        lines.append("; ".join(rules).capitalize())
+    players = [e.name + (" ✓" if e.checked_in else "") for e in entries if not e.withdrawn]
     limit = f"/{t.max_players}" if t.max_players else ""
     lines.append(f"Players ({len(players)}{limit}): {', '.join(players) if players else 'none yet'}")
     if t.status != "signup":
@@ -75,14 +106,17 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
     return "\n".join(lines)
 
 
+LABELS = {"join": "Join", "leave": "Leave", "here": "I'm here"}
+
+
 class SignupButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tour:(?P<tid>\d+):(?P<action>join|leave)"
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tour:(?P<tid>\d+):(?P<action>join|leave|here)"
 ):
-    """Join or Leave on a sign-up card; rebuilt from its custom id after a restart."""
+    """Join, Leave or I'm here (check-in) on a sign-up card; rebuilt from its custom id after a restart."""
 
     def __init__(self, tid: int, action: str) -> None:
-        style = discord.ButtonStyle.success if action == "join" else discord.ButtonStyle.secondary
-        super().__init__(discord.ui.Button(label=action.title(), style=style, custom_id=f"tour:{tid}:{action}"))
+        style = discord.ButtonStyle.secondary if action == "leave" else discord.ButtonStyle.success
+        super().__init__(discord.ui.Button(label=LABELS[action], style=style, custom_id=f"tour:{tid}:{action}"))
         self.tid = tid
         self.action = action
 
@@ -101,6 +135,8 @@ class SignupButton(
             user = interaction.user
             if self.action == "join":
                 await service.join(t.id, str(user.id), user.display_name)
+            elif self.action == "here":
+                await service.check_in(t.id, str(user.id))
             else:
                 await service.leave(t.id, str(user.id), by=str(user.id))
             t = await service.get(t.id)
@@ -108,15 +144,71 @@ class SignupButton(
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await interaction.response.edit_message(content=text, view=signup_view(t.id), allowed_mentions=NO_PINGS)
+        await interaction.response.edit_message(
+            content=text, view=signup_view(t.id, t.checkin_s is not None), allowed_mentions=NO_PINGS
+        )
 
 
-def signup_view(tid: int) -> discord.ui.View:
-    """The persistent Join/Leave buttons of a card."""
+def signup_view(tid: int, checkin: bool = False) -> discord.ui.View:
+    """The persistent Join/Leave (and I'm here) buttons of a card."""
     view = discord.ui.View(timeout=None)
     view.add_item(SignupButton(tid, "join"))
     view.add_item(SignupButton(tid, "leave"))
+    if checkin:
+        view.add_item(SignupButton(tid, "here"))
     return view
+
+
+class GameHereButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"tourgame:(?P<gid>\d+):here"):
+    """I'm here on a tournament game's check-in card (in its room); rebuilt from its custom id after a restart."""
+
+    def __init__(self, gid: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="I'm here", style=discord.ButtonStyle.success, custom_id=f"tourgame:{gid}:here")
+        )
+        self.gid = gid
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: Any, /
+    ) -> GameHereButton:
+        """Rebuild from a click."""
+        return cls(int(match["gid"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Check the player in; a refusal is said privately."""
+        try:
+            g = await service_of(interaction).check_in_game(self.gid, str(interaction.user.id))
+        except Exception as exc:
+            await report_error(interaction, exc)
+            return
+        opened = "" if g.match_id is None else " Both players are here: the match has started."
+        await respond(interaction, f"You are checked in.{opened}")
+
+
+def game_view(gid: int) -> discord.ui.View:
+    """The persistent I'm here button of a game's check-in card."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(GameHereButton(gid))
+    return view
+
+
+def read_start(text: str, tz: str | None) -> dt.datetime:
+    """A start time as `/dm event schedule at:` reads it; a refusal with an example otherwise."""
+    try:
+        return parse_when(text, tz=tz, now=discord.utils.utcnow())
+    except WhenError as exc:
+        text = str(exc)
+        raise HostError(text[:1].upper() + text[1:] + ".") from None
+
+
+async def _server_zone(interaction: discord.Interaction[Any]) -> str | None:
+    """The server's time zone for reading times (set with `/dm config timezone:`), if the scheduler runs."""
+    cog = host_bot(interaction).get_cog("ScheduleCog")
+    scheduler = getattr(cog, "scheduler", None)
+    if scheduler is None or interaction.guild_id is None:
+        return None
+    return str((await scheduler.settings(interaction.guild_id)).timezone)
 
 
 class TournamentGroup(app_commands.Group):
@@ -139,8 +231,19 @@ class TournamentGroup(app_commands.Group):
         max_players="the most players who may join",
         signup_minutes="sign-up closes this many minutes from now",
         half_point_bye="a bye is worth ½ instead of 1",
+        start="it starts by itself then, e.g. `in 2h`, `saturday 20:00` (the server's zone)",
+        checkin="players check in during this many minutes before the start; whoever does not is out",
+        no_show="each game: a player still absent this many minutes after its start loses by no-show",
+        round_every="a round starts every this many minutes (or when the one before ends, if later)",
+        seeding="seed order: sign-up order (default) or rating",
     )
-    @app_commands.choices(format=[app_commands.Choice(name=f.value, value=f.value) for f in Format])
+    @app_commands.choices(
+        format=[app_commands.Choice(name=f.value, value=f.value) for f in Format],
+        seeding=[
+            app_commands.Choice(name="sign-up order", value="joined"),
+            app_commands.Choice(name="rating", value="rating"),
+        ],
+    )
     @app_commands.guild_only()
     async def create(
         self,
@@ -157,9 +260,15 @@ class TournamentGroup(app_commands.Group):
         max_players: app_commands.Range[int, 2, 1024] | None = None,
         signup_minutes: app_commands.Range[int, 1, 60 * 24 * 30] | None = None,
         half_point_bye: bool = False,
+        start: app_commands.Range[str, 1, 100] | None = None,
+        checkin: Minutes | None = None,
+        no_show: Minutes | None = None,
+        round_every: Minutes | None = None,
+        seeding: str = "joined",
     ) -> None:
         require_host(interaction)
         service = service_of(interaction)
+        starts_at = read_start(start, await _server_zone(interaction)) if start else None
         closes = None
         if signup_minutes is not None:
             closes = discord.utils.utcnow() + dt.timedelta(minutes=signup_minutes)
@@ -179,9 +288,16 @@ class TournamentGroup(app_commands.Group):
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
             by=str(interaction.user.id),
+            starts_at=starts_at,
+            checkin_s=None if checkin is None else checkin * 60,
+            no_show_s=None if no_show is None else no_show * 60,
+            round_every_s=None if round_every is None else round_every * 60,
+            seeding=seeding,
         )
         t = await service.get(tid)
-        await interaction.response.send_message(card_text(t, []), view=signup_view(tid), allowed_mentions=NO_PINGS)
+        await interaction.response.send_message(
+            card_text(t, []), view=signup_view(tid, t.checkin_s is not None), allowed_mentions=NO_PINGS
+        )
 
     @app_commands.command(name="start", description="Close sign-up, pair round 1 and open its matches (hosts only)")
     @app_commands.guild_only()
@@ -311,7 +427,9 @@ class TournamentFeature(commands.Cog):
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
-        self.tournaments = TournamentService(bot.service, open_room=self.open_room, wall=discord.utils.utcnow)
+        self.tournaments = TournamentService(
+            bot.service, open_room=self.open_room, wall=discord.utils.utcnow, rating_order=self.rating_order
+        )
         self.tournaments.subscribe(self.announce)
         self.group: TournamentGroup | None = None
         self._caught_up = False
@@ -325,8 +443,13 @@ class TournamentFeature(commands.Cog):
         dm.add_command(self.group, override=True)
         self.tournaments.listen()
 
+    async def before_close(self) -> None:
+        """The bot is closing: stop the timer before the database closes."""
+        await self.tournaments.close()
+
     async def cog_unload(self) -> None:
-        """Leave `/dm`."""
+        """Stop the timer and leave `/dm`."""
+        await self.tournaments.close()
         dm = self.bot.tree.get_command("dm")
         if isinstance(dm, app_commands.Group):
             dm.remove_command("tournament")
@@ -341,9 +464,46 @@ class TournamentFeature(commands.Cog):
             await self.tournaments.catch_up()
         except Exception:
             log.exception("tournament catch-up failed")
+        self.tournaments.run()
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """`here` checks a player in: in a game's room (its I'm here button's twin), or in the channel of a
+        tournament whose check-in is open. Anyone else's `here` is ignored."""
+        if message.author.bot or message.guild is None or message.content.strip().lower().rstrip("!.") != "here":
+            return
+        player = str(message.author.id)
+        try:
+            for g in await self.tournaments.waiting_in(message.channel.id):
+                try:
+                    await self.tournaments.check_in_game(g.id, player)
+                except TournamentRefused as exc:
+                    if "do not play" in str(exc):
+                        continue
+                    raise
+                return
+            for t in await self.tournaments.signup_in(message.channel.id):
+                if t.checkin_s is None or not any(e.player_id == player for e in await self.tournaments.entries(t.id)):
+                    continue
+                await self.tournaments.check_in(t.id, player)
+                with contextlib.suppress(discord.HTTPException):
+                    await message.add_reaction("✅")
+                return
+        except TournamentRefused as exc:
+            with contextlib.suppress(discord.HTTPException):
+                await message.reply(_sentence(str(exc)), allowed_mentions=NO_PINGS)
+
+    async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
+        """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""
+        ratings = getattr(self.bot, "ratings", None)  # the ratings cog's `Ratings`
+        if ratings is None:
+            return list(entries)
+        order = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
+        by_player = {e.player_id: e for e in entries}
+        return [by_player[p] for p in order]
 
     async def open_room(self, t: Tournament, white: Entry, black: Entry) -> int | None:
-        """A public thread per match under the tournament's channel (the channel itself if that fails)."""
+        """A public thread per game under the tournament's channel (the channel itself if that fails)."""
         channel = self.bot.get_channel(t.channel_id) if t.channel_id else None
         if not isinstance(channel, discord.TextChannel):
             return t.channel_id
@@ -359,15 +519,43 @@ class TournamentFeature(commands.Cog):
 
     async def announce(self, ev: TournamentEvent) -> None:
         """Rounds, rematches and the winner, said in the tournament's channel."""
-        if ev.kind not in ("round", "rematch", "finished", "cancelled", "paused", "resumed"):
+        if ev.kind not in (
+            "round",
+            "rematch",
+            "finished",
+            "cancelled",
+            "paused",
+            "resumed",
+            "started",
+            "game_room",
+            "no_show",
+        ):
             return
         t = await self.tournaments.get(ev.tournament_id)
+        if ev.kind == "game_room":
+            await self._checkin_card(t, ev.data)
+            return
+        if ev.kind == "no_show":
+            await self._no_show(t, ev.data)
         channel = self.bot.get_channel(t.channel_id) if t.channel_id else None
         if not isinstance(channel, discord.abc.Messageable):
             return
         names = await self.tournaments.names(t.id)
         if ev.kind == "round":
             text = "\n".join([f"**{t.name}**", *pairing_lines(ev.data["round"], ev.data["pairings"], names)])
+            starts = ev.data.get("starts_at")
+            if isinstance(starts, dt.datetime) and starts > discord.utils.utcnow():
+                text += f"\nThe games start {stamp(starts)}."
+        elif ev.kind == "started":
+            removed = ev.data.get("removed") or []
+            text = f"**{t.name}** has started with {ev.data['players']} players."
+            if removed:
+                text += f" Out for not checking in: {', '.join(removed)}."
+        elif ev.kind == "no_show":
+            text = (
+                f"**{t.name}**, round {ev.data['round']} board {ev.data['board']}: {ev.data['winner_name']} wins by "
+                f"no-show ({ev.data['absent_name']} did not check in)."
+            )
         elif ev.kind == "rematch":
             games = [g for g in ev.data["pairings"] if isinstance(g, Game)]
             text = f"**{t.name}**: drawn, so replayed with colours swapped: " + ", ".join(
@@ -376,9 +564,53 @@ class TournamentFeature(commands.Cog):
         elif ev.kind == "finished":
             winner = ev.data.get("winner_name")
             text = winner_line(t.name, winner, t.prize) if winner else f"**{t.name}** is over."
+        elif ev.kind == "cancelled" and ev.data.get("note"):
+            text = f"**{t.name}** is cancelled: {ev.data['note']}."
         else:
             text = f"**{t.name}** is {ev.kind}."
         try:
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("tournament %s: could not announce %s", t.id, ev.kind)
+
+    async def _checkin_card(self, t: Tournament, data: dict[str, Any]) -> None:
+        """A game's room opened: with a per-game check-in, both players are pinged with an I'm here button."""
+        if not data.get("checkin"):
+            return
+        room = self.bot.get_channel(int(data["room"]))
+        if not isinstance(room, discord.abc.Messageable):
+            return
+        white, black = data["white"], data["black"]
+        starts, deadline = data.get("starts_at"), data.get("deadline")
+        lines = [
+            f"**{t.name}**, round {data['round']} board {data['board']}: {mention(white)} (first) vs {mention(black)}",
+            "Click **I'm here** or type `here`: the match starts "
+            + (f"{stamp(starts)} " if isinstance(starts, dt.datetime) and starts > discord.utils.utcnow() else "")
+            + "once both of you are here.",
+        ]
+        if isinstance(deadline, dt.datetime):
+            lines.append(f"A player still absent {stamp(deadline)} loses this game by no-show.")
+        try:
+            await room.send("\n".join(lines), view=game_view(int(data["game"])), allowed_mentions=pinging(white, black))
+        except discord.HTTPException:
+            log.warning("tournament %s: could not post the check-in of game %s", t.id, data["game"])
+
+    async def _no_show(self, t: Tournament, data: dict[str, Any]) -> None:
+        """A no-show ruling: said in the game's room, pinging both; a rated tournament's forfeit is rated."""
+        if data.get("rated"):
+            ratings = getattr(self.bot, "ratings", None)  # the ratings cog's `Ratings`
+            if ratings is not None:
+                try:
+                    await ratings.settle(int(data["match"]))
+                except Exception:
+                    log.exception("tournament %s: rating the no-show of match %s failed", t.id, data["match"])
+        room = self.bot.get_channel(int(data["room"])) if data.get("room") else None
+        if room is None or room.id == t.channel_id or not isinstance(room, discord.abc.Messageable):
+            return
+        text = f"{mention(data['winner'])} wins by no-show: {mention(data['absent'])} did not check in in time."
+        with contextlib.suppress(discord.HTTPException):
+            await room.send(text, allowed_mentions=pinging(data["winner"], data["absent"]))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

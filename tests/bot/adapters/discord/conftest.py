@@ -126,6 +126,8 @@ async def start(
     result = await (by or w.carol).slash(
         w.lobby, "dm start", game=game, player1=w.alice, player2=w.bob, room=room, **options
     )
+    if "already playing a live match" in answer(result).content:  # the double-booking warning: start anyway
+        result = await (by or w.carol).click(answer(result), label="Start anyway")
     text = answer(result).content
     assert "has started" in text, text
     match_id = int(text.split()[1])
@@ -139,3 +141,27 @@ async def play(w: World, room: simcord.ChannelHandle, moves: list[tuple[simcord.
     """Players post moves in turn."""
     for who, text in moves:
         await who.send(room, text)
+
+
+async def confirm(
+    who: simcord.MemberActor, room: simcord.ChannelHandle, sent: discord.Message
+) -> simcord.InteractionResult:
+    """`who` presses Confirm on the prompt that answered their message `sent` (a resignation, a Dots stop)."""
+    prompt = next(
+        m
+        for m in room.history()
+        if m.reference is not None and m.reference.message_id == sent.id and "Confirm" in str(m.components)
+    )
+    return await who.click(prompt, label="Confirm")
+
+
+async def resign(
+    who: simcord.MemberActor, room: simcord.ChannelHandle, *, text: bool = False, **options: Any
+) -> simcord.InteractionResult:
+    """`who` resigns by `/dm resign` (or by posting `resign`, with `text`) and confirms it; the Confirm click."""
+    if text:
+        sent = await who.send(room, "resign")
+        return await confirm(who, room, sent)
+    asked = answer(await who.slash(room, "dm resign", **options))
+    assert "Confirm" in str(asked.components), asked.content
+    return await who.click(asked, label="Confirm")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from discord import app_commands
 
-from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_text, now, start
+from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_text, now, resign, start
 
 
 def test_command_tree_names_unique_and_described() -> None:
@@ -142,8 +142,8 @@ async def test_resign(world: World) -> None:
     match_id, room = await start(w)
     r = answer(await w.carol.slash(room, "dm resign"))
     assert r.ephemeral and "only a player" in r.content
-    r = answer(await w.bob.slash(room, "dm resign"))
-    assert r.ephemeral and "You resigned" in r.content
+    r = answer(await resign(w.bob, room))
+    assert r.ephemeral and "Confirmed: bob resigns" in r.content
     assert "alice wins (by resignation" in board_of(w, room, match_id).content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 1 and stored.result_reason == "resign"
@@ -218,7 +218,7 @@ async def test_history(world: World) -> None:
     w = world
     assert "no matches" in answer(await w.alice.slash(w.lobby, "dm history")).content
     match_id, room = await start(w)
-    await w.bob.slash(room, "dm resign")
+    await resign(w.bob, room)
     r = answer(await w.carol.slash(w.lobby, "dm history", player=w.alice))
     description = r.embeds[0].description or ""
     assert r.ephemeral and f"#{match_id}" in description
@@ -317,7 +317,7 @@ async def test_public_rooms_open_under_the_configured_game_room_channel(world: W
     (live,) = w.bot.service.live.values()
     assert live.channel_id == games.threads[0].id
     answer(await w.carol.slash(w.lobby, "dm config", room_mode="channel"))
-    await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave)
+    await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.carol, player2=w.dave)  # alice plays already
     assert any(lv.channel_id == w.lobby.id for lv in w.bot.service.live.values())
 
 

@@ -12,7 +12,7 @@ from discord import app_commands
 from PIL import Image
 
 from games.pictures import core
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, now, start
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, now, resign, start
 
 STAMP = re.compile(r"<t:\d+:R>")
 
@@ -156,7 +156,7 @@ async def test_history_has_date_game_players_result_in_words_score_and_link(worl
     match_id, thread = await start(w, room="public", options="rows=1 cols=1")
     await _play_boxes_1x1(w, thread)
     resigned, room2 = await start(w, room="channel")
-    await w.alice.slash(room2, "dm resign")
+    await resign(w.alice, room2)
     r = answer(await w.dave.slash(w.lobby, "dm history", player=w.bob))
     lines = (r.embeds[0].description or "").splitlines()
     assert len(lines) == 2
@@ -241,7 +241,7 @@ async def test_a_practice_result_stays_in_its_room(world: World) -> None:
 async def test_the_board_stars_the_winner_of_a_resignation(world: World) -> None:
     w = world
     match_id, room = await start(w)
-    await w.bob.slash(room, "dm resign")
+    await resign(w.bob, room)
     board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)
     image = Image.open(io.BytesIO(await board.attachments[0].read())).convert("L")
     assert _marker_ink(image, 1) > 10 and _marker_ink(image, 2) == 0  # alice's star; bob has none

@@ -11,7 +11,7 @@ import simcord
 from PIL import Image
 
 from bot.store.matches import NewEvent
-from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, start
+from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, resign, start
 
 
 def table(w: World, guild: int | None = None) -> Any:
@@ -23,7 +23,7 @@ async def resigned(
 ) -> int:
     """A boxes match alice (player 1) and bob play until `loser` resigns; its id."""
     match_id, room = await start(w, by=by, **options)
-    await loser.slash(room, "dm resign")
+    await resign(loser, room)
     assert match_id not in w.bot.service.live
     return match_id
 
@@ -86,7 +86,7 @@ async def test_practice_is_never_rated(world: World, monkeypatch: pytest.MonkeyP
         )
     ).content
     match_id = int(text.split()[2])
-    await w.alice.slash(w.lobby, "dm resign", match=match_id)
+    await resign(w.alice, w.lobby, match=match_id)
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.status == "finished" and stored.rated is False
     assert await table(w) == []
@@ -121,7 +121,7 @@ async def _season(w: World) -> list[int]:
     ids = [await resigned(w, w.bob), await resigned(w, w.bob)]
     result = await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.dave, player2=w.bob, room="channel")
     third = int(answer(result).content.split()[1])
-    await w.bob.slash(w.lobby, "dm resign", match=third)
+    await resign(w.bob, w.lobby, match=third)
     result = await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave, room="channel")
     fourth = int(answer(result).content.split()[1])
     await w.carol.slash(w.lobby, "dm award", match=fourth)
@@ -215,7 +215,7 @@ async def test_two_servers_tables_never_mix(world: World) -> None:
     frank = other.add_member(w.env.create_user("frank"))
     result = await host.slash(lounge, "dm start", game="boxes", player1=alice_there, player2=frank, room="channel")
     match_id = int(answer(result).content.split()[1])
-    await alice_there.slash(lounge, "dm resign", match=match_id)  # alice loses there
+    await resign(alice_there, lounge, match=match_id)  # alice loses there
 
     here = [(s.name, s.wins) for s in await table(w)]
     there = [(s.name, s.wins) for s in await table(w, other.id)]
@@ -240,6 +240,6 @@ async def test_advantage_can_go_to_the_lower_or_higher_rated_player(world: World
 async def test_the_result_posted_outside_the_room_shows_the_rating_changes(world: World) -> None:
     w = world
     match_id, room = await start(w, room="public")
-    await w.alice.slash(room, "dm resign")
+    await resign(w.alice, room)
     posted = [m.content for m in bot_messages(w, w.lobby) if "alice 1258? (-242) · bob 1742? (+242)" in m.content]
     assert len(posted) == 1 and str(match_id) in posted[0]

@@ -17,7 +17,7 @@ from simcord.env import _attach_bot
 
 from bot.adapters.discord.app import create_bot
 from bot.settings import Settings
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, make_world
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, make_world, resign
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -113,7 +113,7 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     (event,) = events_of(c)
     assert event.status == 2
     # the match: alice resigns … bob wins the DM and the prize
-    await c.alice.slash(c.lobby, "dm resign")
+    await resign(c.alice, c.lobby)
     await c.env.advance_time(1)
     assert any("wins the DM and 15 garnets by resignation" in m.content for m in bot_messages(c, c.lobby))
     (event,) = events_of(c)
@@ -325,6 +325,6 @@ async def test_room_thread_opens_at_checkin(club: Club) -> None:
     assert len(pings(c, room, c.alice, "begins")) == 1
     (board,) = [m for m in bot_messages(c, room) if "**Match 1 · Dots-and-Boxes**" in m.content]
     assert "Prize: a crown" in board.content
-    await c.bob.slash(room, "dm resign")
+    await resign(c.bob, room)
     assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in bot_messages(c, room))
     assert any("wins the DM and a crown" in m.content for m in bot_messages(c, c.lobby))  # told where it was scheduled

@@ -6,7 +6,8 @@ from __future__ import annotations
 import simcord
 
 from bot.tournaments.rounds import Game
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text
+from bot.tournaments.service import StoredGame, TournamentService
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, resign
 
 
 def _card(w: World) -> object:
@@ -41,7 +42,7 @@ async def _resign_losers(
         (room,) = [t for t in (lobby or w.lobby).threads if t.id == live.channel_id]
         loser = entries[game.black if white_wins else game.white]
         (who,) = [a for a in actors if str(a.user.id) == loser.player_id][:1]
-        await who.send(room, "resign")
+        await resign(who, room, text=True)
     await w.env.settle()
 
 
@@ -134,7 +135,64 @@ async def _sign_up(
     return tid
 
 
-async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal(world: World) -> None:
+CLOCK = "move=600 reserve=600"
+"""Clocks longer than the one-minute no-show wait, so open matches are not lost on time while a no-show is ruled."""
+
+
+def _service(w: World) -> TournamentService:
+    feature = w.bot.get_cog("TournamentFeature")
+    assert feature is not None
+    return feature.tournaments  # type: ignore[attr-defined,no-any-return]
+
+
+async def _check_in(
+    w: World,
+    tid: int,
+    field: list[simcord.MemberActor],
+    *,
+    lobby: simcord.ChannelHandle | None = None,
+    absent: simcord.MemberActor | None = None,
+    wait: bool = True,
+) -> None:
+    """In every room of the round still waiting, White clicks I'm here and Black types `here`; `absent` does
+    neither, and a minute later (unless not `wait`) loses by no-show."""
+    service = _service(w)
+    t = await service.get(tid)
+    entries = {e.id: e for e in await service.entries(tid)}
+    actors = [*field, w.alice, w.bob, w.carol, w.dave]
+    for g in await service.games(tid):
+        p = g.pairing
+        if g.round != t.round or not isinstance(p, Game) or p.result is not None or g.match_id is not None:
+            continue
+        (room,) = [th for th in (lobby or w.lobby).threads if th.id == g.room_id]
+        card = next(m for m in bot_messages(w, room) if "Click **I'm here**" in m.content)
+        for seat, entry in enumerate((p.white, p.black)):
+            who = next(a for a in actors if str(a.user.id) == entries[entry].player_id)
+            if who is absent:
+                continue
+            if seat == 0:
+                await who.click(card, label="I'm here")
+            else:
+                await who.send(room, "here")
+    await w.env.settle()
+    if absent is not None and wait:
+        await w.env.advance_time(61)
+        await w.env.settle()
+
+
+async def _no_shows(w: World, tid: int) -> list[StoredGame]:
+    return [g for g in await _service(w).games(tid) if isinstance(g.pairing, Game) and g.pairing.forfeit and g.match_id]
+
+
+async def _assert_no_show(w: World, tid: int, lobby: simcord.ChannelHandle, absent: simcord.MemberActor) -> None:
+    (g,) = await _no_shows(w, tid)
+    stored = await w.bot.service.record(g.match_id or 0)
+    assert stored is not None and (stored.status, stored.result_reason) == ("finished", "no_show")
+    assert absent.name in [name for _, name in stored.players.values()]
+    assert f"({absent.name} did not check in)" in bot_text(w, lobby)
+
+
+async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal_and_a_no_show(world: World) -> None:
     w = world
     extra = [w.guild.add_member(w.env.create_user(f"gladiator{i}")) for i in range(4)]
     field = [w.alice, w.bob, w.carol, w.dave, *extra]
@@ -149,14 +207,20 @@ async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal(world: Worl
         format="swiss",
         rounds=3,
         options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+    assert len(await _open_matches(w, tid)) == 0, "the matches wait for their players"
+    await _check_in(w, tid, field, absent=extra[0])
+    await _assert_no_show(w, tid, w.lobby, extra[0])
     await _resign_losers(w, tid, field)
     await extra[3].slash(w.lobby, "dm tournament withdraw", tournament=tid)
     await w.env.settle()
-    await _resign_losers(w, tid, field)
-    await _resign_losers(w, tid, field)
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    for _ in range(2):
+        await _check_in(w, tid, field)
+        await _resign_losers(w, tid, field)
+    service = _service(w)
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 3)
     rounds = await service.rounds(tid)
@@ -166,8 +230,17 @@ async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal(world: Worl
     assert "wins Colosseum!" in bot_text(w, w.lobby)
 
 
+async def go_away(w: World) -> None:
+    """The bot process stops (its tournament timer with it, as `DMHost.close` stops it)."""
+    from tests.bot.adapters.discord.test_catch_up import go_away as stop
+
+    with w.env._bot_scope():
+        await w.bot.get_cog("TournamentFeature").before_close()  # type: ignore[union-attr]
+    await stop(w)
+
+
 async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object) -> None:
-    from tests.bot.adapters.discord.test_catch_up import come_back, go_away
+    from tests.bot.adapters.discord.test_catch_up import come_back
 
     w = world
     tid = await _sign_up(
@@ -180,24 +253,51 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
         game="boxes",
         format="roundrobin",
         options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+    await _check_in(w, tid, [])
     ((match_id, game),) = await _open_matches(w, tid)
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    service = _service(w)
     entries = {e.id: e for e in await service.entries(tid)}
     (room,) = [t for t in w.lobby.threads if t.id == w.bot.service.live[match_id].channel_id]
     await go_away(w)
     loser = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[game.black].player_id)
-    await loser.send(room, "resign")  # read back when the bot returns
+    sent = await loser.send(room, "resign")  # read back when the bot returns, and confirmed then
     await come_back(w, settings)  # type: ignore[arg-type]
     await w.env.settle()
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    await confirm(loser, room, sent)
+    service = _service(w)
     t = await service.get(tid)
     assert t.round == 2, "the result that arrived while away ended round 1, and round 2 was paired once"
     assert [g.round for g in await service.games(tid)].count(2) == 2
-    await _resign_losers(w, tid)
-    await _resign_losers(w, tid)
-    assert (await service.get(tid)).status == "finished"
+    # round 2: one player checks in, the other does not; the bot goes away over the no-show deadline
+    ((g2, p2),) = [(g, g.pairing) for g in await service.games(tid) if g.round == 2 and isinstance(g.pairing, Game)]
+    assert isinstance(p2, Game)
+    here = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[p2.white].player_id)
+    absent = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[p2.black].player_id)
+    (room2,) = [th for th in w.lobby.threads if th.id == g2.room_id]
+    await here.send(room2, "here")
+    await w.env.settle()
+    await go_away(w)
+    await w.env.advance_time(5 * 60)
+    await come_back(w, settings)  # type: ignore[arg-type]
+    await w.env.settle()
+    service = _service(w)
+    assert not await _no_shows(w, tid), "nobody is charged for the time the bot was away: the wait runs again"
+    await w.env.advance_time(61)
+    await w.env.settle()
+    await _assert_no_show(w, tid, w.lobby, absent)
+    assert (await service.get(tid)).round == 3
+    # round 3: a player withdraws; the other wins by forfeit and the tournament ends
+    ((p3),) = [g.pairing for g in await service.games(tid) if g.round == 3 and isinstance(g.pairing, Game)]
+    assert isinstance(p3, Game)
+    quitter = next(a for a in (w.alice, w.bob, w.dave) if str(a.user.id) == entries[p3.white].player_id)
+    await quitter.slash(w.lobby, "dm tournament withdraw", tournament=tid)
+    await w.env.settle()
+    t = await service.get(tid)
+    assert t.status == "finished" and "wins Night!" in bot_text(w, w.lobby)
 
 
 async def test_two_servers_run_tournaments_at_once(world: World) -> None:
@@ -206,7 +306,7 @@ async def test_two_servers_run_tournaments_at_once(world: World) -> None:
     other_lobby = other.create_text_channel("arena")
     host_role = other.create_role("Host")
     boss = other.add_member(w.env.create_user("boss"), roles=[host_role])
-    others = [other.add_member(w.env.create_user(f"genius{i}")) for i in range(3)]
+    others = [other.add_member(w.env.create_user(f"genius{i}")) for i in range(4)]
     first = await _sign_up(
         w,
         w.guild,
@@ -217,27 +317,51 @@ async def test_two_servers_run_tournaments_at_once(world: World) -> None:
         game="boxes",
         format="elimination",
         options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     second = await _sign_up(
-        w, other, other_lobby, boss, others, name="There", game="boxes", format="roundrobin", options="rows=2 cols=2"
+        w,
+        other,
+        other_lobby,
+        boss,
+        others,
+        name="There",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=first)
     await boss.slash(other_lobby, "dm tournament start", tournament=second)
     foreign = answer(await w.carol.slash(w.lobby, "dm tournament standings", tournament=second))
     assert foreign.ephemeral and "no tournament 2 in this server" in foreign.content
-    for _ in range(3):
+    stranger = answer(await w.alice.slash(w.lobby, "dm tournament withdraw", tournament=second))
+    assert stranger.ephemeral and "no tournament 2 in this server" in stranger.content
+    # both servers' first rounds at once: a no-show in each
+    await _check_in(w, first, [], absent=w.dave, wait=False)
+    await _check_in(w, second, others, lobby=other_lobby, absent=others[3])
+    await _assert_no_show(w, second, other_lobby, others[3])
+    await _resign_losers(w, second, others, lobby=other_lobby)
+    await others[0].slash(other_lobby, "dm tournament withdraw", tournament=second)
+    await w.env.settle()
+    service = _service(w)
+    while (await service.get(second)).status == "running":
+        await _check_in(w, second, others, lobby=other_lobby)
         await _resign_losers(w, second, others, lobby=other_lobby)
-    await _resign_losers(w, first)
-    await _resign_losers(w, first)
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    await w.bob.slash(w.lobby, "dm tournament withdraw", tournament=first)
+    await w.env.settle()
     assert [(await service.get(t)).status for t in (first, second)] == ["finished", "finished"]
     assert "wins Here!" in bot_text(w, w.lobby) and "wins There!" in bot_text(w, other_lobby)
-    assert "There" not in bot_text(w, w.lobby)
+    assert "There" not in bot_text(w, w.lobby) and "genius" not in bot_text(w, w.lobby)
+    assert len(await _no_shows(w, first)) == 1 and len(await _no_shows(w, second)) == 1
 
 
-async def test_five_players_double_round_robin_with_byes(world: World) -> None:
+async def test_five_players_double_round_robin_with_byes_a_withdrawal_and_a_no_show(world: World) -> None:
     w = world
-    field = [w.alice, w.bob, w.dave, *(w.guild.add_member(w.env.create_user(f"rival{i}")) for i in range(2))]
+    rivals = [w.guild.add_member(w.env.create_user(f"rival{i}")) for i in range(2)]
+    field = [w.alice, w.bob, w.dave, *rivals]
     tid = await _sign_up(
         w,
         w.guild,
@@ -248,42 +372,200 @@ async def test_five_players_double_round_robin_with_byes(world: World) -> None:
         game="boxes",
         format="double-roundrobin",
         options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    for _ in range(10):
+    service = _service(w)
+    await _check_in(w, tid, field, absent=rivals[0])
+    await _assert_no_show(w, tid, w.lobby, rivals[0])
+    await _resign_losers(w, tid, field)
+    for number in range(2, 11):
+        if number == 6:  # half-way: rival1 leaves; what remains of theirs is forfeited
+            await rivals[1].slash(w.lobby, "dm tournament withdraw", tournament=tid)
+            await w.env.settle()
+        await _check_in(w, tid, field)
         await _resign_losers(w, tid, field)
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 10)
     rounds = await service.rounds(tid)
     games = [(p.white, p.black) for r in rounds for p in r if isinstance(p, Game)]
     assert len(games) == 20 and len(set(games)) == 20, "every pair twice, colours swapped"
+    gone = next(e.id for e in await service.entries(tid) if e.withdrawn)
+    assert sum(p.forfeit for r in rounds[5:] for p in r if isinstance(p, Game)) == 4, "the withdrawn player's games"
+    assert all(gone in (p.white, p.black) for r in rounds[5:] for p in r if isinstance(p, Game) and p.forfeit)
     byes = [p.player for r in rounds for p in r if not isinstance(p, Game)]
-    assert sorted(byes) == sorted(t.seeds * 2), "each player sits out once a cycle"
+    assert sorted(b for b in byes if b != gone) == sorted(s for s in t.seeds * 2 if s != gone)
+    assert all(len([p for p in r if not isinstance(p, Game)]) <= 1 for r in rounds), "one bye a round at most"
     table = answer(await w.alice.slash(w.lobby, "dm tournament standings", tournament=tid))
     assert table.content.count("\n") == 5
 
 
-async def test_six_players_elimination_byes_to_the_top_seeds(world: World) -> None:
+async def test_six_players_elimination_byes_a_rematch_a_withdrawal_and_a_no_show(world: World) -> None:
     w = world
-    field = [w.alice, w.bob, w.dave, *(w.guild.add_member(w.env.create_user(f"seed{i}")) for i in range(3))]
+    seeds = [w.guild.add_member(w.env.create_user(f"seed{i}")) for i in range(3)]
+    field = [w.alice, w.bob, w.dave, *seeds]
     tid = await _sign_up(
-        w, w.guild, w.lobby, w.carol, field, name="Cup", game="boxes", format="elimination", options="rows=2 cols=2"
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        field,
+        name="Cup",
+        game="boxes",
+        format="elimination",
+        options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    service = _service(w)
     t = await service.get(tid)
     first = (await service.rounds(tid))[0]
     assert [p.player for p in first if not isinstance(p, Game)] == t.seeds[:2], "byes to seeds 1 and 2"
     await w.carol.slash(w.lobby, "dm tournament result", tournament=tid, board=2, result="1/2-1/2")
     await w.env.settle()
+    assert "replayed with colours swapped" in bot_text(w, w.lobby)
+    entries = {e.id: e for e in await service.entries(tid)}
+    board4 = next(p for p in first if isinstance(p, Game) and p.result is None)
+    absent = next(a for a in field if str(a.user.id) == entries[board4.black].player_id)
+    await _check_in(w, tid, field, absent=absent)  # board 4: a no-show; the rematch of board 2: both here
+    await _assert_no_show(w, tid, w.lobby, absent)
     await _resign_losers(w, tid, field)
+    t = await service.get(tid)
+    assert t.round == 2 and len((await service.rounds(tid))[0]) == 5, "two byes, two games and the rematch"
+    semi = next(p for p in (await service.rounds(tid))[1] if isinstance(p, Game))
+    quitter = next(a for a in field if str(a.user.id) == entries[semi.white].player_id)
+    await quitter.slash(w.lobby, "dm tournament withdraw", tournament=tid)  # the other goes through by forfeit
+    await w.env.settle()
+    await _check_in(w, tid, field)
     await _resign_losers(w, tid, field)
-    await _resign_losers(w, tid, field)
+    await _check_in(w, tid, field)
     await _resign_losers(w, tid, field)
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 3)
-    assert len((await service.rounds(tid))[0]) == 5, "two byes, two games and the rematch"
+    assert "wins Cup!" in bot_text(w, w.lobby)
+    picture = answer(await w.alice.slash(w.lobby, "dm tournament bracket", tournament=tid))
+    assert picture.attachments and picture.attachments[0].filename == "bracket.png"
+
+
+async def test_check_in_before_an_automatic_start(world: World) -> None:
+    w = world
+    late = w.guild.add_member(w.env.create_user("sleepy"))
+    field = [w.alice, w.bob, w.dave, late]
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        field,
+        name="Dawn",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+        start="in 1h",
+        checkin=15,
+    )
+    card = _card(w)
+    assert "Starts by itself <t:" in card.content and "Check-in from" in card.content  # type: ignore[attr-defined]
+    early = answer(await w.alice.click(card, label="I'm here"))
+    assert early.ephemeral and "opens at" in early.content
+    await w.env.advance_time(46 * 60)
+    await w.alice.click(_card(w), label="I'm here")
+    await w.bob.click(_card(w), label="I'm here")
+    await w.dave.send(w.lobby, "here")
+    await w.carol.send(w.lobby, "here")  # not in the field: ignored
+    await w.env.settle()
+    assert "alice ✓" in _card(w).content and "sleepy ✓" not in _card(w).content  # type: ignore[attr-defined]
+    twice = answer(await w.bob.click(_card(w), label="I'm here"))
+    assert twice.ephemeral and "already checked in" in twice.content
+    await w.env.advance_time(14 * 60 + 2)  # the start time: nobody types anything
+    await w.env.settle()
+    service = _service(w)
+    t = await service.get(tid)
+    assert (t.status, len(t.seeds)) == ("running", 3)
+    assert "Dawn** has started with 3 players. Out for not checking in: sleepy." in bot_text(w, w.lobby)
+    assert len(await _open_matches(w, tid)) == 1, "three players: one game and a bye"
+
+
+async def test_elimination_seeded_by_rating(world: World) -> None:
+    w = world
+
+    async def rated_win(winner: simcord.MemberActor, loser: simcord.MemberActor) -> None:
+        text = answer(
+            await w.carol.slash(
+                w.lobby,
+                "dm start",
+                game="boxes",
+                player1=winner,
+                player2=loser,
+                options="rows=2 cols=2",
+                room="channel",
+            )
+        ).content
+        assert "has started" in text, text
+        await resign(loser, w.lobby)
+        await w.env.settle()
+
+    await rated_win(w.dave, w.alice)
+    await rated_win(w.dave, w.bob)
+    await rated_win(w.bob, w.alice)
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        [w.alice, w.bob, w.carol, w.dave],
+        name="Seeded",
+        game="boxes",
+        format="elimination",
+        options="rows=2 cols=2",
+        seeding="rating",
+        rated=True,
+    )
+    await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+    service = _service(w)
+    t = await service.get(tid)
+    by_entry = {e.id: e.player_id for e in await service.entries(tid)}
+    ratings = w.bot.ratings  # type: ignore[attr-defined]
+    expected = await ratings.seed_order(w.guild.id, "boxes", list(by_entry.values()))
+    assert [by_entry[s] for s in t.seeds] == expected
+    assert expected[0] == str(w.dave.user.id) and expected[-1] == str(w.alice.user.id)
+    first = {
+        frozenset((by_entry[p.white], by_entry[p.black])) for p in (await service.rounds(tid))[0] if isinstance(p, Game)
+    }
+    assert frozenset((str(w.dave.user.id), str(w.alice.user.id))) in first, "seed 1 meets seed 4"
+    before = await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id))
+    await _resign_losers(w, tid)
+    after = await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id))
+    assert before is not None and after is not None and after.games == before.games + 1, "a rated tournament game"
+
+
+async def test_a_no_show_in_a_rated_tournament_is_rated_and_in_a_casual_one_is_not(world: World) -> None:
+    w = world
+    ratings = w.bot.ratings  # type: ignore[attr-defined]
+    for name, rated, (here, absent) in (("Rated", True, (w.alice, w.bob)), ("Casual", False, (w.dave, w.carol))):
+        tid = await _sign_up(
+            w,
+            w.guild,
+            w.lobby,
+            w.carol,
+            [here, absent],
+            name=name,
+            game="boxes",
+            format="roundrobin",
+            options="rows=2 cols=2",
+            no_show=1,
+            rated=rated,
+        )
+        await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+        await _check_in(w, tid, [here, absent], absent=absent)
+        await _assert_no_show(w, tid, w.lobby, absent)
+        assert f"wins {name}!" in bot_text(w, w.lobby)
+    won = await ratings.standing(w.guild.id, "boxes", str(w.alice.user.id))
+    lost = await ratings.standing(w.guild.id, "boxes", str(w.bob.user.id))
+    assert won is not None and lost is not None and (won.wins, lost.losses) == (1, 1), "rated when it was ruled"
+    assert await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id)) is None, "casual: not rated"
 
 
 async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World) -> None:

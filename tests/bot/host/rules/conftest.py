@@ -41,6 +41,9 @@ class FakeMatch:
     def provisional(self) -> Provisional | None:
         return self.held
 
+    def final_at_once(self, seat: int) -> bool:
+        return False
+
     def timers(self, rule: HouseRule, eff: Effects | None, now: float) -> None:
         """Set or clear the rule's timers as the service would."""
         for name, after in (eff.timers if eff else {}).items():

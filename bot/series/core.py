@@ -1,0 +1,329 @@
+"""Best-of-N series: each game opens in the same room when the previous one ends, the first move alternating.
+
+No Discord and no sentences here. The adapter calls `create`, reads `of_match` for the score line and
+subscribes to `SeriesNews` (the next game opened, the series decided); `bot.series.wording` words them.
+
+Scoring (README, "Series"): a win is 1 point, a draw ½ to each; the series is decided as soon as one
+player has more than N/2 points, or after N games (level after N games: the series is drawn). A game
+ended without a result by a host (`/dm abort`) ends the series without a result too.
+Every change is written to the `series` table before it is announced; after a restart, a series whose
+last game ended while the bot was away is scored and continued (`start`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+from sqlalchemy import Table, insert, select, update
+from sqlalchemy.engine import RowMapping
+
+from bot.host.events import HostEvent, PlayerRef
+from bot.host.service import MatchService
+from bot.series.models import SeriesRow
+from bot.store.db import utcnow
+from bot.types import MatchStatus
+
+log = logging.getLogger(__name__)
+
+SERIES: Final = cast(Table, SeriesRow.__table__)
+LENGTHS: Final = (3, 5, 7, 9)
+"""The series lengths `/dm start series:` offers (odd, so that a series without draws always has a winner)."""
+DRAW: Final = 0
+"""A drawn game in `Series.results` (else the winner: 1 or 2, the players by the order they were named)."""
+
+
+@dataclass(frozen=True)
+class Series:
+    """A best-of-N as stored. Players 1 and 2 are the players in the order the host named them."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int | None
+    game: str
+    best_of: int
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    rules: dict[str, Any]
+    rated: bool
+    host_id: str | None
+    players: tuple[PlayerRef, PlayerRef]
+    first: int
+    """Who moved first in game 1 (1 or 2); the first move alternates after that."""
+    matches: tuple[int, ...]
+    results: tuple[int, ...]
+    status: str
+
+    @property
+    def points(self) -> tuple[float, float]:
+        """Both players' points so far (a draw: ½ each)."""
+        one = sum(1.0 if r == 1 else 0.5 if r == DRAW else 0.0 for r in self.results)
+        two = sum(1.0 if r == 2 else 0.5 if r == DRAW else 0.0 for r in self.results)
+        return one, two
+
+    @property
+    def decided(self) -> bool:
+        """One player cannot be caught any more, or all N games are played."""
+        return max(self.points) > self.best_of / 2 or len(self.results) >= self.best_of
+
+    @property
+    def winner(self) -> int | None:
+        """The series' winner (1 or 2) once decided; None while running or when level."""
+        one, two = self.points
+        if not self.decided or one == two:
+            return None
+        return 1 if one > two else 2
+
+    @property
+    def game_number(self) -> int:
+        """The number of the game being played (or the last one, once over)."""
+        return len(self.matches)
+
+    def first_of(self, game_index: int) -> int:
+        """Who moves first in game `game_index` (0 = the first game): alternating from `first`."""
+        return self.first if game_index % 2 == 0 else 3 - self.first
+
+    def score_of(self, match_id: int) -> tuple[float, float, int]:
+        """The score before a game of this series and its number: (points 1, points 2, game number)."""
+        index = self.matches.index(match_id)
+        before = Series(**{**self.__dict__, "results": self.results[:index]})
+        return (*before.points, index + 1)
+
+
+@dataclass(frozen=True)
+class SeriesNews:
+    """What an adapter announces: `next` (a new game opened: `match_id`), `over` (decided or aborted)."""
+
+    kind: str
+    series: Series
+    match_id: int
+    previous: int | None = None
+
+
+Listener = Callable[[SeriesNews], Awaitable[None] | None]
+
+
+def _from_row(row: RowMapping) -> Series:
+    return Series(
+        id=int(row["id"]),
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        game=row["game"],
+        best_of=int(row["best_of"]),
+        options=dict(row["options"] or {}),
+        clock=dict(row["clock"] or {}),
+        rules=dict(row["rules"] or {}),
+        rated=bool(row["rated"]),
+        host_id=row["host_id"],
+        players=(PlayerRef(row["player1_id"], row["player1_name"]), PlayerRef(row["player2_id"], row["player2_name"])),
+        first=int(row["first"]),
+        matches=tuple(int(m) for m in row["matches"] or []),
+        results=tuple(int(r) for r in row["results"] or []),
+        status=row["status"],
+    )
+
+
+@dataclass
+class SeriesService:
+    """Runs best-of-N series on top of the match service (one per process, beside it)."""
+
+    service: MatchService
+    _by_match: dict[int, Series] = field(default_factory=dict)
+    _listeners: list[Listener] = field(default_factory=list)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.service.subscribe(self.on_host_event)
+
+    @property
+    def _engine(self) -> Any:
+        return self.service.store.engine
+
+    def subscribe(self, listener: Listener) -> None:
+        """Hear about every new game and every series' end, once stored."""
+        self._listeners.append(listener)
+
+    def of_match(self, match_id: int) -> Series | None:
+        """The series a match belongs to (as it stands now), if any."""
+        return self._by_match.get(match_id)
+
+    # -- starting ------------------------------------------------------------------
+    async def start(self) -> None:
+        """After the match service resumed its matches: know every running series again, and score and
+        continue those whose last game ended while this process was away."""
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(select(SERIES).where(SERIES.c.status == "running"))).mappings().all()
+        for row in rows:
+            series = _from_row(row)
+            if not series.matches or not self.service.owns_guild(series.guild_id):
+                continue
+            last = series.matches[-1]
+            for match_id in series.matches:
+                self._by_match[match_id] = series
+            if last in self.service.live:
+                continue
+            stored = await self.service.store.load(last)
+            if stored is not None and stored.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+                winner_id = stored.players[stored.winner_seat][0] if stored.winner_seat in stored.players else None
+                self._spawn(self._game_over(series.id, last, winner_id, stored.status == MatchStatus.ABORTED))
+
+    async def create(
+        self,
+        game: str,
+        players: Sequence[PlayerRef],
+        best_of: int,
+        *,
+        options: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
+        first: int = 1,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        by: str | None = None,
+        rated: bool = True,
+    ) -> tuple[Series, int]:
+        """Store a new series and open its first game (HostError as `create_match` refuses); the series and
+        the first game's match id."""
+        if best_of < 1 or best_of % 2 == 0:
+            raise ValueError("a series is best of an odd number of games")
+        p1, p2 = players
+        now = utcnow()
+        async with self._engine.begin() as conn:
+            result = await conn.execute(
+                insert(SERIES)
+                .values(
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    game=game,
+                    best_of=best_of,
+                    options=dict(options or {}),
+                    clock=dict(clock or {}),
+                    rules=dict(rules or {}),
+                    rated=rated,
+                    host_id=by,
+                    player1_id=p1.id,
+                    player1_name=p1.name,
+                    player2_id=p2.id,
+                    player2_name=p2.name,
+                    first=first,
+                    matches=[],
+                    results=[],
+                    status="running",
+                    created_at=now,
+                    updated_at=now,
+                )
+                .returning(SERIES.c.id)
+            )
+            series_id = int(result.scalar_one())
+        series = await self._get(series_id)
+        try:
+            match_id = await self._open_game(series)
+        except Exception:
+            await self._save(series_id, status="aborted")
+            raise
+        fresh = self._by_match[match_id]
+        return fresh, match_id
+
+    async def _get(self, series_id: int) -> Series:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(SERIES).where(SERIES.c.id == series_id))).mappings().one()
+        return _from_row(row)
+
+    async def get(self, series_id: int) -> Series | None:
+        """A series as stored, or None."""
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(SERIES).where(SERIES.c.id == series_id))).mappings().first()
+        return None if row is None else _from_row(row)
+
+    async def _save(self, series_id: int, **values: Any) -> Series:
+        async with self._engine.begin() as conn:
+            await conn.execute(update(SERIES).where(SERIES.c.id == series_id).values(updated_at=utcnow(), **values))
+        series = await self._get(series_id)
+        for match_id in series.matches:
+            self._by_match[match_id] = series
+        return series
+
+    async def _open_game(self, series: Series) -> int:
+        """Create the series' next game in its room, the first move alternating; stored with the series."""
+        match_id = await self.service.create_match(
+            series.game,
+            list(series.players),
+            options=series.options,
+            clock=series.clock,
+            rules=series.rules,
+            first=series.first_of(len(series.matches)),
+            guild_id=series.guild_id,
+            channel_id=series.channel_id,
+            by=series.host_id,
+            rated=series.rated,
+        )
+        # known at once (before any await), so the new game's first board already shows the score
+        self._by_match[match_id] = Series(**{**series.__dict__, "matches": (*series.matches, match_id)})
+        await self._save(series.id, matches=[*series.matches, match_id])
+        return match_id
+
+    # -- the games' ends -----------------------------------------------------------
+    def on_host_event(self, ev: HostEvent) -> None:
+        """A game of a series ended: score it and open the next game (in a task: never inside the match's lock)."""
+        if ev.kind not in ("finished", "aborted") or ev.match_id not in self._by_match or ev.result is None:
+            return
+        series = self._by_match[ev.match_id]
+        self._spawn(self._game_over(series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted"))
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("a series could not go on")
+
+        task = asyncio.create_task(run(), name="series")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait for every game end being handled (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop handling game ends (what was not stored is picked up again by `start`)."""
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def _game_over(self, series_id: int, match_id: int, winner_id: str | None, aborted: bool) -> None:
+        async with self._locks.setdefault(series_id, asyncio.Lock()):
+            series = await self._get(series_id)
+            if series.status != "running" or not series.matches or series.matches[-1] != match_id:
+                return  # already scored (a restart found it twice)
+            if len(series.results) >= len(series.matches):
+                return
+            if aborted:
+                series = await self._save(series_id, status="aborted")
+                await self._emit(SeriesNews("over", series, match_id))
+                return
+            ids = [p.id for p in series.players]
+            result = ids.index(winner_id) + 1 if winner_id in ids else DRAW
+            series = await self._save(series_id, results=[*series.results, result])
+            if series.decided:
+                series = await self._save(series_id, status="finished")
+                await self._emit(SeriesNews("over", series, match_id))
+                return
+            next_id = await self._open_game(series)
+            await self._emit(SeriesNews("next", self._by_match[next_id], next_id, match_id))
+
+    async def _emit(self, news: SeriesNews) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(news)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("series listener failed for %s", news.kind)
