@@ -111,7 +111,7 @@ class TimeControl:
                 odds.setdefault(int(prefix[1]), {})[setting] = _seconds(setting, raw)
                 continue
             if key not in values:
-                raise ValueError(f"unknown clock setting {key!r} (use move, reserve, grace, presence, takeback)")
+                raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(values)}")
             if key == "kind":
                 if raw not in tuple(ClockKind):
                     raise ValueError("clock kind must be move_reserve or grace")

@@ -184,7 +184,9 @@ def new_live(
         tc = TimeControl.from_spec(spec, rules.clock_overrides(settings, spec.kind, clock or {}))
     except rules.RulesError as exc:
         raise HostError(exc.refusal) from None
-    except (OptionsError, ValueError) as exc:
+    except OptionsError as exc:
+        raise HostError(Refusal("options", data={"problems": exc.problems, "valid": exc.valid})) from None
+    except ValueError as exc:
         raise HostError(Refusal("options", data={"detail": str(exc)})) from None
     if tc.takeback is not None and not (chosen and "takeback" in chosen):
         settings["takeback"] = tc.takeback
@@ -372,7 +374,9 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
     """Both clocks as they stand at loop time `now`."""
     clocks = live.clocks
     remaining = {seat: clocks.remaining(seat, now) for seat in (1, 2)}
-    return ClockFacts(clocks.tc.kind, clocks.running, remaining, live.status == MatchStatus.PAUSED)
+    held = live.status == MatchStatus.ONGOING and any(r.holds_clock() for r in live.rules)
+    running = None if held else clocks.running  # while a move is provisional (or presence asked), none runs
+    return ClockFacts(clocks.tc.kind, running, remaining, live.status == MatchStatus.PAUSED)
 
 
 def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:

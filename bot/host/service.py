@@ -53,7 +53,7 @@ from bot.host.match import (
 from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
-from bot.store.matches import MatchStore, NewEvent, StoredMatch
+from bot.store.matches import AlsoWrite, MatchStore, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
@@ -194,12 +194,14 @@ class MatchService:
         rated: bool = True,
         practice: bool = False,
         machine: str | None = None,
+        also: AlsoWrite | None = None,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
         `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
         `practice`: one player is the practice opponent; `machine`: its player id, when it plays here (its moves are
-        final at once: no take-back window)."""
+        final at once: no take-back window); `also(conn, match_id)` writes more in the transaction that stores
+        the match (see `MatchStore.create_match`)."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
         live.machine = live.seat_of(machine) if machine is not None else None
@@ -239,6 +241,7 @@ class MatchService:
                 snapshot=snapshot,
                 events=[created],
                 rated=rated,
+                also=also,
             )
         except Exception:
             found = await self._created_after_all(snapshot)
@@ -269,14 +272,22 @@ class MatchService:
         channel_id: int | None = None,
         by: str | None = None,
         rated: bool = True,
+        also: AlsoWrite | None = None,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
-        (e.g. `no_show`): created and finished at once, nothing runs and nothing is announced. Returns its id.
+        (an `EndReason` such as `no_show`): created and finished at once in one transaction (with `also`,
+        as in `create_match`), nothing runs. Subscribers hear one `finished` event (its `detail` says
+        `unplayed`), as for any match that ends, so ratings and tournaments record it at once. Returns its id.
         `rated=False` stores it as casual (a game of an unrated tournament)."""
         if winner not in (1, 2):
             raise HostError("winner must be 1 or 2")
+        try:
+            why = EndReason(reason)
+        except ValueError:
+            raise HostError(f"no such end reason: {reason!r}") from None
         live = new_live(game, players, options, clock, rules, 1, None)
-        live.status, live.result = MatchStatus.FINISHED, (winner, reason)
+        live.status, live.result = MatchStatus.FINISHED, (winner, why)
+        live.guild_id, live.channel_id, live.started_at = guild_id, channel_id, self.wall()
         snapshot = dump(live, self.now(), self.instance)
         created = NewEvent(
             "created",
@@ -291,8 +302,8 @@ class MatchService:
             },
         )
         ending = [
-            NewEvent("forfeit", 3 - winner, data={"reason": reason, "by": by}),
-            NewEvent("finished", winner, data={"winner": winner, "reason": reason}),
+            NewEvent("forfeit", 3 - winner, data={"reason": why.value, "by": by}),
+            NewEvent("finished", winner, data={"winner": winner, "reason": why.value}),
         ]
         try:
             match_id = await self.store.create_match(
@@ -304,21 +315,25 @@ class MatchService:
                 guild_id=guild_id,
                 channel_id=channel_id,
                 snapshot=snapshot,
-                events=[created],
+                events=[created, *ending],
                 rated=rated,
-            )
-            await self.store.append(
-                match_id,
-                1,
-                ending,
-                snapshot=snapshot,
-                status=MatchStatus.FINISHED,
-                winner_seat=winner,
-                result_reason=reason,
+                also=also,
+                result=(winner, why.value),
             )
         except Exception:
             log.exception("recording a forfeit of a %s match failed", live.ruleset.id)
             raise HostError("the result could not be saved; try again in a moment") from None
+        live.id = match_id
+        data = {"winner": winner, "winner_name": live.players[winner].name, "reason": why.value}
+        await self._publish(
+            event(
+                live,
+                EventKind.FINISHED,
+                data,
+                detail={"by_host": True, "unplayed": True},
+                result=match_result(live, winner, why, self.wall()),
+            )
+        )
         return match_id
 
     # -- reading -------------------------------------------------------------------

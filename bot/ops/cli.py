@@ -37,6 +37,8 @@ def cmd_room(args: argparse.Namespace) -> int:
     from bot.adapters.terminal.room import Room, RoomConfig, stdin_lines
     from bot.host.service import HostError
 
+    if args.scheduled is not None:
+        return cmd_room_scheduled(args)
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
         return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
@@ -47,6 +49,8 @@ def cmd_room(args: argparse.Namespace) -> int:
         rated, rules = split_rated(_kv(args.rule, "--rule"))
     except RatedChoiceError as exc:
         return _usage(str(exc))
+    if args.resume is None and "takeback" not in rules and "takeback" not in clock and not _typed(sys.stdin):
+        rules["takeback"] = "0"  # moves on a pipe are final at once, unless a take-back window was asked for
     if args.resume is None:
         from bot.host.clocks import seat_odds
 
@@ -80,6 +84,47 @@ def cmd_room(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         room = Room(config)
+        lines = await stdin_lines()
+        stop_on_sigterm(lines)
+        return await room.run(lines)
+
+    try:
+        return asyncio.run(main())
+    except HostError as exc:
+        from bot.wording import error_text
+
+        return _usage(error_text(exc))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _typed(stream: Any) -> bool:
+    """Whether input comes from a person at a terminal (not a pipe or a file)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def cmd_room_scheduled(args: argparse.Namespace) -> int:
+    """`dmhost room --scheduled ID`: host a DM stored with `dmhost schedule add` when its time comes."""
+    from bot.adapters.terminal.room import RoomConfig, stdin_lines
+    from bot.adapters.terminal.scheduled import ScheduledRoom
+    from bot.host.service import HostError
+
+    if args.game or args.player or args.resume is not None or args.bot or args.opt or args.clock or args.rule:
+        return _usage("room --scheduled ID takes the game, players and rules from the schedule: give only --db")
+    url = db_url(args.db)
+    check_database_url(url, must_exist=True)
+    config = RoomConfig(
+        db_url=url,
+        events_json=args.events_json,
+        png_dir=Path(args.png) if args.png else None,
+        scheduled=args.scheduled,
+    )
+
+    async def main() -> int:
+        room = ScheduledRoom(config)
         lines = await stdin_lines()
         stop_on_sigterm(lines)
         return await room.run(lines)
@@ -152,12 +197,20 @@ def cmd_log(args: argparse.Namespace) -> int:
             await store.close()
         if stored is None:
             return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+        if args.sgf and stored.game != "dots":
+            return _usage("SGF export is for dots matches")
+        written = []
         if args.gif:
-            write_gif(stored, Path(args.gif))
+            frames = write_gif(stored, Path(args.gif))
+            written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")
         if args.sgf:
-            if stored.game != "dots":
-                return _usage("SGF export is for dots matches")
             write_sgf(stored, Path(args.sgf))
+            written.append(f"Wrote the SGF record of match {args.match_id} to {Path(args.sgf).resolve()}")
+        if written and not args.json and not args.analyse:
+            print("\n".join(written))  # the files were asked for, not the log
+            return EXIT_OK
+        for line in written:
+            print(line, file=sys.stderr)
         data = build_log(stored)
         if args.analyse:
             try:
@@ -177,12 +230,14 @@ def cmd_log(args: argparse.Namespace) -> int:
     return asyncio.run(main())
 
 
-def write_gif(stored: Any, path: Path) -> None:
+def write_gif(stored: Any, path: Path) -> int:
     """An animated replay: a frame per turn with names, the move highlighted and both clocks; it ends on the
-    final position with the result (the same picture `/dm log` attaches)."""
+    final position with the result (the same picture `/dm log` attaches). Returns the number of frames."""
     from bot.records.review import replay_gif
 
-    path.write_bytes(replay_gif(stored)[0])
+    data, frames = replay_gif(stored)
+    path.write_bytes(data)
+    return frames
 
 
 def write_sgf(stored: Any, path: Path) -> None:
@@ -250,6 +305,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if line is None:
             raise
         return _usage(line)
+    unreachable = _discord_unreachable()
+    if unreachable is not None:  # one line, before discord.py logs anything
+        return _usage(unreachable)
     try:
         run_bot(settings)
     except Exception as exc:
@@ -258,6 +316,23 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise
         return _usage(line)
     return EXIT_OK
+
+
+def _discord_unreachable(timeout: float = 10.0) -> str | None:
+    """Why Discord's API (where discord.py sends its requests) cannot be reached from here (no network, no
+    DNS, a firewall), or None."""
+    import socket
+    from urllib.parse import urlsplit
+
+    import discord.http
+
+    api = urlsplit(discord.http.Route.BASE)
+    try:
+        address = (api.hostname or "discord.com", api.port or (443 if api.scheme == "https" else 80))
+        with socket.create_connection(address, timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -362,6 +437,12 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=int, metavar="MATCH_ID")
+    room.add_argument(
+        "--scheduled",
+        type=int,
+        metavar="ID",
+        help="host the DM of `dmhost schedule add`: wait for it, check in with NAME: here, play, record the result",
+    )
     room.add_argument("--png", metavar="DIR", help="write a board picture per move into DIR")
     room.add_argument(
         "--bot",

@@ -61,11 +61,16 @@ def _clamp(value: float, low: float, high: float) -> float:
 
 def deviation_at(r: Rating, when: dt.datetime, params: Params = PARAMS) -> float:
     """The deviation at `when`: it grows with the time since the player's last rated match."""
-    if r.at is None:
-        return _clamp(r.deviation, params.min_deviation, params.max_deviation)
-    days = max((when - r.at).total_seconds(), 0.0) / 86400.0
-    phi = rd_to_phi(r.deviation)
-    grown = math.sqrt(phi * phi + days * params.periods_per_day * r.volatility * r.volatility)
+    return grown_deviation(r.deviation, r.volatility, None if r.at is None else (when - r.at).total_seconds(), params)
+
+
+def grown_deviation(deviation: float, volatility: float, seconds: float | None, params: Params = PARAMS) -> float:
+    """`deviation_at` on bare figures: `seconds` since the player's last rated match (None: never rated)."""
+    if seconds is None:
+        return _clamp(deviation, params.min_deviation, params.max_deviation)
+    days = max(seconds, 0.0) / 86400.0
+    phi = rd_to_phi(deviation)
+    grown = math.sqrt(phi * phi + days * params.periods_per_day * volatility * volatility)
     return _clamp(phi_to_rd(grown), params.min_deviation, params.max_deviation)
 
 
@@ -102,23 +107,43 @@ def rate_match(a: Rating, b: Rating, score_a: float, when: dt.datetime, params: 
     if score_a not in (0.0, 0.5, 1.0):
         raise ValueError(f"a score is 1, 0.5 or 0, not {score_a!r}")
     dev_a, dev_b = deviation_at(a, when, params), deviation_at(b, when, params)
-    mu_a, phi_a = rating_to_mu(a.rating), rd_to_phi(dev_a)
-    mu_b, phi_b = rating_to_mu(b.rating), rd_to_phi(dev_b)
-    new_a = update_rating(mu_a, phi_a, a.volatility, [(mu_b, phi_b, score_a)], params.tau)
-    new_b = update_rating(mu_b, phi_b, b.volatility, [(mu_a, phi_a, 1.0 - score_a)], params.tau)
+    (ra, da, va), (rb, db, vb) = rate_pair(
+        a.rating, dev_a, a.volatility, b.rating, dev_b, b.volatility, score_a, params
+    )
+    return Rated(Rating(ra, da, va, when), dev_a), Rated(Rating(rb, db, vb, when), dev_b)
+
+
+Figures3 = tuple[float, float, float]
+"""(rating, deviation, volatility)."""
+
+
+def rate_pair(
+    rating_a: float,
+    deviation_a: float,
+    volatility_a: float,
+    rating_b: float,
+    deviation_b: float,
+    volatility_b: float,
+    score_a: float,
+    params: Params = PARAMS,
+) -> tuple[Figures3, Figures3]:
+    """`rate_match` on bare figures, the deviations already grown to the match's time (`grown_deviation`):
+    both players' (rating, deviation, volatility) after it, bounds applied. The one place the library is
+    called for a match, so a rebuild and the match-by-match updates make the very same figures."""
+    mu_a, phi_a = rating_to_mu(rating_a), rd_to_phi(deviation_a)
+    mu_b, phi_b = rating_to_mu(rating_b), rd_to_phi(deviation_b)
+    new_a = update_rating(mu_a, phi_a, volatility_a, [(mu_b, phi_b, score_a)], params.tau)
+    new_b = update_rating(mu_b, phi_b, volatility_b, [(mu_a, phi_a, 1.0 - score_a)], params.tau)
     return (
-        Rated(_bounded(a.rating, mu_to_rating(new_a.mu), phi_to_rd(new_a.phi), new_a.sigma, when, params), dev_a),
-        Rated(_bounded(b.rating, mu_to_rating(new_b.mu), phi_to_rd(new_b.phi), new_b.sigma, when, params), dev_b),
+        _bounded(rating_a, mu_to_rating(new_a.mu), phi_to_rd(new_a.phi), new_a.sigma, params),
+        _bounded(rating_b, mu_to_rating(new_b.mu), phi_to_rd(new_b.phi), new_b.sigma, params),
     )
 
 
-def _bounded(
-    before: float, rating: float, deviation: float, volatility: float, when: dt.datetime, params: Params
-) -> Rating:
+def _bounded(before: float, rating: float, deviation: float, volatility: float, params: Params) -> Figures3:
     change = _clamp(rating - before, -params.max_change, params.max_change)
-    return Rating(
+    return (
         before + change,
         _clamp(deviation, params.min_deviation, params.max_deviation),
         min(volatility, params.max_volatility),
-        when,
     )

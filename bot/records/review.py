@@ -6,8 +6,11 @@ Pure functions on a stored match (loaded with its events); the heavy ones are me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from bot.records.matchlog import result_of
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
 
@@ -35,16 +38,8 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     ruleset, frames = replay_match(stored)
     names = _names(stored)
     keep: list[Frame] = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
-    captions = []
-    for f in keep:
-        clocks = "  ".join(f"{names.get(s, '?')} {clock_text(v)}" for s, v in sorted(f.clocks.items()))
-        captions.append(f"{f.caption}   {clocks}")
-    result = None
-    if stored.status == "finished" and stored.result_reason:
-        winner = names.get(stored.winner_seat) if stored.winner_seat else None
-        result = f"{winner} wins ({stored.result_reason})" if winner else f"A draw ({stored.result_reason})"
-    elif stored.status == "aborted":
-        result = "Aborted by the host"
+    captions = [frame_caption(f, names, clock_text) for f in keep]
+    result = result_of(stored) if stored.status in ("finished", "aborted") else None
     data = pictures.render_replay_gif(
         ruleset,
         [f.state for f in keep],
@@ -55,6 +50,19 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
         winner=stored.winner_seat if stored.status == "finished" else None,
     )
     return data, len(keep)
+
+
+_KEEP = "\u00a0"
+"""A no-break space: the picture's caption breaks lines at spaces only, so the clocks stay one piece."""
+
+
+def frame_caption(frame: Frame, names: dict[int, str], clock_text: Callable[[Any], str]) -> str:
+    """A replay frame's caption: the move, then both clocks; when it needs two lines, the clocks move to
+    the second whole (never "bob" on one line and "5:00" on the next)."""
+    clocks = (_KEEP * 3).join(
+        f"{names.get(s, '?')}{_KEEP}{clock_text(v)}".replace(" ", _KEEP) for s, v in sorted(frame.clocks.items())
+    )
+    return f"{frame.caption}   {clocks}"
 
 
 def sgf_text(stored: StoredMatch) -> str | None:

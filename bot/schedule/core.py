@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import uuid
@@ -32,13 +33,18 @@ from bot.schedule.store import (
     ScheduleStore,
 )
 from bot.store.db import utcnow
+from bot.store.matches import AlsoWrite
 
 log = logging.getLogger(__name__)
 
 LATE_S: Final = 60.0
 """A reminder sent more than this after its time was missed while the bot was away (it says so)."""
+CLAIMED: Final = ("starting", "forfeiting")
+"""A DM one process is starting or ruling on right now (a claim that goes stale if that process stops)."""
 STALE_S: Final = 300.0
 """A DM left half-started or half-ruled this long (its process stopped in the middle) is taken up again."""
+RETURN_GRACE_S: Final = 120.0
+"""A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 MAX_SLEEP_S: Final = 86400.0 * 30
 MAX_PRIZE: Final = 100
 MAX_NOTE: Final = 300
@@ -93,6 +99,7 @@ class Scheduler:
         self.store = store
         self.service = service
         self.wall = wall or utcnow
+        store.now = self.wall
         self.instance = instance or f"schedule-{uuid.uuid4().hex[:12]}"
         self.poll_seconds = poll_seconds
         """Also look at the database this often (jobs added by other processes); None: only when woken."""
@@ -113,14 +120,19 @@ class Scheduler:
         """Take up what a stopped process left, give waiting players back the time the bot was away, then
         start the timer task."""
         now = self.wall()
-        for sched in await self.store.stale(("starting", "forfeiting"), now - dt.timedelta(seconds=STALE_S)):
-            if await self.store.change(sched.id, {"status": "scheduled"}, only_if={"status": sched.status}):
-                await self.store.add_job(sched, "noshow" if sched.status == "forfeiting" else "start", now)
+        for sched in await self.store.listing(statuses=CLAIMED):
+            # Claimed by a process that stopped in the middle (or is still at it): a job to look again once
+            # the claim is stale, when `run_due` takes it over.
+            due = max(now, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
+            await self.store.add_job(sched, "noshow" if sched.status == "forfeiting" else "start", due)
         for sched in await self.store.listing(statuses=("scheduled",), until=now + dt.timedelta(microseconds=1)):
             if sched.at <= now:
-                # The start time passed: nobody is charged for time the bot was away — the no-show wait
-                # runs again from now.
-                await self.store.move_noshow(sched.id, now + dt.timedelta(seconds=sched.no_show_s), only_later=True)
+                # The no-show deadline is the appointment's (start + wait, with the host's extensions, all
+                # stored): a restart gives nobody the whole wait again. Only a deadline that passed (or
+                # nearly) while the bot was away moves, to RETURN_GRACE_S after its return, so that a player
+                # who could not check in meanwhile can do it now.
+                grace = min(float(sched.no_show_s), RETURN_GRACE_S)
+                await self.store.move_noshow(sched.id, now + dt.timedelta(seconds=grace), only_later=True)
         for sched in await self.store.listing(statuses=("started",)):
             if sched.match_id is not None:
                 await self._match_over(sched.match_id)
@@ -194,6 +206,11 @@ class Scheduler:
             if job.kind == "remind":
                 continue
             sched = await self.store.get(job.schedule_id)
+            if sched is not None and sched.status in CLAIMED:
+                sched = await self._take_over(sched, now)
+                if sched.status in CLAIMED:  # another process is at it: look again once its claim is stale
+                    await self.store.postpone(job.id, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
+                    continue
             live = sched is not None and sched.status == "scheduled"
             if not await self.store.claim(job.id, "done" if live else "dropped", self.instance, now):
                 continue
@@ -221,6 +238,17 @@ class Scheduler:
                     late = (now - job.due_at).total_seconds() > LATE_S
                     await self._emit("reminder", sched, offset_s=job.offset_s, late=late)
         return claimed
+
+    async def _take_over(self, sched: Schedule, now: dt.datetime) -> Schedule:
+        """A DM claimed for its start or no-show ruling by a process that stopped in the middle (its claim
+        is STALE_S old): back to `scheduled`, so that this process acts. The match of the old claim cannot
+        be stored any more (its token no longer matches), so there is never a second one."""
+        if sched.updated_at is None or sched.updated_at > now - dt.timedelta(seconds=STALE_S):
+            return sched
+        await self.store.change(
+            sched.id, {"status": "scheduled"}, only_if={"status": sched.status, "start_token": sched.start_token}
+        )
+        return await self._fresh(sched.id)
 
     async def _act(self, job: Job, sched: Schedule) -> None:
         if job.kind == "checkin":
@@ -483,16 +511,21 @@ class Scheduler:
     # -- beginning and ruling ------------------------------------------------------
     async def _begin(self, sched: Schedule, by: str | None) -> bool:
         """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
-        if not await self.store.change(sched.id, {"status": "starting"}, only_if={"status": "scheduled"}):
+        token = uuid.uuid4().hex
+        claim = {"status": "starting", "start_token": token}
+        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
             return False
+        sched = dataclasses.replace(sched, status="starting", start_token=token)
+        await self._fallback(sched, "start")
         try:
             match_id = await self._create_match(sched, by)
         except Exception as exc:
             log.exception("schedule %s: the match could not be started", sched.id)
-            await self.store.change(sched.id, {"status": "scheduled"}, only_if={"status": "starting"})
+            await self.store.change(sched.id, {"status": "scheduled"}, only_if=claim)
             await self._emit("start_failed", sched, reason=str(exc) if isinstance(exc, HostError) else None)
             return False
-        await self.store.change(sched.id, {"status": "started", "match_id": match_id}, only_if={"status": "starting"})
+        # Recorded already in the match's own transaction (`recorder`), unless a starter created it otherwise.
+        await self.store.change(sched.id, {"status": "started", "match_id": match_id}, only_if=claim)
         await self.store.retire_jobs(sched.id, self.wall())
         sched = await self._fresh(sched.id)
         await self._emit("started", sched, match=match_id, by=by)
@@ -518,7 +551,19 @@ class Scheduler:
             guild_id=sched.guild_id,
             channel_id=sched.room_id or sched.channel_id,
             by=by or sched.host_id,
+            also=self._recorder(sched, {"status": "started"}),
         )
+
+    async def _fallback(self, sched: Schedule, kind: str) -> None:
+        """Should this process stop before its claim is carried out, any process takes the DM up again
+        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on)."""
+        await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+
+    def _recorder(self, sched: Schedule, values: dict[str, Any]) -> AlsoWrite | None:
+        """The write that records the match with the claim under way (None: no claim, as for a plain call)."""
+        if sched.start_token is None or sched.status not in ("starting", "forfeiting"):
+            return None
+        return self.store.recorder(sched.id, sched.start_token, values)
 
     async def seat_advantage(self, sched: Schedule) -> int | None:
         """The seat with the advantage (a rule such as `lower-rated` goes through the resolver)."""
@@ -541,9 +586,15 @@ class Scheduler:
                 await self._emit("cancelled", await self._fresh(sched.id), by=None, reason="no_show")
             return
         winner = here[0]
-        if not await self.store.change(sched.id, {"status": "forfeiting"}, only_if={"status": "scheduled"}):
+        token = uuid.uuid4().hex
+        claim = {"status": "forfeiting", "start_token": token}
+        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
             return
+        sched = dataclasses.replace(sched, status="forfeiting", start_token=token)
+        await self._fallback(sched, "noshow")
         match_id: int | None = None
+        now = self.wall()
+        result = {"status": "forfeited", "winner_seat": winner, "result_reason": "no_show", "finished_at": now}
         if self.service is not None:
             try:
                 match_id = await self.service.record_forfeit(
@@ -557,21 +608,12 @@ class Scheduler:
                     guild_id=sched.guild_id,
                     channel_id=sched.room_id or sched.channel_id,
                     by="schedule",
+                    also=self._recorder(sched, result),
                 )
             except HostError:
                 log.exception("schedule %s: the no-show could not be recorded as a match", sched.id)
-        now = self.wall()
-        await self.store.change(
-            sched.id,
-            {
-                "status": "forfeited",
-                "winner_seat": winner,
-                "result_reason": "no_show",
-                "finished_at": now,
-                "match_id": match_id,
-            },
-            only_if={"status": "forfeiting"},
-        )
+        if match_id is None and not await self.store.change(sched.id, result, only_if=claim):
+            return  # the claim went to another process meanwhile (else: no match stored, the ruling stands)
         await self.store.retire_jobs(sched.id, now)
         await self._emit("forfeited", await self._fresh(sched.id), winner=winner, match=match_id)
 

@@ -50,6 +50,9 @@ class ScheduleRow(Base):
     proposed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
     proposed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     match_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    start_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """Written with the claim that starts the DM (or rules on a no-show); the match is recorded only under
+    the same token, in the transaction that stores it (migration `0004_schedule_start`)."""
     winner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)

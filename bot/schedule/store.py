@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from bot.host.match import PlayerRef
 from bot.schedule.models import ScheduleJob, ScheduleRow, ScheduleSettingsRow
 from bot.store.db import utcnow
+from bot.store.matches import AlsoWrite
 
 SCHEDULES: Final = cast(Table, ScheduleRow.__table__)
 JOBS: Final = cast(Table, ScheduleJob.__table__)
@@ -27,6 +28,10 @@ DEFAULT_NO_SHOW_S: Final = 10 * 60
 OPEN: Final = ("scheduled", "starting", "forfeiting")
 """Statuses of a DM that has not begun (the last two only for a moment, while one process acts)."""
 DONE: Final = ("finished", "forfeited")
+
+
+class StartLost(Exception):
+    """The claim on a DM's start (or no-show ruling) is no longer this process's: its match is not stored."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,9 @@ class Schedule:
     event_id: int | None
     card_id: int | None
     created_at: dt.datetime = field(compare=False)
+    start_token: str | None = None
+    """The claim of the start (or no-show ruling) under way; see `ScheduleStore.recorder`."""
+    updated_at: dt.datetime | None = field(default=None, compare=False)
 
     @property
     def public_status(self) -> str:
@@ -139,6 +147,8 @@ def schedule_from(row: RowMapping) -> Schedule:
         event_id=row["event_id"],
         card_id=row["card_id"],
         created_at=row["created_at"],
+        start_token=row.get("start_token"),
+        updated_at=row.get("updated_at"),
     )
 
 
@@ -197,8 +207,14 @@ class ScheduleStore:
         """(shard count, shard ids) of this process: only those guilds' jobs are looked at."""
         self.local = local
         """Whether this process also acts on DMs of no guild (scheduled in the terminal)."""
+        self.now: Callable[[], dt.datetime] = utcnow
+        """The clock of `updated_at` (the scheduler sets its own, so that claims age on its time)."""
+        self.only: int | None = None
+        """Act on this one schedule's jobs only (a terminal room hosting one scheduled DM)."""
 
     def _owned(self) -> ColumnElement[bool]:
+        if self.only is not None:
+            return JOBS.c.schedule_id == self.only
         guild = JOBS.c.guild_id
         if self.shard_filter is None:
             return literal(True) if self.local else guild.is_not(None)
@@ -273,9 +289,8 @@ class ScheduleStore:
         async with self.engine.begin() as conn:
             return await self._change(conn, schedule_id, values, only_if)
 
-    @staticmethod
     async def _change(
-        conn: AsyncConnection, schedule_id: int, values: dict[str, Any], only_if: dict[str, Any] | None
+        self, conn: AsyncConnection, schedule_id: int, values: dict[str, Any], only_if: dict[str, Any] | None
     ) -> bool:
         query = update(SCHEDULES).where(SCHEDULES.c.id == schedule_id)
         for column, wanted in (only_if or {}).items():
@@ -286,7 +301,7 @@ class ScheduleStore:
                 query = query.where(col.in_(list(wanted)))
             else:
                 query = query.where(col == wanted)
-        done = await conn.execute(query.values(**values, updated_at=utcnow()))
+        done = await conn.execute(query.values(**values, updated_at=self.now()))
         return int(done.rowcount or 0) == 1
 
     async def move(self, schedule: Schedule, at: dt.datetime, wait_until: dt.datetime, now: dt.datetime) -> bool:
@@ -316,6 +331,28 @@ class ScheduleStore:
             await conn.execute(insert(JOBS), plan_jobs(schedule.id, schedule.guild_id, at, schedule, now))
         return True
 
+    def recorder(self, schedule_id: int, token: str, values: dict[str, Any]) -> AlsoWrite:
+        """The write that records a DM's match in the transaction that stores the match (`also` of
+        `MatchService.create_match`/`record_forfeit`): `values` plus the match id, only while the claim
+        under `token` still holds. Otherwise it raises, and the match is not stored either: a process that
+        stopped after its claim, or lost it to another, never leaves a second match behind."""
+        claimed = ("starting", "forfeiting")
+
+        async def write(conn: AsyncConnection, match_id: int) -> None:
+            done = await conn.execute(
+                update(SCHEDULES)
+                .where(
+                    SCHEDULES.c.id == schedule_id,
+                    SCHEDULES.c.status.in_(claimed),
+                    SCHEDULES.c.start_token == token,
+                )
+                .values(**values, match_id=match_id, updated_at=self.now())
+            )
+            if int(done.rowcount or 0) != 1:
+                raise StartLost(schedule_id)
+
+        return write
+
     async def retire_jobs(self, schedule_id: int, now: dt.datetime) -> None:
         """Drop every pending job of a schedule (it started, was cancelled or was ruled on)."""
         async with self.engine.begin() as conn:
@@ -331,7 +368,7 @@ class ScheduleStore:
             query = update(SCHEDULES).where(SCHEDULES.c.id == schedule_id, SCHEDULES.c.status == "scheduled")
             if only_later:
                 query = query.where(SCHEDULES.c.wait_until < wait_until)
-            done = await conn.execute(query.values(wait_until=wait_until, updated_at=utcnow()))
+            done = await conn.execute(query.values(wait_until=wait_until, updated_at=self.now()))
             if int(done.rowcount or 0) != 1:
                 return False
             await conn.execute(
@@ -349,6 +386,11 @@ class ScheduleStore:
                     schedule_id=schedule.id, guild_id=schedule.guild_id, kind=kind, due_at=due, state="pending"
                 )
             )
+
+    async def postpone(self, job_id: int, due: dt.datetime) -> None:
+        """Move a pending job later (a DM another process claimed a moment ago: look again when it is stale)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(update(JOBS).where(JOBS.c.id == job_id, JOBS.c.state == "pending").values(due_at=due))
 
     # -- jobs ----------------------------------------------------------------------
     async def next_due(self) -> dt.datetime | None:
@@ -418,8 +460,8 @@ class ScheduleStore:
         """Change some of a guild's settings (a None value: back to the default)."""
         async with self.engine.begin() as conn:
             done = await conn.execute(
-                update(SETTINGS).where(SETTINGS.c.guild_id == guild_id).values(**values, updated_at=utcnow())
+                update(SETTINGS).where(SETTINGS.c.guild_id == guild_id).values(**values, updated_at=self.now())
             )
             if int(done.rowcount or 0) == 0:
-                await conn.execute(insert(SETTINGS).values(guild_id=guild_id, **values, updated_at=utcnow()))
+                await conn.execute(insert(SETTINGS).values(guild_id=guild_id, **values, updated_at=self.now()))
         return await self.settings(guild_id)

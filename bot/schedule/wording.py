@@ -13,11 +13,19 @@ from typing import Any
 from bot.host.match import PlayerRef
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
-from bot.wording import fill, reason_words
+from bot.wording import fill
 from games import registry
 
 Who = Callable[[PlayerRef], str]
 When = Callable[[dt.datetime], str]
+
+REASONS = {
+    "no_show": "by no-show",
+    "resign": "by resignation",
+    "time": "on time",
+    "award": "by the host's decision",
+    "agreement": "by agreement",
+}
 
 
 def plain(player: PlayerRef) -> str:
@@ -59,8 +67,7 @@ def stake(s: Schedule) -> str:
 
 def result_line(s: Schedule, who: Who = plain) -> str:
     """`alice wins the DM and 15 garnets (by no-show).`"""
-    how = s.result_reason or ""
-    reason = reason_words(how) if how != reason_words(how) else f"({how})" if how else ""
+    reason = REASONS.get(s.result_reason or "", f"({s.result_reason})" if s.result_reason else "")
     winner = s.winner()
     if winner is None:
         text = "The DM ends in a draw"
@@ -83,8 +90,14 @@ def card(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
     return "\n".join(lines)
 
 
-def say(kind: str, s: Schedule, data: dict[str, Any], who: Who = plain, when: When = iso_when) -> str:
-    """The sentence for a schedule event."""
+CHECK_IN_HOW = "press **I'm here** or type `here`"
+"""How a player checks in on Discord (the terminal room says `type NAME: here`)."""
+
+
+def say(
+    kind: str, s: Schedule, data: dict[str, Any], who: Who = plain, when: When = iso_when, how: str = CHECK_IN_HOW
+) -> str:
+    """The sentence for a schedule event (`how`: how a player checks in, where the sentence is shown)."""
     p1, p2 = who(s.players[0]), who(s.players[1])
     both = f"{p1} and {p2}"
     name = f"DM #{s.id} ({title(s.game)})"
@@ -106,17 +119,14 @@ def say(kind: str, s: Schedule, data: dict[str, Any], who: Who = plain, when: Wh
         late = " (a reminder missed while the host was away)" if data.get("late") else ""
         return f"Reminder{late}: {both}, {name} starts {when(s.at)}.{stake(s)}"
     if kind == "checkin_open":
-        return f"Check-in for {name} is open: {both}, press **I'm here** or type `here`. It starts {when(s.at)}."
+        return f"Check-in for {name} is open: {both}, {how}. It starts {when(s.at)}."
     if kind == "checked_in":
         seat = int(data["seat"])
         rest = "" if all(s.here) else f" Waiting for {who(s.player(3 - seat))}."
         return f"{who(s.player(seat))} is here.{rest}"
     if kind == "waiting":
         missing = " and ".join(who(s.player(seat)) for seat in data["missing"])
-        return (
-            f"{name} is due: {missing}, check in now (press **I'm here** or type `here`). "
-            f"Absent at {when(data['until'])} loses by no-show."
-        )
+        return f"{name} is due: {missing}, check in now ({how}). Absent at {when(data['until'])} loses by no-show."
     if kind == "extended":
         return f"A host extended the wait for {name}: check-in stays open until {when(data['until'])}."
     if kind == "started":

@@ -6,13 +6,13 @@ import asyncio
 import datetime as dt
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
 from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, fence
@@ -107,6 +107,10 @@ class NewEvent:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+AlsoWrite = Callable[[AsyncConnection, int], Awaitable[None]]
+"""More writes in the transaction that stores a new match: `(connection, new match id)`."""
+
+
 class MatchStore:
     """All database access of the host."""
 
@@ -143,12 +147,20 @@ class MatchStore:
         snapshot: dict[str, Any],
         events: Sequence[NewEvent],
         rated: bool = True,
+        also: AlsoWrite | None = None,
+        result: tuple[int | None, str] | None = None,
     ) -> int:
-        """Insert a match, its players and first events; returns the new id."""
+        """Insert a match, its players and first events; returns the new id. `also(conn, match_id)` writes
+        more in the same transaction (a scheduled DM records its match: both commit, or neither); an
+        exception from it rolls everything back. `result` (winner seat, reason): a match stored already over
+        (a forfeit that was never played)."""
         now = utcnow()
+        over: dict[str, Any] = {}
+        if result is not None:
+            over = {"winner_seat": result[0], "result_reason": result[1], "finished_at": now}
         async with self.engine.begin() as conn:
             await self._fence(conn, [guild_id])
-            result = await conn.execute(
+            inserted = await conn.execute(
                 insert(Match)
                 .values(
                     game=game,
@@ -162,16 +174,19 @@ class MatchStore:
                     event_count=len(events),
                     snapshot=snapshot,
                     rated=rated,
+                    **over,
                 )
                 .returning(Match.id)
             )
-            match_id = int(result.scalar_one())
+            match_id = int(inserted.scalar_one())
             await conn.execute(
                 insert(MatchPlayer),
                 [{"match_id": match_id, "seat": s, "player_id": p, "name": n} for s, (p, n) in players.items()],
             )
             if events:
                 await conn.execute(insert(MatchEvent), _rows(match_id, 0, events, now))
+            if also is not None:
+                await also(conn, match_id)
         self._guilds[match_id] = guild_id
         return match_id
 

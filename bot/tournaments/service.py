@@ -27,6 +27,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
@@ -37,6 +38,8 @@ from bot.host.match import HostError, HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
 from bot.store.db import Match, MatchPlayer, utcnow
 from bot.tournaments.progress import check_field, next_round, rematches, round_finished
+from bot.tournaments.refusals import RefusalCode
+from bot.tournaments.refusals import TournamentRefused as TournamentRefused
 from bot.tournaments.rounds import Bye, Format, Game, Pairing, PairingError, Result
 from bot.tournaments.standings import Standing, standings
 from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
@@ -54,11 +57,6 @@ STALE_S = 300.0
 POLL_S = 3600.0
 """The timer also looks at the database this often (due times added by other processes)."""
 SEEDINGS = ("joined", "rating")
-
-
-class TournamentRefused(HostError):
-    """A refused request that changed nothing; the text says why, for the person who asked (adapters answer
-    it as they answer the host's refusals)."""
 
 
 @dataclass(frozen=True)
@@ -122,13 +120,34 @@ class StoredGame:
     """When White and Black checked in for this game."""
 
 
+class TournamentEventKind(StrEnum):
+    """What a `TournamentEvent` reports (its `data` is listed beside each kind)."""
+
+    CREATED = "created"  # name, game, format
+    JOINED = "joined"  # player (id), name, entry, late
+    LEFT = "left"  # player, name (before the start)
+    WITHDRAWN = "withdrawn"  # player, name (after it)
+    CHECKED_IN = "checked_in"  # player, name
+    GAME_CHECKED_IN = "game_checked_in"  # game, room, player, name
+    STARTED = "started"  # by, players, rounds, removed (names of those who did not check in)
+    ROUND = "round"  # round, pairings, starts_at
+    GAME_ROOM = "game_room"  # game, round, board, room, white, black (ids), names, starts_at, checkin, deadline
+    NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name
+    REMATCH = "rematch"  # round, pairings
+    RESULT = "result"  # round, board, result, by (a host's decision)
+    FINISHED = "finished"  # name, winner (entry), winner_name, prize, unpaired (round), detail
+    PAUSED = "paused"  # by
+    RESUMED = "resumed"  # by
+    CANCELLED = "cancelled"  # by; refusal (a `Refusal`) when the automatic start was refused
+
+
 @dataclass(frozen=True)
 class TournamentEvent:
-    """Something adapters announce: `kind` is created, joined, left, withdrawn, round, finished, cancelled,
-    paused or resumed; `data` carries what the sentence needs (see `bot.tournaments.wording`)."""
+    """Something adapters announce: a `TournamentEventKind` and the data its sentence needs (the words are in
+    `bot.tournaments.wording`)."""
 
     tournament_id: int
-    kind: str
+    kind: TournamentEventKind
     data: dict[str, Any]
 
 
@@ -335,7 +354,7 @@ class TournamentService:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(TOURNAMENTS).where(TOURNAMENTS.c.id == tid))).first()
         if row is None:
-            raise TournamentRefused(f"there is no tournament {tid}")
+            raise TournamentRefused(RefusalCode.NO_TOURNAMENT, tournament=tid)
         return _tournament(row)
 
     async def tournaments(self, guild_id: int | None = None) -> list[Tournament]:
@@ -420,29 +439,27 @@ class TournamentService:
         name = name.strip()
         now = self.wall()
         if starts_at is not None and starts_at <= now:
-            raise TournamentRefused("the start time must be in the future")
-        for label, value in (("check-in", checkin_s), ("no-show", no_show_s), ("round interval", round_every_s)):
+            raise TournamentRefused(RefusalCode.START_PAST)
+        for setting, value in (("checkin", checkin_s), ("no_show", no_show_s), ("round_every", round_every_s)):
             if value is not None and not 60 <= value <= 7 * 86400:
-                raise TournamentRefused(f"the {label} time is 1 minute to 7 days")
+                raise TournamentRefused(RefusalCode.BAD_TIME, setting=setting)
         if seeding not in SEEDINGS:
-            raise TournamentRefused(f"seeding is {' or '.join(SEEDINGS)}, not {seeding!r}")
+            raise TournamentRefused(RefusalCode.BAD_SEEDING, value=seeding, choices=list(SEEDINGS))
         if not 1 <= len(name) <= 100:
-            raise TournamentRefused("a tournament needs a name of 1 to 100 characters")
+            raise TournamentRefused(RefusalCode.BAD_NAME, low=1, high=100)
         try:
             fmt = Format(fmt)
         except ValueError:
-            raise TournamentRefused(
-                f"format must be one of {', '.join(f.value for f in Format)}, not {fmt!r}"
-            ) from None
+            raise TournamentRefused(RefusalCode.BAD_FORMAT, value=fmt, choices=[f.value for f in Format]) from None
         if rounds is not None and (fmt is not Format.SWISS or rounds < 1):
-            raise TournamentRefused("rounds are set for a Swiss only, at least 1")
+            raise TournamentRefused(RefusalCode.BAD_ROUNDS)
         if bye_points not in (0.5, 1.0):
-            raise TournamentRefused("a bye is worth 1 or ½ point")
+            raise TournamentRefused(RefusalCode.BAD_BYE)
         if max_players is not None and max_players < 2:
-            raise TournamentRefused("a tournament needs room for at least 2 players")
+            raise TournamentRefused(RefusalCode.TOO_SMALL, least=2)
         for when in (signup_closes_at, starts_at):
             if when is not None and when.tzinfo is None:
-                raise TournamentRefused("times must carry a time zone")
+                raise TournamentRefused(RefusalCode.NAIVE_TIME)
         try:
             live = new_live(game, [PlayerRef("1", "1"), PlayerRef("2", "2")], options, clock, rules, 1, None)
         except HostError as exc:
@@ -479,7 +496,9 @@ class TournamentService:
                     )
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
-        await self._emit(int(tid), "created", {"name": name, "game": live.ruleset.id, "format": fmt.value})
+        await self._emit(
+            int(tid), TournamentEventKind.CREATED, {"name": name, "game": live.ruleset.id, "format": fmt.value}
+        )
         if starts_at is not None:
             self.wake()
         return int(tid)
@@ -489,15 +508,15 @@ class TournamentService:
         """A player says "I'm here" for the tournament (before the start, in its check-in window)."""
         t = await self.get(tid)
         if t.checkin_s is None:
-            raise TournamentRefused(f"{t.name} has no check-in")
+            raise TournamentRefused(RefusalCode.NO_CHECKIN, name=t.name)
         if t.status != SIGNUP:
-            raise TournamentRefused(f"the check-in of {t.name} is over")
+            raise TournamentRefused(RefusalCode.CHECKIN_OVER, name=t.name)
         opens = t.checkin_opens()
         if opens is not None and self.wall() < opens:
-            raise TournamentRefused(f"the check-in of {t.name} opens at {opens:%Y-%m-%d %H:%M} UTC")
+            raise TournamentRefused(RefusalCode.CHECKIN_EARLY, name=t.name, opens=opens)
         entry = next((e for e in await self.entries(tid) if e.player_id == player_id and not e.withdrawn), None)
         if entry is None:
-            raise TournamentRefused(f"you have not joined {t.name}")
+            raise TournamentRefused(RefusalCode.NOT_JOINED, name=t.name)
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(ENTRIES)
@@ -505,8 +524,8 @@ class TournamentService:
                 .values(checked_in_at=self.wall())
             )
         if done.rowcount != 1:
-            raise TournamentRefused(f"you are already checked in for {t.name}")
-        await self._emit(tid, "checked_in", {"player": player_id, "name": entry.name})
+            raise TournamentRefused(RefusalCode.ALREADY_HERE, name=t.name)
+        await self._emit(tid, TournamentEventKind.CHECKED_IN, {"player": player_id, "name": entry.name})
         return Entry(entry.id, entry.player_id, entry.name, False, True)
 
     async def waiting_in(self, room_id: int) -> list[StoredGame]:
@@ -538,7 +557,7 @@ class TournamentService:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(GAMES).where(GAMES.c.id == game_id))).first()
         if row is None:
-            raise TournamentRefused(f"there is no tournament game {game_id}")
+            raise TournamentRefused(RefusalCode.NO_GAME, game=game_id)
         return await self.get(int(row.tournament_id)), _game(row)
 
     async def check_in_game(self, game_id: int, player_id: str) -> StoredGame:
@@ -548,12 +567,12 @@ class TournamentService:
         p = g.pairing
         entries = {e.id: e for e in await self.entries(t.id)}
         if not isinstance(p, Game):
-            raise TournamentRefused("a bye needs no check-in")
+            raise TournamentRefused(RefusalCode.BYE_NO_CHECKIN, game=g.id)
         seat = next((i for i, e in enumerate((p.white, p.black)) if entries[e].player_id == player_id), None)
         if seat is None:
-            raise TournamentRefused("you do not play this game")
+            raise TournamentRefused(RefusalCode.NOT_IN_GAME, game=g.id)
         if t.status not in (RUNNING, PAUSED) or p.result is not None or g.match_id is not None:
-            raise TournamentRefused("this game is not waiting for its players any more")
+            raise TournamentRefused(RefusalCode.GAME_NOT_WAITING, game=g.id)
         column = GAMES.c.here_white if seat == 0 else GAMES.c.here_black
         async with self.engine.begin() as conn:
             done = await conn.execute(
@@ -562,9 +581,13 @@ class TournamentService:
                 .values({column.name: self.wall()})
             )
         if done.rowcount != 1:
-            raise TournamentRefused("you are already checked in for this game")
+            raise TournamentRefused(RefusalCode.GAME_ALREADY_HERE, game=g.id)
         name = entries[p.white if seat == 0 else p.black].name
-        await self._emit(t.id, "game_checked_in", {"game": g.id, "room": g.room_id, "player": player_id, "name": name})
+        await self._emit(
+            t.id,
+            TournamentEventKind.GAME_CHECKED_IN,
+            {"game": g.id, "room": g.room_id, "player": player_id, "name": name},
+        )
         await self._open_matches(t.id)
         _, g = await self.game(game_id)
         return g
@@ -576,14 +599,14 @@ class TournamentService:
         """Enter a player (late entry: a Swiss with rounds still to pair); returns their entry number."""
         t = await self.get(tid)
         if t.status != SIGNUP and not self._late_entry_open(t):
-            raise TournamentRefused(f"sign-up for {t.name} is closed")
+            raise TournamentRefused(RefusalCode.SIGNUP_CLOSED, name=t.name)
         if t.status == SIGNUP and t.signup_closes_at is not None and self.wall() >= t.signup_closes_at:
-            raise TournamentRefused(f"sign-up for {t.name} closed at {t.signup_closes_at:%Y-%m-%d %H:%M} UTC")
+            raise TournamentRefused(RefusalCode.SIGNUP_CLOSED_AT, name=t.name, at=t.signup_closes_at)
         entries = await self.entries(tid)
         if any(e.player_id == player_id for e in entries):
-            raise TournamentRefused(f"{name} has already joined {t.name}")
+            raise TournamentRefused(RefusalCode.ALREADY_JOINED, player=name, name=t.name)
         if t.max_players is not None and sum(not e.withdrawn for e in entries) >= t.max_players:
-            raise TournamentRefused(f"{t.name} is full ({t.max_players} players)")
+            raise TournamentRefused(RefusalCode.FULL, name=t.name, most=t.max_players)
         try:
             async with self.engine.begin() as conn:
                 eid = int(
@@ -596,10 +619,14 @@ class TournamentService:
                     ).inserted_primary_key[0]  # type: ignore[index]
                 )
         except IntegrityError:
-            raise TournamentRefused(f"{name} has already joined {t.name}") from None
+            raise TournamentRefused(RefusalCode.ALREADY_JOINED, player=name, name=t.name) from None
         if t.status != SIGNUP:
             await self._append_seed(tid, eid)
-        await self._emit(tid, "joined", {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP})
+        await self._emit(
+            tid,
+            TournamentEventKind.JOINED,
+            {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP},
+        )
         return eid
 
     async def _append_seed(self, tid: int, eid: int) -> None:
@@ -612,17 +639,17 @@ class TournamentService:
         t = await self.get(tid)
         entry = next((e for e in await self.entries(tid) if e.player_id == player_id), None)
         if entry is None or entry.withdrawn:
-            raise TournamentRefused(f"that player is not playing in {t.name}")
+            raise TournamentRefused(RefusalCode.NOT_ENTERED, name=t.name)
         if t.status in (FINISHED, CANCELLED):
-            raise TournamentRefused(f"{t.name} is over: there is nothing left to withdraw from")
+            raise TournamentRefused(RefusalCode.OVER_NO_WITHDRAW, name=t.name)
         if t.status == SIGNUP:
             async with self.engine.begin() as conn:
                 await conn.execute(ENTRIES.delete().where(ENTRIES.c.id == entry.id))
-            await self._emit(tid, "left", {"player": player_id, "name": entry.name})
+            await self._emit(tid, TournamentEventKind.LEFT, {"player": player_id, "name": entry.name})
             return
         async with self.engine.begin() as conn:
             await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.wall()))
-        await self._emit(tid, "withdrawn", {"player": player_id, "name": entry.name})
+        await self._emit(tid, TournamentEventKind.WITHDRAWN, {"player": player_id, "name": entry.name})
         for g in await self.games(tid):
             p = g.pairing
             if (
@@ -646,7 +673,7 @@ class TournamentService:
         """Close sign-up, seed the field, pair round 1 and open its matches."""
         t = await self.get(tid)
         if t.status != SIGNUP:
-            raise TournamentRefused(f"{t.name} has already started")
+            raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         entries = [e for e in await self.entries(tid) if not e.withdrawn]
         absent = [e for e in entries if not e.checked_in] if t.checkin_s is not None else []
         entries = [e for e in entries if e not in absent]
@@ -654,16 +681,14 @@ class TournamentService:
             rounds = check_field(t.format, len(entries), t.rounds)
         except ValueError:
             need = (t.rounds or 1) + 1 if t.format is Format.SWISS else 2
-            raise TournamentRefused(
-                f"{t.name} needs at least {max(need, 2)} players to start; {len(entries)} joined"
-            ) from None
+            raise TournamentRefused(RefusalCode.TOO_FEW, name=t.name, need=max(need, 2), joined=len(entries)) from None
         if t.seeding == "rating" and self.rating_order is not None:
             ordered = list(await self.rating_order(t, entries))
         else:
             ordered = list(self.seed_order(entries))
         seeds = [e.id for e in ordered]
         if sorted(seeds) != sorted(e.id for e in entries):
-            raise TournamentRefused("the seeding must order exactly the players who joined")
+            raise TournamentRefused(RefusalCode.BAD_SEED_ORDER)
         now = self.wall()
         async with self.engine.begin() as conn:
             done = await conn.execute(
@@ -682,10 +707,10 @@ class TournamentService:
                     update(ENTRIES).where(ENTRIES.c.id.in_([e.id for e in absent])).values(withdrawn_at=now)
                 )
         if done.rowcount != 1:
-            raise TournamentRefused(f"{t.name} has already started")
+            raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         await self._emit(
             tid,
-            "started",
+            TournamentEventKind.STARTED,
             {"by": by, "players": len(seeds), "rounds": rounds, "removed": [e.name for e in absent]},
         )
         await self.pair_next_round(tid)
@@ -700,18 +725,18 @@ class TournamentService:
     async def _pair_locked(self, tid: int) -> int:
         t = await self.get(tid)
         if t.status != RUNNING:
-            raise TournamentRefused(f"{t.name} is not running ({t.status})")
+            raise TournamentRefused(RefusalCode.NOT_RUNNING, name=t.name, status=t.status)
         history = await self.rounds(tid)
         history = history[: t.round]
         if t.round and not round_finished(t.format, history[-1]):
             unfinished = sum(isinstance(p, Game) and p.result is None for p in history[-1])
-            raise TournamentRefused(f"round {t.round} still has {unfinished} game(s) to finish; adjudicate them first")
+            raise TournamentRefused(RefusalCode.ROUND_UNFINISHED, round=t.round, games=unfinished)
         entries = await self.entries(tid)
         active = [s for s in t.seeds if not any(e.id == s and e.withdrawn for e in entries)]
         try:
             pairings = next_round(t.format, t.seeds, active, history, t.rounds or 0, t.bye_points)
         except PairingError as exc:
-            await self._finish(t, note=str(exc))
+            await self._finish(t, unpaired=exc)
             return t.round
         if pairings is None:
             await self._finish(t)
@@ -724,10 +749,10 @@ class TournamentService:
                 .values(round=number, updated_at=self.wall())
             )
             if claimed.rowcount != 1:
-                raise TournamentRefused(f"round {number} of {t.name} is already paired")
+                raise TournamentRefused(RefusalCode.ALREADY_PAIRED, round=number, name=t.name)
             starts = self._round_start(t, number)
             await self._insert(conn, tid, number, 1, pairings, starts)
-        await self._emit(tid, "round", {"round": number, "pairings": pairings, "starts_at": starts})
+        await self._emit(tid, TournamentEventKind.ROUND, {"round": number, "pairings": pairings, "starts_at": starts})
         self.wake()  # the timer learns the round's start and no-show times
         return number
 
@@ -822,7 +847,7 @@ class TournamentService:
             deadline = g.starts_at + dt.timedelta(seconds=t.no_show_s)
         await self._emit(
             t.id,
-            "game_room",
+            TournamentEventKind.GAME_ROOM,
             {
                 "game": g.id,
                 "round": g.round,
@@ -914,7 +939,7 @@ class TournamentService:
         absent = black if winner == 1 else white
         await self._emit(
             t.id,
-            "no_show",
+            TournamentEventKind.NO_SHOW,
             {
                 "round": g.round,
                 "board": g.board,
@@ -1049,7 +1074,7 @@ class TournamentService:
         except TournamentRefused as exc:
             t = await self.get(tid)
             if t.status == SIGNUP and await self._move_status(tid, SIGNUP, CANCELLED):
-                await self._emit(tid, "cancelled", {"by": None, "note": str(exc)})
+                await self._emit(tid, TournamentEventKind.CANCELLED, {"by": None, "refusal": exc.refusal})
 
     # -- results -------------------------------------------------------------------
     async def on_host_event(self, event: HostEvent) -> None:
@@ -1086,21 +1111,25 @@ class TournamentService:
         try:
             result = Result(result)
         except ValueError:
-            raise TournamentRefused("a result is 1-0, 0-1 or 1/2-1/2") from None
+            raise TournamentRefused(
+                RefusalCode.BAD_RESULT, value=str(result), choices=[r.value for r in Result]
+            ) from None
         number = round_ or t.round
         games = [g for g in await self.games(tid) if g.round == number and isinstance(g.pairing, Game)]
         if not games:
-            raise TournamentRefused(f"round {number} of {t.name} has no games")
+            raise TournamentRefused(RefusalCode.NO_GAMES, round=number, name=t.name)
         same_board = [g for g in games if g.board == board]
         if not same_board:
-            raise TournamentRefused(f"round {number} has boards {', '.join(str(g.board) for g in games)}, not {board}")
+            raise TournamentRefused(RefusalCode.NO_BOARD, round=number, boards=[g.board for g in games], board=board)
         g = same_board[0]
         if g.match_id and g.match_id in self.host.live:
             seat = {Result.WHITE: 1, Result.BLACK: 2, Result.DRAW: None}[result]
             await self.host.award(g.match_id, seat, by)  # the finished event records it and moves on
             return
         await self._set_result(g.id, result, by)
-        await self._emit(tid, "result", {"round": number, "board": board, "result": result.value, "by": by})
+        await self._emit(
+            tid, TournamentEventKind.RESULT, {"round": number, "board": board, "result": result.value, "by": by}
+        )
         await self._advance(tid)
 
     async def _advance(self, tid: int) -> None:
@@ -1118,7 +1147,7 @@ class TournamentService:
                         await self._insert(conn, tid, t.round, len(last) + 1, again, self.wall())
                 except IntegrityError:
                     return  # another process added them
-                await self._emit(tid, "rematch", {"round": t.round, "pairings": again})
+                await self._emit(tid, TournamentEventKind.REMATCH, {"round": t.round, "pairings": again})
                 self.wake()
             elif round_finished(t.format, last):
                 try:
@@ -1127,7 +1156,9 @@ class TournamentService:
                     return  # paired by another process meanwhile
         await self._open_matches(tid)
 
-    async def _finish(self, t: Tournament, note: str | None = None) -> None:
+    async def _finish(self, t: Tournament, unpaired: PairingError | None = None) -> None:
+        """The end: the winner is the table's first; `unpaired`: why the next round could not be paired, if it
+        ended early (its `detail` is the pairing core's own reason, as an engine's reason for an illegal move)."""
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(TOURNAMENTS)
@@ -1141,13 +1172,14 @@ class TournamentService:
         winner = table[0].player if table else None
         await self._emit(
             t.id,
-            "finished",
+            TournamentEventKind.FINISHED,
             {
                 "name": t.name,
                 "winner": winner,
                 "winner_name": names.get(winner or 0),
                 "prize": t.prize,
-                "note": note,
+                "unpaired": None if unpaired is None else t.round + 1,
+                "detail": None if unpaired is None else str(unpaired),
             },
         )
 
@@ -1156,28 +1188,28 @@ class TournamentService:
         """Stop pairing new rounds (matches already open go on)."""
         t = await self.get(tid)
         if not await self._move_status(tid, RUNNING, PAUSED):
-            raise TournamentRefused(f"{t.name} is not running ({t.status})")
-        await self._emit(tid, "paused", {"by": by})
+            raise TournamentRefused(RefusalCode.NOT_RUNNING, name=t.name, status=t.status)
+        await self._emit(tid, TournamentEventKind.PAUSED, {"by": by})
 
     async def resume(self, tid: int, by: str) -> None:
         """Pair again (at once, if the round ended meanwhile)."""
         t = await self.get(tid)
         if not await self._move_status(tid, PAUSED, RUNNING):
-            raise TournamentRefused(f"{t.name} is not paused ({t.status})")
-        await self._emit(tid, "resumed", {"by": by})
+            raise TournamentRefused(RefusalCode.NOT_PAUSED, name=t.name, status=t.status)
+        await self._emit(tid, TournamentEventKind.RESUMED, {"by": by})
         await self._catch_up(tid)
 
     async def cancel(self, tid: int, by: str) -> None:
         """End the tournament without a winner; its running matches are aborted."""
         t = await self.get(tid)
         if t.status in (FINISHED, CANCELLED):
-            raise TournamentRefused(f"{t.name} is already over")
+            raise TournamentRefused(RefusalCode.ALREADY_OVER, name=t.name)
         if not await self._move_status(tid, t.status, CANCELLED):
-            raise TournamentRefused(f"{t.name} changed meanwhile; try again")
+            raise TournamentRefused(RefusalCode.CHANGED, name=t.name)
         for g in await self.games(tid):
             if g.match_id and g.match_id in self.host.live:
                 await self.host.abort(g.match_id, by)
-        await self._emit(tid, "cancelled", {"by": by})
+        await self._emit(tid, TournamentEventKind.CANCELLED, {"by": by})
 
     async def _move_status(self, tid: int, old: str, new: str) -> bool:
         async with self.engine.begin() as conn:
@@ -1192,7 +1224,7 @@ class TournamentService:
     def _lock(self, tid: int) -> asyncio.Lock:
         return self._locks.setdefault(tid, asyncio.Lock())
 
-    async def _emit(self, tid: int, kind: str, data: dict[str, Any]) -> None:
+    async def _emit(self, tid: int, kind: TournamentEventKind, data: dict[str, Any]) -> None:
         ev = TournamentEvent(tid, kind, data)
         for listener in list(self._listeners):
             try:

@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.host.service import MatchService
 from bot.store.matches import MatchStore
+from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentRefused, TournamentService
 from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
@@ -82,7 +83,7 @@ async def check_in(service: TournamentService, tid: int, name: str) -> None:
             if g.match_id is None and p.result is None:
                 await service.check_in_game(g.id, name)
                 return
-    raise TournamentRefused(f"{name} has no game of {t.name} waiting for check-in")
+    raise TournamentRefused(RefusalCode.NO_GAME_WAITING, player=name, name=t.name)
 
 
 async def _check_in_all(service: TournamentService, tid: int) -> None:

@@ -407,7 +407,7 @@ def test_boxes_killed_mid_move_and_idle(tmp_path: Path, seed: int) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trax_killed_inside_the_take_back_window(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    c = Crasher(tmp_path, rng, "trax", [])
+    c = Crasher(tmp_path, rng, "trax", ["--rule", "takeback=5"])  # asked for: on a pipe moves are final at once
     mark = c.room.mark()
     c.room.send("alice: @0+")
     c.room.wait(lambda e: e["event"] == "provisional", since=mark)

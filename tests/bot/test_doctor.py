@@ -76,8 +76,8 @@ async def test_one_intent_and_one_permission_missing() -> None:
         "→ your application → Bot → Privileged Gateway Intents"
     )
     assert "ok    intent Server Members Intent" in by_name
-    (strict,) = [line for line in lines if "Strict Club" in line]
-    (open_,) = [line for line in lines if "Open Club" in line]
+    (strict,) = [line for line in lines if "Strict Club" in line and "Manage Events" not in line]
+    (open_,) = [line for line in lines if "Open Club" in line and "Manage Events" not in line]
     assert strict.startswith("FAIL") and "missing Manage Threads" in strict and "fix:" in strict
     assert "Manage Threads in Server Settings → Roles" in strict
     assert "permissions=" in strict  # an invite link carrying the needed permissions
@@ -90,7 +90,7 @@ async def test_one_intent_and_one_permission_missing() -> None:
 async def test_all_fine() -> None:
     connect = simcord_connector(everything_approved(), build_guilds(), [])
     checks = await diagnose(connect, make_intents())
-    assert [c.ok for c in checks] == [True] * 5
+    assert [c.ok for c in checks] == [True] * 7  # login, two intents, per server: permissions, Manage Events
     out = io.StringIO()
     assert await run_doctor(connect, make_intents(), out) == 0
     assert all(line.startswith("ok") for line in out.getvalue().splitlines())
@@ -100,8 +100,23 @@ async def test_all_fine() -> None:
 async def test_every_permission_is_checked() -> None:
     for flag, label in PERMISSIONS:
         checks = await diagnose(simcord_connector(everything_approved(), build_guilds(drop=flag), []), make_intents())
-        (strict,) = [c for c in checks if "Strict Club" in c.name]
+        (strict,) = [c for c in checks if "Strict Club" in c.name and "Manage Events" not in c.name]
         assert not strict.ok and strict.detail == f"missing {label}", (flag, strict)
+
+
+async def test_manage_events_is_checked_and_says_what_it_is_for() -> None:
+    connect = simcord_connector(everything_approved(), build_guilds(drop="manage_events"), [])
+    out = io.StringIO()
+    assert await run_doctor(connect, make_intents(), out) == 0  # optional: a note, not a failure
+    lines = out.getvalue().splitlines()
+    (strict,) = [line for line in lines if "Strict Club" in line and "Manage Events" in line]
+    (open_,) = [line for line in lines if "Open Club" in line and "Manage Events" in line]
+    assert strict.startswith("note") and "not granted (optional)" in strict
+    assert "not listed in the server's Events tab" in strict
+    assert strict.endswith("— to have it: give the bot's role `TestBot` Manage Events in Server Settings → Roles")
+    assert open_.startswith("ok") and "granted: scheduled DMs (/dm event schedule) also appear" in open_
+    (permissions,) = [line for line in lines if "Strict Club" in line and "Manage Events" not in line]
+    assert permissions.startswith("ok")  # the permissions the bot needs are all there
 
 
 async def test_a_bot_in_no_server() -> None:
@@ -169,7 +184,7 @@ async def test_overrides_of_the_game_room_channel_that_take_a_permission_away_ar
     code = await run_doctor(connect, make_intents(), out, rooms=rooms)
     lines = out.getvalue().splitlines()
     assert code == 1, lines
-    (server,) = [line for line in lines if "Game Club" in line and "game-room" not in line]
+    (server,) = [line for line in lines if "Game Club" in line and "game-room" not in line and "Events" not in line]
     (room,) = [line for line in lines if "game-room channel #games" in line]
     assert server.startswith("ok")  # the server grants everything; the channel takes Send Messages away
     assert room.startswith("FAIL") and "take away Send Messages" in room

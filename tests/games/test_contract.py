@@ -20,10 +20,10 @@ READY = registry.ids()
 
 def test_terminations_are_the_contracts_reason_strings() -> None:
     # The reasons docs/cli.md names, plus the engines' (Dots `stop`, Pathing `round-limit`) and the
-    # host's (a draw by `agreement`, `aborted`).
+    # host's (a draw by `agreement`, `aborted`, a scheduled match's `no_show` forfeit).
     contract = {"loop", "line", "four-in-a-row", "score", "five-rows", "no-moves", "resign", "shift", "time", "award"}
     values = {t.value for t in Termination}
-    assert contract | {"stop", "round-limit", "agreement", "aborted"} == values
+    assert contract | {"stop", "round-limit", "agreement", "aborted", "no_show"} == values
     out = Outcome(1, Termination.FOUR_IN_A_ROW, {1: 0, 2: 0})
     assert out.reason == "four-in-a-row" and out.termination == "four-in-a-row"
     assert json.dumps({"reason": Termination.LOOP}) == '{"reason": "loop"}'

@@ -41,6 +41,17 @@ PERMISSIONS: tuple[tuple[str, str], ...] = (
 )
 """Permissions the bot needs in a guild: (discord.Permissions flag, name in Discord's settings)."""
 
+OPTIONAL: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "manage_events",
+        "Manage Events",
+        "scheduled DMs (/dm event schedule) also appear in the server's Events tab",
+        "scheduled DMs are not listed in the server's Events tab (the DMs, reminders and check-in still work)",
+    ),
+)
+"""Permissions a feature uses when granted and goes without otherwise: (flag, name, what it gives, what is
+lost without it). A missing one is a note, not a failure."""
+
 PORTAL = "https://discord.com/developers/applications"
 
 
@@ -57,11 +68,16 @@ class Check:
     ok: bool
     detail: str
     fix: str | None = None
+    note: bool = False
+    """Passed, but something optional is off (the line says what it costs and how to have it)."""
 
     def line(self) -> str:
         """The line `dmhost doctor` prints."""
-        text = f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.detail}"
-        return text if self.ok or not self.fix else f"{text} — fix: {self.fix}"
+        mark = "FAIL" if not self.ok else "note" if self.note else "ok  "
+        text = f"{mark}  {self.name}: {self.detail}"
+        if not self.fix or (self.ok and not self.note):
+            return text
+        return f"{text} — {'to have it' if self.ok else 'fix'}: {self.fix}"
 
 
 def all_passed(checks: list[Check]) -> bool:
@@ -113,9 +129,22 @@ async def check_guilds(client: discord.Client, rooms: Mapping[int, int] | None =
                     f"give the bot's role `{role}` {', '.join(missing)} in Server Settings → Roles{again}",
                 )
             )
+        checks.extend(_check_optional(name, perms, role))
         room = (rooms or {}).get(guild.id)
         if room is not None:
             checks.append(_check_room(guild, me, room, perms, role))
+    return checks
+
+
+def _check_optional(name: str, perms: discord.Permissions, role: str) -> list[Check]:
+    """One line per optional permission: granted (and what it gives), or a note on what goes without it."""
+    checks = []
+    for flag, label, gives, lost in OPTIONAL:
+        if getattr(perms, flag):
+            checks.append(Check(f"{name} {label}", True, f"granted: {gives}"))
+        else:
+            fix = f"give the bot's role `{role}` {label} in Server Settings → Roles"
+            checks.append(Check(f"{name} {label}", True, f"not granted (optional): {lost}", fix, note=True))
     return checks
 
 

@@ -123,13 +123,23 @@ def _both(first: Callable[[int | None], bool], second: Callable[[int | None], bo
     return lambda guild: first(guild) and second(guild)
 
 
+def _no_voice_warnings(record: logging.LogRecord) -> bool:
+    """discord.py warns at start that voice libraries are missing; the bot never uses voice."""
+    return not (record.name == "discord.client" and "voice will NOT be supported" in record.getMessage())
+
+
 def run_bot(settings: Settings) -> None:
     """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database). Discord
     refusing to start (token, intents, no connection) is an `OperatorError` with its line."""
     if settings.token is None:
         raise ValueError("DMHOST_TOKEN is not set")
     token = settings.token.get_secret_value()
-    discord.utils.setup_logging(level=logging.getLevelName(settings.log_level.upper()))
+    discord.utils.setup_logging(
+        level=logging.getLevelName(settings.log_level.upper()),
+        formatter=logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"),
+    )  # plain lines: discord.py colours them in any container (it takes one for a terminal), raw codes in logs
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_no_voice_warnings)
 
     from bot.ops.runtime import tune_gc
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,11 +20,24 @@ from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
-from bot.wording import board_text, error_text, event_text, reason_text
+from bot.types import MatchStatus
+from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from games.opponents import check_level
 
-__all__ = ["BOT_ID", "Room", "RoomConfig", "stdin_lines"]
+__all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
 _SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
+_ZWSP = "\u200b"
+"""The zero-width space Discord text uses to keep a backtick or a mention from acting; a terminal shows
+it as a stray character, so the room leaves it out."""
+
+
+def _plain(text: str) -> str:
+    return text.replace(_ZWSP, "")
+
+
+def resume_command(db_url: str, match_id: int) -> str:
+    """The command that continues a match, ready to paste: the database as `--db` takes it, shell-quoted."""
+    return f"dmhost room --db {shlex.quote(shown_url(db_url))} --resume {match_id}"
 
 
 @dataclass
@@ -42,6 +56,8 @@ class RoomConfig:
     bot_level: str | None = None
     rated: bool = True
     """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
+    scheduled: int | None = None
+    """`--scheduled ID`: host that DM of `dmhost schedule add` (see `bot.adapters.terminal.scheduled`)."""
 
 
 class Room:
@@ -62,15 +78,19 @@ class Room:
         self._live: Any = None
         self._shown: Any = None
         self._moves: dict[int, tuple[str | None, Any]] = {}
+        self._seen: Any = None
+        """The match's live record as last seen (a finished match leaves `service.live` before its last
+        events arrive; its final position is still here)."""
         self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
         try:
             if self.config.events_json:
-                self.out.write(json.dumps(obj, default=str) + "\n")
+                plain = {k: _plain(v) if isinstance(v, str) else v for k, v in obj.items()}
+                self.out.write(json.dumps(plain, default=str) + "\n")
             elif text:
-                self.out.write(text + "\n")
+                self.out.write(_plain(text) + "\n")
             self.out.flush()
         except BrokenPipeError:
             pass
@@ -78,6 +98,8 @@ class Room:
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id not in (None, -1) and ev.match_id != self.match_id:
             return
+        if ev.match_id in self.service.live:
+            self._seen = self.service.live[ev.match_id]
         text = event_text(ev)
         obj: dict[str, Any] = {"event": ev.kind, "match": ev.match_id, **ev.data, "text": text}
         if ev.seat is not None:
@@ -97,9 +119,12 @@ class Room:
                 self.emit({}, f"Ratings: {change_line(rated)}")
         if ev.kind in _redraws() and ev.match_id in self.service.live:
             if not self.config.events_json:
-                self.out.write(board_text(self.service.live[ev.match_id], self.service.now()) + "\n")
+                self.emit({}, board_text(self.service.live[ev.match_id], self.service.now()))
             self._save_picture(ev.match_id, ev)
         elif ev.kind in ("move", "finished"):
+            if ev.kind == "move" and not self.config.events_json and getattr(self._seen, "id", None) == ev.match_id:
+                final = self._seen  # the move that ended the match: its final position, before "Game over"
+                self.emit({}, named(final.ruleset.render_text(final.state), namer(final.names())))
             self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
         if ev.kind in ("finished", "aborted"):
             self.finished.set()
@@ -125,10 +150,14 @@ class Room:
         while ply in self._moves and self._moves[ply][1] is not None:
             history.append(self._moves[ply][1])
             ply -= 1
-        result = None
+        result = winner = None
+        names = {seat: p.name for seat, p in live.players.items()}
+        final = live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
         if ev.kind == "finished":
-            winner = ev.data.get("winner_name")
-            result = f"{winner} wins ({ev.data.get('reason')})" if winner else f"No winner ({ev.data.get('reason')})"
+            winner = ev.data.get("winner")
+            result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
+        elif not final and (outcome := live.ruleset.outcome(live.state)) is not None:
+            result = result_sentence(outcome.termination, outcome.winner, names, pending=True)
         self.config.png_dir.mkdir(parents=True, exist_ok=True)
         self._pictures(
             live.ruleset,
@@ -139,6 +168,8 @@ class Room:
             prev_state=before,
             history=history[::-1],
             result=result,
+            winner=winner,
+            final=final,  # a result on the board that a mulligan or take-back may still undo is not a win yet
         )
         self._shown = live.state
         self._frame += 1
@@ -199,6 +230,8 @@ class Room:
                 break
             done_waiter.cancel()
             line = getter.result()
+            if line is None and await self._settled(lines):
+                continue  # a provisional move became final and ended the match
             if line is None:
                 self.emit(
                     {
@@ -206,11 +239,29 @@ class Room:
                         "match": self.match_id,
                         "text": "end of input: the match stays resumable",
                     },
-                    f"End of input. Resume with: dmhost room --db ... --resume {self.match_id}",
+                    f"End of input. Resume with: {resume_command(self.config.db_url, self.match_id)}",
                 )
                 return 0
             await self.handle_line(line)
         return 0
+
+    async def _settled(self, lines: asyncio.Queue[str | None]) -> bool:
+        """At the end of input: a move still provisional is left to become final (its window was asked
+        for), so the room never exits on a move that could still be taken back; True when the match ended."""
+        assert self.match_id is not None
+        live = self.service.live.get(self.match_id)
+        pending = None if live is None else live.provisional()
+        if live is None or pending is None:
+            return self.finished.is_set()
+        self.emit(
+            {"event": "waiting", "match": self.match_id, "text": "end of input: waiting for the move to be final"},
+            "End of input: waiting for the last move to become final.",
+        )
+        while live.provisional() is not None and self.match_id in self.service.live and not self.finished.is_set():
+            if not lines.empty():  # SIGTERM: stop at once; the move stays provisional, the match resumable
+                return False
+            await asyncio.sleep(0.05)
+        return self.finished.is_set()
 
     async def handle_line(self, raw: str) -> None:
         """One input line."""

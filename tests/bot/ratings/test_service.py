@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import bindparam, update
 
 from bot.ratings.models import PlayerRating
-from bot.ratings.service import PRACTICE_IDS, Ratings
+from bot.ratings.service import PRACTICE_IDS, RatedMatch, Ratings, apply_match, replay
 from bot.store.db import Match
 from bot.store.matches import MatchStore, NewEvent
 from tests.bot.ratings.helpers import stored_match
@@ -27,6 +27,36 @@ async def store(db_url: str) -> AsyncIterator[MatchStore]:
         yield s
     finally:
         await s.close()
+
+
+def test_replay_makes_the_very_figures_of_rating_one_match_at_a_time() -> None:
+    """The rebuild's loop and the subscriber's `apply_match` share their arithmetic: equal to the last bit,
+    over long gaps (deviations grow, some to the cap), draws, streaks, two servers and the terminal room."""
+    rnd = random.Random(3)
+    at = T0
+    matches = []
+    for i in range(1, 3001):
+        at += dt.timedelta(seconds=rnd.expovariate(1 / 50_000), microseconds=rnd.randrange(1_000_000))
+        one, two = rnd.sample(range(30), 2)
+        guild = rnd.choice([0, 111])
+        matches.append(
+            RatedMatch(
+                i, guild, rnd.choice(["boxes", "trax"]), at, ((f"p{one}", f"n{one}"), (f"p{two}", f"n{two}")),
+                rnd.choice([1.0, 0.0, 0.5]),
+            )
+        )  # fmt: skip
+    one_by_one: dict[Any, Any] = {}
+    changes = [c for m in matches for c in apply_match(one_by_one, m)]
+    table, replayed = replay(matches)
+    assert replayed == changes
+    assert table == one_by_one
+    last: dict[tuple[int, str, str], float] = {}
+    grew = 0
+    for c in changes:
+        key = (c.guild_key, c.game, c.player_id)
+        grew += key in last and c.deviation_before > last[key] + 1
+        last[key] = c.deviation_after
+    assert grew > 100
 
 
 def test_the_practice_opponents_id_is_the_terminal_rooms() -> None:

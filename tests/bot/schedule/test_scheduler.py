@@ -15,6 +15,7 @@ import pytest
 from bot.host.match import PlayerRef
 from bot.host.service import MatchService
 from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
+from bot.schedule.core import RETURN_GRACE_S, STALE_S
 from bot.schedule.wording import result_line, say
 from tests.bot.conftest import Recorder, make_service
 
@@ -248,9 +249,10 @@ async def test_away_across_a_reminder_and_the_start(rig: Rig) -> None:
     assert rem.data["late"] is True and rem.data["offset_s"] == 600 and t == back
     assert "missed while the host was away" in say("reminder", rem.schedule, rem.data)
     assert [t for t, _ in rig.events.of("checkin_open")] == [back]
-    # nobody is charged for the gap: the no-show wait runs again from the return
-    assert (await rig.scheduler.get(s.id)).wait_until == back + dt.timedelta(minutes=10)
-    await until(rig, back + dt.timedelta(minutes=9))
+    # the deadline (start + 10 min) passed while the bot was away: absent players get the short return grace,
+    # not the whole wait again
+    assert (await rig.scheduler.get(s.id)).wait_until == back + dt.timedelta(seconds=RETURN_GRACE_S)
+    await until(rig, back + dt.timedelta(seconds=RETURN_GRACE_S - 1))
     assert rig.events.of("cancelled") == []
     await rig.scheduler.check_in(s.id, ALICE.id)
     await rig.scheduler.check_in(s.id, BOB.id)
@@ -288,3 +290,175 @@ async def test_claims_are_exclusive(rig: Rig) -> None:
     assert sum(counts) == len(jobs) == 4  # 10 min reminder, check-in, start, no-show: each claimed by one
     assert {state for *_, state in jobs} <= {"done", "dropped"}
     assert sorted(seen.kinds()) == ["cancelled", "checkin_open", "reminder", "waiting"]
+
+
+# -- the no-show forfeit is a match result like any other ------------------------------------------------
+async def test_no_show_forfeit_publishes_the_finished_event_and_is_rated_at_once(rig: Rig) -> None:
+    from bot.ratings.service import Ratings
+
+    ratings = Ratings(rig.service.store, clock=rig.wall)
+    ratings.attach(rig.service)
+    heard: list[tuple[dt.datetime, Any]] = []
+    rig.service.subscribe(lambda ev: heard.append((rig.wall(), ev)) if ev.kind == "finished" else None)
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=2))
+    await rig.scheduler.check_in(s.id, BOB.id)
+    assert await ratings.table(7, "boxes") == []
+    ruling = s.at + dt.timedelta(minutes=10)
+    await until(rig, ruling + dt.timedelta(seconds=1))
+    ((t, ev),) = heard  # the same event a finished match publishes, at the ruling itself
+    assert t == ruling and ev.data["reason"] == "no_show" and ev.data["winner_name"] == "bob"
+    assert ev.detail["unplayed"] is True
+    assert ev.result is not None and ev.result.winner_id == BOB.id and ev.result.reason == "no_show"
+    ((_, forfeited),) = rig.events.of("forfeited")
+    assert ev.match_id == forfeited.data["match"]
+    table = {st.player_id: st for st in await ratings.table(7, "boxes")}  # rated by then: no catch-up needed
+    assert table[BOB.id].wins == 1 and table[ALICE.id].losses == 1
+    assert table[BOB.id].rating > 1500 > table[ALICE.id].rating
+    assert (await ratings.of_match(ev.match_id)) is not None
+
+
+# -- a restart keeps the appointment's deadline ----------------------------------------------------------
+async def test_restart_during_the_wait_keeps_the_deadline(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=1))
+    await rig.scheduler.check_in(s.id, BOB.id)
+    await until(rig, s.at + dt.timedelta(minutes=3))
+    await rig.scheduler.close()  # down from 3 to 6 minutes after the start
+    await until(rig, s.at + dt.timedelta(minutes=6))
+    await rig.restart()
+    assert (await rig.scheduler.get(s.id)).wait_until == s.at + dt.timedelta(minutes=10)
+    await until(rig, s.at + dt.timedelta(minutes=30))
+    ((t, ev),) = rig.events.of("forfeited")
+    assert t == s.at + dt.timedelta(minutes=10) and ev.data["winner"] == 2  # not 10 minutes after the return
+
+
+async def test_restart_keeps_the_hosts_extension(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at + dt.timedelta(minutes=5))
+    await rig.scheduler.extend(s.id, 20, "host")  # until start + 30 min, stored
+    await until(rig, s.at + dt.timedelta(minutes=12))
+    await rig.scheduler.close()
+    await until(rig, s.at + dt.timedelta(minutes=14))
+    await rig.restart()
+    assert (await rig.scheduler.get(s.id)).wait_until == s.at + dt.timedelta(minutes=30)
+    await until(rig, s.at + dt.timedelta(hours=1))
+    ((t, ev),) = rig.events.of("cancelled")
+    assert t == s.at + dt.timedelta(minutes=30) and ev.data["reason"] == "no_show"
+
+
+# -- a process that stops between its claim and the match never leaves two matches ----------------------
+async def _matches(rig: Rig) -> int:
+    from sqlalchemy import func, select
+
+    from bot.store.db import Match
+
+    async with rig.service.store.engine.connect() as conn:
+        return int((await conn.execute(select(func.count()).select_from(Match))).scalar_one())
+
+
+def _other(rig: Rig, starter: Any = None, events: Events | None = None) -> Scheduler:
+    other = Scheduler(
+        ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None, starter=starter
+    )
+    if events is not None:
+        other.subscribe(events)
+    return other
+
+
+async def test_killed_between_claim_and_match_starts_once(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=1))
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    await rig.scheduler.check_in(s.id, BOB.id)
+    await rig.scheduler.close()
+    hung = asyncio.Event()
+
+    async def never(_s: Any) -> int:  # the first process claims the start, then stops before the match
+        await hung.wait()
+        raise AssertionError("unreachable")
+
+    first = _other(rig, never)
+    await first.start()
+    await until(rig, s.at + dt.timedelta(seconds=1))
+    assert (await rig.scheduler.get(s.id)).status == "starting"
+    await first.close()  # killed in the middle
+    second_events = Events(rig.wall)
+    second = _other(rig, events=second_events)
+    rig.service.subscribe(second.on_host_event)
+    try:
+        await second.start()
+        await until(rig, s.at + dt.timedelta(minutes=4))
+        assert second_events.of("started") == [] and await _matches(rig) == 0  # the claim is not stale yet
+        await until(rig, s.at + dt.timedelta(seconds=STALE_S + 2))
+        ((t, started),) = second_events.of("started")
+        assert t == s.at + dt.timedelta(seconds=STALE_S)
+        assert await _matches(rig) == 1 and started.data["match"] in rig.service.live
+        sched = await rig.scheduler.get(s.id)
+        assert sched.public_status == "started" and sched.match_id == started.data["match"]
+        await until(rig, s.at + dt.timedelta(hours=1))
+        assert len(second_events.of("started")) == 1 and await _matches(rig) == 1
+    finally:
+        await second.close()
+
+
+async def test_slow_claim_taken_over_cannot_store_a_second_match(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=1))
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    await rig.scheduler.check_in(s.id, BOB.id)
+    await rig.scheduler.close()
+    go = asyncio.Event()
+    slow_events = Events(rig.wall)
+
+    async def slow(sched: Any) -> int:  # claims, then stalls past STALE_S before it creates the match
+        await go.wait()
+        return int(await slow_scheduler.create_match(sched))
+
+    slow_scheduler = _other(rig, slow, slow_events)  # a host's "start now" in a process that then stalls
+    slow_start = asyncio.create_task(slow_scheduler.start_now(s.id, "host"))
+    await asyncio.sleep(1)
+    assert (await rig.scheduler.get(s.id)).status == "starting"
+    second_events = Events(rig.wall)
+    second = _other(rig, events=second_events)
+    try:
+        await second.start()
+        await until(rig, s.at + dt.timedelta(minutes=3))
+        assert second_events.of("started") == []
+        await until(rig, s.at + dt.timedelta(minutes=6))  # the other process takes the stale claim over
+        ((t, started),) = second_events.of("started")
+        assert t == s.at - dt.timedelta(minutes=1) + dt.timedelta(seconds=STALE_S)  # the claim, 5 min on
+        go.set()
+        with pytest.raises(ScheduleError):
+            await slow_start
+        assert await _matches(rig) == 1  # the slow process's match was refused with its lost claim
+        assert [e.data.get("match") for _, e in slow_events.of("started")] == []
+        assert len(slow_events.of("start_failed")) == 1
+        sched = await rig.scheduler.get(s.id)
+        assert sched.public_status == "started" and sched.match_id == started.data["match"]
+    finally:
+        await slow_scheduler.close()
+        await second.close()
+
+
+async def test_killed_while_ruling_on_a_no_show_forfeits_once(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=1))
+    await rig.scheduler.check_in(s.id, BOB.id)
+    await rig.scheduler.close()
+    # the first process claims the ruling and stops before recording the forfeit
+    token = "0" * 32
+    await until(rig, s.at + dt.timedelta(minutes=10))
+    assert await rig.scheduler.store.change(
+        s.id, {"status": "forfeiting", "start_token": token}, only_if={"status": "scheduled"}
+    )
+    second_events = Events(rig.wall)
+    second = _other(rig, events=second_events)
+    try:
+        await second.start()
+        await until(rig, s.at + dt.timedelta(hours=1))
+        ((t, ev),) = second_events.of("forfeited")
+        assert t == s.at + dt.timedelta(minutes=10, seconds=STALE_S) and ev.data["winner"] == 2
+        assert await _matches(rig) == 1
+    finally:
+        await second.close()

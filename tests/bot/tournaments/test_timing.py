@@ -16,10 +16,13 @@ from bot.ratings.models import PlayerRating
 from bot.ratings.service import Ratings
 from bot.schedule import loop_wall
 from bot.store.db import Match
+from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Result
-from bot.tournaments.service import OPENING, STALE_S, TournamentEvent, TournamentRefused, TournamentService
+from bot.tournaments.service import OPENING, STALE_S, TournamentEvent, TournamentService
 from bot.tournaments.tables import GAMES
+from bot.wording import refusal_text
 from tests.bot.conftest import make_service
+from tests.bot.tournaments import refused
 
 pytestmark = pytest.mark.looptime
 
@@ -80,14 +83,14 @@ async def test_check_in_automatic_start_and_a_no_show(host: MatchService) -> Non
             "Night", "boxes", "roundrobin", options=OPTIONS, starts_at=start, checkin_s=900, no_show_s=600
         )
         await _join(service, tid, 5)
-        with pytest.raises(TournamentRefused, match="check-in of Night opens at"):
+        with refused(RefusalCode.CHECKIN_EARLY, "check-in of Night opens at"):
             await service.check_in(tid, "p1")
         await asyncio.sleep(16 * MIN)
         for p in ("p1", "p2", "p3", "p4"):
             await service.check_in(tid, p)
-        with pytest.raises(TournamentRefused, match="already checked in"):
+        with refused(RefusalCode.ALREADY_HERE, "already checked in"):
             await service.check_in(tid, "p1")
-        with pytest.raises(TournamentRefused, match="not joined"):
+        with refused(RefusalCode.NOT_JOINED, "not joined"):
             await service.check_in(tid, "p9")
         assert (await service.get(tid)).status == "signup"
         await asyncio.sleep(14 * MIN + 1)  # the start time: nobody clicks anything
@@ -98,7 +101,7 @@ async def test_check_in_automatic_start_and_a_no_show(host: MatchService) -> Non
         assert len(games) == 2 and all(mid is None for _, _, mid in games), "the matches wait for their players"
         (g1, p1, _), (g2, p2, _) = games
         await service.check_in_game(g1, await _pid(service, tid, p1.white))
-        with pytest.raises(TournamentRefused, match="do not play"):
+        with refused(RefusalCode.NOT_IN_GAME, "do not play"):
             await service.check_in_game(g1, await _pid(service, tid, p2.white))
         opened = await service.check_in_game(g1, await _pid(service, tid, p1.black))
         assert opened.match_id and opened.match_id in host.live, "both here: the match opens at once"
@@ -145,7 +148,9 @@ async def test_too_few_at_the_start_time_cancels(host: MatchService) -> None:
         await _join(service, tid, 1)
         await asyncio.sleep(5 * MIN + 1)
         assert (await service.get(tid)).status == "cancelled"
-        assert "needs at least 2 players" in events.of("cancelled")[0].data["note"]
+        why = events.of("cancelled")[0].data["refusal"]
+        assert (why.code, why.data["need"], why.data["joined"]) == (RefusalCode.TOO_FEW, 2, 1)
+        assert refusal_text(why) == "Lonely needs at least 2 players to start; 1 joined"
     finally:
         await service.close()
 

@@ -1,12 +1,17 @@
 """The live board: one message per match, edited whenever the match changes, with what just happened.
 
 Everything the host says about a match is folded into that one board message (the picture with both
-names and the last move, whose turn it is, both clocks and the running deadline as a Discord
-timestamp that every client counts down by itself), so a move costs one edit. Only events that need
-a player's attention while it is not obviously their turn (the choice of who starts, a presence
-check, a mulligan offer, clock warnings) also post a short message that pings exactly that player.
-The buttons for whatever is open right now live on the board, so no stale button survives a change.
-If Discord refuses a write, the lines are kept and folded into the next board update.
+names and the last move, the last 20 moves in the game's notation, whose turn it is, both clocks and the
+running deadline as a Discord timestamp that every client counts down by itself), so a move costs one
+edit. The moves are a record of their own, apart from the few latest event lines, so no clock warning
+ever pushes them out; a provisional move is one marker on its move. Only events that need a player's
+attention while it is not obviously their turn (the choice of who starts, a presence check, a mulligan
+offer, the first clock warning of a turn) also post a short message that pings exactly that player, at
+most once per player and turn; later warnings only change the board. Everything the bot posts below
+the board links back to it, and once more than 10 messages have piled up below it, the board's next
+update posts it anew at the bottom (the old message shrinks to a link). The buttons for whatever is
+open right now live on the board, so no stale button survives a change. If Discord refuses a write,
+the lines are kept and folded into the next board update.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import contextlib
 import datetime as dt
 import io
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,20 +29,30 @@ import discord
 from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostEvent, Live
 from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
-from bot.wording import clock_deadline_text, deadline_text, event_text, reason_words, seat_name, status_lines
+from bot.wording import (
+    clock_deadline_text,
+    deadline_text,
+    describe,
+    event_text,
+    namer,
+    result_sentence,
+    seat_name,
+    status_lines,
+)
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
 
 log = logging.getLogger(__name__)
 
-QUIET_KINDS = frozenset({"illegal", "hint", "confirm", "turn", "started"})
-"""Events the room listener already answered, or that the board's header and turn line say anyway."""
+QUIET_KINDS = frozenset({"illegal", "hint", "confirm", "turn", "started", "provisional"})
+"""Events the room listener already answered, or that the board's header, record and turn line say anyway."""
 
 
 def ping_kinds() -> frozenset[str]:
@@ -52,12 +67,26 @@ BOARD_SEARCH = 100
 """How far back a restarted bot looks for a match's board message to keep editing it."""
 RETRIES = 5
 RETRY_SECONDS = 2.0
-MAX_LINES = 6
+MAX_LINES = 4
+"""At most this many of the latest event lines are shown on the board (the moves are a record of their own)."""
+RECORD_PLIES = 20
+"""The board's move record shows this many of the latest plies."""
+RECORD_CHARS = 700
+"""... and at most this many characters of them (older plies are left out first)."""
+PILE_LIMIT = 10
+"""Once more than this many messages sit below the board, its next update posts it at the bottom."""
+MIN_SHOWN_MOVES = 10
+"""... but not before this many moves were shown on the board since it was posted: moving costs one more
+request, so even a room that chats a lot keeps a match within 1.2 requests per accepted move (with the
+result posted outside the room and the rematch offer, even a short game)."""
+KNOWN_BOARDS = 1000
+"""How many finished matches' board links are remembered (for replies that come after the end)."""
 CHANNEL_WRITES, CHANNEL_WINDOW = 3, 5.0
-"""The announcer starts a flush only while a room had at most this many of its writes in the last window:
-a flush writes at most twice (board, pings), so a room stays within Discord's 5 messages per 5 s, with a
-little room left for the replies to players. Events that come meanwhile are folded into that flush."""
-"""At most this many of the latest announcement lines are shown on the board."""
+"""The announcer starts a flush only while a room had at most this many of its writes in the last window
+(one less when the flush may move the board down): a flush writes at most twice (board, pings), three
+times when the board moves (new board, the old one shrunk, pings), so a room stays within Discord's 5
+messages per 5 s, with a little room left for the replies to players. Events that come meanwhile are
+folded into that flush."""
 
 
 @dataclass
@@ -67,9 +96,21 @@ class Room:
     channel_id: int | None = None
     live: Live | None = None
     board: discord.Message | None = None
-    lines: list[str] = field(default_factory=list)
+    lines: list[tuple[str, str]] = field(default_factory=list)
+    """The latest event lines: (what kind of line, its text); a move's and a clock's lines replace their own kind."""
+    result: str | None = None
+    record: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    """The line played so far, by ply: the move's notation, and whether it is final."""
+    record_loaded: bool = False
+    pinged: set[tuple[str, int]] = field(default_factory=set)
+    """(player id, ply) of the turns in which a player was already pinged."""
+    below: int = 0
+    """Messages posted in the room below the board since it was posted (anyone's)."""
+    shown_moves: int = 0
+    """Moves the board showed since it was posted."""
     unsent_pings: list[tuple[str, str]] = field(default_factory=list)
-    queued: list[HostEvent] = field(default_factory=list)
+    queued: list[tuple[HostEvent, bool]] = field(default_factory=list)
+    """Events to announce, each with whether it pings its player."""
     task: asyncio.Task[None] | None = None
     seen_state: Any = None
     prev_state: Any = None
@@ -107,6 +148,20 @@ def result_is_final(live: Live) -> bool:
     """Whether a result the engine sees on the board is the match's: not while a mulligan may undo it or
     the move that made it is still provisional."""
     return live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
+
+
+def pending_result(live: Live) -> str | None:
+    """The result the board shows while a mulligan or take-back may still undo it (None: there is none)."""
+    if result_is_final(live):
+        return None
+    try:
+        outcome = live.ruleset.outcome(live.state)
+    except Exception:
+        return None
+    if outcome is None:
+        return None
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    return result_sentence(outcome.termination, outcome.winner, names, pending=True)
 
 
 def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -> bytes | None:
@@ -163,30 +218,56 @@ def deadline_line(live: Live, now: float) -> str | None:
     return None
 
 
-def changes_board(ev: HostEvent) -> bool:
-    """Whether an event changes what the board shows (a clock warning or an answered attempt does not:
-    the countdown on the board runs by itself)."""
+def changes_board(ev: HostEvent, pings: bool = False) -> bool:
+    """Whether an event changes what the board shows (an answered attempt does not, nor a clock warning
+    that pings its player: the countdown on the board runs by itself; later warnings are board lines)."""
     if ev.kind in ("illegal", "hint", "confirm"):
         return False
-    if ev.kind == "clock":
+    if ev.kind == "clock" and pings:
         return ClockNotice(ev.data["notice"]).seconds_left is None
     return True
 
 
+def logged_record(events: Sequence[Any]) -> dict[int, str]:
+    """The line played, by ply, from a match's stored log (`move` entries, less what `takeback` and
+    `mulligan` undid): the notation the host stored, which is the game's own (`Ruleset.format`)."""
+    record: dict[int, str] = {}
+    for e in events:
+        data = e.data or {}
+        if e.kind == "move" and isinstance(data.get("move"), str):
+            ply = int(data.get("ply") or (max(record, default=0) + 1))
+            record = {p: m for p, m in record.items() if p < ply}
+            record[ply] = data["move"]
+        elif e.kind == "takeback" and record:
+            record.pop(max(record))
+        elif e.kind == "mulligan":
+            to_ply = int(data.get("to_ply", max(record, default=0)))
+            record = {p: m for p, m in record.items() if p <= to_ply}
+    return record
+
+
+def record_text(live: Live, record: dict[int, tuple[str, bool]], now: float) -> str | None:
+    """The board's move record: the latest plies (at most `RECORD_PLIES`, `RECORD_CHARS`), the provisional
+    one marked with the moment it becomes final."""
+    plies = sorted(record.items())[-RECORD_PLIES:]
+    while len(plies) > 1 and sum(len(m) + len(str(p)) + 4 for p, (m, _f) in plies) > RECORD_CHARS:
+        plies = plies[1:]
+    pending_until = None
+    if plies and not plies[-1][1][1]:
+        pending_until = "…"
+        due = [d.at for rule in live.rules for d in rule.deadlines(live) if d.label == "final" and d.at != float("inf")]
+        if due:
+            ahead = dt.timedelta(seconds=max(0.0, min(due) - now))
+            pending_until = discord.utils.format_dt(discord.utils.utcnow() + ahead, "R")
+    earlier = bool(plies) and plies[0][0] > min(record)
+    return _wording.record_line([(p, m) for p, (m, _f) in plies], earlier=earlier, pending_until=pending_until)
+
+
 def result_line(live: Live, ev: HostEvent) -> str:
     """The result as the board states it: the winner by name (or a draw), how, and the score."""
-    winner = ev.data.get("winner")
-    reason = str(ev.data.get("reason") or "")
-    how = reason_words(reason)
-    score = ""
-    with contextlib.suppress(Exception):
-        scores = live.ruleset.scores(live.state)
-        if scores and any(scores.values()):
-            score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
-    detail = f" ({how}{score})" if how or score else ""
-    if winner in live.players:
-        return f"**Result: {seat_name(live, winner)} wins{detail}.**"
-    return f"**Result: a draw{detail}.**"
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
+    return f"**Result: {said}.**"
 
 
 def open_actions(live: Live) -> tuple[list[Choice], int]:
@@ -213,6 +294,8 @@ class Announcer(commands.Cog):
         self.writes: dict[int, list[float]] = {}
         """Loop times of the announcer's recent message creates and edits, per channel."""
         self.pictures = True
+        self.boards: dict[int, tuple[int, int, str]] = {}
+        """Match → (room, board message id, its link) of the latest boards, kept after the match is over."""
         self.board_notes: list[Callable[[int], str | None]] = []
         """Other features' lines under a board's header, by match id (a scheduled DM's prize)."""
         bot.service.subscribe(self.on_host_event)
@@ -236,9 +319,34 @@ class Announcer(commands.Cog):
                 elif ev.kind in ("takeback", "mulligan", "started", "resumed"):
                     room.prev_state = room.last_move = None
                 room.seen_state = live.state
-        room.queued.append(ev)
+            self._note_move(room, live, ev)
+        room.queued.append((ev, self._pings(room, live, ev)))
         if room.task is None or room.task.done():
             room.task = asyncio.create_task(self._flush_later(ev.match_id), name=f"announce-{ev.match_id}")
+
+    @staticmethod
+    def _note_move(room: Room, live: Live, ev: HostEvent) -> None:
+        """Keep the room's move record on the line played: what was taken back or rewound leaves it, a move
+        enters it (provisional until its final `move` event)."""
+        if ev.kind == "started":
+            room.record_loaded = True
+            room.record.clear()
+        for later in [p for p in room.record if p > live.ply]:
+            del room.record[later]
+        notation, ply = ev.data.get("move"), ev.data.get("ply")
+        if ev.kind in ("move", "provisional") and isinstance(notation, str) and isinstance(ply, int):
+            room.record[ply] = (notation, ev.kind == "move")
+
+    def _pings(self, room: Room, live: Live | None, ev: HostEvent) -> bool:
+        """Whether an event pings its player: one that needs them to act, the first in this turn for them."""
+        who = self._attention(ev, live)
+        if who is None or ev.kind not in ping_kinds():
+            return False
+        turn = (who, live.ply if live is not None else -1)
+        if turn in room.pinged:
+            return False
+        room.pinged.add(turn)
+        return True
 
     @staticmethod
     def _move_of(live: Live, before: Any, ev: HostEvent) -> Any:
@@ -257,19 +365,25 @@ class Announcer(commands.Cog):
             await asyncio.sleep(delay)
         room = self.rooms.get(match_id)
         if delay > 0 and room is not None and room.channel_id is not None:  # 0: every event at once (tests)
-            await self._pace(room.channel_id)
+            await self._pace(room.channel_id, CHANNEL_WRITES - self._moves_down(room))
         try:
             await self.flush(match_id)
         except Exception:
             log.exception("announcing in match %s failed", match_id)
 
-    async def _pace(self, channel_id: int) -> None:
-        """Wait until the room's recent writes leave room for one more flush (Discord's per-channel limit)."""
+    async def _pace(self, channel_id: int, allowed: int) -> None:
+        """Wait until the room had at most `allowed` of its writes in the last window, so that one more flush
+        fits in Discord's per-channel limit."""
         loop = asyncio.get_running_loop()
         recent = [t for t in self.writes.get(channel_id, []) if t > loop.time() - CHANNEL_WINDOW]
         self.writes[channel_id] = recent
-        if len(recent) > CHANNEL_WRITES:
-            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - loop.time())
+        if len(recent) > allowed:
+            await asyncio.sleep(recent[len(recent) - allowed - 1] + CHANNEL_WINDOW - loop.time())
+
+    @staticmethod
+    def _moves_down(room: Room) -> bool:
+        """Whether the room's next board update may move the board down (one write more than an edit)."""
+        return room.board is not None and room.below > PILE_LIMIT and room.shown_moves + 1 >= MIN_SHOWN_MOVES
 
     def _wrote(self, room: Room) -> None:
         if room.channel_id is not None:
@@ -289,29 +403,18 @@ class Announcer(commands.Cog):
         room = self.rooms.get(match_id)
         if room is None or not (room.queued or room.retries):
             return
-        events, room.queued = room.queued, []
-        fresh: list[str] = []
-        for ev in events:
-            if ev.kind in ("started", "resumed"):
-                room.lines = []
-            if ev.kind in QUIET_KINDS:
-                continue
-            if ev.kind == "finished" and room.live is not None:
-                fresh.append(result_line(room.live, ev) + await self._rating_changes(match_id))
-            else:
-                fresh.append(event_text(ev))
-            who = self._attention(ev, room.live) if ev.kind in ping_kinds() else None
-            if who is not None and not self._is_me(who):
-                room.unsent_pings.append((who, event_text(ev)))
-            if ev.kind in END_KINDS:
-                room.over = True
-        room.lines = (room.lines + fresh)[-MAX_LINES:] if fresh else room.lines
+        queued, room.queued = room.queued, []
+        events = [ev for ev, _pings in queued]
+        for ev, pings in queued:
+            await self._fold_event(match_id, room, ev, pings)
+        if not room.record_loaded:
+            await self._load_record(match_id, room)
         channel = await self._channel(match_id, room)
         if channel is None:
             log.warning("match %s: no room to announce %d event(s) in", match_id, len(events))
             return
         await self._unarchive(channel)
-        room.dirty = room.dirty or room.board is None or any(changes_board(ev) for ev in events)
+        room.dirty = room.dirty or room.board is None or any(changes_board(ev, pings) for ev, pings in queued)
         if room.live is not None and room.dirty:
             try:
                 self._wrote(room)
@@ -327,6 +430,60 @@ class Announcer(commands.Cog):
             await self._send_pings(channel, room)
         if room.over and not room.unsent_pings:
             self.rooms.pop(match_id, None)
+
+    async def _fold_event(self, match_id: int, room: Room, ev: HostEvent, pings: bool) -> None:
+        """One event into the board's lines (a move's and a clock's line replace the last of their kind)
+        and, when it pings its player, into the pings to send."""
+        if ev.kind in ("started", "resumed"):
+            room.lines = []
+        if ev.kind in ("move", "provisional"):
+            room.lines = [(kind, text) for kind, text in room.lines if kind not in ("move", "clock")]
+            room.shown_moves += ev.kind == "move"
+        who = self._attention(ev, room.live)
+        if pings and who is not None and not self._is_me(who):
+            room.unsent_pings.append((who, _wording.ping_text(ev)))
+        if ev.kind in END_KINDS:
+            room.over = True
+            room.lines = [(kind, text) for kind, text in room.lines if kind != "clock"]
+        if ev.kind in QUIET_KINDS or (ev.kind == "clock" and pings):
+            return
+        if ev.kind == "finished" and room.live is not None:
+            line = result_line(room.live, ev) + await self._rating_changes(match_id)
+            room.result = line
+            self._add_line(room, "result", line)
+        elif ev.kind == "move":
+            if describe(ev.data.get("events") or ev.detail.get("events") or [], namer(ev.names)):
+                self._add_line(room, "move", event_text(ev))
+        else:
+            self._add_line(room, "clock" if ev.kind == "clock" else "event", event_text(ev))
+
+    @staticmethod
+    def _add_line(room: Room, kind: str, text: str) -> None:
+        if kind == "clock":
+            room.lines = [(k, t) for k, t in room.lines if k != "clock"]
+        text = text.replace("\\", "\\\\")  # Discord reads `\.` as an escaped dot: Trax's `@4\.` would lose its `\`
+        room.lines = [*room.lines, (kind, text)][-MAX_LINES:]
+
+    async def _load_record(self, match_id: int, room: Room) -> None:
+        """The moves played before this process took the match over (after a restart), from the match's log."""
+        room.record_loaded = True
+        live = room.live
+        if live is None or live.ply == 0:
+            return
+        try:
+            stored = await self.bot.service.record(match_id)
+        except Exception:
+            log.exception("match %s: its moves could not be read for the board", match_id)
+            return
+        if stored is None:
+            return
+        earlier = logged_record(stored.events)
+        pending = live.provisional()
+        for ply, notation in earlier.items():
+            final = pending is None or pending.ply != ply
+            room.record.setdefault(ply, (notation, final))
+        for ply in [p for p in room.record if p > live.ply]:
+            del room.record[ply]
 
     async def _rating_changes(self, match_id: int) -> str:
         """The ratings hook of the result line: ` alice 1623 (+14) · bob 1577 (-14)` after a rated match."""
@@ -366,8 +523,10 @@ class Announcer(commands.Cog):
     async def _send_pings(self, channel: discord.abc.Messageable, room: Room) -> None:
         who = list(dict.fromkeys(p for p, _ in room.unsent_pings))
         text = "\n".join(f"{mention(p)} {t}" for p, t in room.unsent_pings)
-        if len(text) > MAX_CONTENT:
-            text = text[: MAX_CONTENT - 1] + "…"
+        if len(text) > MAX_CONTENT - 120:
+            text = text[: MAX_CONTENT - 121] + "…"
+        if room.board is not None:
+            text = _wording.with_board_link(text, room.board.jump_url)
         try:
             await channel.send(text, allowed_mentions=pinging(*who))
         except discord.HTTPException:
@@ -396,6 +555,8 @@ class Announcer(commands.Cog):
     def _attention(ev: HostEvent, live: Live | None) -> str | None:
         """The player id an event that needs someone to act is addressed to: the player of its seat (the id
         its data names, when seats may have changed by the time it is announced: the choice of who starts)."""
+        if ev.kind not in ping_kinds():
+            return None
         named = ev.data.get("chooser") or ev.data.get("confirmer_id")
         if named is not None:
             return str(named)
@@ -411,7 +572,10 @@ class Announcer(commands.Cog):
         parts = [head, *(note for notes in self.board_notes if (note := notes(live.id)))]
         if with_text_board:
             parts.append(f"```\n{live.ruleset.render_text(live.state)}\n```")
-        parts += [f"> {line}" for line in room.lines]
+        record = record_text(live, room.record, service.now())
+        if record is not None:
+            parts.append(record)
+        parts += [f"> {line}" for _kind, line in room.lines]
         if room.over or live.status in ("finished", "aborted"):
             parts.append("**The match is over.**")
         else:
@@ -422,23 +586,34 @@ class Announcer(commands.Cog):
             if deadline:
                 parts.append(deadline)
         content = "\n".join(parts)
-        if len(content) > MAX_CONTENT:
-            content = "\n".join([head, *parts[-3:]])[:MAX_CONTENT]
-        return content
+        if len(content) > MAX_CONTENT and with_text_board:  # the text board goes first (it is sent as a file)
+            parts = [part for part in parts if not part.startswith("```")]
+            content = "\n".join(parts)
+        while len(content) > MAX_CONTENT:  # then the oldest event lines (the move record stays)
+            oldest = next((i for i, part in enumerate(parts) if part.startswith("> ")), None)
+            if oldest is None:
+                break
+            parts.pop(oldest)
+            content = "\n".join(parts)
+        return content[:MAX_CONTENT]
 
     @staticmethod
     def _result(room: Room) -> str | None:
         """The result line drawn under the final position."""
         if not room.over:
             return None
-        return room.lines[-1].replace("**", "").removeprefix("Result: ") if room.lines else "The match is over."
+        line = room.result  # `**Result: <the result sentence>.**`, then perhaps the rating changes
+        if not line:
+            return "The match is over."
+        return line.removeprefix("**Result: ").partition(".**")[0] if line.startswith("**Result: ") else line
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:
         live = room.live
         assert live is not None
         png = None
         if self.pictures:
-            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=self._result(room))
+            result = self._result(room) or pending_result(live)
+            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=result)
         content = self.board_content(live, room, with_text_board=png is None)
         files: list[discord.File] = []
         if png is not None:
@@ -446,19 +621,23 @@ class Announcer(commands.Cog):
             crop = None if room.over else zoom_picture(live, prev_state=room.prev_state, last_move=room.last_move)
             if crop is not None:
                 files.append(discord.File(io.BytesIO(crop), filename="board-zoom.png"))
-        elif len(content) > MAX_CONTENT:
+        elif "```" not in content:  # too long to show: the text board is a file
             files.append(discord.File(io.BytesIO(live.ruleset.render_text(live.state).encode()), filename="board.txt"))
         actions, ply = open_actions(live) if not room.over else ([], live.ply)
         view = buttons(live.id, ply, actions) if actions else None
         if room.board is None and not room.searched and any(ev.kind == "resumed" for ev in events):
             room.searched = True
-            room.board = await self._earlier_board(channel, live.id)
+            room.board = await self._earlier_board(channel, live.id, room)
         first = room.board is None
+        if room.board is not None and room.below > PILE_LIMIT and room.shown_moves >= MIN_SHOWN_MOVES:
+            await self._move_down(channel, room, content, files, view)
+            return
         if room.board is not None:
             try:
                 room.board = await room.board.edit(
                     content=content, attachments=files, view=view, allowed_mentions=NO_PINGS
                 )
+                self._remember(live.id, room.board)
                 return
             except discord.NotFound:
                 room.board = None
@@ -470,15 +649,52 @@ class Announcer(commands.Cog):
             content = " ".join(mention(p) for p in mentions) + "\n" + content
             room.unsent_pings = [(p, t) for p, t in room.unsent_pings if p not in mentions]
         room.board = await channel.send(content, **kwargs)
+        room.below = room.shown_moves = 0
+        self._remember(live.id, room.board)
 
-    async def _earlier_board(self, channel: discord.abc.Messageable, match_id: int) -> discord.Message | None:
-        """The board message an earlier run of the bot posted for this match (reused after a restart)."""
+    async def _move_down(
+        self,
+        channel: discord.abc.Messageable,
+        room: Room,
+        content: str,
+        files: list[discord.File],
+        view: discord.ui.View | None,
+    ) -> None:
+        """Post the board anew below the messages that piled up under it; the old one becomes a link to it."""
+        old = room.board
+        assert old is not None and room.live is not None
+        kwargs: dict[str, Any] = {"files": files, "allowed_mentions": NO_PINGS}
+        if view is not None:
+            kwargs["view"] = view
+        room.board = await channel.send(content, **kwargs)
+        room.below = room.shown_moves = 0
+        self._remember(room.live.id, room.board)
+        self._wrote(room)
+        try:
+            await old.edit(
+                content=_wording.moved_board(room.live.id, room.board.jump_url),
+                attachments=[],
+                view=None,
+                allowed_mentions=NO_PINGS,
+            )
+        except discord.HTTPException:
+            log.warning("match %s: the earlier board could not be shrunk to a link", room.live.id)
+
+    async def _earlier_board(
+        self, channel: discord.abc.Messageable, match_id: int, room: Room
+    ) -> discord.Message | None:
+        """The board message an earlier run of the bot posted for this match (reused after a restart); the
+        messages found below it count as piled up, and an update moves it down if there are too many."""
         me = self.bot.user
         header = f"**Match {match_id} · "
         try:
+            below = 0
             async for message in channel.history(limit=BOARD_SEARCH):
                 if me is not None and message.author.id == me.id and header in message.content:
+                    room.below = below
+                    room.shown_moves = MIN_SHOWN_MOVES if below > PILE_LIMIT else 0
                     return message
+                below += 1
         except discord.HTTPException:
             return None
         return None
@@ -486,4 +702,35 @@ class Announcer(commands.Cog):
     def board_message_id(self, match_id: int) -> int | None:
         """The id of a match's board message, if one was posted by this process."""
         room = self.rooms.get(match_id)
-        return room.board.id if room is not None and room.board is not None else None
+        if room is not None and room.board is not None:
+            return room.board.id
+        known = self.boards.get(match_id)
+        return known[1] if known is not None else None
+
+    def board_url(self, match_id: int) -> str | None:
+        """The link to a match's board message (its `jump_url`), if this process posted or found one."""
+        room = self.rooms.get(match_id)
+        if room is not None and room.board is not None:
+            return room.board.jump_url
+        known = self.boards.get(match_id)
+        return known[2] if known is not None else None
+
+    def linked(self, match_id: int, text: str) -> str:
+        """A reply in a match's room with the link to its board at the end (as it is, while none is known)."""
+        return _wording.with_board_link(text, self.board_url(match_id))
+
+    def _remember(self, match_id: int, board: discord.Message) -> None:
+        """Keep a board's link after its match is over (replies and results may still point to it)."""
+        self.boards.pop(match_id, None)
+        self.boards[match_id] = (board.channel.id, board.id, board.jump_url)
+        while len(self.boards) > KNOWN_BOARDS:
+            self.boards.pop(next(iter(self.boards)))
+
+    # -- the messages below the board -------------------------------------------------
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """Count the messages that pile up below each board in the room (anyone's, the bot's own too)."""
+        for room in self.rooms.values():
+            board = room.board
+            if board is not None and room.channel_id == message.channel.id and message.id > board.id:
+                room.below += 1

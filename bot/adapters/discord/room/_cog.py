@@ -12,7 +12,7 @@ import discord
 from discord.ext import commands
 
 from bot import wording
-from bot.adapters.discord._shared import pinging
+from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.service import HostError, Live, Outcome, SubmitResult
 from bot.store.matches import LogEntry
@@ -34,6 +34,8 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.last_seen: dict[int, int] = {}
+        self._boards: dict[int, int] = {}
+        """Message → match of the replies a catch-up is collecting (for the link to that match's board)."""
         self.edits_answered: set[int] = set()
         """Messages whose edit was answered already (an edit is answered once per message)."""
         self.started = discord.utils.time_snowflake(discord.utils.utcnow())
@@ -92,9 +94,12 @@ class GameRoom(commands.Cog):
         reason = reason_text(result) if result.status == Outcome.REJECTED else None
         if reason and replies is not None:
             replies.append((message, reason))
+            self._boards[message.id] = live.id
         elif reason:
             try:
-                await message.reply(reason, allowed_mentions=pinging(player), mention_author=False)
+                await message.reply(
+                    board_linked(self.bot, live.id, reason), allowed_mentions=pinging(player), mention_author=False
+                )
             except discord.HTTPException:
                 log.warning("match %s: could not reply to message %s", live.id, message.id)
         return True
@@ -170,8 +175,13 @@ class GameRoom(commands.Cog):
             size += len(reason) + 1
         first = replies[0][0]
         authors = {str(m.author.id) for m, _reason in replies}
+        text = "\n".join(lines)
+        match_id = self._boards.pop(first.id, None)
+        for message, _reason in replies:
+            self._boards.pop(message.id, None)
         try:
-            await first.reply("\n".join(lines), allowed_mentions=pinging(*authors), mention_author=False)
+            text = text if match_id is None else board_linked(self.bot, match_id, text)
+            await first.reply(text, allowed_mentions=pinging(*authors), mention_author=False)
         except discord.HTTPException:
             log.warning("room %s: could not post the catch-up replies", first.channel.id)
 
@@ -197,6 +207,8 @@ class GameRoom(commands.Cog):
         if cached is not None and "content" in data and cached.content == data["content"]:
             return
         author = data.get("author", {}).get("id")
+        if self.bot.user is not None and str(author) == str(self.bot.user.id):
+            return  # the bot's own edits (its board, prompts) are never moves, even in a practice match
         taken = await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
         if (taken is None or taken.status != Outcome.ACCEPTED) and author is not None:
             await self._answer_edit(payload, str(author), data.get("content"))
@@ -223,7 +235,7 @@ class GameRoom(commands.Cog):
         self.edits_answered.add(payload.message_id)
         try:
             await channel.get_partial_message(payload.message_id).reply(
-                reply, allowed_mentions=pinging(author), mention_author=False
+                board_linked(self.bot, live.id, reply), allowed_mentions=pinging(author), mention_author=False
             )
         except discord.HTTPException:
             log.warning("match %s: could not answer the edit of message %s", live.id, payload.message_id)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import wording
-from bot.adapters.discord._shared import NO_PINGS, respond
+from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.host.service import Grave, HostError, Outcome, SubmitResult
 from bot.wording import reason_text
 
@@ -121,7 +121,9 @@ def _name(bot: DMHost, grave: Grave) -> str:
 async def ask_in_room(bot: DMHost, message: discord.Message, grave: Grave) -> None:
     """Answer a player's grave message in the room with the prompt (their clock keeps running)."""
     view = ConfirmView(bot, grave, str(message.author.id), _name(bot, grave), str(message.id))
-    content = wording.confirm_question(grave.action, view.name, grave.text, LAPSE_SECONDS)
+    content = board_linked(
+        bot, grave.match_id, wording.confirm_question(grave.action, view.name, grave.text, LAPSE_SECONDS)
+    )
     try:
         prompt = await message.reply(content, view=view, allowed_mentions=NO_PINGS, mention_author=False)
     except discord.HTTPException:

@@ -22,9 +22,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import (
+    FIRST_CHOICES,
     NO_PINGS,
     ROOM_CHOICES,
-    SEAT_CHOICES,
     is_host,
     parse_pairs,
     pinging,
@@ -34,6 +34,7 @@ from bot.adapters.discord._shared import (
 from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
+from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, WhenError, parse_when
 from bot.schedule import wording as words
 from bot.schedule.when import iso
@@ -101,6 +102,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             wall=discord.utils.utcnow,  # Discord's time (SimCord's virtual time in tests)
             poll_seconds=settings.schedule_poll_seconds,
             starter=self._start_match,
+            advantage=self._rated_advantage,
         )
         self._prizes: dict[int, str] = {}
         """Match id → the prize of its DM (shown on the board)."""
@@ -123,6 +125,14 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if s.prize:
             self._prizes[match_id] = s.prize
         return match_id
+
+    async def _rated_advantage(self, s: Schedule) -> int | None:
+        """`lower-rated` / `higher-rated`: the seat that chooses, from the ratings at the start."""
+        ratings = getattr(self.bot, "ratings", None)
+        if ratings is None or s.advantage not in ADVANTAGE_MODES:
+            return None
+        seat = await ratings.advantage_seat(s.guild_id, s.game, [p.id for p in s.players], s.advantage)
+        return int(seat)
 
     def board_note(self, match_id: int) -> str | None:
         """The prize line under a scheduled DM's board header."""
@@ -426,7 +436,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
-        first=SEAT_CHOICES,
+        first=FIRST_CHOICES,
         room=ROOM_CHOICES,
     )
     @app_commands.guild_only()
@@ -454,6 +464,8 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         configured = self.bot.guild_settings.cached(interaction.guild_id)
         clk = {**configured.clock_for(game.strip().lower()), **clk}
         seat_first, advantage = (1, first[1]) if first in ("a1", "a2") else (2 if first == "2" else 1, None)
+        if first in ADVANTAGE_MODES:
+            seat_first, advantage = 1, first  # decided from the ratings when the DM starts
         try:
             s = await self.scheduler.add(
                 game.strip().lower(),

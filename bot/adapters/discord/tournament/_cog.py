@@ -16,7 +16,8 @@ from bot.adapters.discord._shared import NO_PINGS, host_bot, mention, pinging, r
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
-from bot.tournaments.rounds import Format, Game
+from bot.tournaments.refusals import RefusalCode
+from bot.tournaments.rounds import Format
 from bot.tournaments.service import (
     SIGNUP,
     Entry,
@@ -25,7 +26,8 @@ from bot.tournaments.service import (
     TournamentRefused,
     TournamentService,
 )
-from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
+from bot.tournaments.wording import announcement, checkin_card, no_show_line, pairing_lines, standings_lines
+from bot.wording import error_text
 from games import registry
 
 if TYPE_CHECKING:
@@ -478,7 +480,7 @@ class TournamentFeature(commands.Cog):
                 try:
                     await self.tournaments.check_in_game(g.id, player)
                 except TournamentRefused as exc:
-                    if "do not play" in str(exc):
+                    if exc.code == RefusalCode.NOT_IN_GAME:
                         continue
                     raise
                 return
@@ -491,7 +493,7 @@ class TournamentFeature(commands.Cog):
                 return
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
-                await message.reply(_sentence(str(exc)), allowed_mentions=NO_PINGS)
+                await message.reply(_sentence(error_text(exc)), allowed_mentions=NO_PINGS)
 
     async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
         """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""
@@ -541,33 +543,7 @@ class TournamentFeature(commands.Cog):
         if not isinstance(channel, discord.abc.Messageable):
             return
         names = await self.tournaments.names(t.id)
-        if ev.kind == "round":
-            text = "\n".join([f"**{t.name}**", *pairing_lines(ev.data["round"], ev.data["pairings"], names)])
-            starts = ev.data.get("starts_at")
-            if isinstance(starts, dt.datetime) and starts > discord.utils.utcnow():
-                text += f"\nThe games start {stamp(starts)}."
-        elif ev.kind == "started":
-            removed = ev.data.get("removed") or []
-            text = f"**{t.name}** has started with {ev.data['players']} players."
-            if removed:
-                text += f" Out for not checking in: {', '.join(removed)}."
-        elif ev.kind == "no_show":
-            text = (
-                f"**{t.name}**, round {ev.data['round']} board {ev.data['board']}: {ev.data['winner_name']} wins by "
-                f"no-show ({ev.data['absent_name']} did not check in)."
-            )
-        elif ev.kind == "rematch":
-            games = [g for g in ev.data["pairings"] if isinstance(g, Game)]
-            text = f"**{t.name}**: drawn, so replayed with colours swapped: " + ", ".join(
-                f"{names.get(g.white, '?')} – {names.get(g.black, '?')}" for g in games
-            )
-        elif ev.kind == "finished":
-            winner = ev.data.get("winner_name")
-            text = winner_line(t.name, winner, t.prize) if winner else f"**{t.name}** is over."
-        elif ev.kind == "cancelled" and ev.data.get("note"):
-            text = f"**{t.name}** is cancelled: {ev.data['note']}."
-        else:
-            text = f"**{t.name}** is {ev.kind}."
+        text = announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow())
         try:
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
@@ -581,17 +557,9 @@ class TournamentFeature(commands.Cog):
         if not isinstance(room, discord.abc.Messageable):
             return
         white, black = data["white"], data["black"]
-        starts, deadline = data.get("starts_at"), data.get("deadline")
-        lines = [
-            f"**{t.name}**, round {data['round']} board {data['board']}: {mention(white)} (first) vs {mention(black)}",
-            "Click **I'm here** or type `here`: the match starts "
-            + (f"{stamp(starts)} " if isinstance(starts, dt.datetime) and starts > discord.utils.utcnow() else "")
-            + "once both of you are here.",
-        ]
-        if isinstance(deadline, dt.datetime):
-            lines.append(f"A player still absent {stamp(deadline)} loses this game by no-show.")
+        text = checkin_card(t.name, data, mention, stamp, discord.utils.utcnow())
         try:
-            await room.send("\n".join(lines), view=game_view(int(data["game"])), allowed_mentions=pinging(white, black))
+            await room.send(text, view=game_view(int(data["game"])), allowed_mentions=pinging(white, black))
         except discord.HTTPException:
             log.warning("tournament %s: could not post the check-in of game %s", t.id, data["game"])
 
@@ -607,7 +575,7 @@ class TournamentFeature(commands.Cog):
         room = self.bot.get_channel(int(data["room"])) if data.get("room") else None
         if room is None or room.id == t.channel_id or not isinstance(room, discord.abc.Messageable):
             return
-        text = f"{mention(data['winner'])} wins by no-show: {mention(data['absent'])} did not check in in time."
+        text = no_show_line(data, mention)
         with contextlib.suppress(discord.HTTPException):
             await room.send(text, allowed_mentions=pinging(data["winner"], data["absent"]))
 

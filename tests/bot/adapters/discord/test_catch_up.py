@@ -46,7 +46,7 @@ async def test_a_move_posted_while_away_is_taken_and_charged_only_up_to_its_time
     # 20 s before the bot left and the 30 s until he posted: not the 45 s of downtime after his message
     assert bobs.data["used"] == pytest.approx(50, abs=1)
     board = board_of(w, room, match_id)  # the same board message, kept current
-    assert "bob played A2-B2" in board.content and "alice to move" in board.content
+    assert "Moves: `1. A1-B1  2. A2-B2`" in board.content and "alice to move" in board.content
     assert len([m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content]) == 1
     assert live.clocks.remaining(1, now(w))["move"] == pytest.approx(60, abs=1)
 
@@ -67,6 +67,8 @@ async def test_two_moves_posted_while_away_only_the_first_legal_one_counts(world
     replies = [m.content for m in bot_messages(w, room) if m.reference is not None]
     assert any(r.startswith("Illegal move `A1-C1`") for r in replies)
     assert any("bob's turn" in r for r in replies)
+    board = board_of(w, room, match_id)
+    assert all(r.endswith(f"[↑ board](<{board.jump_url}>)") for r in replies), replies  # the board at hand
 
 
 async def test_a_provisional_trax_move_deleted_while_away_never_happens(world: World, settings: Settings) -> None:

@@ -23,7 +23,8 @@ async def test_the_discord_board_and_the_terminal_room_hear_the_same_events(worl
     assert [e["move"] for e in moves] == ["A1-B1", "A2-B2", "A1-A2", "B1-B2"]
     assert moves[-1]["text"] == "bob played B1-B2. bob takes 1 box and moves again."
     board = board_of(w, room, match_id).content
-    for said in [e["text"] for e in moves]:
-        assert f"> {said}" in board  # the same sentence, made once from the same event
+    record = "  ".join(f"{n}. {e['move']}" for n, e in enumerate(moves, 1))
+    assert f"Moves: `{record}`" in board  # every move on the record ...
+    assert f"> {moves[-1]['text']}" in board  # ... and what the last one did: the same sentence, from the same event
     turn = [e for e in heard if e["event"] == "turn"][-1]
     assert f"**{turn['text']}**" in board

@@ -74,3 +74,39 @@ async def test_players_moving_as_fast_as_they_can_stay_within_the_channel_limit(
     assert count <= LIMIT, f"{count} message writes within {WINDOW} s in one room at {burst}"
     posts = [e for e in log[first:] if MESSAGE_WRITE.match(e.path) and e.method in ("POST", "PATCH")]
     assert posts, "the board was updated"
+
+
+MAX_REQUESTS_PER_MOVE = 1.2
+CHAT_EVERY = 3
+"""A spectator chats twice after every third move, so the board moves down more often than moves alone make it."""
+
+
+@pytest.mark.parametrize("game", ["boxes", "trax", "pathing"])
+async def test_whole_games_with_the_board_moving_down_stay_within_the_request_budget(world: World, game: str) -> None:
+    w = world
+    w.bot.settings.announce_batch_seconds = 0.0  # every move its own board update: the strictest count
+    lines, _outcome = scripted_game(game)
+    options = " ".join(f"{k}={v}" for k, v in SETUPS[game]["opts"].items())
+    match_id, room = await start(w, game, room="public", options=options, clock="move=600 reserve=600 takeback=0")
+    first_board = next(m for m in room.history() if f"**Match {match_id} · " in m.content)
+    requests_before = len(w.env.http_requests)
+    players = {"ann": w.alice, "ben": w.bob}
+    moves = 0
+    for line in lines:
+        name, text = line.split(": ", 1)
+        await players[name].send(room, text)
+        moves += text not in ("confirm", "decline")
+        if moves % CHAT_EVERY == 0:
+            await w.dave.send(room, "what a move")
+            await w.dave.send(room, "indeed")
+    assert match_id not in w.bot.service.live, "the match is over"
+    await w.env.advance_time(10)
+    requests = len(w.env.http_requests) - requests_before
+    moved = [m for m in room.history() if "the board has moved down" in m.content]
+    # with 5 messages every 3 moves, 11 pile up within 7 moves: the board moves every 10 moves shown
+    assert len(moved) >= moves // 11, f"the board moved down {len(moved)} times in {moves} moves"
+    assert first_board.id in {m.id for m in moved}
+    (board,) = [m for m in room.history() if f"**Match {match_id} · " in m.content]
+    assert "Result:" in board.content
+    print(f"{game}: {requests} requests for {moves} moves = {requests / moves:.3f} per move, moved {len(moved)}")
+    assert requests / moves <= MAX_REQUESTS_PER_MOVE

@@ -183,7 +183,7 @@ async def test_takeback_too_late_does_nothing_and_the_button_leaves_the_board(wo
     msg = await w.alice.send(room, "A1-B1")
     await w.env.advance_time(31)  # the window is closed: the move is final
     board = board_of(w, room, match_id)
-    assert board.components == [] and "is final" in board.content
+    assert board.components == [] and "Moves: `1. A1-B1`\n" in board.content  # final: no marker on the move
     await w.alice.delete(msg)
     live = w.bot.service.live[match_id]
     assert live.ply == 1 and live.provisional() is None
@@ -227,7 +227,7 @@ async def test_a_failed_board_edit_loses_no_announcement(world: World) -> None:
     w.env.inject_error("PATCH", "/channels/*/messages/*", status=503, times=1)
     await w.alice.send(room, "A1-B1")
     await w.env.advance_time(10)  # the announcer retries
-    assert "alice played A1-B1" in board_of(w, room, match_id).content
+    assert "Moves: `1. A1-B1`" in board_of(w, room, match_id).content
     w.env._errors_acknowledged = w.env.error_cursor  # the 503 itself was expected
 
 

@@ -16,6 +16,7 @@ import simcord
 from simcord.env import _attach_bot
 
 from bot.adapters.discord.app import create_bot
+from bot.schedule.core import RETURN_GRACE_S
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, make_world, resign
 
@@ -152,6 +153,24 @@ async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
     assert "Nothing is scheduled" in answer(await c.dave.slash(c.lobby, "dm event upcoming")).content
 
 
+async def test_a_no_show_reaches_the_results_channel_and_the_ratings_at_once(club: Club) -> None:
+    c = club
+    results = c.guild.create_text_channel("results")
+    assert "Saved." in answer(await c.carol.slash(c.lobby, "dm config", results_channel=results)).content
+    start = now(c) + dt.timedelta(hours=1)
+    await schedule(c, "in 1h", room="channel")
+    await advance_to(c, start - dt.timedelta(minutes=5))
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))  # the ruling, one second ago
+    (posted,) = bot_messages(c, results)
+    assert ": bob-Dea wins: alice-Dea did not come (no-show)" in posted.content
+    assert posted.content.startswith("**Match 1 · Dots-and-Boxes** · alice-Dea vs bob-Dea")
+    assert "bob-Dea" in posted.content.split("\n")[1]  # the rating changes, settled with the ruling
+    ratings = c.bot.ratings  # type: ignore[attr-defined]
+    table = {st.name: st for st in await ratings.table(c.guild.id, "boxes")}
+    assert table["bob-Dea"].wins == 1 and table["alice-Dea"].losses == 1
+
+
 async def test_host_extends_and_starts_anyway(club: Club) -> None:
     c = club
     start = now(c) + dt.timedelta(hours=1)
@@ -244,7 +263,9 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     late = pings(c, c.lobby, c.alice, "Reminder")
     assert len(late) == 1 and "missed while the host was away" in late[0].content
     assert len(pings(c, c.lobby, c.alice, "Check-in for")) == 1
-    await env.advance_time(9 * 60)  # nobody is charged for the gap: the no-show wait runs from the return
+    # the no-show deadline (start + 10 min) passed while the bot was away: the players get the short grace
+    # after its return to check in, not the whole wait again
+    await env.advance_time(RETURN_GRACE_S - 2)
     assert not any("did not check in" in m.content or "cancelled" in m.content for m in bot_messages(c, c.lobby))
     await c.alice.send(c.lobby, "here")
     await c.bob.send(c.lobby, "here")
@@ -328,3 +349,27 @@ async def test_room_thread_opens_at_checkin(club: Club) -> None:
     await resign(c.bob, room)
     assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in bot_messages(c, room))
     assert any("wins the DM and a crown" in m.content for m in bot_messages(c, c.lobby))  # told where it was scheduled
+
+
+async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club: Club) -> None:
+    c = club
+    start = now(c) + dt.timedelta(hours=2)
+    lower = await schedule(c, "in 2h", room="channel", first="lower-rated")
+    higher = await schedule(c, "in 3h", room="channel", first="higher-rated")
+    # scheduled while both were unrated; then bob loses a rated match, so alice is the higher rated
+    result = await c.carol.slash(c.lobby, "dm start", game="boxes", player1=c.alice, player2=c.bob, room="channel")
+    quick = int(answer(result).content.split()[1])
+    await resign(c.bob, c.lobby)
+    await c.env.advance_time(1)
+    assert c.bot.service.live.get(quick) is None
+    for dm, at, chooser in ((lower, start, 2), (higher, start + dt.timedelta(hours=1), 1)):
+        await advance_to(c, at - dt.timedelta(minutes=5))
+        await c.alice.send(c.lobby, "here")
+        await c.bob.send(c.lobby, "here")
+        await advance_to(c, at + dt.timedelta(seconds=1))
+        s = await c.bot.get_cog("ScheduleCog").scheduler.get(dm)  # type: ignore[union-attr]
+        assert s.public_status == "started" and s.advantage in ("lower-rated", "higher-rated")
+        stored = await c.bot.service.store.load(s.match_id, with_events=True)
+        assert stored is not None and stored.events[0].data["advantage"] == chooser, s.advantage
+        await c.carol.slash(c.lobby, "dm abort")
+        await c.env.advance_time(1)

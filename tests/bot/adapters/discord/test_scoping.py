@@ -44,6 +44,8 @@ async def test_a_player_in_two_matches_of_one_room_reaches_the_one_where_it_is_t
     w = world
     first, room = await start(w)  # alice vs bob: alice moves first
     r = await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.dave, player2=w.alice, room="channel")
+    assert "already playing a live match" in answer(r).content  # alice is double-booked: the host confirms
+    r = await w.carol.click(answer(r), label="Start anyway")
     second = int(answer(r).content.split()[1])  # dave vs alice: dave moves first
     service = w.bot.service
     await w.alice.send(room, "A1-B1")  # only match `first` waits for alice

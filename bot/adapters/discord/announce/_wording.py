@@ -1,0 +1,96 @@
+"""The board's own words: the move record, pings addressed to one player, and links back to the board.
+
+The host's events are worded in `bot.wording`; what only the Discord board says (a compact record of the
+last moves, a ping that speaks to the player it mentions, the link that keeps the board at hand) is here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.host.events import HostEvent
+from bot.wording import display, event_text, namer, seconds
+
+RECORD_PREFIX = "Moves: "
+PENDING = "provisional"
+
+
+def record_line(plies: Sequence[tuple[int, str]], *, earlier: bool, pending_until: str | None) -> str | None:
+    """The recent moves, numbered by ply (`Moves: … 11. B2/  12. @1+ (final <t:…:R>)`); `earlier`: older
+    moves are left out; `pending_until`: the last move is provisional until then (a Discord timestamp, or
+    the word for "not final yet" when no moment is known). None before the first move."""
+    if not plies:
+        return None
+    moves = "  ".join(f"{ply}. {notation}" for ply, notation in plies).replace("`", "'")
+    text = f"{RECORD_PREFIX}`{'… ' if earlier else ''}{moves}`"
+    if pending_until is not None:
+        text += f" *(final {pending_until})*" if pending_until.startswith("<t:") else f" *({PENDING})*"
+    return text
+
+
+def board_link(url: str) -> str:
+    """A short link back up to the board, for everything the bot posts below it."""
+    return f"[↑ board](<{url}>)"
+
+
+def with_board_link(text: str, url: str | None) -> str:
+    """A reply in the room, with the link to the board at its end (when the board is known)."""
+    return text if url is None else f"{text} · {board_link(url)}"
+
+
+def moved_board(match_id: int, url: str) -> str:
+    """What an earlier board message becomes once the board has moved down to the latest messages."""
+    return f"Match {match_id}: the board has moved down to the latest messages: [↓ board](<{url}>)"
+
+
+def ping_text(ev: HostEvent) -> str:
+    """An event for the one player it mentions, spoken to them (the mention is their name: it is never
+    followed by that name again)."""
+    name = namer(ev.names)
+    d = {**ev.data, **ev.detail}
+    seat = ev.seat
+    if ev.kind == "clock":
+        kind = str(d.get("notice") or "")
+        if kind.startswith("move_warn"):
+            return f"{kind.removeprefix('move_warn')} s left for this move."
+        if kind.startswith("warn"):
+            return f"{kind.removeprefix('warn')} s left before you lose on time."
+        if kind == "reserve_started":
+            return "your move time is up; your reserve is running."
+        if kind == "grace_started":
+            return (
+                f"your {seconds(float(d.get('move', 0)))} are up and you are in grace now "
+                f"(at most {seconds(float(d.get('grace', 0)))} more): post `ready` before you move."
+            )
+        if kind == "restart":
+            return "that turn would leave three same-coloured tracks, so your clock is restarted once."
+    if ev.kind == "presence":
+        return (
+            f"{name(d.get('asker'))} is ready to move from grace: please confirm you are here "
+            f"(button or `here`) within {float(d.get('seconds', 0)):g} s."
+        )
+    if ev.kind == "presence_ok":
+        return f"you may move now ({d.get('how', '')})." if d.get("how") else "you may move now."
+    if ev.kind == "mulligan_offer":
+        return (
+            f"{name(d.get('winner'))} completed a {d.get('reason')}; you still have your mulligan: post "
+            f"`mulligan` to rewind, or `decline` (you have {float(d.get('seconds', 0)):g} s)."
+        )
+    if ev.kind == "choose" and seat is not None:
+        return (
+            f"you have the advantage: post `first` to move first or `second` to let {name(3 - seat)} start "
+            f"(within {seconds(float(d.get('seconds', 0)))}; after that you move first)."
+        )
+    return _without_name(event_text(ev), ev)
+
+
+def _without_name(text: str, ev: HostEvent) -> str:
+    """An event's sentence without its addressee's name at its start (`alice: …`, `alice, …`)."""
+    for seat in (ev.seat, *ev.names):
+        if seat is None or seat not in ev.names:
+            continue
+        who = display(ev.names[seat])
+        for lead in (f"{who}: ", f"{who}, "):
+            if text.startswith(lead):
+                return text[len(lead) :]
+    return text

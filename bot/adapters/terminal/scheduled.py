@@ -1,0 +1,276 @@
+"""`dmhost room --scheduled ID`: a DM stored with `dmhost schedule add`, hosted in the terminal.
+
+The room waits for the appointment with the same scheduler core as the Discord bot: the check-in opens
+(`NAME: here`), the match begins at the start time once both are here, the no-show rules apply, and the
+result is recorded on the schedule (`dmhost schedule list` shows it with the match id). Lines typed
+before the check-in opens are held until it does; moves typed before the match begins are held until it
+does, so a whole DM can be piped in at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import shlex
+from collections.abc import Callable
+from typing import Any, Final, TextIO
+
+from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
+from bot.host.service import HostError, HostEvent, MatchService
+from bot.opserrors import shown_url
+from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, loop_wall
+from bot.schedule.when import iso
+from bot.schedule.wording import refusal, say
+
+POLL_S: Final = 30.0
+"""How often the room looks at the database for changes made elsewhere (`dmhost schedule cancel`)."""
+HERE_WORDS: Final = frozenset({"here", "i'm here", "im here"})
+DECIDED: Final = ("finished", "forfeited", "cancelled")
+HOW: Final = "type `NAME: here`"
+
+
+def is_here(text: str) -> bool:
+    """Whether a line's text checks its speaker in."""
+    return text.strip().lower().rstrip("!.") in HERE_WORDS
+
+
+def _plain(value: Any) -> Any:
+    """Event data as JSON: instants in ISO UTC."""
+    if isinstance(value, dt.datetime):
+        return iso(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class ScheduledRoom(Room):
+    """A terminal room for one scheduled DM of no server."""
+
+    def __init__(
+        self,
+        config: RoomConfig,
+        out: TextIO | None = None,
+        service: MatchService | None = None,
+        wall: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        super().__init__(config, out, service)
+        if config.scheduled is None:
+            raise ValueError("a scheduled room needs config.scheduled")
+        self.schedule_id: int = config.scheduled
+        self._wall = wall
+        self.scheduler: Scheduler | None = None
+        self.schedule: Schedule | None = None
+        self.done = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._decided = False
+        self._ended = False
+        self._open = False
+        """The check-in is open (said by the scheduler, or opened before this room started)."""
+
+    # -- what happens ------------------------------------------------------------------
+    async def _on_event(self, ev: HostEvent) -> None:
+        if self.match_id == -1 and ev.kind == "started":
+            self.match_id = ev.match_id
+        await super()._on_event(ev)
+        if ev.kind in ("finished", "aborted"):
+            self._ended = True
+            self._settle()
+        self._changed.set()
+
+    async def _on_schedule(self, ev: ScheduleEvent) -> None:
+        if ev.schedule.id != self.schedule_id:
+            return
+        self.schedule = ev.schedule
+        if ev.kind == "checkin_open":
+            self._open = True
+        elif ev.kind == "rescheduled" and self.scheduler is not None:
+            self._open = self.scheduler.wall() >= ev.schedule.checkin_opens
+        text = say(ev.kind, ev.schedule, ev.data, how=HOW)
+        if ev.kind in DECIDED:
+            self._decided = True
+            if ev.kind == "cancelled" and ev.schedule.match_id is None:
+                self._ended = True  # no match was played: nothing more will come
+        # The host's `finished` line stays the last JSON line of a match: the schedule's own record of the
+        # result is said in words only.
+        if not (self.config.events_json and ev.kind in ("finished", "forfeited")):
+            data = {k: _plain(v) for k, v in ev.data.items()}
+            self.emit({"event": "schedule", "kind": ev.kind, "schedule": self.schedule_id, **data, "text": text}, text)
+        self._settle()
+        self._changed.set()
+
+    def _settle(self) -> None:
+        if self._decided and self._ended:
+            self.done.set()
+
+    # -- running -----------------------------------------------------------------------
+    async def run(self, lines: asyncio.Queue[str | None]) -> int:
+        """Wait for the DM, host it, record it; returns the exit code."""
+        try:
+            return await self._run(lines)
+        finally:
+            if self.scheduler is not None:
+                await self.scheduler.close()
+            await self.service.close()
+            await self.service.store.close()
+
+    async def _run(self, lines: asyncio.Queue[str | None]) -> int:
+        await self.service.store.open()  # migrations (idempotent)
+        store = ScheduleStore(self.service.store.engine)
+        store.only = self.schedule_id  # this DM's jobs only: other DMs wait for their own room
+        self.scheduler = Scheduler(store, self.service, wall=self._wall or loop_wall(), poll_seconds=POLL_S)
+        self.scheduler.subscribe(self._on_schedule)
+        self.service.subscribe(self.scheduler.on_host_event)
+        sched = await store.get(self.schedule_id)
+        if sched is None:
+            raise HostError(
+                f"there is no scheduled DM {self.schedule_id} in the database {shown_url(self.config.db_url)}"
+            )
+        if sched.guild_id is not None:
+            raise HostError(f"DM #{sched.id} belongs to a Discord server: the bot hosts it, not the terminal")
+        if sched.public_status in DECIDED:
+            raise HostError(f"DM #{sched.id} is {sched.public_status}; nothing to host")
+        self.schedule = sched
+        if sched.status == "started" and sched.match_id is not None:
+            self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
+            await self.service.start(select=lambda m: m.id == sched.match_id)
+        else:
+            self.match_id = -1
+            await self.service.start(select=lambda _m: False)
+            text = (
+                f"{say('scheduled', sched, {})} Check-in opens {iso(sched.checkin_opens)}: {HOW}."
+                if sched.status == "scheduled"
+                else None
+            )
+            self.emit(
+                {
+                    "event": "schedule",
+                    "kind": "waiting_room",
+                    "schedule": sched.id,
+                    "at": iso(sched.at),
+                    "checkin": iso(sched.checkin_opens),
+                    "players": [p.name for p in sched.players],
+                    "text": text,
+                },
+                text,
+            )
+        await self.scheduler.start()  # a match that ended while no room listened is recorded here
+        await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
+        fresh = await store.get(self.schedule_id)
+        if fresh is not None and fresh.public_status in DECIDED:
+            self._decided = self._ended = True
+            self._settle()
+        self._open = self._open or self.scheduler.wall() >= sched.checkin_opens
+        return await self._wait_and_play(lines)
+
+    def _playing(self) -> bool:
+        return self.match_id not in (None, -1)
+
+    def _checkin_open(self) -> bool:
+        return self._open
+
+    async def _wait_and_play(self, lines: asyncio.Queue[str | None]) -> int:
+        early: list[str] = []  # before the check-in opens
+        held: list[str] = []  # for the match, before it begins
+        eof = False
+        getter: asyncio.Future[str | None] | None = None
+        try:
+            while not self.done.is_set():
+                if self._playing():
+                    pending, early, held = early + held, [], []
+                    for line in pending:
+                        await self.handle_line(line)
+                    if self.done.is_set():
+                        break
+                    if eof and not self.finished.is_set():
+                        return self._eof()
+                elif early and self._checkin_open():
+                    pending, early = early, []
+                    for line in pending:
+                        await self._before_start(line, held)
+                if getter is None and not eof:
+                    getter = asyncio.ensure_future(lines.get())
+                waits: set[asyncio.Future[Any]] = {
+                    asyncio.ensure_future(self.done.wait()),
+                    asyncio.ensure_future(self._changed.wait()),
+                }
+                if getter is not None:
+                    waits.add(getter)
+                await asyncio.wait(waits, timeout=self._next_look(), return_when=asyncio.FIRST_COMPLETED)
+                for w in waits:
+                    if w is not getter:
+                        w.cancel()
+                self._changed.clear()
+                if getter is not None and getter.done():
+                    got = getter.result()
+                    getter = None
+                    if got is None:
+                        eof = True
+                    elif self._playing():
+                        await self.handle_line(got)
+                    elif self._checkin_open():
+                        await self._before_start(got, held)
+                    else:
+                        early.append(got)
+                if not self._playing():
+                    await self._look_again()
+        finally:
+            if getter is not None:
+                getter.cancel()
+        return 0
+
+    def _next_look(self) -> float:
+        """Seconds until the check-in opens (to take up held lines then), at most POLL_S."""
+        if self.schedule is None or self.scheduler is None or self._playing():
+            return POLL_S
+        opens = (self.schedule.checkin_opens - self.scheduler.wall()).total_seconds()
+        return POLL_S if opens <= 0 else min(POLL_S, opens)
+
+    async def _look_again(self) -> None:
+        """Changes made elsewhere: a reschedule moves the check-in; a cancel ends the room."""
+        assert self.scheduler is not None
+        fresh = await self.scheduler.store.get(self.schedule_id)
+        if fresh is None:
+            return
+        self.schedule = fresh
+        if fresh.public_status == "cancelled" and not self._decided:
+            await self._on_schedule(ScheduleEvent("cancelled", fresh, {"reason": fresh.result_reason}))
+
+    def _eof(self) -> int:
+        self.emit(
+            {"event": "eof", "match": self.match_id, "text": "end of input: the match stays resumable"},
+            f"End of input. Continue with: dmhost room --db {shlex.quote(shown_url(self.config.db_url))} "
+            f"--scheduled {self.schedule_id}",
+        )
+        return 0
+
+    async def _before_start(self, raw: str, held: list[str]) -> None:
+        """A line while the check-in is open: `NAME: here` checks NAME in; anything else waits for the match."""
+        assert self.scheduler is not None and self.schedule is not None
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            return
+        m = _SPEAKER.match(line)
+        player = None
+        if m is not None:
+            player = next((p for p in self.schedule.players if p.name.lower() == m.group(1).strip().lower()), None)
+        if player is not None and m is not None and is_here(m.group(2)):
+            try:
+                await self.scheduler.check_in(self.schedule_id, player.id)
+            except ScheduleError as exc:
+                said = refusal(exc.code, exc.data)
+                self.emit(
+                    {"event": "rejected", "schedule": self.schedule_id, "player": player.name, "reason": said},
+                    f"({player.name}: {said})",
+                )
+            return
+        if m is None and is_here(line):
+            said = "say who is here: `NAME: here`"
+            self.emit({"event": "ignored", "schedule": self.schedule_id, "reason": said}, f"({said})")
+            return
+        if m is not None and player is None and not _looks_like_move_with_colon(line):
+            self.emit(
+                {"event": "ignored", "schedule": self.schedule_id, "reason": f"unknown player {m.group(1)[:40]!r}"},
+                f"(ignored: {m.group(1)[:40]!r} is not a player of this DM)",
+            )
+            return
+        held.append(line)
