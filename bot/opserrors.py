@@ -1,7 +1,9 @@
-"""Operator mistakes (a bad database URL, a refused token, no network) as one clear line each.
+"""Operator mistakes (a bad database URL, a setting that does not validate, no network) as one clear line each.
 
 The CLI catches what escapes a command and asks `explain` for the sentence to print instead of a
-traceback; anything `explain` does not recognise is a bug and keeps its traceback.
+traceback; anything `explain` does not recognise is a bug and keeps its traceback. An adapter words its
+own service's refusals (the Discord adapter: a refused token, intents, Discord unreachable) and raises
+them as `OperatorError`; nothing here knows any adapter.
 """
 
 from __future__ import annotations
@@ -80,9 +82,6 @@ def explain(exc: BaseException, db_url: str | None = None) -> str | None:
     settings_line = _explain_settings(exc)
     if settings_line is not None:
         return settings_line
-    discord_line = _explain_discord(exc)
-    if discord_line is not None:
-        return discord_line
     where = f"the database {shown_url(db_url)}" if db_url else "the database"
     if isinstance(exc, DBAPIError):
         return _explain_dbapi(exc, where)
@@ -136,27 +135,4 @@ def _explain_os(exc: OSError, where: str) -> str | None:
         return f"{where} did not answer in time: check the URL, the network and that the server is running."
     if exc.filename:  # a file the operator named (an output file, a folder)
         return f"{exc.filename}: {exc.strerror or exc}: check the path and that its folder exists and is writable."
-    return None
-
-
-def _explain_discord(exc: BaseException) -> str | None:
-    try:
-        import aiohttp
-        import discord
-    except ModuleNotFoundError:
-        return None
-    if isinstance(exc, discord.LoginFailure):
-        return (
-            "Discord refused the token (wrong, reset or revoked): copy the bot token from the developer portal "
-            "(your application → Bot → Reset Token) into DMHOST_TOKEN."
-        )
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return (
-            "Discord refused the privileged intents: enable Message Content Intent and Server Members Intent "
-            "in the developer portal (your application → Bot → Privileged Gateway Intents)."
-        )
-    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerTimeoutError):
-        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
-    if isinstance(exc, discord.GatewayNotFound | discord.DiscordServerError):
-        return "Discord is not answering properly right now (gateway or server error): try again in a few minutes."
     return None

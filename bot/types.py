@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any
 
 from games.base import ClockKind, ClockSpec, Termination
 
-__all__ = ["HOLD_STATUSES", "OVER_STATUSES", "ClockKind", "EndReason", "MatchStatus", "TimeControl"]
+__all__ = ["HOLD_STATUSES", "OVER_STATUSES", "ClockKind", "ClockNotice", "EndReason", "MatchStatus", "TimeControl"]
 
 EndReason = Termination
 """Why a match ended: the games' terminations plus the host's (`time`, `resign`, `award`, `agreement`, `aborted`)."""
@@ -37,6 +37,41 @@ OVER_STATUSES = (MatchStatus.FINISHED, MatchStatus.ABORTED)
 """Statuses of a match that is over."""
 
 
+class ClockNotice(StrEnum):
+    """A clock's deadlines for the player on move, and the notices they give (the `notice` of `clock`
+    events and log entries; the deadlines a snapshot records as passed)."""
+
+    WARN_60 = "warn60"
+    WARN_30 = "warn30"
+    WARN_10 = "warn10"
+    """So many seconds left before the player loses on time."""
+    MOVE_WARN_30 = "move_warn30"
+    MOVE_WARN_10 = "move_warn10"
+    """So many seconds left of this move's time (a reserve or grace follows)."""
+    RESERVE_STARTED = "reserve_started"
+    GRACE_STARTED = "grace_started"
+    TIMEOUT = "timeout"
+    """The player lost on time."""
+    RESTART = "restart"
+    """The player's clock was restarted (Trax's three-same rule)."""
+
+    @classmethod
+    def warning(cls, seconds: float, *, of_move: bool = False) -> ClockNotice:
+        """The warning `seconds` before the end of the move time (`of_move`) or of all the player's time."""
+        return cls(f"{'move_warn' if of_move else 'warn'}{int(seconds)}")
+
+    @property
+    def seconds_left(self) -> int | None:
+        """For a warning, the seconds it warns of (None: not a warning)."""
+        digits = self.value.removeprefix("move_warn").removeprefix("warn")
+        return int(digits) if digits.isdigit() else None
+
+    @property
+    def of_move(self) -> bool:
+        """A warning about this move's time only."""
+        return self.value.startswith("move_warn")
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Time-control settings of one match (seconds; fractions allowed)."""
@@ -50,6 +85,9 @@ class TimeControl:
     """Seconds a move stays provisional (None: the game's default, 5 s for Trax)."""
     odds: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
     """Time odds: per seat, the `move`, `reserve` or `grace` that differ from the match's (empty: even time)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ClockKind(self.kind))  # a stored or typed string becomes the enum
 
     @classmethod
     def from_spec(cls, spec: ClockSpec, overrides: Mapping[str, Any] | None = None) -> TimeControl:
@@ -75,9 +113,9 @@ class TimeControl:
             if key not in values:
                 raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(values)}")
             if key == "kind":
-                if raw not in ("move_reserve", "grace"):
+                if raw not in tuple(ClockKind):
                     raise ValueError("clock kind must be move_reserve or grace")
-                values[key] = cast(ClockKind, raw)
+                values[key] = ClockKind(raw)
                 continue
             values[key] = _seconds(key, raw)
         if values["move"] <= 0 or any(seat.get("move", 1.0) <= 0 for seat in odds.values()):
@@ -106,7 +144,7 @@ class TimeControl:
     def to_json(self) -> dict[str, Any]:
         """Plain data."""
         return {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "move": self.move,
             "reserve": self.reserve,
             "grace": self.grace,

@@ -11,9 +11,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
+from bot.host.events import ClockFacts, HostError, HostEvent, Ignored, Refusal, SubmitResult, TurnFacts
 from bot.tournaments.refusals import KIND as TOURNAMENT
 from bot.tournaments.wording import refusal_text as tournament_refusal
+from bot.types import ClockKind, ClockNotice
 from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
@@ -80,21 +81,22 @@ def _turn(status: str, to_move: int | None, prompt: str, provisional: int | None
     return f"{name(to_move)} to move" + (f": {prompt}." if prompt else ".")
 
 
-def notice(kind: str, who: str, move: float, grace: float) -> str:
+def notice(kind: ClockNotice, who: str, move: float, grace: float) -> str:
     """A clock notice for the player on move."""
-    if kind == "reserve_started":
+    if kind == ClockNotice.RESERVE_STARTED:
         return f"{who}: move time is up, your reserve is running."
-    if kind == "grace_started":
+    if kind == ClockNotice.GRACE_STARTED:
         return (
             f"{who}: your {seconds(move)} are up and you are now in grace "
             f"(at most {seconds(grace)} more); post `ready` before you move."
         )
-    if kind == "restart":
+    if kind == ClockNotice.RESTART:
         return f"{who}: that turn would leave three same-coloured tracks; your clock is restarted once."
-    if kind.startswith("move_warn"):
-        return f"{who}: {kind.removeprefix('move_warn')} s left for this move."
-    if kind.startswith("warn"):
-        return f"{who}: {kind.removeprefix('warn')} s left before you lose on time."
+    left = kind.seconds_left
+    if left is not None and kind.of_move:
+        return f"{who}: {left} s left for this move."
+    if left is not None:
+        return f"{who}: {left} s left before you lose on time."
     return f"{who}: {kind}"
 
 
@@ -134,7 +136,7 @@ def clock_line(facts: ClockFacts, name: Name) -> str:
     for seat in (1, 2):
         rem = facts.remaining[seat]
         mark = "▶ " if facts.running == seat else ""
-        if facts.kind == "move_reserve":
+        if facts.kind == ClockKind.MOVE_RESERVE:
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
         else:
             g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {seconds(rem['grace'])}"
@@ -203,7 +205,7 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
     if kind == "presence_ok":
         return f"{name(seat)}, you may move now ({d['how']})."
     if kind == "clock":
-        return notice(str(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
+        return notice(ClockNotice(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
     if kind == "finished":
         winner = d.get("winner")
         players = {seat: name(seat) for seat in (1, 2)}
@@ -328,17 +330,25 @@ _DEADLINES = {
     "presence": "The presence check ends {at}",
     "clock": "{who}: {words} {at}",
 }
-_CLOCK_DEADLINES = {"reserve_started": "move time ends", "grace_started": "move time ends", "timeout": "time runs out"}
+_CLOCK_DEADLINES = {
+    ClockNotice.RESERVE_STARTED: "move time ends",
+    ClockNotice.GRACE_STARTED: "move time ends",
+    ClockNotice.TIMEOUT: "time runs out",
+}
 """Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
 
 
+def clock_deadline_text(kind: ClockNotice, who: str, at: str) -> str | None:
+    """A clock's next deadline for the player on move (`at`: how the room writes the moment). None: a
+    deadline the room does not show (warnings)."""
+    words = _CLOCK_DEADLINES.get(kind)
+    return None if words is None else _DEADLINES["clock"].format(who=who, words=words, at=at)
+
+
 def deadline_text(label: str, who: str, at: str) -> str | None:
-    """A running deadline: a rule's (by its label) or a clock's (`clock:<deadline kind>`); `at` is
-    how the room writes the moment. None: a deadline the room does not show."""
-    if label.startswith("clock:"):
-        words = _CLOCK_DEADLINES.get(label.removeprefix("clock:"))
-        return None if words is None else _DEADLINES["clock"].format(who=who, words=words, at=at)
-    template = _DEADLINES.get(label)
+    """A house rule's running deadline, by the label it declares (`at`: how the room writes the moment).
+    None: a deadline the room does not show."""
+    template = _DEADLINES.get(label) or rule_words().get(f"deadline:{label}")
     return None if template is None else template.format(who=who, at=at)
 
 
@@ -358,16 +368,22 @@ _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 """An engine's "seat 2" in a sentence, replaced by the player's name."""
 
 
+NOT_POSSIBLE = "That is not possible now."
+"""The reply to a refusal no template words."""
+
+
+def fill(templates: Mapping[str, str], code: str, values: Mapping[str, Any]) -> str:
+    """A refusal's sentence: the template of `code` (`kind:detail` falls back to `kind`'s), filled with
+    `values`. Every feature words its refusals this way, from its own table of templates."""
+    template = templates.get(code) or templates.get(code.partition(":")[0])
+    return NOT_POSSIBLE if template is None else template.format_map(values)
+
+
 def refusal(code: str, data: Mapping[str, Any], name: Name) -> str:
-    """The reply to a refused action given as parts (seats in `data` are said as names)."""
+    """The reply to a refused action of the host given as parts (seats in `data` are said as names)."""
     values = {k: name(v) if k in _SEAT_FIELDS else quote(v) if k == "text" else v for k, v in data.items()}
-    template = (
-        _REFUSALS.get(code)
-        or rule_words().get(code)
-        or _REFUSALS.get(code.partition(":")[0])
-        or "That is not possible now."
-    )
-    return named(template.format(**values), name)
+    templates = _REFUSALS if code in _REFUSALS else {**rule_words(), **_REFUSALS}
+    return named(fill(templates, code, values), name)
 
 
 def refusal_text(r: Refusal) -> str:
@@ -433,22 +449,27 @@ def error_text(exc: HostError) -> str:
     return refusal_text(exc.refusal)
 
 
-def reason_text(result: Any) -> str | None:
-    """The reply to a rejected text (`SubmitResult`), or its short reason when it was ignored."""
-    refused: Refusal | None = getattr(result, "refusal", None)
-    return refusal_text(refused) if refused is not None else getattr(result, "reason", None)
+_IGNORED: dict[Ignored, str] = {
+    Ignored.CHAT: "chat",
+    Ignored.EMPTY: "empty",
+    Ignored.TOO_LONG: "too long to be a move",
+    Ignored.STRANGER: "not a player of this match",
+    Ignored.ELSEWHERE: "another host process runs this match now",
+    Ignored.NOT_RUNNING: "no such running match",
+    Ignored.NOT_PROVISIONAL: "not the provisional move's message",
+}
 
 
-def status_word(status: str) -> str:
-    """A match's status as people read it (never the internal name)."""
-    return {
-        "ongoing": "in play",
-        "paused": "paused",
-        "choosing": "waiting for the choice of who starts",
-        "mulligan_wait": "waiting for the mulligan answer",
-        "finished": "over",
-        "aborted": "aborted",
-    }.get(status, "in play")
+def ignored_text(reason: Ignored) -> str:
+    """Why a text was ignored, in a few words (the terminal room's `(alice, not a move: chat)`)."""
+    return _IGNORED[reason]
+
+
+def reason_text(result: SubmitResult) -> str | None:
+    """The reply to a rejected text, or its short reason when it was ignored (None: accepted)."""
+    if result.refusal is not None:
+        return refusal_text(result.refusal)
+    return None if result.reason is None else ignored_text(result.reason)
 
 
 def state_words(status: str) -> str:

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -155,7 +155,11 @@ class UnsupportedError(NotImplementedError):
     """The game does not offer this optional ability (an SGF record, a rewind...)."""
 
 
-ClockKind = Literal["move_reserve", "grace"]
+class ClockKind(StrEnum):
+    """How a game's clock runs: per-move time plus a reserve, or per-move time plus one grace per game."""
+
+    MOVE_RESERVE = "move_reserve"
+    GRACE = "grace"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field
 
 from games.base import (
+    ClockKind,
     ClockSpec,
     Event,
     GameOptions,
@@ -122,7 +123,7 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
 
     def default_clock(self, options: BoxesOptions) -> ClockSpec:
         """60 s per move plus 300 s reserve."""
-        return ClockSpec("move_reserve", move=60, reserve=300)
+        return ClockSpec(ClockKind.MOVE_RESERVE, move=60, reserve=300)
 
     def new_game(self, options: BoxesOptions) -> BoxesState:
         """An empty board, seat 1 to move."""

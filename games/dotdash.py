@@ -17,6 +17,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import Field
 
 from games.base import (
+    ClockKind,
     ClockSpec,
     Event,
     GameOptions,
@@ -281,7 +282,7 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
 
     def default_clock(self, options: DotDashOptions) -> ClockSpec:
         """60 s per move plus 300 s reserve."""
-        return ClockSpec("move_reserve", move=60, reserve=300)
+        return ClockSpec(ClockKind.MOVE_RESERVE, move=60, reserve=300)
 
     def turn_prompt(self, state: DotDashState) -> str | None:
         """The opening steps: the setup, then the colour choice."""

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from games.base import (
+    ClockKind,
     ClockSpec,
     Event,
     GameOptions,
@@ -250,7 +251,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
     def default_clock(self, options: PathingOptions) -> ClockSpec:
         """dm5: 60 s per action + 300 s reserve; original: 120 s + 300 s."""
         move = 120 if options.ruleset == "original" else 60
-        return ClockSpec("move_reserve", move=move, reserve=300)
+        return ClockSpec(ClockKind.MOVE_RESERVE, move=move, reserve=300)
 
     # -- states --------------------------------------------------------------------
     def new_game(self, options: PathingOptions) -> PathingState:

@@ -13,8 +13,10 @@ SEED = env_seed()
 
 # Hypothesis draws the same examples on every run: derived from each test's name (derandomize), or from
 # DMHOST_TEST_SEED when it is set. No example database either, so a run never depends on an earlier one.
-hypothesis.settings.register_profile("dmhost", derandomize=True)
-hypothesis.settings.register_profile("dmhost-seeded", database=None)
+# Nothing depends on the machine's speed: no deadline per example, and no health check for slow data.
+_NOT_TIMED = {"deadline": None, "suppress_health_check": [hypothesis.HealthCheck.too_slow]}
+hypothesis.settings.register_profile("dmhost", derandomize=True, **_NOT_TIMED)
+hypothesis.settings.register_profile("dmhost-seeded", database=None, **_NOT_TIMED)
 hypothesis.settings.load_profile("dmhost" if SEED is None else "dmhost-seeded")
 
 

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.host.service import HostEvent, MatchService
+from bot.host.service import HostEvent, MatchService, Outcome
 from games.opponents import NoMoveError, check_level, pick
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ class PracticeBot:
         result = await self.service.submit(match_id, self.player_id, keyword)
         if keyword == "mulligan" and seat is not None:
             seat.mulligan_used = True
-            if result.status == "accepted" and seat.last is not None:
+            if result.status == Outcome.ACCEPTED and seat.last is not None:
                 seat.avoid.append(seat.last)
             else:
                 await self.service.submit(match_id, self.player_id, "decline")
@@ -195,9 +195,9 @@ class PracticeBot:
         if current is None or current.state is not state:
             return True  # the position changed while thinking (a take-back, a timeout): look again
         result = await self.service.submit(match_id, self.player_id, text)
-        if result.status == "rejected" and result.kind == "confirm":
+        if result.status == Outcome.REJECTED and result.kind == "confirm":
             result = await self.service.submit(match_id, self.player_id, "confirm")
-        if result.status == "accepted":
+        if result.status == Outcome.ACCEPTED:
             seat.last = (state, move)
             return True
         log.info("practice bot move %s in match %s not accepted: %s", text, match_id, result.reason)

@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.types import TimeControl
+from bot.types import ClockKind, ClockNotice, TimeControl
 
 __all__ = ["WARNINGS", "Clocks", "Deadline", "TimeControl", "seat_odds"]
 
 WARNINGS = (30.0, 10.0)
+_NOTICES = frozenset(ClockNotice)
 
 
 def seat_odds(clock: Mapping[str, Any], players: Sequence[Iterable[str]]) -> dict[str, Any]:
@@ -51,7 +52,7 @@ class Deadline:
     """A moment on the loop clock when something is due for the running seat."""
 
     at: float
-    kind: str
+    kind: ClockNotice
     seat: int = field(compare=False)
 
 
@@ -67,7 +68,7 @@ class Clocks:
     elapsed: float = 0.0
     since: float | None = None
     in_grace: bool = False
-    fired: set[str] = field(default_factory=set)
+    fired: set[ClockNotice] = field(default_factory=set)
 
     @classmethod
     def new(cls, tc: TimeControl) -> Clocks:
@@ -90,45 +91,45 @@ class Clocks:
         if seat is None:
             return float("inf")
         tc = self.tc.for_seat(seat)
-        if tc.kind == "move_reserve":
+        if tc.kind == ClockKind.MOVE_RESERVE:
             return tc.move + self.reserve_left[seat]
         if self.in_grace:
             return tc.move + tc.grace
         return tc.move if self.grace_used[seat] else tc.move + tc.grace
 
-    def schedule(self) -> list[tuple[float, str]]:
+    def schedule(self) -> list[tuple[float, ClockNotice]]:
         """(action elapsed, kind) of every announcement and the timeout of the running action."""
         seat = self.running
         if seat is None:
             return []
         tc = self.tc.for_seat(seat)
-        out: list[tuple[float, str]] = []
-        if tc.kind == "move_reserve":
+        out: list[tuple[float, ClockNotice]] = []
+        if tc.kind == ClockKind.MOVE_RESERVE:
             reserve = self.reserve_left[seat]
             for w in WARNINGS:
                 if tc.move > w and reserve == 0:
-                    out.append((tc.move - w, f"warn{int(w)}"))
+                    out.append((tc.move - w, ClockNotice.warning(w)))
             if reserve > 0:
                 for w in WARNINGS:
                     if tc.move > w:
-                        out.append((tc.move - w, f"move_warn{int(w)}"))
-                out.append((tc.move, "reserve_started"))
+                        out.append((tc.move - w, ClockNotice.warning(w, of_move=True)))
+                out.append((tc.move, ClockNotice.RESERVE_STARTED))
                 for w in WARNINGS:
                     if reserve > w:
-                        out.append((tc.move + reserve - w, f"warn{int(w)}"))
-            out.append((tc.move + reserve, "timeout"))
+                        out.append((tc.move + reserve - w, ClockNotice.warning(w)))
+            out.append((tc.move + reserve, ClockNotice.TIMEOUT))
         else:
             for w in WARNINGS:
                 if tc.move > w:
-                    out.append((tc.move - w, f"move_warn{int(w)}"))
+                    out.append((tc.move - w, ClockNotice.warning(w, of_move=True)))
             if self.grace_used[seat] and not self.in_grace:
-                out.append((tc.move, "timeout"))
+                out.append((tc.move, ClockNotice.TIMEOUT))
             else:
-                out.append((tc.move, "grace_started"))
+                out.append((tc.move, ClockNotice.GRACE_STARTED))
                 for w in (60.0, *WARNINGS):
                     if tc.grace > w:
-                        out.append((tc.move + tc.grace - w, f"warn{int(w)}"))
-                out.append((tc.move + tc.grace, "timeout"))
+                        out.append((tc.move + tc.grace - w, ClockNotice.warning(w)))
+                out.append((tc.move + tc.grace, ClockNotice.TIMEOUT))
         return out
 
     def next_deadlines(self, now: float) -> list[Deadline]:
@@ -142,7 +143,7 @@ class Clocks:
         """What a seat has left: current action time and reserve (or grace)."""
         tc = self.tc.for_seat(seat)
         used = self.action_elapsed(now) if seat == self.running else 0.0
-        if tc.kind == "move_reserve":
+        if tc.kind == ClockKind.MOVE_RESERVE:
             reserve = self.reserve_left[seat] - max(0.0, used - tc.move)
             return {"move": max(0.0, tc.move - used), "reserve": max(0.0, reserve)}
         grace_left = 0.0
@@ -172,7 +173,7 @@ class Clocks:
         if seat is None:
             return 0.0
         used = self.action_elapsed(now)
-        if self.tc.kind == "move_reserve":
+        if self.tc.kind == ClockKind.MOVE_RESERVE:
             move = self.tc.for_seat(seat).move
             self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - move))
         self.running = None
@@ -189,10 +190,11 @@ class Clocks:
         self.grace_used = {1: self.grace_used[2], 2: self.grace_used[1]}
         self.credit = {1: self.credit.get(2, 0.0), 2: self.credit.get(1, 0.0)}
 
-    def fire(self, kind: str) -> None:
+    def fire(self, kind: ClockNotice) -> None:
         """Mark a deadline as handled; entering grace is recorded here."""
+        kind = ClockNotice(kind)
         self.fired.add(kind)
-        if kind == "grace_started" and self.running is not None:
+        if kind == ClockNotice.GRACE_STARTED and self.running is not None:
             self.grace_used[self.running] = True
             self.in_grace = True
 
@@ -209,15 +211,15 @@ class Clocks:
 
     def adjust(self, seat: int, delta: float, now: float) -> None:
         """Give (`delta` > 0) or take away time: the reserve, or the current/next action's time."""
-        if self.tc.kind == "move_reserve":
+        if self.tc.kind == ClockKind.MOVE_RESERVE:
             self.reserve_left[seat] = max(0.0, self.reserve_left[seat] + delta)
             if seat == self.running:
-                self.fired = {k for k in self.fired if k == "reserve_started"}
+                self.fired = {k for k in self.fired if k == ClockNotice.RESERVE_STARTED}
         elif seat == self.running:
             self.elapsed -= delta
             self.fired = set()
             if self.in_grace:
-                self.fired.add("grace_started")
+                self.fired.add(ClockNotice.GRACE_STARTED)
         else:
             self.credit[seat] = self.credit.get(seat, 0.0) + delta
 
@@ -233,7 +235,7 @@ class Clocks:
             "elapsed": self.action_elapsed(now),
             "ticking": self.since is not None,
             "in_grace": self.in_grace,
-            "fired": sorted(self.fired),
+            "fired": sorted(str(k) for k in self.fired),
         }
 
     @classmethod
@@ -248,6 +250,6 @@ class Clocks:
             float(data["elapsed"]) + (extra_elapsed if data["ticking"] else 0.0),
             now if data["ticking"] else None,
             bool(data["in_grace"]),
-            set(data["fired"]),
+            {ClockNotice(k) for k in data["fired"] if k in _NOTICES},
         )
         return clocks

@@ -16,7 +16,7 @@ from bot.host.events import EventKind
 from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.store.matches import NewEvent
-from bot.types import EndReason, MatchStatus
+from bot.types import ClockNotice, EndReason, MatchStatus
 
 
 def start_turn(live: Live, now: float) -> None:
@@ -164,16 +164,16 @@ def ran_out(live: Live, seat: int, at: float) -> bool:
     for deadline in clocks.next_deadlines(at):
         if deadline.at > at + 1e-9:
             break
-        if deadline.kind == "timeout":
+        if deadline.kind == ClockNotice.TIMEOUT:
             return True
         clocks.fire(deadline.kind)
     return False
 
 
-def clock_deadline(live: Live, kind: str, seat: int, now: float, wall: dt.datetime) -> Batch:
+def clock_deadline(live: Live, kind: ClockNotice, seat: int, now: float, wall: dt.datetime) -> Batch:
     """A clock deadline of the player on move: a notice, or the loss on time."""
     live.clocks.fire(kind)
-    if kind == "timeout":
+    if kind == ClockNotice.TIMEOUT:
         batch = Batch([NewEvent("timeout", seat)])
         end(live, 3 - seat, EndReason.TIME, batch, now, wall, score=False)
         return batch

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bot.types import EndReason, MatchStatus
+from bot.types import ClockKind, EndReason, MatchStatus
 
 __all__ = [
     "ClockFacts",
@@ -35,8 +35,10 @@ __all__ = [
     "Grave",
     "HostError",
     "HostEvent",
+    "Ignored",
     "Listener",
     "MatchResult",
+    "Outcome",
     "PlayerRef",
     "Refusal",
     "SubmitResult",
@@ -113,7 +115,7 @@ class TurnFacts:
 class ClockFacts:
     """Both clocks at one moment: per seat what is left (`move`, `reserve` or `grace`, `grace_used`)."""
 
-    kind: str
+    kind: ClockKind
     running: int | None
     remaining: Mapping[int, Mapping[str, float]]
     paused: bool = False
@@ -162,6 +164,34 @@ Listener = Callable[[HostEvent], Awaitable[None] | None]
 """A subscriber: called with each committed event, in order (see the module docstring)."""
 
 
+class Outcome(StrEnum):
+    """What became of a player's text or action."""
+
+    ACCEPTED = "accepted"
+    IGNORED = "ignored"
+    """Not for the host at all (chat, a stranger): no reply."""
+    REJECTED = "rejected"
+    """For the host, but refused: the reply is the `Refusal`."""
+
+
+class Ignored(StrEnum):
+    """Why a text was ignored (the `reason` of `--events-json`'s `ignored` lines)."""
+
+    CHAT = "chat"
+    """It is not shaped like a move or a keyword."""
+    EMPTY = "empty"
+    TOO_LONG = "too_long"
+    """Longer than any move (and not a keyword)."""
+    STRANGER = "stranger"
+    """Its author plays no seat in the match."""
+    ELSEWHERE = "elsewhere"
+    """Another process hosts the match now."""
+    NOT_RUNNING = "not_running"
+    """No such match runs here."""
+    NOT_PROVISIONAL = "not_provisional"
+    """A deleted or edited message that holds no provisional move."""
+
+
 @dataclass(frozen=True)
 class Grave:
     """A player's text that, taken now, would end their match or their play by their own choice: a resignation
@@ -178,13 +208,28 @@ class Grave:
 
 @dataclass
 class SubmitResult:
-    """What became of a player's text: accepted, ignored (`reason`: why, a short code such as `chat`)
-    or rejected (`refusal`: why, as data)."""
+    """What became of a player's text: accepted, ignored (`reason`: why, an `Ignored` code) or rejected
+    (`refusal`: why, as data)."""
 
-    status: str
-    reason: str | None = None
+    status: Outcome
+    reason: Ignored | None = None
     refusal: Refusal | None = None
     events: list[HostEvent] = field(default_factory=list)
+
+    @classmethod
+    def accepted(cls, events: list[HostEvent]) -> SubmitResult:
+        """Taken: these events were committed and published."""
+        return cls(Outcome.ACCEPTED, events=events)
+
+    @classmethod
+    def ignored(cls, reason: Ignored) -> SubmitResult:
+        """Not for the host (no reply)."""
+        return cls(Outcome.IGNORED, reason)
+
+    @classmethod
+    def rejected(cls, refusal: Refusal, events: list[HostEvent] | None = None) -> SubmitResult:
+        """Refused (the reply is the refusal's words)."""
+        return cls(Outcome.REJECTED, refusal=refusal, events=events or [])
 
     @property
     def kind(self) -> str | None:

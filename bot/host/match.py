@@ -34,6 +34,7 @@ from bot.host.events import (
     EventKind,
     HostError,
     HostEvent,
+    Ignored,
     Listener,
     MatchResult,
     PlayerRef,
@@ -61,7 +62,7 @@ class Outage:
     resumed_wall: dt.datetime
 
 
-_KEYWORDS = {"resign": "resign", "i resign": "resign", **rules.keyword_actions()}
+_RESIGN = {"resign": "resign", "i resign": "resign"}
 _MARKUP = re.compile(r"[`*_~]+")
 _TRAILING = re.compile(r"[\s.!]+$")
 
@@ -72,8 +73,8 @@ def keyword(text: str) -> str | None:
     'I resign?'), nor is a sentence that merely contains one ('should I resign')."""
     if len(text) > 40 or any(q in text for q in "?？¿"):
         return None
-    norm = " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split())
-    return _KEYWORDS.get(_TRAILING.sub("", norm))
+    norm = _TRAILING.sub("", " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split()))
+    return _RESIGN.get(norm) or rules.keyword_actions().get(norm)
 
 
 @dataclass
@@ -299,8 +300,8 @@ async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitR
     if stored is None:
         raise HostError(Refusal("no_match", data={"match": match_id}))
     if not any(pid == player_id for pid, _ in stored.players.values()):
-        return SubmitResult("ignored", "not a player of this match")
-    return SubmitResult("rejected", refusal=Refusal("stored_over", "finished", {"match": match_id}))
+        return SubmitResult.ignored(Ignored.STRANGER)
+    return SubmitResult.rejected(Refusal("stored_over", "finished", {"match": match_id}))
 
 
 def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[float, dt.datetime] | None) -> Live:

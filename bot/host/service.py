@@ -20,7 +20,18 @@ from typing import Any
 
 from bot.host import rules
 from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, stamp, start_turn, take
-from bot.host.events import EventKind, Grave, HostError, HostEvent, Listener, PlayerRef, Refusal, SubmitResult
+from bot.host.events import (
+    EventKind,
+    Grave,
+    HostError,
+    HostEvent,
+    Ignored,
+    Listener,
+    Outcome,
+    PlayerRef,
+    Refusal,
+    SubmitResult,
+)
 from bot.host.match import (
     Batch,
     Live,
@@ -43,10 +54,22 @@ from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
 from bot.store.matches import AlsoWrite, MatchStore, NewEvent, StoredMatch
-from bot.types import OVER_STATUSES, EndReason, MatchStatus
+from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
-__all__ = ["Grave", "HostError", "HostEvent", "Live", "MatchService", "PlayerRef", "Refusal", "SubmitResult", "keyword"]
+__all__ = [
+    "Grave",
+    "HostError",
+    "HostEvent",
+    "Ignored",
+    "Live",
+    "MatchService",
+    "Outcome",
+    "PlayerRef",
+    "Refusal",
+    "SubmitResult",
+    "keyword",
+]
 
 log = logging.getLogger(__name__)
 
@@ -398,16 +421,16 @@ class MatchService:
                 return _rejected(live, "unconfirmed", "error")
             seat = live.seat_of(player_id)
             if seat is None:
-                return SubmitResult("ignored", "not a player of this match")
+                return SubmitResult.ignored(Ignored.STRANGER)
             text = text.strip()
             if not text:
-                return SubmitResult("ignored", "empty")
+                return SubmitResult.ignored(Ignored.EMPTY)
             try:
                 result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
                 self._note_turn_start(live, result, posted_at)
                 return result
             except NotHosted:
-                return SubmitResult("ignored", "hosted by another process now")
+                return SubmitResult.ignored(Ignored.ELSEWHERE)
             except Unconfirmed:
                 return _rejected(live, "unconfirmed", "error")
             except Unsaved:
@@ -427,7 +450,7 @@ class MatchService:
         if handled is not None:
             return handled
         if len(text) > MAX_MOVE_TEXT:
-            return SubmitResult("ignored", "too long to be a move")
+            return SubmitResult.ignored(Ignored.TOO_LONG)
         return await self._move(live, seat, text, message_id, arrived, late)
 
     # -- messages read back late (catch-up) ------------------------------------------------
@@ -446,7 +469,7 @@ class MatchService:
 
     def _note_turn_start(self, live: Live, result: SubmitResult, posted_at: dt.datetime | None) -> None:
         """Remember the Discord time of an accepted late action: the next late text is counted from it."""
-        if result.status != "accepted":
+        if result.status != Outcome.ACCEPTED:
             return
         if posted_at is None:
             self._late_turns.pop(live.id, None)
@@ -486,7 +509,7 @@ class MatchService:
             apply(live, rule, eff, batch, self.now(), self.wall())
             stamp(batch, message_id)
             await self._flush(live, batch)
-            return SubmitResult("accepted", events=batch.out)
+            return SubmitResult.accepted(batch.out)
         declared = rules.action(base)
         if (
             declared is not None
@@ -507,8 +530,8 @@ class MatchService:
                 refusal = _refusal(live, "unreadable", "syntax", {"text": text, "hint": ruleset.move_hint()})
                 await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
                 hint = event(live, EventKind.HINT, {}, seat, {"refusal": refusal})
-                return SubmitResult("rejected", refusal=refusal, events=[hint])
-            return SubmitResult("ignored", "chat")
+                return SubmitResult.rejected(refusal, [hint])
+            return SubmitResult.ignored(Ignored.CHAT)
         if live.status == MatchStatus.PAUSED:
             return _rejected(live, "paused", "paused")
         try:
@@ -524,9 +547,9 @@ class MatchService:
         except Refused as exc:
             return _rejected(live, exc.code, exc.kind, exc.data)
         if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
-            batch = clock_deadline(live, "timeout", seat, self.now(), self.wall())
+            batch = clock_deadline(live, ClockNotice.TIMEOUT, seat, self.now(), self.wall())
             await self._flush(live, batch)
-            return SubmitResult("rejected", refusal=_refusal(live, "late", "time"), events=batch.out)
+            return SubmitResult.rejected(_refusal(live, "late", "time"), batch.out)
         try:
             ruleset.check_turn(live.state, seat)
             move = ruleset.validate(live.state, parsed, seat)
@@ -536,13 +559,13 @@ class MatchService:
             kind = "finished" if exc.kind == "finished" else "turn"
             refusal = _refusal(live, "over" if kind == "finished" else "turn", kind, {"mover": live.to_move()})
             await self._record_attempt(live, seat, kind, text, message_id, exc.reason)
-            return SubmitResult("rejected", refusal=refusal)
+            return SubmitResult.rejected(refusal)
         for rule in live.rules:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
                 refusal = _refusal(live, eff.reject.code, eff.reject.kind, eff.reject.data)
                 said = event(live, eff.reject.kind, {}, seat, {"refusal": refusal})
-                return SubmitResult("rejected", refusal=refusal, events=[said])
+                return SubmitResult.rejected(refusal, [said])
         return await self._play(live, seat, text, move, message_id, at)
 
     async def _illegal(
@@ -556,7 +579,7 @@ class MatchService:
         for rule in live.rules:
             apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, self.now(), self.wall())
         await self._flush(live, batch)
-        return SubmitResult("rejected", refusal=refusal, events=batch.out)
+        return SubmitResult.rejected(refusal, batch.out)
 
     async def _record_attempt(
         self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
@@ -601,7 +624,7 @@ class MatchService:
             apply(live, None, eff, batch, self.now(), self.wall())
             after_move(live, batch, self.now(), self.wall())
         await self._flush(live, batch)
-        return SubmitResult("accepted", events=batch.out)
+        return SubmitResult.accepted(batch.out)
 
     async def _flush(self, live: Live, batch: Batch) -> None:
         """Commit, then publish, then re-arm: the order every action ends with."""
@@ -626,7 +649,7 @@ class MatchService:
         batch = Batch(log=[NewEvent("resign", seat)])
         end(live, 3 - seat, EndReason.RESIGN, batch, self.now(), self.wall(), score=False)
         await self._flush(live, batch)
-        return SubmitResult("accepted", events=batch.out)
+        return SubmitResult.accepted(batch.out)
 
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
         """A player's action from a button or a command: `resign`, or one a rule of the match declares
@@ -656,14 +679,14 @@ class MatchService:
         arrived = self.now()
         live = self.live.get(match_id)
         if live is None:
-            return SubmitResult("ignored", "no such running match")
+            return SubmitResult.ignored(Ignored.NOT_RUNNING)
         async with live.lock:
             seat = live.seat_of(player_id)
             if seat is None:
-                return SubmitResult("ignored", "not a player")
+                return SubmitResult.ignored(Ignored.STRANGER)
             pending = live.provisional()
             if message_id is not None and (pending is None or pending.message_id != message_id):
-                return SubmitResult("ignored", "not the provisional move's message")
+                return SubmitResult.ignored(Ignored.NOT_PROVISIONAL)
             try:
                 result = await self._keyword(live, seat, f"takeback:{via}", arrived)
             except Unsaved:
@@ -950,4 +973,4 @@ def _refusal(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] 
 
 def _rejected(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> SubmitResult:
     """A text refused in this match."""
-    return SubmitResult("rejected", refusal=_refusal(live, code, kind, data))
+    return SubmitResult.rejected(_refusal(live, code, kind, data))

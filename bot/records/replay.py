@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.store.matches import StoredMatch
-from bot.types import TimeControl
+from bot.types import ClockKind, TimeControl
 from games import registry
 from games.base import AnyRuleset
 
@@ -35,7 +35,7 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
     if start_players:
         names = {int(s): v[1] for s, v in start_players.items()}
     bank = {
-        seat: own.reserve if own.kind == "move_reserve" else own.grace
+        seat: own.reserve if own.kind == ClockKind.MOVE_RESERVE else own.grace
         for seat, own in ((1, tc.for_seat(1)), (2, tc.for_seat(2)))
     }
     frames = [Frame(0, ruleset.new_game(options), None, None, None, "start", dict(bank))]
@@ -62,7 +62,7 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
         for seat in (1, 2):
             if frames[i].seat != seat:
                 frames[i].clocks[seat] = frames[i - 1].clocks[seat]
-            elif tc.kind == "move_reserve":
+            elif tc.kind == ClockKind.MOVE_RESERVE:
                 frames[i].clocks[seat] = max(
                     0.0, frames[i - 1].clocks[seat] - max(0.0, (frames[i].used or 0.0) - tc.for_seat(seat).move)
                 )

@@ -13,6 +13,7 @@ from typing import Any
 from bot.host.match import PlayerRef
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
+from bot.wording import fill
 from games import registry
 
 Who = Callable[[PlayerRef], str]
@@ -140,31 +141,27 @@ def say(
     return f"{name}: {kind}"
 
 
+_REFUSALS = {
+    "unknown": "There is no scheduled DM #{schedule} here.",
+    "past": "That time ({at}) is in the past; {example}.",
+    "not_open": "DM #{schedule} is {status}, so that is no longer possible.",
+    "not_player": "Only the two players of DM #{schedule} can do that.",
+    "no_proposal": "Nobody has proposed a new time for DM #{schedule}.",
+    "not_other": "Only the other player or a host can accept a proposed time.",
+    "too_early": "Check-in opens {opens}.",
+    "already_here": "You are already checked in.",
+    "bad_minutes": "Give the extra wait in minutes, between 1 and 1440.",
+    "prize_long": "Keep the prize under {limit} characters.",
+    "note_long": "Keep the note under {limit} characters.",
+}
+_TIMES = ("at", "opens")
+"""Refusal data that are instants, shown with `when`."""
+
+
 def refusal(code: str, data: dict[str, Any], when: When = iso_when) -> str:
-    """Why a request about a scheduled DM was refused."""
-    if code == "unknown":
-        return f"There is no scheduled DM #{data.get('schedule')} here."
-    if code == "past":
-        return f"That time ({when(data['at'])}) is in the past; {EXAMPLE}."
-    if code == "not_open":
-        return f"DM #{data.get('schedule')} is {data.get('status')}, so that is no longer possible."
-    if code == "not_player":
-        return f"Only the two players of DM #{data.get('schedule')} can do that."
-    if code == "no_proposal":
-        return f"Nobody has proposed a new time for DM #{data.get('schedule')}."
-    if code == "not_other":
-        return "Only the other player or a host can accept a proposed time."
-    if code == "too_early":
-        return f"Check-in opens {when(data['opens'])}."
-    if code == "already_here":
-        return "You are already checked in."
-    if code == "bad_minutes":
-        return "Give the extra wait in minutes, between 1 and 1440."
-    if code == "prize_long":
-        return f"Keep the prize under {data['limit']} characters."
-    if code == "note_long":
-        return f"Keep the note under {data['limit']} characters."
-    return "That is not possible now."
+    """Why a request about a scheduled DM was refused (`bot.wording.fill` over this feature's templates)."""
+    values = {**data, "example": EXAMPLE, **{k: when(data[k]) for k in _TIMES if k in data}}
+    return fill(_REFUSALS, code, values)
 
 
 def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:

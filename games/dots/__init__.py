@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from games.base import (
+    ClockKind,
     ClockSpec,
     Event,
     GameOptions,
@@ -97,7 +98,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
 
     def default_clock(self, options: DotsOptions) -> ClockSpec:
         """60 s per move plus 300 s reserve."""
-        return ClockSpec("move_reserve", move=60, reserve=300)
+        return ClockSpec(ClockKind.MOVE_RESERVE, move=60, reserve=300)
 
     # -- states --------------------------------------------------------------------
     def new_game(self, options: DotsOptions) -> DotsState:

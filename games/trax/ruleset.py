@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from games.base import (
+    ClockKind,
     ClockSpec,
     Event,
     GameFinishedError,
@@ -71,7 +72,7 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
     # -- options and states ----------------------------------------------------------
     def default_clock(self, options: TraxOptions) -> ClockSpec:
         """One grace: 60 s per move, once per match up to 10 min."""
-        return ClockSpec("grace", move=60, grace=600)
+        return ClockSpec(ClockKind.GRACE, move=60, grace=600)
 
     def new_game(self, options: TraxOptions) -> TraxState:
         """The empty board; seat 1 moves first with the chosen colour."""

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
+from bot.adapters.terminal.room import RoomConfig
 from bot.host.service import HostEvent, MatchService
 from bot.store.db import sqlite_url_for
 from bot.store.matches import MatchStore
@@ -121,6 +122,22 @@ async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) ->
         service.subscribe(recorder)
     await service.start()
     return service
+
+
+def room_config(tmp_path: Path, game: str = "boxes", *, events_json: bool = True, **kw: Any) -> RoomConfig:
+    """A terminal room (`dmhost room`) for alice and bob on a SQLite file in `tmp_path` (JSON events unless
+    `events_json=False`)."""
+    return RoomConfig(
+        db_url=sqlite_url_for(tmp_path / "room.db"), game=game, players=["alice", "bob"], events_json=events_json, **kw
+    )
+
+
+def typed(*lines: str | None) -> asyncio.Queue[str | None]:
+    """The terminal room's input, already typed (None: the end of input)."""
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    for line in lines:
+        queue.put_nowait(line)
+    return queue
 
 
 def _asyncpg_args(url: str) -> dict[str, Any]:

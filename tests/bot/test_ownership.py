@@ -133,12 +133,12 @@ def test_a_standby_waits_while_the_owner_lives_and_takes_over_when_it_is_killed(
     owner = Host(url, tmp_path, "owner")
     hosts.append(owner)
     owner.wait("ready")
+    standby = Host(url, tmp_path, "standby")  # started first: however long it takes, no clock runs meanwhile
+    hosts.append(standby)
+    standby.wait("standby")
     mids = [owner.create(guild(i % COUNT, i), move=30.0 if i == 0 else 7.0 + 0.4 * i) for i in range(4)]
     acked = [owner.submit(m, f"{guild(i % COUNT, i)}a", "A1-B1") for i, m in enumerate(mids)]
     assert all(a["status"] == "accepted" for a in acked)
-    standby = Host(url, tmp_path, "standby")
-    hosts.append(standby)
-    standby.wait("standby")
     standby.send({"submit": {"match": mids[0], "player": f"{guild(0, 0)}b", "text": "A1-A2"}})
     refused = standby.wait("error")
     assert "standby" in refused["reason"]
@@ -166,11 +166,11 @@ def test_a_stalled_owner_is_fenced_off_by_the_epoch_and_lets_go(url: str, tmp_pa
     owner = Host(url, tmp_path, "owner")
     hosts.append(owner)
     owner.wait("ready")
-    mid = owner.create(guild(0, 0), move=3.0)
-    assert owner.submit(mid, f"{guild(0, 0)}a", "A1-B1")["status"] == "accepted"
-    standby = Host(url, tmp_path, "standby")
+    standby = Host(url, tmp_path, "standby")  # started first: bob's 3 s must not run out while it starts
     hosts.append(standby)
     standby.wait("standby")
+    mid = owner.create(guild(0, 0), move=3.0)
+    assert owner.submit(mid, f"{guild(0, 0)}a", "A1-B1")["status"] == "accepted"
     owner.signal(signal.SIGSTOP)  # paused past its lease (and past bob's deadline)
     ready = standby.wait("ready", timeout=15)
     assert ready["resumed"] == [mid]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 from pathlib import Path
 from typing import Any
@@ -10,28 +9,18 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from bot.adapters.terminal.room import Room, RoomConfig
+from bot.adapters.terminal.room import Room
 from games import pictures, registry
 from games.base import play_text
+from tests.bot.conftest import room_config, typed
 
 LINES = ["alice: A1-B1", "bob: A2-B2", "alice: A1-A2", "bob: B1-B2"]
 
 
 async def _run_room(tmp_path: Path, lines: list[str]) -> list[Path]:
     out = tmp_path / "pics"
-    config = RoomConfig(
-        db_url=f"sqlite+aiosqlite:///{tmp_path / 'room.db'}",
-        game="boxes",
-        players=["alice", "bob"],
-        options={"rows": "1", "cols": "1"},
-        events_json=True,
-        png_dir=out,
-    )
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    for line in lines:
-        queue.put_nowait(line + "\n")
-    queue.put_nowait(None)
-    assert await Room(config, out=io.StringIO()).run(queue) == 0
+    config = room_config(tmp_path, options={"rows": "1", "cols": "1"}, png_dir=out)
+    assert await Room(config, out=io.StringIO()).run(typed(*[line + "\n" for line in lines], None)) == 0
     return sorted(out.glob("*.png"))
 
 
@@ -97,18 +86,9 @@ async def test_a_trax_loop_under_an_open_mulligan_is_not_drawn_as_a_win(tmp_path
     case = next(c for c in cases() if c["name"] == "trax-loop-win")
     lines = [f"{('alice', 'bob')[i % 2]}: {move}" for i, move in enumerate(case["lines"])]
     out = tmp_path / "pics"
-    config = RoomConfig(
-        db_url=f"sqlite+aiosqlite:///{tmp_path / 'trax.db'}",
-        game="trax",
-        players=["alice", "bob"],
-        rules={"takeback": "0"},  # final at once: the loop waits only for the loser's mulligan answer
-        png_dir=out,
-    )
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    for line in lines:
-        queue.put_nowait(line + "\n")
-    queue.put_nowait(None)
-    await Room(config, out=io.StringIO()).run(queue)
+    # final at once: the loop waits only for the loser's mulligan answer
+    config = room_config(tmp_path, "trax", rules={"takeback": "0"}, png_dir=out, events_json=False)
+    await Room(config, out=io.StringIO()).run(typed(*[line + "\n" for line in lines], None))
     files = sorted(out.glob("*.png"))
     assert len(files) == 1 + len(lines)
     ruleset = registry.get("trax")

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import discord
 
+from bot.adapters.discord.startup import explain_discord
+from bot.opserrors import OperatorError
 from bot.ownership.keeper import LeaseKeeper, until
 from bot.settings import Settings
 
@@ -127,7 +129,8 @@ def _no_voice_warnings(record: logging.LogRecord) -> bool:
 
 
 def run_bot(settings: Settings) -> None:
-    """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database)."""
+    """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database). Discord
+    refusing to start (token, intents, no connection) is an `OperatorError` with its line."""
     if settings.token is None:
         raise ValueError("DMHOST_TOKEN is not set")
     token = settings.token.get_secret_value()
@@ -142,5 +145,11 @@ def run_bot(settings: Settings) -> None:
 
     tune_gc()
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(host(settings, token))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(host(settings, token))
+    except Exception as exc:
+        line = explain_discord(exc)
+        if line is None:
+            raise
+        raise OperatorError(line) from None

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
-from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
+from bot.host import rules
+from bot.host.events import EventKind
+from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
@@ -125,7 +127,7 @@ class Room:
             rated = await self.ratings.of_match(ev.match_id)
             if rated is not None:
                 self.emit({}, f"Ratings: {change_line(rated)}")
-        if ev.kind in ("move", "started", "resumed", "takeback", "mulligan") and ev.match_id in self.service.live:
+        if ev.kind in _redraws() and ev.match_id in self.service.live:
             if not self.config.events_json:
                 self.emit({}, board_text(self.service.live[ev.match_id], self.service.now()))
             self._save_picture(ev.match_id, ev)
@@ -310,7 +312,7 @@ class Room:
             said = error_text(exc)
             self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")
             return
-        if result.status == "rejected" and result.kind not in ("illegal",):
+        if result.status == Outcome.REJECTED and result.kind not in ("illegal",):
             reason = reason_text(result)
             self.emit(
                 {
@@ -322,10 +324,15 @@ class Room:
                 },
                 f"({player.name}: {reason})",
             )
-        elif result.status == "ignored" and not self.config.events_json:
-            self.emit({}, f"({player.name}, not a move: {result.reason})")
-        elif result.status == "ignored":
+        elif result.status == Outcome.IGNORED and not self.config.events_json:
+            self.emit({}, f"({player.name}, not a move: {reason_text(result)})")
+        elif result.status == Outcome.IGNORED:
             self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
+
+
+def _redraws() -> set[str]:
+    """Events after which the room prints the board: a move, the start, and what the house rules declare."""
+    return {EventKind.MOVE, EventKind.STARTED, EventKind.RESUMED, *(k for rule in rules.REGISTRY for k in rule.redraws)}
 
 
 def _is_name(candidate: str, players: Any) -> bool:

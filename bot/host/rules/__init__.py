@@ -26,6 +26,7 @@ from bot.host.rules.base import (
     RuleDeadline,
     RulesError,
 )
+from bot.types import ClockKind
 
 __all__ = [
     "HOLD_STATUSES",
@@ -84,7 +85,9 @@ def parse(game: str, raw: Mapping[str, Any] | None) -> dict[str, Any]:
     return settings
 
 
-def clock_overrides(settings: Mapping[str, Any], default_kind: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+def clock_overrides(
+    settings: Mapping[str, Any], default_kind: ClockKind, overrides: Mapping[str, Any]
+) -> dict[str, Any]:
     """Clock settings after `clock=…`: switching to the one-grace clock brings 10 minutes of grace,
     switching to move + reserve brings a 5-minute reserve (explicit clock settings still win)."""
     out = dict(overrides)
@@ -92,7 +95,7 @@ def clock_overrides(settings: Mapping[str, Any], default_kind: str, overrides: M
     if kind is None or kind == default_kind:
         return out
     out.setdefault("kind", kind)
-    if kind == "grace":
+    if kind == ClockKind.GRACE:
         out.setdefault("grace", 600)
     else:
         out.setdefault("reserve", 300)

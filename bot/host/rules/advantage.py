@@ -22,6 +22,7 @@ class AdvantageChoice(HouseRule):
     actions: ClassVar[tuple[Action, ...]] = (FIRST, SECOND)
     deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
     events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
+    pings: ClassVar[tuple[str, ...]] = ("choose",)
 
     def __init__(self) -> None:
         self.chooser: int | None = None

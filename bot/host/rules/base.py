@@ -12,6 +12,7 @@ registers the rule; nothing else needs to name it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -228,10 +229,18 @@ class HouseRule:
     """Timer name → the label its deadline is shown with."""
     events: ClassVar[tuple[str, ...]] = ()
     """The kinds of host events it publishes."""
+    redraws: ClassVar[tuple[str, ...]] = ()
+    """Those of its events after which the position is not the one last shown (turns undone): a room that
+    prints the board prints it again."""
+    pings: ClassVar[tuple[str, ...]] = ()
+    """Those of its events that need one player to act now (the event's seat): a room that can notify
+    players (Discord) pings that player besides showing the event."""
     words: ClassVar[Mapping[str, str]] = {}
     """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
-    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name). The
-    rules built into the host have their words in `bot.wording` itself."""
+    event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name), its log
+    lines (`log:<kind>`), its deadline labels (`deadline:<label>`, with `{who}` and `{at}`) and its
+    answers in a match without it (`no_rule:<action>`). The rules built into the host have their words
+    in `bot.wording` itself."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 
@@ -239,6 +248,7 @@ class HouseRule:
         super().__init_subclass__(**kwargs)
         cls.keywords = {phrase: a.name for a in cls.actions for phrase in a.keywords}
         if cls.key:
+            _check_declarations(cls)
             HouseRule.registry.append(cls)
             HouseRule.registry.sort(key=lambda rule: rule.order)
 
@@ -353,3 +363,23 @@ class HouseRule:
 
     def load_legacy(self, flags: Mapping[str, Any], pending: Mapping[str, Any] | None, now: float) -> None:
         """Restore from a snapshot written before rules had their own keys (`flags`/`pending`)."""
+
+
+_BUTTON_CODE = re.compile(r"[a-z]+")
+"""What a button's code may be: it is part of the button's id, read back after a restart."""
+
+
+def _check_declarations(rule: type[HouseRule]) -> None:
+    """A rule that would clash with the registered ones is refused as it is defined (TypeError): its key,
+    its phrases and its buttons must be its own, and a button's code must fit the button's id."""
+    for other in HouseRule.registry:
+        if other.key == rule.key:
+            raise TypeError(f"house rule {rule.__name__}: the key {rule.key!r} is {other.__name__}'s")
+        taken = {phrase for phrase, name in other.keywords.items() if rule.keywords.get(phrase, name) != name}
+        buttons = {a.button for a in other.actions if a.button} & {a.button for a in rule.actions if a.button}
+        if taken or buttons:
+            clash = ", ".join(sorted(taken | {str(b) for b in buttons}))
+            raise TypeError(f"house rule {rule.__name__}: {clash} already belong to {other.__name__}")
+    for a in rule.actions:
+        if a.button is not None and not _BUTTON_CODE.fullmatch(a.button):
+            raise TypeError(f"house rule {rule.__name__}: button code {a.button!r} is not lower-case letters")

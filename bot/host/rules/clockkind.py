@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from bot.host.rules.base import HouseRule, RulesError
+from bot.types import ClockKind
 
-KINDS = ("grace", "move_reserve")
+KINDS = (ClockKind.GRACE, ClockKind.MOVE_RESERVE)
 
 
 class ClockChoice(HouseRule):
@@ -23,7 +24,7 @@ class ClockChoice(HouseRule):
         kind = text.strip().lower()
         if kind not in KINDS:
             raise RulesError("rule_choice", rule=cls.key, value=text, choices=" or ".join(KINDS))
-        return kind
+        return ClockKind(kind)
 
     @classmethod
     def build(cls, value: Any) -> HouseRule | None:

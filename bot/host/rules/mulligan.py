@@ -25,6 +25,8 @@ class Mulligan(HouseRule):
     actions: ClassVar[tuple[Action, ...]] = (USE, DECLINE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"offer": "mulligan_offer"}
     events: ClassVar[tuple[str, ...]] = ("mulligan", "mulligan_offer")
+    pings: ClassVar[tuple[str, ...]] = ("mulligan_offer",)
+    redraws: ClassVar[tuple[str, ...]] = ("mulligan",)
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
 

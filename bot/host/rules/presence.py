@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.types import ClockKind
 
 NO_ANSWER = "no confirmation in time"
 READY = Action("ready", ("ready",))
@@ -21,6 +22,7 @@ class GracePresence(HouseRule):
     actions: ClassVar[tuple[Action, ...]] = (READY, HERE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"presence": "presence"}
     events: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
+    pings: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
 
     def __init__(self) -> None:
@@ -39,7 +41,7 @@ class GracePresence(HouseRule):
 
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`ready` from the player in grace, `here` from the opponent."""
-        if m.clocks.tc.kind != "grace":
+        if m.clocks.tc.kind != ClockKind.GRACE:
             return None
         if action.partition(":")[0] == "ready":
             if not (m.clocks.in_grace and m.clocks.running == seat):

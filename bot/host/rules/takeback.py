@@ -32,6 +32,7 @@ class TakeBack(HouseRule):
     actions: ClassVar[tuple[Action, ...]] = (TAKE_BACK,)
     deadline_labels: ClassVar[Mapping[str, str]] = {"commit": "final"}
     events: ClassVar[tuple[str, ...]] = ("provisional", "takeback")
+    redraws: ClassVar[tuple[str, ...]] = ("takeback",)
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Effects, HouseRule, Log, MatchView, Note
+from bot.types import ClockNotice
 
 
 class ThreeSameRestart(HouseRule):
@@ -27,8 +28,8 @@ class ThreeSameRestart(HouseRule):
         self.used = True
         return Effects(
             clock=["restart"],
-            log=[Log("clock", seat, {"notice": "restart"})],
-            say=[Note("clock", {"notice": "restart"}, seat)],
+            log=[Log("clock", seat, {"notice": ClockNotice.RESTART})],
+            say=[Note("clock", {"notice": ClockNotice.RESTART}, seat)],
         )
 
     def dump(self, now: float) -> dict[str, Any]:

@@ -31,9 +31,20 @@ from discord.ext import commands
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import Choice, buttons
+from bot.host import rules
+from bot.host.events import EventKind
 from bot.host.service import HostEvent, Live
-from bot.types import OVER_STATUSES, MatchStatus
-from bot.wording import deadline_text, describe, event_text, namer, result_sentence, seat_name, status_lines
+from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
+from bot.wording import (
+    clock_deadline_text,
+    deadline_text,
+    describe,
+    event_text,
+    namer,
+    result_sentence,
+    seat_name,
+    status_lines,
+)
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -43,8 +54,12 @@ log = logging.getLogger(__name__)
 QUIET_KINDS = frozenset({"illegal", "hint", "confirm", "turn", "started", "provisional"})
 """Events the room listener already answered, or that the board's header, record and turn line say anyway."""
 
-PING_KINDS = frozenset({"choose", "presence", "presence_ok", "mulligan_offer", "clock"})
-"""Events that need one player to act: they also get a short message that pings that player."""
+
+def ping_kinds() -> frozenset[str]:
+    """Events that need one player to act: they also get a short message that pings that player (clock
+    warnings, and the events the house rules declare as `pings`)."""
+    return frozenset({EventKind.CLOCK, *(kind for rule in rules.REGISTRY for kind in rule.pings)})
+
 
 END_KINDS = frozenset({"finished", "aborted"})
 MAX_CONTENT = 1900
@@ -197,7 +212,7 @@ def deadline_line(live: Live, now: float) -> str | None:
     if live.status != MatchStatus.ONGOING:
         return None
     for deadline in live.clocks.next_deadlines(now):
-        line = deadline_text(f"clock:{deadline.kind}", seat_name(live, deadline.seat), stamp(deadline.at))
+        line = clock_deadline_text(deadline.kind, seat_name(live, deadline.seat), stamp(deadline.at))
         if line is not None:
             return line
     return None
@@ -209,8 +224,7 @@ def changes_board(ev: HostEvent, pings: bool = False) -> bool:
     if ev.kind in ("illegal", "hint", "confirm"):
         return False
     if ev.kind == "clock" and pings:
-        notice = str(ev.data.get("notice") or "")
-        return not notice.startswith(("warn", "move_warn"))
+        return ClockNotice(ev.data["notice"]).seconds_left is None
     return True
 
 
@@ -326,7 +340,7 @@ class Announcer(commands.Cog):
     def _pings(self, room: Room, live: Live | None, ev: HostEvent) -> bool:
         """Whether an event pings its player: one that needs them to act, the first in this turn for them."""
         who = self._attention(ev, live)
-        if who is None or ev.kind not in PING_KINDS:
+        if who is None or ev.kind not in ping_kinds():
             return False
         turn = (who, live.ply if live is not None else -1)
         if turn in room.pinged:
@@ -539,12 +553,14 @@ class Announcer(commands.Cog):
 
     @staticmethod
     def _attention(ev: HostEvent, live: Live | None) -> str | None:
-        """The player id an event is addressed to, if it needs them to act."""
-        if ev.kind == "choose":
-            return str(ev.data.get("chooser"))
-        if ev.kind == "presence":
-            return str(ev.data.get("confirmer_id"))
-        if ev.kind in ("presence_ok", "mulligan_offer", "clock") and live is not None and ev.seat in live.players:
+        """The player id an event that needs someone to act is addressed to: the player of its seat (the id
+        its data names, when seats may have changed by the time it is announced: the choice of who starts)."""
+        if ev.kind not in ping_kinds():
+            return None
+        named = ev.data.get("chooser") or ev.data.get("confirmer_id")
+        if named is not None:
+            return str(named)
+        if live is not None and ev.seat in live.players:
             return live.players[ev.seat].id
         return None
 

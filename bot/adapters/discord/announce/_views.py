@@ -17,7 +17,7 @@ from bot.adapters.discord._shared import host_bot, same_guild
 from bot.adapters.discord.errors import report_error
 from bot.host import rules
 from bot.host.rules import Action
-from bot.host.service import HostError, Refusal
+from bot.host.service import HostError, Outcome, Refusal
 
 STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -112,7 +112,7 @@ class MatchButton(
         if live.seat_of(player) is None:
             raise HostError(Refusal("not_player:first"))
         result = await service.submit(self.match_id, player, text) if text is not None else None
-        if result is None or result.status == "ignored":
+        if result is None or result.status == Outcome.IGNORED:
             raise HostError(Refusal("no_rule:first"))
         if result.refusal is not None:
             raise HostError(result.refusal)

@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot import wording
 from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
-from bot.host.service import HostError, Live, SubmitResult
+from bot.host.service import HostError, Live, Outcome, SubmitResult
 from bot.store.matches import LogEntry
 from bot.wording import reason_text
 from games.base import MoveError
@@ -87,11 +87,11 @@ class GameRoom(commands.Cog):
                 live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
             )
         except HostError as exc:
-            result = SubmitResult("rejected", refusal=exc.refusal)
+            result = SubmitResult.rejected(exc.refusal)
         except Exception:
             log.exception("match %s: handling message %s failed", live.id, message.id)
             return True
-        reason = reason_text(result) if result.status == "rejected" else None
+        reason = reason_text(result) if result.status == Outcome.REJECTED else None
         if reason and replies is not None:
             replies.append((message, reason))
             self._boards[message.id] = live.id
@@ -210,7 +210,7 @@ class GameRoom(commands.Cog):
         if self.bot.user is not None and str(author) == str(self.bot.user.id):
             return  # the bot's own edits (its board, prompts) are never moves, even in a practice match
         taken = await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
-        if (taken is None or taken.status != "accepted") and author is not None:
+        if (taken is None or taken.status != Outcome.ACCEPTED) and author is not None:
             await self._answer_edit(payload, str(author), data.get("content"))
 
     async def _answer_edit(self, payload: discord.RawMessageUpdateEvent, author: str, content: Any) -> None:

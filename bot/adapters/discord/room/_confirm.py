@@ -18,7 +18,7 @@ import discord
 
 from bot import wording
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
-from bot.host.service import Grave, HostError, SubmitResult
+from bot.host.service import Grave, HostError, Outcome, SubmitResult
 from bot.wording import reason_text
 
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ class ConfirmView(discord.ui.View):
         try:
             result = await service.submit(g.match_id, self.player_id, g.text, message_id=self.message_id)
         except HostError as exc:
-            result = SubmitResult("rejected", refusal=exc.refusal)
-        if result.status == "accepted":
+            result = SubmitResult.rejected(exc.refusal)
+        if result.status == Outcome.ACCEPTED:
             text = wording.confirm_done(*self._words())
         else:
             text = reason_text(result) or wording.confirm_moved_on(g.text)

@@ -67,21 +67,25 @@ class World:
         return self.env.bot  # type: ignore[return-value]
 
 
-@pytest.fixture
-async def world(simcord_env: simcord.Env) -> World:
-    env = simcord_env
-    guild = env.create_guild(name="Death Match Club")
+def make_world(env: simcord.Env, name: str = "Death Match Club", *, suffix: str = "") -> World:
+    """A guild with its lobby, a `Host` role and four members (`suffix` on their names: several guilds)."""
+    guild = env.create_guild(name=name)
     lobby = guild.create_text_channel("lobby")
     host_role = guild.create_role("Host")
     return World(
         env=env,
         guild=guild,
         lobby=lobby,
-        alice=guild.add_member(env.create_user("alice")),
-        bob=guild.add_member(env.create_user("bob")),
-        carol=guild.add_member(env.create_user("carol"), roles=[host_role]),
-        dave=guild.add_member(env.create_user("dave")),
+        alice=guild.add_member(env.create_user(f"alice{suffix}")),
+        bob=guild.add_member(env.create_user(f"bob{suffix}")),
+        carol=guild.add_member(env.create_user(f"carol{suffix}"), roles=[host_role]),
+        dave=guild.add_member(env.create_user(f"dave{suffix}")),
     )
+
+
+@pytest.fixture
+async def world(simcord_env: simcord.Env) -> World:
+    return make_world(simcord_env)
 
 
 def now(w: World) -> float:

@@ -8,7 +8,6 @@ import csv
 import datetime as dt
 import io
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -16,10 +15,10 @@ import pytest
 import simcord
 from simcord.env import _attach_bot
 
-from bot.adapters.discord.app import DMHost, create_bot
+from bot.adapters.discord.app import create_bot
 from bot.schedule.core import RETURN_GRACE_S
 from bot.settings import Settings
-from tests.bot.adapters.discord.conftest import answer, resign
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, make_world, resign
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -36,38 +35,17 @@ def make_settings(url: str) -> Settings:
 
 
 @pytest.fixture
-def simcord_bot(sqlite_url: str, solver_compiled: None) -> DMHost:
-    return create_bot(make_settings(sqlite_url), sync_commands=True)
+def settings(sqlite_url: str) -> Settings:
+    """The shared SimCord fixtures run the bot with these settings (long polls: days pass in these tests)."""
+    return make_settings(sqlite_url)
 
 
-@dataclass
-class Club:
-    env: simcord.Env
-    guild: simcord.GuildHandle
-    lobby: simcord.ChannelHandle
-    alice: simcord.MemberActor
-    bob: simcord.MemberActor
-    carol: simcord.MemberActor  # host
-    dave: simcord.MemberActor
-
-    @property
-    def bot(self) -> DMHost:
-        return self.env.bot  # type: ignore[return-value]
+Club = World
+"""One guild: lobby, players alice and bob, carol the host, dave (names suffixed by the guild's)."""
 
 
 def make_club(env: simcord.Env, name: str = "Death Match Club") -> Club:
-    guild = env.create_guild(name=name)
-    lobby = guild.create_text_channel("lobby")
-    host_role = guild.create_role("Host")
-    return Club(
-        env,
-        guild,
-        lobby,
-        guild.add_member(env.create_user(f"alice-{name[:3]}")),
-        guild.add_member(env.create_user(f"bob-{name[:3]}")),
-        guild.add_member(env.create_user(f"carol-{name[:3]}"), roles=[host_role]),
-        guild.add_member(env.create_user(f"dave-{name[:3]}")),
-    )
+    return make_world(env, name, suffix=f"-{name[:3]}")
 
 
 @pytest.fixture
@@ -75,17 +53,12 @@ async def club(simcord_env: simcord.Env) -> AsyncIterator[Club]:
     yield make_club(simcord_env)
 
 
-def texts(c: Club, channel: simcord.ChannelHandle) -> list[discord.Message]:
-    assert c.bot.user is not None
-    return [m for m in channel.history() if m.author.id == c.bot.user.id]
-
-
 def pings(c: Club, channel: simcord.ChannelHandle, member: simcord.MemberActor, words: str) -> list[discord.Message]:
     """The bot's messages here that notify `member` (not merely name them) and contain `words`."""
     stored = c.env.backend.messages.get(channel.id, {})
     return [
         m
-        for m in texts(c, channel)
+        for m in bot_messages(c, channel)
         if words in m.content and member.id in (getattr(stored.get(m.id), "ping_user_ids", None) or ())
     ]
 
@@ -115,7 +88,7 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     c = club
     start = now(c) + dt.timedelta(days=2)
     dm = await schedule(c, f"<t:{int(start.timestamp())}:F>", prize="15 garnets", room="channel")
-    card = [m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")]
+    card = [m for m in bot_messages(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}")]
     assert len(card) == 1
     ts = int(start.timestamp())
     assert f"<t:{ts}:F>" in card[0].content and f"<t:{ts}:R>" in card[0].content
@@ -132,18 +105,18 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     assert len(checkin) == 1  # opened 15 minutes before
     await c.alice.click(checkin[0], label="I'm here")
     await c.bob.send(c.lobby, "here")
-    assert "is here" in texts(c, c.lobby)[-1].content
+    assert "is here" in bot_messages(c, c.lobby)[-1].content
     await advance_to(c, start + dt.timedelta(seconds=1))
     assert len(pings(c, c.lobby, c.alice, "begins")) == 1
     assert len(pings(c, c.lobby, c.alice, "Reminder")) == 3
-    (board,) = [m for m in texts(c, c.lobby) if "**Match 1 · Dots-and-Boxes**" in m.content]
+    (board,) = [m for m in bot_messages(c, c.lobby) if "**Match 1 · Dots-and-Boxes**" in m.content]
     assert "Prize: 15 garnets" in board.content  # the stake is on the board
     (event,) = events_of(c)
     assert event.status == 2
     # the match: alice resigns … bob wins the DM and the prize
     await resign(c.alice, c.lobby)
     await c.env.advance_time(1)
-    assert any("wins the DM and 15 garnets by resignation" in m.content for m in texts(c, c.lobby))
+    assert any("wins the DM and 15 garnets by resignation" in m.content for m in bot_messages(c, c.lobby))
     (event,) = events_of(c)
     assert event.status == 3
     shown = await c.dave.slash(c.lobby, "dm event results", export=True)
@@ -162,7 +135,7 @@ async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
     await advance_to(c, start - dt.timedelta(minutes=5))
     await c.bob.send(c.lobby, "here")
     await advance_to(c, start + dt.timedelta(minutes=9))
-    assert not any("did not check in" in m.content for m in texts(c, c.lobby))
+    assert not any("did not check in" in m.content for m in bot_messages(c, c.lobby))
     await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))
     ruling = pings(c, c.lobby, c.carol, "by no-show")  # the host is pinged
     assert len(ruling) == 1
@@ -189,7 +162,7 @@ async def test_a_no_show_reaches_the_results_channel_and_the_ratings_at_once(clu
     await advance_to(c, start - dt.timedelta(minutes=5))
     await c.bob.send(c.lobby, "here")
     await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))  # the ruling, one second ago
-    (posted,) = texts(c, results)
+    (posted,) = bot_messages(c, results)
     assert ": bob-Dea wins: alice-Dea did not come (no-show)" in posted.content
     assert posted.content.startswith("**Match 1 · Dots-and-Boxes** · alice-Dea vs bob-Dea")
     assert "bob-Dea" in posted.content.split("\n")[1]  # the rating changes, settled with the ruling
@@ -203,17 +176,17 @@ async def test_host_extends_and_starts_anyway(club: Club) -> None:
     start = now(c) + dt.timedelta(hours=1)
     await schedule(c, "in 1h", room="channel")
     await advance_to(c, start + dt.timedelta(seconds=1))
-    (waiting,) = [m for m in texts(c, c.lobby) if "is due" in m.content]
+    (waiting,) = [m for m in bot_messages(c, c.lobby) if "is due" in m.content]
     refused = answer(await c.alice.click(waiting, label="Wait 10 min more (host)"))
     assert refused.ephemeral and "Only a host" in refused.content
     await c.carol.click(waiting, label="Wait 10 min more (host)")
-    assert "extended the wait" in texts(c, c.lobby)[-1].content
+    assert "extended the wait" in bot_messages(c, c.lobby)[-1].content
     await advance_to(c, start + dt.timedelta(minutes=19))
-    assert not any("cancelled" in m.content for m in texts(c, c.lobby))
+    assert not any("cancelled" in m.content for m in bot_messages(c, c.lobby))
     await c.carol.click(waiting, label="Start anyway (host)")
-    assert any("**Match 1 · Dots-and-Boxes**" in m.content for m in texts(c, c.lobby))
+    assert any("**Match 1 · Dots-and-Boxes**" in m.content for m in bot_messages(c, c.lobby))
     await advance_to(c, start + dt.timedelta(minutes=40))
-    assert not any("cancelled" in m.content or "did not check in" in m.content for m in texts(c, c.lobby))
+    assert not any("cancelled" in m.content or "did not check in" in m.content for m in bot_messages(c, c.lobby))
 
 
 async def test_player_proposes_other_accepts(club: Club) -> None:
@@ -233,7 +206,7 @@ async def test_player_proposes_other_accepts(club: Club) -> None:
     assert len(moved) == 1 and f"<t:{int(later.timestamp())}:F>" in moved[0].content
     (event,) = events_of(c)
     assert dt.datetime.fromisoformat(event.scheduled_start_time) == later  # the server event moved too
-    card = next(m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
+    card = next(m for m in bot_messages(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
     assert f"<t:{int(later.timestamp())}:F>" in card.content
     # reminders move with it: none at the old times
     await advance_to(c, start + dt.timedelta(minutes=1))
@@ -259,13 +232,13 @@ async def test_cancel_and_two_servers(club: Club) -> None:
     (event,) = events_of(c)
     assert event.status == 4  # cancelled in the Events tab
     await c.env.advance_time(31 * HOUR)
-    assert not any("Reminder" in m.content for m in texts(c, c.lobby))
+    assert not any("Reminder" in m.content for m in bot_messages(c, c.lobby))
     (room,) = d.lobby.threads  # their room opened at check-in (a public thread by default)
-    reminders = [m for ch in (d.lobby, room) for m in texts(d, ch) if "Reminder" in m.content]
+    reminders = [m for ch in (d.lobby, room) for m in bot_messages(d, ch) if "Reminder" in m.content]
     assert len(reminders) == 3 and all(f"DM #{theirs}" in m.content for m in reminders)
     assert not c.lobby.threads
-    assert all(str(c.alice.id) not in m.content for m in texts(d, d.lobby))
-    assert all(str(d.alice.id) not in m.content for m in texts(c, c.lobby))
+    assert all(str(c.alice.id) not in m.content for m in bot_messages(d, d.lobby))
+    assert all(str(d.alice.id) not in m.content for m in bot_messages(c, c.lobby))
 
 
 async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: str) -> None:
@@ -293,7 +266,7 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     # the no-show deadline (start + 10 min) passed while the bot was away: the players get the short grace
     # after its return to check in, not the whole wait again
     await env.advance_time(RETURN_GRACE_S - 2)
-    assert not any("did not check in" in m.content or "cancelled" in m.content for m in texts(c, c.lobby))
+    assert not any("did not check in" in m.content or "cancelled" in m.content for m in bot_messages(c, c.lobby))
     await c.alice.send(c.lobby, "here")
     await c.bob.send(c.lobby, "here")
     assert len(pings(c, c.lobby, c.alice, "begins")) == 1
@@ -318,7 +291,7 @@ async def test_server_settings_zone_reminders_checkin_no_show(club: Club) -> Non
     # SimCord's world starts on 2026-01-01 00:00 UTC: "tomorrow 20:00" in Berlin is 19:00 UTC on 2 January
     dm = await schedule(c, "tomorrow 20:00", room="channel")
     start = dt.datetime(2026, 1, 2, 19, 0, tzinfo=dt.UTC)
-    card = next(m for m in texts(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
+    card = next(m for m in bot_messages(c, c.lobby) if m.content.startswith(f"**Death Match #{dm}"))
     assert f"<t:{int(start.timestamp())}:F>" in card.content
     await advance_to(c, start - dt.timedelta(hours=2, seconds=1))
     assert pings(c, c.lobby, c.alice, "Reminder") == []
@@ -371,11 +344,11 @@ async def test_room_thread_opens_at_checkin(club: Club) -> None:
     assert pings(c, room, c.alice, "begins") == []
     await advance_to(c, start + dt.timedelta(seconds=1))
     assert len(pings(c, room, c.alice, "begins")) == 1
-    (board,) = [m for m in texts(c, room) if "**Match 1 · Dots-and-Boxes**" in m.content]
+    (board,) = [m for m in bot_messages(c, room) if "**Match 1 · Dots-and-Boxes**" in m.content]
     assert "Prize: a crown" in board.content
     await resign(c.bob, room)
-    assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in texts(c, room))
-    assert any("wins the DM and a crown" in m.content for m in texts(c, c.lobby))  # told where it was scheduled
+    assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in bot_messages(c, room))
+    assert any("wins the DM and a crown" in m.content for m in bot_messages(c, c.lobby))  # told where it was scheduled
 
 
 async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club: Club) -> None:

@@ -1,0 +1,28 @@
+"""Discord's refusals at start (a wrong token, privileged intents not enabled, Discord unreachable), worded
+for the operator: one line naming the problem and its fix."""
+
+from __future__ import annotations
+
+import aiohttp
+import discord
+
+__all__ = ["explain_discord"]
+
+
+def explain_discord(exc: BaseException) -> str | None:
+    """The line for an operator's mistake Discord reported (None: not one of those)."""
+    if isinstance(exc, discord.LoginFailure):
+        return (
+            "Discord refused the token (wrong, reset or revoked): copy the bot token from the developer portal "
+            "(your application → Bot → Reset Token) into DMHOST_TOKEN."
+        )
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return (
+            "Discord refused the privileged intents: enable Message Content Intent and Server Members Intent "
+            "in the developer portal (your application → Bot → Privileged Gateway Intents)."
+        )
+    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerTimeoutError):
+        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
+    if isinstance(exc, discord.GatewayNotFound | discord.DiscordServerError):
+        return "Discord is not answering properly right now (gateway or server error): try again in a few minutes."
+    return None
