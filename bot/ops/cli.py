@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,7 @@ def _usage(message: str) -> int:
 
 def cmd_room(args: argparse.Namespace) -> int:
     """Host one match in the terminal."""
-    from bot.adapters.terminal.room import Room, RoomConfig, stdin_lines
-    from bot.host.service import HostError
+    from bot.adapters.terminal.room import Room, RoomConfig
 
     if args.scheduled is not None:
         return cmd_room_scheduled(args)
@@ -81,12 +81,19 @@ def cmd_room(args: argparse.Namespace) -> int:
     from bot.ops.runtime import tune_gc
 
     tune_gc()
+    return _host_room(lambda: Room(config))
+
+
+def _host_room(make: Callable[[], Any]) -> int:
+    """Run a terminal room (plain or scheduled) on standard input; a host refusal is one usage line."""
+    from bot.adapters.terminal.room import stdin_lines
+    from bot.host.service import HostError
 
     async def main() -> int:
-        room = Room(config)
+        room = make()
         lines = await stdin_lines()
         stop_on_sigterm(lines)
-        return await room.run(lines)
+        return int(await room.run(lines))
 
     try:
         return asyncio.run(main())
@@ -108,9 +115,8 @@ def _typed(stream: Any) -> bool:
 
 def cmd_room_scheduled(args: argparse.Namespace) -> int:
     """`dmhost room --scheduled ID`: host a DM stored with `dmhost schedule add` when its time comes."""
-    from bot.adapters.terminal.room import RoomConfig, stdin_lines
+    from bot.adapters.terminal.room import RoomConfig
     from bot.adapters.terminal.scheduled import ScheduledRoom
-    from bot.host.service import HostError
 
     if args.game or args.player or args.resume is not None or args.bot or args.opt or args.clock or args.rule:
         return _usage("room --scheduled ID takes the game, players and rules from the schedule: give only --db")
@@ -122,21 +128,7 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         scheduled=args.scheduled,
     )
-
-    async def main() -> int:
-        room = ScheduledRoom(config)
-        lines = await stdin_lines()
-        stop_on_sigterm(lines)
-        return await room.run(lines)
-
-    try:
-        return asyncio.run(main())
-    except HostError as exc:
-        from bot.wording import error_text
-
-        return _usage(error_text(exc))
-    except KeyboardInterrupt:
-        return EXIT_OK
+    return _host_room(lambda: ScheduledRoom(config))
 
 
 def stop_on_sigterm(lines: asyncio.Queue[str | None]) -> None:
