@@ -74,6 +74,11 @@ async def _own(interaction: discord.Interaction[Any], tid: int) -> Tournament:
     return t
 
 
+def gone_from(guild: discord.Guild, entries: list[Entry]) -> list[Entry]:
+    """The entrants (Discord users) who are no longer members of the server: none of them may start."""
+    return [e for e in entries if e.player_id.isdigit() and guild.get_member(int(e.player_id)) is None]
+
+
 def card_text(t: Tournament, entries: list[Entry]) -> str:
     """The sign-up card."""
     title = registry.TITLES.get(t.game, t.game)
@@ -308,17 +313,11 @@ class TournamentGroup(app_commands.Group):
         t = await _own(interaction, tournament)
         service = service_of(interaction)
         guild = interaction.guild
-        gone = [
-            e.name
-            for e in await service.entries(t.id)
-            if not e.withdrawn
-            and guild is not None
-            and e.player_id.isdigit()
-            and guild.get_member(int(e.player_id)) is None
-        ]
+        gone = [] if guild is None else gone_from(guild, [e for e in await service.entries(t.id) if not e.withdrawn])
         if gone:
             raise HostError(
-                f"{', '.join(gone)} left the server: take them out with `/dm tournament remove` before the start."
+                f"{', '.join(e.name for e in gone)} left the server: "
+                "take them out with `/dm tournament remove` before the start."
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service.start_tournament(t.id, by=str(interaction.user.id))
@@ -430,7 +429,11 @@ class TournamentFeature(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.tournaments = TournamentService(
-            bot.service, open_room=self.open_room, wall=discord.utils.utcnow, rating_order=self.rating_order
+            bot.service,
+            open_room=self.open_room,
+            wall=discord.utils.utcnow,
+            rating_order=self.rating_order,
+            left_server=self.left_server,
         )
         self.tournaments.subscribe(self.announce)
         self.group: TournamentGroup | None = None
@@ -494,6 +497,12 @@ class TournamentFeature(commands.Cog):
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
                 await message.reply(_sentence(error_text(exc)), allowed_mentions=NO_PINGS)
+
+    async def left_server(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
+        """The entrants who are no longer members of the tournament's server (none while its member list is not
+        complete here: a member missing from a partial cache has not left)."""
+        guild = self.bot.get_guild(t.guild_id) if t.guild_id is not None else None
+        return [] if guild is None or not guild.chunked else gone_from(guild, list(entries))
 
     async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
         """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""

@@ -590,3 +590,31 @@ async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World
     out = answer(await w.carol.slash(w.lobby, "dm tournament remove", tournament=tid, player=w.dave.user))
     assert "is out of Gone" in out.content
     assert "has started" in answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)).content
+
+
+async def test_a_member_who_left_the_server_is_out_at_the_automatic_start(world: World) -> None:
+    w = world
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        [w.alice, w.bob, w.dave],
+        name="Dusk",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+        start="in 1h",
+    )
+    w.guild.remove_member(w.dave)
+    await w.env.settle()
+    await w.env.advance_time(60 * 60 + 2)  # the start time: nobody types anything
+    await w.env.settle()
+    service = _service(w)
+    t = await service.get(tid)
+    assert (t.status, len(t.seeds)) == ("running", 2)
+    dave = next(e for e in await service.entries(tid) if e.player_id == str(w.dave.user.id))
+    assert dave.withdrawn and dave.id not in t.seeds
+    assert "Dusk** has started with 2 players. Out for leaving the server: dave." in bot_text(w, w.lobby)
+    ((_, game),) = await _open_matches(w, tid)
+    assert dave.id not in (game.white, game.black)
