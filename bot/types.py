@@ -73,7 +73,7 @@ class TimeControl:
                 odds.setdefault(int(prefix[1]), {})[setting] = _seconds(setting, raw)
                 continue
             if key not in values:
-                raise ValueError(f"unknown clock setting {key!r} (use {', '.join(values)})")
+                raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(values)}")
             if key == "kind":
                 if raw not in ("move_reserve", "grace"):
                     raise ValueError("clock kind must be move_reserve or grace")

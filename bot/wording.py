@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bot.host.events import ClockFacts, HostError, HostEvent, Refusal, TurnFacts
 from bot.tournaments.refusals import KIND as TOURNAMENT
 from bot.tournaments.wording import refusal_text as tournament_refusal
-from games.base import Event
+from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
     from bot.host.match import Live
@@ -206,12 +206,8 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         return notice(str(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
     if kind == "finished":
         winner = d.get("winner")
-        text = f"Game over: {name(winner)} wins ({d['reason']})." if winner else f"Game over: a draw ({d['reason']})."
-        if not winner and d.get("by_host"):
-            text = f"Game over: no winner ({d['reason']})."
-        if "score" in d:
-            text += f" Score {d['score'][0]}–{d['score'][1]}."
-        return text
+        players = {seat: name(seat) for seat in (1, 2)}
+        return f"Game over: {result_sentence(d.get('reason'), winner, players, score=d.get('score'))}."
     if kind == "paused":
         return f"Match {d['match']} is paused by the host."
     if kind == "unpaused":
@@ -297,6 +293,34 @@ _REFUSALS: dict[str, str] = {
     "not_player:first": "Only a player of this match can choose.",
     "not_player:second": "Only a player of this match can choose.",
 }
+_REFUSALS.update(
+    {  # the Discord commands' own refusals (adapters raise `HostError(Refusal(code, data=…))`)
+        "pairs": "{what} must look like `key=value key=value`; {text} does not.",
+        "no_running_match": "There is no running match {match} in this server.",
+        "no_match_here": "There is no running match in this channel: give the match id.",
+        "several_here": "Several matches run here ({ids}): give the match id.",
+        "host_only": "Only a host can do that: you need the `{role}` role or the Manage Server permission.",
+        "unseen_match": "There is no running match {match} that you can see here.",
+        "unseen_record": "There is no match {match} that you can see here.",
+        "no_match_in_server": "There is no match {match} in this server.",
+        "bots_cannot_play": "Bots cannot play.",
+        "two_different_players": "A match needs two different players.",
+        "thread_from_text": "A thread can only be opened from a text channel; use `room: this channel`.",
+        "unknown_game": "unknown game {game!r}; known: {known}",
+        "no_rule_card": "There is no rule card for {title} yet.",
+        "not_in_match": "{player} does not play match {match}.",
+        "practice_in_server": "Practice works in a server channel only.",
+        "this_match_over": "This match is over.",
+        "versus_self": "Pick someone else for the head-to-head record.",
+        "config_in_server": "Settings belong to a server: use `/dm config` in one.",
+        "config_everyone": "@everyone cannot be the host role: choose a role only hosts hold.",
+        "config_clock_game": "Say which game the clock is for: `/dm config game:boxes clock:move=90 reserve=600`.",
+        "config_game_clock": "Give `clock:` (e.g. `move=90 reserve=600`) or `reset: clock` with `game:`.",
+        "config_reset": "`reset:` takes one of {choices}.",
+        "config_reset_game": "Say which game's clock to reset: `/dm config reset:clock game:boxes`.",
+        "config_room_mode": "Room mode must be one of {modes}.",
+    }
+)
 _DEADLINES = {
     "final": "{who}'s move becomes final {at}",
     "mulligan_offer": "The mulligan offer ends {at}",
@@ -306,20 +330,6 @@ _DEADLINES = {
 }
 _CLOCK_DEADLINES = {"reserve_started": "move time ends", "grace_started": "move time ends", "timeout": "time runs out"}
 """Clock deadlines that end a phase of the mover's time (warnings are not shown as deadlines)."""
-
-
-_RESULT_WORDS = {
-    "resign": "by resignation",
-    "time": "on time",
-    "award": "awarded by the host",
-    "agreement": "by agreement",
-    "no_show": "by no-show",
-}
-
-
-def reason_words(reason: str) -> str:
-    """How a match ended, as the board's result line says it (`by resignation`; else the reason itself)."""
-    return _RESULT_WORDS.get(reason, reason)
 
 
 def deadline_text(label: str, who: str, at: str) -> str | None:
@@ -366,9 +376,56 @@ def refusal_text(r: Refusal) -> str:
         return str(r.data.get("text", ""))
     if r.kind == TOURNAMENT:
         return tournament_refusal(r)
+    if r.code == "options" and "problems" in r.data:
+        return options_text(r.data["problems"], r.data.get("valid", ()))
     if r.code in _DETAIL:
         return str(r.data.get("detail", ""))
     return refusal(r.code, r.data, namer(r.names))
+
+
+def options_text(problems: Sequence[OptionProblem], valid: Sequence[str] = ()) -> str:
+    """Game options that do not validate, in players' words: "width must be at most 52"; an unknown
+    option lists the ones the game takes."""
+    said: list[str] = []
+    unknown = [p.key for p in problems if p.kind == "extra_forbidden"]
+    if unknown:
+        keys = ", ".join(valid) or "none"
+        names = " or ".join(repr(k) for k in unknown)
+        said.append(f"there is no option {names}; the options are {keys}")
+    for p in problems:
+        if p.kind != "extra_forbidden":
+            said.append(_option_problem(p))
+    return "; ".join(said)
+
+
+_OPTION_WORDS = {
+    "less_than_equal": "{key} must be at most {le}",
+    "less_than": "{key} must be less than {lt}",
+    "greater_than_equal": "{key} must be at least {ge}",
+    "greater_than": "{key} must be more than {gt}",
+    "int_parsing": "{key} must be a whole number, not {given}",
+    "int_type": "{key} must be a whole number, not {given}",
+    "int_from_float": "{key} must be a whole number, not {given}",
+    "float_parsing": "{key} must be a number, not {given}",
+    "bool_parsing": "{key} is on or off (true or false), not {given}",
+    "literal_error": "{key} must be {expected}, not {given}",
+    "enum": "{key} must be {expected}, not {given}",
+    "string_too_long": "{key} must be at most {max_length} characters",
+    "string_too_short": "{key} must be at least {min_length} characters",
+    "missing": "{key} is needed",
+}
+
+
+def _option_problem(p: OptionProblem) -> str:
+    template = _OPTION_WORDS.get(p.kind)
+    given = quote(str(p.given)) if p.given is not None else "that"
+    if template is not None:
+        try:
+            return template.format(key=p.key or "the options", given=given, **p.limits)
+        except (KeyError, IndexError):
+            pass
+    message = p.message.removeprefix("Value error, ")  # a validator's own sentence (e.g. a start that does not fit)
+    return f"{p.key}: {message}" if p.key else message
 
 
 def error_text(exc: HostError) -> str:
@@ -410,12 +467,15 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
     """The extra sentence(s) after 'X played M.' for a move's engine events (as the engine made them, or
     as stored: `{"kind": …, …data}`; the first, 'move', is skipped)."""
     parts: list[str] = []
+    kinds = [e.kind if isinstance(e, Event) else str(e.get("kind")) for e in events]
+    ends = "round_end" in kinds or "game_over" in kinds  # a box that ends the round or game earns no extra move
     for e in events[1:]:
         d: Mapping[str, Any] = e.data if isinstance(e, Event) else e
         kind = e.kind if isinstance(e, Event) else str(e.get("kind"))
         if kind == "boxes":
             n = d.get("count", 1)
-            parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''} and moves again")
+            again = "" if ends else " and moves again"
+            parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''}{again}")
         elif kind == "extra_turn":
             if not any(p.endswith("moves again") for p in parts):
                 parts.append(f"{name(d.get('seat'))} moves again")
@@ -429,8 +489,10 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
             task = task.replace(" must pick", " must now pick", 1)
             if not task:
                 task = f"{name(d.get('picker'))} must pick a square, like pick C3"
+            then = f", then {name(d['next'])} starts round {int(d.get('round') or 0) + 1}" if "next" in d else ""
+            won, lost = (s2, s1) if d.get("winner") == 2 else (s1, s2)  # the winner's count first, as in results
             parts.append(
-                f"round {d.get('round')} is over ({s1}–{s2} in boxes): {name(d.get('winner'))} wins it, and {task}"
+                f"round {d.get('round')} is over: {name(d.get('winner'))} wins it {won}–{lost} in boxes; {task}{then}"
             )
         elif kind == "penalty":
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")
@@ -497,10 +559,10 @@ def log_text(data: Mapping[str, Any]) -> str:
     """A match's log (`bot.records.matchlog.build_log`'s data) as text."""
     p = data["players"]
     lines = [
-        f"Match {data['match']} — {data['game']} — {data['status']}",
-        f"Players: {p['1']['name']} (seat 1) vs {p['2']['name']} (seat 2)",
+        f"Match {data['match']} — {TITLES.get(data['game'], data['game'])} — {state_words(str(data['status']))}",
+        f"Players: {p['1']['name']} vs {p['2']['name']}",
         f"Options: {_kv(data['options'])}",
-        f"Clock: {_kv({k: v for k, v in data['clock'].items() if k != 'odds'})}",
+        f"Clock: {clock_words(data['clock'], with_takeback=data.get('rules') is None)}",
         *([odds] if (odds := odds_line(data["clock"], {int(k): v["name"] for k, v in p.items()})) else []),
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
@@ -531,15 +593,42 @@ def log_text(data: Mapping[str, Any]) -> str:
         elif e["kind"] == "mulligan":
             line += f" rewound {e.get('rewound_plies', 0)} plies"
         elif e["kind"] == "finished":
-            line += f" winner seat {e.get('winner')} ({e.get('reason')})"
+            r = data["result"]
+            same = r.get("words") and (r.get("winner"), r.get("reason")) == (e.get("winner"), e.get("reason"))
+            said = r["words"] if same else result_sentence(e.get("reason"), e.get("winner"), _shown_names(p))
+            line = f"  #{e['seq']:<4} {e['at'][11:19]} {label:<18} {said}"
         lines.append(line.rstrip())
     r = data["result"]
     if data["status"] in ("finished", "aborted"):
-        who = r["winner_name"] or "no winner"
-        lines.append(f"Result: {who} ({r['reason']})")
+        reason = "aborted" if data["status"] == "aborted" else r.get("reason")
+        words = r.get("words") or result_sentence(reason, r.get("winner"), _shown_names(p), score=r.get("score"))
+        lines.append(f"Result: {words}")
     else:
         lines.append("Result: not finished")
     return "\n".join(lines)
+
+
+def _shown_names(players: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
+    return {int(seat): display(str(player["name"])) for seat, player in players.items()}
+
+
+def clock_words(clock: Mapping[str, Any], *, with_takeback: bool = True) -> str:
+    """A match's time control in words, only what is set: "1:00 a move, then a 5:00 reserve"; "30s a
+    move, one grace of 2:00 (presence check 2:00)". The take-back window is a house rule and is said
+    with them unless asked for (`with_takeback`, for matches stored before house rules)."""
+    move = float(clock.get("move") or 0)
+    parts = [f"{seconds(move)} a move"]
+    if clock.get("kind") == "grace":
+        grace = float(clock.get("grace") or 0)
+        if grace:
+            parts.append(f"one grace of {seconds(grace)} (presence check {seconds(float(clock.get('presence') or 0))})")
+    else:
+        reserve = float(clock.get("reserve") or 0)
+        parts.append(f"then a {seconds(reserve)} reserve" if reserve else "no reserve")
+    takeback = clock.get("takeback")
+    if with_takeback and takeback is not None:
+        parts.append(f"moves final after {float(takeback):g} s" if takeback else "moves final at once")
+    return ", ".join(parts)
 
 
 def odds_line(clock: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
@@ -563,7 +652,32 @@ def _rules(rules: Mapping[str, Any] | None) -> str:
         return "the game's defaults of the time"
     from bot.host.rules import describe
 
-    return describe(rules) or "none"
+    said = []
+    for key, value in rules.items():
+        if key == "clock" or value is None or (value is False and key not in _OFF_SAID):
+            continue  # the clock's kind is the Clock line's; a rule that is off is not there
+        if isinstance(value, int | float) and not isinstance(value, bool) and value == 0:
+            continue
+        words = _RULE_WORDS.get(key)
+        if words is not None and not isinstance(value, bool):
+            said.append(words.format(value=value, s="" if value == 1 else "s"))
+        elif key in _OFF_SAID and value is False:
+            said.append(_OFF_SAID[key])
+        elif words is not None:
+            said.append(words)
+        else:
+            said.append(describe({key: value}))
+    return ", ".join(said) or "none"
+
+
+_RULE_WORDS = {
+    "takeback": "a move can be taken back for {value:g} s",
+    "mulligan": "{value} mulligan{s} each",
+    "draw": "draw offers",
+    "threesame": "the first three-of-a-colour turn restarts the clock",
+}
+_OFF_SAID = {"threesame": "no restart for a three-of-a-colour turn"}
+"""Rules on by default whose being off is worth saying."""
 
 
 def more_replies(count: int) -> str:
@@ -573,38 +687,88 @@ def more_replies(count: int) -> str:
 
 # -- Overview: /dm live, /dm moves, /dm status, /dm history and the posted results (issue 28) ------------
 
-_WON_HOW = {
-    "time": "{w} won on time",
-    "resign": "{w} won: {l} resigned",
-    "award": "{w} won by the host's decision",
-    "no-moves": "{w} won: {l} had no move",
-    "loop": "{w} won with a loop",
-    "line": "{w} won with a line",
-    "score": "{w} won on score",
-    "stop": "{w} won after a stop",
-    "ground": "{w} won after grounding",
-    "no_show": "{w} won: {l} did not come (no-show)",
+_WINS = {
+    Termination.TIME: "{w} wins on time",
+    Termination.RESIGN: "{w} wins by resignation",
+    Termination.AWARD: "{w} wins by the host's decision",
+    Termination.NO_MOVES: "{w} wins: {l} has no move",
+    Termination.LOOP: "{w} wins with a loop",
+    Termination.LINE: "{w} wins with a line",
+    Termination.SCORE: "{w} wins on score",
+    Termination.STOP: "{w} wins after the stop",
+    Termination.FOUR_IN_A_ROW: "{w} wins with four in a row",
+    Termination.ROUND_LIMIT: "{w} wins at the round limit",
+    Termination.FIVE_ROWS: "{w} wins with more five-rows",
+    Termination.SHIFT: "{w} wins: {l}'s slide lowered their own five-rows",
+    Termination.NO_SHOW: "{w} wins: {l} did not come (no-show)",
+}
+_DRAWS = {
+    Termination.AGREEMENT: "draw by agreement",
+    Termination.AWARD: "draw by the host's decision",
+    Termination.SCORE: "draw on score",
+    Termination.STOP: "draw after the stop",
+    Termination.ROUND_LIMIT: "draw at the round limit",
 }
 
 
-def result_words(winner: str | None, loser: str | None, reason: str | None, status: str = "finished") -> str:
-    """A finished match's result in words: "bob won on time", "alice won: bob resigned", "a draw"."""
-    if status == "aborted":
+def result_sentence(
+    reason: Termination | str | None,
+    winner: int | None,
+    players: Mapping[int, str],
+    *,
+    score: Mapping[int, int] | Sequence[int] | None = None,
+    colours: Mapping[int, str] | None = None,
+    pending: bool = False,
+) -> str:
+    """How a game ended, in the one sentence every place says it (board, picture, history, logs, rooms):
+    "bob wins on time, 1–0", "alice wins: bob has no move", "draw by agreement".
+
+    `players` are the seats' names as `display` says them (a seat without one is called by its `colours` word, "Red");
+    `score` is the final position's, by seat: the winner's count is said first, a draw's in seat order,
+    and a score nobody has scored in is left out. `pending`: a result on the board that may still be
+    undone (a mulligan open, the move still provisional): "alice would win with a loop (not final yet)"."""
+
+    def who(seat: int) -> str:
+        if players.get(seat):
+            return players[seat]
+        colour = (colours or {}).get(seat)
+        return colour.capitalize() if colour else f"player {seat}"
+
+    try:
+        why: Termination | str = Termination(reason) if reason else ""
+    except ValueError:  # a rule's own reason
+        why = str(reason)
+    if why == Termination.ABORTED:
         return "aborted by the host, no result"
-    if status != "finished":
-        return status_word(status)
-    how = (reason or "").strip()
-    if winner is None:
-        return "a draw" + (f" ({how.replace('-', ' ')})" if how and how not in ("score", "award") else "")
-    text = _WON_HOW.get(how, "{w} won" + (f" ({how.replace('-', ' ')})" if how else ""))
-    return text.format(w=winner, l=loser or "the opponent")
+    if winner in (1, 2):
+        template = _WINS.get(why) if isinstance(why, Termination) else None
+        if template is None:
+            template = "{w} wins" + (f" ({str(why).replace('-', ' ')})" if why else "")
+        if pending:
+            template = template.replace("{w} wins", "{w} would win", 1)
+        text = template.format(w=who(winner), l=who(3 - winner))
+    else:
+        text = (_DRAWS.get(why) if isinstance(why, Termination) else None) or (
+            "draw" + (f" ({str(why).replace('-', ' ')})" if why else "")
+        )
+    points = _seat_scores(score)
+    if points is not None:
+        first = winner if winner in (1, 2) else 1
+        text += f", {points[first]}–{points[3 - first]}"
+    if pending:
+        text = ("" if winner in (1, 2) else "perhaps a ") + text + " (not final yet)"
+    return text
 
 
-def score_words(scores: Mapping[int, int] | None) -> str:
-    """`2–1`, or empty when the game keeps no score (or nobody scored)."""
-    if not scores or not any(scores.values()):
-        return ""
-    return f"{scores.get(1, 0)}–{scores.get(2, 0)}"
+def _seat_scores(score: Mapping[int, int] | Sequence[int] | None) -> dict[int, int] | None:
+    """Seat → score, or None when the game keeps no score or nobody scored."""
+    if score is None:
+        return None
+    if isinstance(score, Mapping):
+        points = {seat: int(score.get(seat, 0)) for seat in (1, 2)}
+    else:
+        points = {1: int(score[0]), 2: int(score[1])} if len(score) >= 2 else {}
+    return points if points and any(points.values()) else None
 
 
 def live_line(match_id: int, game: str, players: str, turn: str, deadline: str | None, link: str) -> str:
@@ -640,9 +804,9 @@ def status_text(
     return "\n".join(lines)
 
 
-def history_line(match_id: int, when: str, game: str, players: str, result: str, score: str, link: str) -> str:
-    """One match in `/dm history`."""
-    return f"`#{match_id}` {when} · {game}: {players} — {result}" + (f", {score}" if score else "") + f" · {link}"
+def history_line(match_id: int, when: str, game: str, players: str, result: str, link: str) -> str:
+    """One match in `/dm history` (`result`: its `result_sentence`)."""
+    return f"`#{match_id}` {when} · {game}: {players} — {result} · {link}"
 
 
 def moves_header(match_id: int, game: str, players: str, plies: int) -> str:
@@ -666,9 +830,9 @@ def moves_in_file(plies: int) -> str:
     return f"The whole record ({plies} moves) is attached."
 
 
-def posted_result(match_id: int, game: str, players: str, result: str, score: str, link: str) -> str:
+def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:
     """The result line posted where people look (the room's parent channel or the results channel)."""
-    return f"**Match {match_id} · {game}** · {players}: {result}" + (f", {score}" if score else "") + f" · {link}"
+    return f"**Match {match_id} · {game}** · {players}: {result} · {link}"
 
 
 # -- Confirmations and edits in a Discord room (issue 28, points 1 and 10) ----------------------------------

@@ -67,8 +67,28 @@ class GameFinishedError(MoveError):
     kind = "finished"
 
 
+@dataclass(frozen=True)
+class OptionProblem:
+    """One option that does not validate, as data for whoever words it: the option's name (empty: the
+    options as a whole), the kind of problem (pydantic's error type: `extra_forbidden`, `less_than_equal`,
+    `int_parsing`, `literal_error`, `value_error`...), its limits (`le`, `ge`, `expected`...), the value
+    given and the validator's own message."""
+
+    key: str
+    kind: str
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    given: Any = None
+    message: str = ""
+
+
 class OptionsError(ValueError):
-    """Game options that do not validate; the message lists every problem."""
+    """Game options that do not validate; the message lists every problem (for developers: players read
+    `problems` worded at the edge), `valid` names the options the game takes."""
+
+    def __init__(self, message: str, problems: Sequence[OptionProblem] = (), valid: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+        self.valid = tuple(valid)
 
 
 @dataclass(frozen=True)
@@ -186,11 +206,15 @@ class Ruleset(ABC, Generic[Opt, S, P, M]):
         try:
             return self.options_model.model_validate(dict(raw or {}))  # type: ignore[return-value]
         except ValidationError as exc:
-            problems = []
+            problems, said = [], []
             for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"]) or "options"
-                problems.append(f"{where}: {err['msg']}")
-            raise OptionsError(f"bad options for {self.id}: " + "; ".join(problems)) from None
+                where = ".".join(str(p) for p in err["loc"])
+                said.append(f"{where or 'options'}: {err['msg']}")
+                limits = {k: v for k, v in (err.get("ctx") or {}).items() if k != "error"}
+                given = err.get("input") if where else None
+                problems.append(OptionProblem(where, err["type"], limits, given, str(err["msg"])))
+            valid = list(self.options_model.model_fields)
+            raise OptionsError(f"bad options for {self.id}: " + "; ".join(said), problems, valid) from None
 
     @abstractmethod
     def default_clock(self, options: Opt) -> ClockSpec:

@@ -475,6 +475,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
                         "scores": self.scores(new),
                         "picker": turn,
                         "task": self._penalty_task(new),
+                        "next": seat,
                     },
                 )
             )

@@ -6,6 +6,7 @@ events); the service then commits the batch, publishes its events and re-arms th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 from collections.abc import Mapping
@@ -145,7 +146,7 @@ def end(
     batch.winner, batch.reason = winner, reason
     batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason.value}))
     detail: dict[str, Any] = {"by_host": not score}
-    if score:
+    with contextlib.suppress(Exception):  # the final position's score, however the match ended
         scores = live.ruleset.scores(live.state)
         detail["score"] = (scores.get(1, 0), scores.get(2, 0))
     winner_name = live.players[winner].name if winner in live.players else None

@@ -183,7 +183,9 @@ def new_live(
         tc = TimeControl.from_spec(spec, rules.clock_overrides(settings, spec.kind, clock or {}))
     except rules.RulesError as exc:
         raise HostError(exc.refusal) from None
-    except (OptionsError, ValueError) as exc:
+    except OptionsError as exc:
+        raise HostError(Refusal("options", data={"problems": exc.problems, "valid": exc.valid})) from None
+    except ValueError as exc:
         raise HostError(Refusal("options", data={"detail": str(exc)})) from None
     if tc.takeback is not None and not (chosen and "takeback" in chosen):
         settings["takeback"] = tc.takeback

@@ -164,9 +164,6 @@ def _match_problem(
     from bot.host.service import HostError, PlayerRef
     from games.opponents import check_level
 
-    unknown = _unknown_options(game, options)
-    if unknown is not None:
-        return unknown
     refs = [PlayerRef(f"local:{n}", n) for n in players]
     if bot:
         refs.append(PlayerRef(BOT_ID, f"dmhost ({bot})"))
@@ -181,24 +178,6 @@ def _match_problem(
     except ValueError as exc:
         return str(exc)
     return None
-
-
-def _unknown_options(game: str, options: dict[str, str]) -> str | None:
-    """A usage line naming the options this game takes, when `--opt` gives one it does not know."""
-    from games import registry
-
-    try:
-        model = registry.get(game).options_model
-    except registry.UnknownGameError:
-        return None  # the host names the games it knows
-    known = list(model.model_fields)
-    aliases = {f.alias for f in model.model_fields.values() if f.alias}
-    wrong = [k for k in options if k not in known and k not in aliases]
-    if not wrong:
-        return None
-    if not known:
-        return f"{game} takes no options (got {', '.join(wrong)})"
-    return f"{game} has no option {', '.join(wrong)}; its options are {', '.join(known)}"
 
 
 def cmd_log(args: argparse.Namespace) -> int:

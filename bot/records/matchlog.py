@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from bot.store.matches import StoredMatch
-from bot.wording import log_text
+from bot.wording import display, log_text, result_sentence, state_words
+from games import registry
+
+
+def final_score(match: StoredMatch) -> tuple[int, int] | None:
+    """The score of a stored match's last position (None: the game keeps none, or it cannot be read)."""
+    with contextlib.suppress(Exception):  # a snapshot an older build wrote: no score rather than no record
+        ruleset = registry.get(match.game)
+        scores = ruleset.scores(ruleset.from_json(match.snapshot["state"]))
+        return (scores.get(1, 0), scores.get(2, 0))
+    return None
+
+
+def result_of(match: StoredMatch) -> str:
+    """A stored match's result in the words every room uses (`bot.wording.result_sentence`); a match
+    still running is said by its state ("in play")."""
+    if match.status not in ("finished", "aborted"):
+        return state_words(match.status)
+    reason = "aborted" if match.status == "aborted" else match.result_reason
+    names = {seat: display(name) for seat, (_pid, name) in match.players.items()}
+    return result_sentence(reason, match.winner_seat, names, score=final_score(match))
 
 
 def build_log(match: StoredMatch) -> dict[str, Any]:
@@ -38,6 +59,8 @@ def build_log(match: StoredMatch) -> dict[str, Any]:
             "winner": match.winner_seat,
             "winner_name": match.players[match.winner_seat][1] if match.winner_seat in match.players else None,
             "reason": match.result_reason,
+            "score": final_score(match),
+            "words": result_of(match),
         },
         "moves": [e for e in entries if e["kind"] == "move"],
         "events": entries,

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.records.matchlog import result_of
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
 
@@ -38,12 +39,7 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     names = _names(stored)
     keep: list[Frame] = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
     captions = [frame_caption(f, names, clock_text) for f in keep]
-    result = None
-    if stored.status == "finished" and stored.result_reason:
-        winner = names.get(stored.winner_seat) if stored.winner_seat else None
-        result = f"{winner} wins ({stored.result_reason})" if winner else f"A draw ({stored.result_reason})"
-    elif stored.status == "aborted":
-        result = "Aborted by the host"
+    result = result_of(stored) if stored.status in ("finished", "aborted") else None
     data = pictures.render_replay_gif(
         ruleset,
         [f.state for f in keep],

@@ -86,7 +86,7 @@ class DotsState:
 _POINT = re.compile(r"^([a-z]{1,3})\s*(\d{1,3})$")
 _WORDS = {"stop": "stop", "ground": "stop", "end": "end"}
 _CELL = {0: ".", 1: "X", 2: "O", 1 | 8: "x", 2 | 4: "o", 1 | 4: "X", 2 | 8: "O", 4: "+", 8: "-"}
-LEGEND = "X O dots, x o captured dots, + - empty points inside X's / O's territory"
+LEGEND = "X red and O blue dots, x o captured dots, + - empty points inside red's / blue's territory"
 
 
 class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
@@ -177,7 +177,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
             idx = state.geo.index(x, y)
             v = state.board[idx]
             if v >> 2:
-                owner = "X" if v >> 2 == 1 else "O"
+                owner = "red" if v >> 2 == 1 else "blue"
                 raise IllegalMoveError(name, f"{name} is inside {owner}'s enclosure: nobody can play there")
             if v:
                 raise IllegalMoveError(name, f"{name} already holds a dot")
@@ -373,7 +373,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         else:
             status = f"seat {state.turn} to move"
         last = "" if state.last < 0 else f"; last dot {point_name(*geo.xy(state.last))}"
-        lines.append(f"captured: X {s[1]}, O {s[2]}; {status}{last}")
+        lines.append(f"captured: red {s[1]}, blue {s[2]}; {status}{last}")
         lines.append(LEGEND)
         return "\n".join(lines)
 

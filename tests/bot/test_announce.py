@@ -36,7 +36,18 @@ def test_taking_boxes_names_the_player_the_count_and_the_extra_move() -> None:
     assert one.count("moves again") == 1  # the extra turn is said once, not twice
     both = ["A1-B1", "B1-C1", "A2-B2", "B2-C2", "A1-A2", "C1-C2", "B1-B2"]
     two = describe(events_of_last("boxes", {"rows": 1, "cols": 2}, both), name)
-    assert "Ann" in two and "2 boxes" in two and two.count("moves again") == 1
+    assert "Ann" in two and "2 boxes" in two and "moves again" not in two  # the last boxes end the game
+
+
+def test_a_pathing_round_end_says_who_picks_and_who_starts_the_next_round() -> None:
+    from tests.games.test_pathing import IN_ORDER
+
+    text = describe(events_of_last("pathing", {}, IN_ORDER), name)
+    assert "moves again" not in text  # the box that ends the round earns no extra move
+    assert text == (
+        " Ben takes 1 box; round 1 is over: Ben wins it 6–3 in boxes; Ann (red) must now pick an empty square"
+        " to paint blue, like pick C3, then Ben starts round 2."
+    )
 
 
 def test_trax_forced_tiles_are_listed() -> None:

@@ -44,7 +44,7 @@ def test_time_control_takes_the_games_default_and_per_match_overrides() -> None:
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
-        ({"moves": 10}, "unknown clock setting"),
+        ({"moves": 10}, "there is no clock setting"),
         ({"kind": "hourglass"}, "move_reserve or grace"),
         ({"move": "soon"}, "must be a number"),
         ({"reserve": -1}, "between 0 and a week"),

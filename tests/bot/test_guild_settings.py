@@ -69,7 +69,7 @@ async def test_resetting_settings(store: MatchStore) -> None:
     [
         ({"room_mode": "thread"}, "public, private, channel"),
         ({"clock": ("boxes", {"move": "soon"})}, "number of seconds"),
-        ({"clock": ("boxes", {"speed": "3"})}, "unknown clock setting"),
+        ({"clock": ("boxes", {"speed": "3"})}, "there is no clock setting"),
         ({"clock": ("boxes", {"move": "0"})}, "more than 0"),
         ({"clock": ("chess", {"move": "30"})}, "chess"),
     ],

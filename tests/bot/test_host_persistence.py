@@ -80,10 +80,16 @@ async def test_log_lists_every_attempt_in_order(host: tuple[MatchService, Record
         ("finished", None),
     ]
     assert [e["seq"] for e in data["events"]] == list(range(len(kinds)))
-    assert data["result"] == {"winner": 2, "winner_name": "bob", "reason": "score"}
+    assert data["result"] == {
+        "winner": 2,
+        "winner_name": "bob",
+        "reason": "score",
+        "score": (0, 1),
+        "words": "bob wins on score, 1–0",
+    }
     assert all("used" in m for m in data["moves"])
     text = format_log(data)
-    assert "Result: bob (score)" in text and "A1-C1" in text
+    assert "Result: bob wins on score, 1–0" in text and "A1-C1" in text
     json.dumps(data)
 
 

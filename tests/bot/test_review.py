@@ -49,3 +49,13 @@ async def test_frames_then_files_are_dropped_to_fit(sqlite_url: str) -> None:
     assert sum(len(d) for _, d in tighter.files) <= analysis_size + gif_size * 2 // 3
     nothing = build_review(stored, 10)  # type: ignore[arg-type]
     assert nothing.files == [] and len(nothing.notes) == 2
+
+
+async def test_the_replay_and_the_log_say_the_result_in_the_rooms_words(sqlite_url: str) -> None:
+    from bot.records.matchlog import build_log, format_log, result_of
+
+    stored = await _finished_boxes(sqlite_url)
+    assert result_of(stored) == "ann wins on score, 2–0"  # type: ignore[arg-type]
+    data = build_log(stored)  # type: ignore[arg-type]
+    assert data["result"]["words"] == "ann wins on score, 2–0" and data["result"]["score"] == (2, 0)
+    assert format_log(data).splitlines()[-1] == "Result: ann wins on score, 2–0"

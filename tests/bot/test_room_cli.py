@@ -108,7 +108,7 @@ def test_resume_continues_and_log_shows_everything(tmp_path: Path) -> None:
     assert [e["kind"] for e in data["events"]].count("illegal") == 1
     assert data["result"]["winner_name"] == "bob"
     text = subprocess.run([*DMHOST, "log", str(mid), "--db", db], capture_output=True, text=True)
-    assert text.returncode == 0 and "Result: bob (score)" in text.stdout
+    assert text.returncode == 0 and "Result: bob wins on score, 1–0" in text.stdout
     again = subprocess.run([*DMHOST, "room", "--db", db, "--resume", str(mid)], capture_output=True, text=True)
     assert again.returncode == 2 and "finished" in again.stderr
 
@@ -198,7 +198,8 @@ def test_house_rules_per_match_and_in_the_log(tmp_path: Path) -> None:
     assert [e["event"] for e in events if e["event"] in ("provisional", "takeback")] == ["provisional", "takeback"]
     mid = str(events[0]["match"])
     text = subprocess.run([*DMHOST, "log", mid, "--db", db], capture_output=True, text=True).stdout
-    assert "House rules: takeback=5 mulligan=1 clock=grace" in text
+    assert "House rules: a move can be taken back for 5 s, 1 mulligan each\n" in text
+    assert "Clock: 1:00 a move, one grace of" in text
 
 
 def test_undecodable_input_is_a_hint_and_is_stored_safely(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -60,7 +61,8 @@ async def test_frames_show_names_last_move_and_the_final_position(tmp_path: Path
             names=("alice", "bob"),
             last_move=line.split(": ")[1],
             history=states[:i],
-            result=f"{('alice', 'bob')[outcome.winner - 1]} wins ({outcome.reason})" if i == len(LINES) else None,
+            result="bob wins on score, 1–0" if i == len(LINES) else None,
+            winner=outcome.winner if i == len(LINES) else None,
         )
         got = _pixels(files[i])
         assert got.shape == np.asarray(expected).shape, files[i].name
@@ -77,8 +79,51 @@ async def test_resignation_ends_on_a_frame_with_the_result(tmp_path: Path) -> No
     start = ruleset.new_game(ruleset.parse_options({"rows": 1, "cols": 1}))
     after = play_text(ruleset, start, "A1-B1")[0]
     kw = {"names": ("alice", "bob"), "last_move": "A1-B1", "history": [start]}
-    final = np.asarray(pictures.render_image(ruleset, after, result="alice wins (resign)", **kw), dtype=np.int16)
+    said = "alice wins by resignation"
+    final = np.asarray(pictures.render_image(ruleset, after, result=said, winner=1, **kw), dtype=np.int16)
     assert np.abs(_pixels(files[-1]) - final).max() == 0
+    # The winner's legend line has the star: the same picture without `winner` differs only there.
+    unstarred = np.asarray(pictures.render_image(ruleset, after, result=said, **kw), dtype=np.int16)
+    assert (np.abs(final - unstarred) > 64).any()
     # Without the result the status line would say whose turn it is: the frames differ there.
     running = np.asarray(pictures.render_image(ruleset, after, **kw), dtype=np.int16)
     assert (np.abs(final - running) > 64).any()
+
+
+async def test_a_trax_loop_under_an_open_mulligan_is_not_drawn_as_a_win(tmp_path: Path) -> None:
+    from tests.games.regen_golden import cases
+    from tests.games.test_pictures_legible import _marker_ink
+
+    case = next(c for c in cases() if c["name"] == "trax-loop-win")
+    lines = [f"{('alice', 'bob')[i % 2]}: {move}" for i, move in enumerate(case["lines"])]
+    out = tmp_path / "pics"
+    config = RoomConfig(
+        db_url=f"sqlite+aiosqlite:///{tmp_path / 'trax.db'}",
+        game="trax",
+        players=["alice", "bob"],
+        rules={"takeback": "0"},  # final at once: the loop waits only for the loser's mulligan answer
+        png_dir=out,
+    )
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    for line in lines:
+        queue.put_nowait(line + "\n")
+    queue.put_nowait(None)
+    await Room(config, out=io.StringIO()).run(queue)
+    files = sorted(out.glob("*.png"))
+    assert len(files) == 1 + len(lines)
+    ruleset = registry.get("trax")
+    states = [ruleset.new_game(ruleset.parse_options({}))]
+    for move in case["lines"]:
+        states.append(play_text(ruleset, states[-1], move)[0])
+    state = states[-1]
+    outcome = ruleset.outcome(state)
+    assert outcome is not None and outcome.winner is not None
+    with Image.open(files[-1]) as last:
+        assert _marker_ink(last, outcome.winner) == 0, "no star while the loser may still take a mulligan"
+    decided = pictures.render_image(ruleset, state, names=("alice", "bob"))
+    assert _marker_ink(decided, outcome.winner) > 0
+    # The status line says the result that may still be undone, in the room's words.
+    said = f"{('alice', 'bob')[outcome.winner - 1]} would win with a loop (not final yet)"
+    kw: dict[str, Any] = {"names": ("alice", "bob"), "last_move": case["lines"][-1], "prev_state": states[-2]}
+    shown = np.asarray(pictures.render_image(ruleset, state, result=said, final=False, **kw), dtype=np.int16)
+    assert np.abs(_pixels(files[-1]) - shown).max() == 0

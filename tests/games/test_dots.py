@@ -198,7 +198,7 @@ def test_capture_suicide_and_dead_points() -> None:
     # Seat 1 rings C3; the enclosed point is dead for both seats.
     state = small(["1: C2", "2: C3", "1: B3", "1: D3", "1: C4"])
     assert R.scores(state) == {1: 1, 2: 0}
-    with pytest.raises(IllegalMoveError, match="C3 is inside X's enclosure"):
+    with pytest.raises(IllegalMoveError, match="C3 is inside red's enclosure"):
         play_text(R, state, "C3", 2)
     # An empty ring is no capture; a dot played inside it is taken (legal suicide) ...
     state = small(["1: C2", "1: B3", "1: D3", "1: C4"])

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
+from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def parse_pairs(text: str | None, what: str) -> dict[str, str]:
     for item in (text or "").replace(",", " ").split():
         key, sep, value = item.partition("=")
         if not sep or not key or not value:
-            raise HostError(f"{what} must look like `key=value key=value`; `{item[:30]}` does not.")
+            raise HostError(Refusal("pairs", data={"what": what, "text": item}))
         out[key.strip().lower()] = value.strip()
     return out
 
@@ -62,7 +63,7 @@ def find_match(
     if match_id is not None:
         live = service.live.get(match_id)
         if live is None or not same_guild(live.guild_id, guild_id):
-            raise HostError(f"There is no running match {match_id} in this server.")
+            raise HostError(Refusal("no_running_match", data={"match": match_id}))
         return live
     here = (
         [lv for lv in service.matches_in_channel(channel_id) if same_guild(lv.guild_id, guild_id)] if channel_id else []
@@ -74,9 +75,8 @@ def find_match(
     if len(here) == 1:
         return here[0]
     if not here:
-        raise HostError("There is no running match in this channel: give the match id.")
-    ids = ", ".join(str(lv.id) for lv in here)
-    raise HostError(f"Several matches run here ({ids}): give the match id.")
+        raise HostError(Refusal("no_match_here"))
+    raise HostError(Refusal("several_here", data={"ids": ", ".join(str(lv.id) for lv in here)}))
 
 
 def same_guild(match_guild: int | None, invoking_guild: int | None) -> bool:
@@ -128,7 +128,7 @@ def require_host(interaction: discord.Interaction[Any]) -> None:
         if role_id is not None:
             found = interaction.guild.get_role(role_id) if interaction.guild is not None else None
             role = found.name if found is not None else "host"
-        raise HostError(f"Only a host can do that: you need the `{role}` role or the Manage Server permission.")
+        raise HostError(Refusal("host_only", data={"role": role}))
 
 
 async def respond(interaction: discord.Interaction[Any], content: str | None = None, **kwargs: Any) -> None:

@@ -18,7 +18,8 @@ from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
 from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
-from bot.wording import board_text, error_text, event_text, named, namer, reason_text
+from bot.types import MatchStatus
+from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from games.opponents import check_level
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
@@ -147,10 +148,14 @@ class Room:
         while ply in self._moves and self._moves[ply][1] is not None:
             history.append(self._moves[ply][1])
             ply -= 1
-        result = None
+        result = winner = None
+        names = {seat: p.name for seat, p in live.players.items()}
+        final = live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
         if ev.kind == "finished":
-            winner = ev.data.get("winner_name")
-            result = f"{winner} wins ({ev.data.get('reason')})" if winner else f"No winner ({ev.data.get('reason')})"
+            winner = ev.data.get("winner")
+            result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
+        elif not final and (outcome := live.ruleset.outcome(live.state)) is not None:
+            result = result_sentence(outcome.termination, outcome.winner, names, pending=True)
         self.config.png_dir.mkdir(parents=True, exist_ok=True)
         self._pictures(
             live.ruleset,
@@ -161,6 +166,8 @@ class Room:
             prev_state=before,
             history=history[::-1],
             result=result,
+            winner=winner,
+            final=final,  # a result on the board that a mulligan or take-back may still undo is not a win yet
         )
         self._shown = live.state
         self._frame += 1

@@ -33,7 +33,7 @@ from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host.service import HostEvent, Live
 from bot.types import OVER_STATUSES, MatchStatus
-from bot.wording import deadline_text, describe, event_text, namer, reason_words, seat_name, status_lines
+from bot.wording import deadline_text, describe, event_text, namer, result_sentence, seat_name, status_lines
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -133,6 +133,20 @@ def result_is_final(live: Live) -> bool:
     """Whether a result the engine sees on the board is the match's: not while a mulligan may undo it or
     the move that made it is still provisional."""
     return live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
+
+
+def pending_result(live: Live) -> str | None:
+    """The result the board shows while a mulligan or take-back may still undo it (None: there is none)."""
+    if result_is_final(live):
+        return None
+    try:
+        outcome = live.ruleset.outcome(live.state)
+    except Exception:
+        return None
+    if outcome is None:
+        return None
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    return result_sentence(outcome.termination, outcome.winner, names, pending=True)
 
 
 def zoom_picture(live: Live, *, prev_state: Any = None, last_move: Any = None) -> bytes | None:
@@ -237,18 +251,9 @@ def record_text(live: Live, record: dict[int, tuple[str, bool]], now: float) -> 
 
 def result_line(live: Live, ev: HostEvent) -> str:
     """The result as the board states it: the winner by name (or a draw), how, and the score."""
-    winner = ev.data.get("winner")
-    reason = str(ev.data.get("reason") or "")
-    how = reason_words(reason)
-    score = ""
-    with contextlib.suppress(Exception):
-        scores = live.ruleset.scores(live.state)
-        if scores and any(scores.values()):
-            score = f"; score {scores.get(1, 0)}–{scores.get(2, 0)}"
-    detail = f" ({how}{score})" if how or score else ""
-    if winner in live.players:
-        return f"**Result: {seat_name(live, winner)} wins{detail}.**"
-    return f"**Result: a draw{detail}.**"
+    names = {seat: seat_name(live, seat) for seat in live.players}
+    said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
+    return f"**Result: {said}.**"
 
 
 def open_actions(live: Live) -> tuple[list[Choice], int]:
@@ -454,6 +459,7 @@ class Announcer(commands.Cog):
     def _add_line(room: Room, kind: str, text: str) -> None:
         if kind == "clock":
             room.lines = [(k, t) for k, t in room.lines if k != "clock"]
+        text = text.replace("\\", "\\\\")  # Discord reads `\.` as an escaped dot: Trax's `@4\.` would lose its `\`
         room.lines = [*room.lines, (kind, text)][-MAX_LINES:]
 
     async def _load_record(self, match_id: int, room: Room) -> None:
@@ -592,14 +598,18 @@ class Announcer(commands.Cog):
         """The result line drawn under the final position."""
         if not room.over:
             return None
-        return room.result.replace("**", "").removeprefix("Result: ") if room.result else "The match is over."
+        line = room.result  # `**Result: <the result sentence>.**`, then perhaps the rating changes
+        if not line:
+            return "The match is over."
+        return line.removeprefix("**Result: ").partition(".**")[0] if line.startswith("**Result: ") else line
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:
         live = room.live
         assert live is not None
         png = None
         if self.pictures:
-            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=self._result(room))
+            result = self._result(room) or pending_result(live)
+            png = picture(live, prev_state=room.prev_state, last_move=room.last_move, result=result)
         content = self.board_content(live, room, with_text_board=png is None)
         files: list[discord.File] = []
         if png is not None:

@@ -95,7 +95,7 @@ class MatchButton(
         player = str(interaction.user.id)
         live = service.live.get(self.match_id)
         if live is None or not same_guild(live.guild_id, interaction.guild_id):
-            raise HostError("This match is over.")
+            raise HostError(Refusal("this_match_over"))
         action = rule_actions().get(self.action)
         if action is not None:
             now_open = [o for rule in live.rules for o in rule.open_actions(live) if o.action.name == action.name]
@@ -110,10 +110,10 @@ class MatchButton(
             return
         text = live.ruleset.choices(live.state).get(self.action)
         if live.seat_of(player) is None:
-            raise HostError("Only a player of this match can choose.")
+            raise HostError(Refusal("not_player:first"))
         result = await service.submit(self.match_id, player, text) if text is not None else None
         if result is None or result.status == "ignored":
-            raise HostError("That choice is not open any more.")
+            raise HostError(Refusal("no_rule:first"))
         if result.refusal is not None:
             raise HostError(result.refusal)
 

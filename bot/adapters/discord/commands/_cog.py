@@ -37,6 +37,7 @@ from bot.adapters.discord.overview import board_reply, history_lines, may_read_r
 from bot.adapters.discord.room import ask_privately
 from bot.adapters.practice import PracticeBot
 from bot.host.clocks import TimeControl, seat_odds
+from bot.host.events import Refusal
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
@@ -45,9 +46,9 @@ from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.series import wording as series_words
-from bot.wording import error_text, refusal_text, seat_name, state_words
+from bot.wording import display, error_text, options_text, refusal_text, result_sentence, seat_name, state_words
 from games import registry
-from games.base import AnyRuleset, OptionsError
+from games.base import AnyRuleset, OptionsError, Termination
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -184,7 +185,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         """A match the user may look at (players, hosts, and whoever can read its room)."""
         live = self._match(interaction, match)
         if not may_read_room(interaction, live.channel_id, [p.id for p in live.players.values()]):
-            raise HostError(f"There is no running match {live.id} that you can see here.")
+            raise HostError(Refusal("unseen_match", data={"match": live.id}))
         return live
 
     # -- autocomplete ---------------------------------------------------------------
@@ -346,9 +347,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     ) -> tuple[AnyRuleset, dict[str, str], dict[str, str]]:
         """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
         if player1.bot or (player2 is not None and player2.bot):
-            raise HostError("Bots cannot play.")
+            raise HostError(Refusal("bots_cannot_play"))
         if player2 is not None and player1.id == player2.id:
-            raise HostError("A match needs two different players.")
+            raise HostError(Refusal("two_different_players"))
         opts = parse_pairs(options, "options")
         clk = parse_pairs(clock, "clock")
         try:
@@ -358,7 +359,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             parsed = ruleset.parse_options(opts)
         except OptionsError as exc:
-            raise HostError(f"Options: {exc}") from None
+            raise HostError(f"Options: {options_text(exc.problems, exc.valid)}") from None
         configured = self._guild_settings(guild_id)
         if configured is not None and hasattr(configured, "clock_for"):
             clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
@@ -401,7 +402,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             return here, None
         parent = self._room_parent(interaction) if mode == "public" else here
         if not isinstance(parent, discord.TextChannel):
-            raise HostError("A thread can only be opened from a text channel; use `room: this channel`.")
+            raise HostError(Refusal("thread_from_text"))
         kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
         try:
             thread = await parent.create_thread(
@@ -481,25 +482,27 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         )
 
     # -- reading ----------------------------------------------------------------------
-    @app_commands.command(name="rules", description="Show a game's rule card")
+    @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
     @app_commands.describe(game="which game")
     @app_commands.autocomplete(game=game_autocomplete)
     async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
-        """The rule card, in an embed (the whole card attached when it is long)."""
+        """The short "how to write moves" card in an embed, and the full rule card as `<game>-rules.md`."""
         key = game.strip().lower()
         if key not in registry.GAME_MODULES:
-            raise HostError(f"unknown game {game!r}; known: {', '.join(registry.GAME_MODULES)}")
+            raise HostError(Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)}))
         folder = rules_dir()
         path = folder / f"{key}.md" if folder else None
-        if path is None or not path.is_file():
-            raise HostError(f"There is no rule card for {_title(key)} yet.")
+        if folder is None or path is None or not path.is_file():
+            raise HostError(Refusal("no_rule_card", data={"title": _title(key)}))
         text = path.read_text(encoding="utf-8")
-        embed = discord.Embed(title=f"Rules: {_title(key)}", description=text[:MAX_EMBED])
-        kwargs: dict[str, Any] = {"embed": embed}
-        if len(text) > MAX_EMBED:
-            embed.description = text[: MAX_EMBED - 40] + "\n… (the full card is attached)"
-            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
-        await respond(interaction, **kwargs)
+        short = folder / "moves" / f"{key}.md"
+        card = short.read_text(encoding="utf-8") if short.is_file() else text
+        if len(card) > MAX_EMBED:
+            card = card[: MAX_EMBED - 40] + "\n… (the full card is attached)"
+        embed = discord.Embed(title=f"Rules: {_title(key)}", description=card)
+        embed.set_footer(text=f"The full rule card is attached: {key}-rules.md")
+        file = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
+        await respond(interaction, embed=embed, file=file)
 
     @app_commands.command(name="board", description="Show a match's board, turn and clocks")
     @app_commands.describe(match="match id (default: the match in this channel)")
@@ -600,7 +603,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         live = self._match(interaction, match)
         seat = live.seat_of(str(player.id))
         if seat is None:
-            raise HostError(f"{player.display_name} does not play match {live.id}.")
+            raise HostError(Refusal("not_in_match", data={"player": display(player.display_name), "match": live.id}))
         await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
         await respond(interaction, f"{player.display_name}: {seconds:+d} s in match {live.id}.")
 
@@ -616,12 +619,15 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if winner is not None:
             seat = live.seat_of(str(winner.id))
             if seat is None:
-                raise HostError(f"{winner.display_name} does not play match {live.id}.")
+                outsider = {"player": display(winner.display_name), "match": live.id}
+                raise HostError(Refusal("not_in_match", data=outsider))
         await self.service.award(live.id, seat, str(interaction.user.id))
-        if winner is None:
-            await respond(interaction, f"Match {live.id} is awarded as a draw.")
-        else:
-            await respond(interaction, f"Match {live.id} is awarded: {seat_name(live, seat)} won.")
+        names = {s: seat_name(live, s) for s in live.players}
+        scores = None
+        with contextlib.suppress(Exception):  # the score on the board, as the result line says it
+            scores = live.ruleset.scores(live.state)
+        said = result_sentence(Termination.AWARD, seat, names, score=scores)
+        await respond(interaction, f"Match {live.id}: {said}.")
 
     # -- records ----------------------------------------------------------------------
     @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
@@ -633,21 +639,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         interaction.extras["match_id"] = match_id
         stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
-            raise HostError(f"There is no match {match_id} in this server.")
+            raise HostError(Refusal("no_match_in_server", data={"match": match_id}))
         if not may_read_record(interaction, stored):  # players, hosts and whoever can read the room
             require_host(interaction)
         data = build_log(stored)
-        result = data["result"]
-        if stored.status == "aborted":
-            outcome = "no result (aborted)"
-        elif stored.status == "finished":
-            outcome = (
-                f"{result['winner_name']} won ({result['reason']})"
-                if result["winner_name"]
-                else f"a draw ({result['reason']})"
-            )
-        else:
-            outcome = "not finished"
+        outcome = str(data["result"]["words"])
         embed = discord.Embed(title=f"Match {stored.id}: {_title(stored.game)}")
         players = data["players"]
         embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)
@@ -760,7 +756,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         """A match against the practice opponent, recorded like any other but kept out of `/dm history`."""
         member = interaction.user
         if not isinstance(member, discord.Member) or self.bot.user is None:
-            raise HostError("Practice works in a server channel only.")
+            raise HostError(Refusal("practice_in_server"))
         ruleset, opts, clk = self._check_start(game, member, None, options, "", interaction.guild_id)
         try:
             level = check_practice_level(ruleset.id, level)

@@ -70,7 +70,7 @@ async def guild_config(
     store = bot.guild_settings
     guild_id = interaction.guild_id
     if guild_id is None:
-        raise HostError("Settings belong to a server: use `/dm config` in one.")
+        raise HostError(Refusal("config_in_server"))
     changing = any(v is not None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel))
     if not changing:
         settings = await store.get(guild_id)
@@ -80,7 +80,7 @@ async def guild_config(
     changes: dict[str, Any] = {}
     if host_role is not None:
         if host_role.is_default():
-            raise HostError("@everyone cannot be the host role: choose a role only hosts hold.")
+            raise HostError(Refusal("config_everyone"))
         changes["host_role_id"] = host_role.id
     if room_channel is not None:
         changes["room_channel_id"] = room_channel.id
@@ -89,22 +89,22 @@ async def guild_config(
     if results_channel is not None:
         changes["results_channel_id"] = results_channel.id
     if clock is not None and game is None:
-        raise HostError("Say which game the clock is for: `/dm config game:boxes clock:move=90 reserve=600`.")
+        raise HostError(Refusal("config_clock_game"))
     if game is not None and clock is None and reset != "clock":
-        raise HostError("Give `clock:` (e.g. `move=90 reserve=600`) or `reset: clock` with `game:`.")
+        raise HostError(Refusal("config_game_clock"))
     if game is not None and clock is not None:
         changes["clock"] = (game, parse_pairs(clock, "clock"))
     if reset is not None:
         if reset not in RESETTABLE:
-            raise HostError(f"`reset:` takes one of {', '.join(RESETTABLE)}.")
+            raise HostError(Refusal("config_reset", data={"choices": ", ".join(RESETTABLE)}))
         if reset == "clock":
             if game is None:
-                raise HostError("Say which game's clock to reset: `/dm config reset:clock game:boxes`.")
+                raise HostError(Refusal("config_reset_game"))
             changes["clock"] = (game, None)
         else:
             changes[f"{reset}_id" if reset != "room_mode" else reset] = None
     if changes.get("room_mode") is not None and changes["room_mode"] not in ROOM_MODES:
-        raise HostError(f"Room mode must be one of {', '.join(ROOM_MODES)}.")
+        raise HostError(Refusal("config_room_mode", data={"modes": ", ".join(ROOM_MODES)}))
     try:
         settings = await store.update(guild_id, **changes)
     except SettingsError as exc:

@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import respond
 from bot.host.service import HostError
-from bot.wording import error_text
+from bot.wording import error_text, options_text
 from games.base import MoveError, OptionsError
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,8 @@ def polite_text(error: BaseException) -> str | None:
         return error.reason
     if isinstance(error, HostError):
         return error_text(error)
+    if isinstance(error, OptionsError) and error.problems:
+        return "Options: " + options_text(error.problems, error.valid)
     if isinstance(error, _POLITE):
         return str(error)
     if isinstance(error, app_commands.NoPrivateMessage):

@@ -28,9 +28,10 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
-from bot.adapters.discord.announce._cog import deadline_line, picture, zoom_picture
-from bot.host.events import MatchResult
+from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
+from bot.host.events import MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live
+from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
 from games import registry
@@ -112,7 +113,7 @@ def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
     room = getattr(announcer, "rooms", {}).get(live.id)
     prev_state = getattr(room, "prev_state", None)
     last_move = getattr(room, "last_move", None)
-    png = picture(live, prev_state=prev_state, last_move=last_move)
+    png = picture(live, prev_state=prev_state, last_move=last_move, result=pending_result(live))
     head = f"**Match {live.id} · {live.ruleset.title}** · {_players(live)} · {_turn(live)}"
     if png is None:
         return f"{head}\n```\n{wording.board_text(live, bot.service.now())[: MAX_CONTENT - len(head) - 10]}\n```", []
@@ -130,28 +131,15 @@ def _names(stored: StoredMatch) -> tuple[str, str]:
     )
 
 
-def stored_result(stored: StoredMatch) -> tuple[str, str]:
-    """A stored match's result in words and its final score."""
-    names = _names(stored)
-    winner = names[stored.winner_seat - 1] if stored.winner_seat in (1, 2) else None
-    loser = names[2 - stored.winner_seat] if stored.winner_seat in (1, 2) else None
-    result = wording.result_words(winner, loser, stored.result_reason, stored.status)
-    score = ""
-    with contextlib.suppress(Exception):  # a snapshot an older build wrote: no score rather than no history
-        ruleset = registry.get(stored.game)
-        score = wording.score_words(ruleset.scores(ruleset.from_json(stored.snapshot["state"])))
-    return result, score
-
-
 def history_lines(matches: Sequence[StoredMatch]) -> list[str]:
     """`/dm history`: date, game, players, the result in words, the score and a link to the room."""
     lines = []
     for m in matches:
-        result, score = stored_result(m)
+        result = result_of(m)
         when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
         names = " vs ".join(_names(m))
         lines.append(
-            wording.history_line(m.id, when, _title(m.game), names, result, score, room_link(m.guild_id, m.channel_id))
+            wording.history_line(m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id))
         )
     return lines
 
@@ -173,7 +161,7 @@ async def _readable_record(interaction: discord.Interaction[Any], match: int | N
         or not same_guild(stored.guild_id, interaction.guild_id)
         or not may_read_record(interaction, stored)
     ):
-        raise HostError(f"There is no match {match} that you can see here.")
+        raise HostError(Refusal("unseen_record", data={"match": match}))
     return stored
 
 
@@ -324,14 +312,12 @@ class Overview(commands.Cog):
             channel = await self._results_channel_of(result.guild_id, result.channel_id)
             if channel is None:
                 return
-            winner, loser = result.winner, 3 - result.winner if result.winner in (1, 2) else None
-            name = {seat: p.name for seat, p in result.players.items()}
+            name = {seat: wording.display(p.name) for seat, p in result.players.items()}
             text = wording.posted_result(
                 result.match_id,
                 _title(result.game),
                 f"{name.get(1)} vs {name.get(2)}",
-                wording.result_words(name.get(winner or 0), name.get(loser or 0), str(result.reason)),
-                "",
+                wording.result_sentence(result.reason, result.winner, name),
                 room_link(result.guild_id, result.channel_id),
             )
             text += await _rating_changes(self.bot, result.match_id)
@@ -346,23 +332,15 @@ class Overview(commands.Cog):
             channel = await self.results_channel(live)
             if channel is None:
                 return
-            winner = ev.data.get("winner")
-            loser = 3 - winner if winner in (1, 2) else None
-            reason = str(ev.data.get("reason") or "")
-            result = wording.result_words(
-                wording.seat_name(live, winner) if winner in live.players else None,
-                wording.seat_name(live, loser) if loser in live.players else None,
-                reason,
+            names = {seat: wording.seat_name(live, seat) for seat in live.players}
+            result = wording.result_sentence(
+                ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score")
             )
-            score = ""
-            with contextlib.suppress(Exception):
-                score = wording.score_words(live.ruleset.scores(live.state))
             text = wording.posted_result(
                 live.id,
                 live.ruleset.title,
                 _players(live),
                 result,
-                score,
                 room_link(live.guild_id, live.channel_id, board),
             )
             text += await _rating_changes(self.bot, live.id)

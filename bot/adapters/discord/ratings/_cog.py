@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, respond
-from bot.host.service import HostError
+from bot.host.service import HostError, Refusal
 from bot.ratings import wording
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
@@ -48,7 +48,7 @@ def _title(game: str) -> str:
 def _game(game: str) -> str:
     key = game.strip().lower()
     if key not in registry.GAME_MODULES:
-        raise HostError(f"unknown game {game!r}; known: {', '.join(registry.GAME_MODULES)}")
+        raise HostError(Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)}))
     return key
 
 
@@ -168,7 +168,7 @@ class RatingCommands(commands.Cog):
         assert guild_id is not None
         key = _game(game) if game else None
         if versus is not None and versus.id == who.id:
-            raise HostError("Pick someone else for the head-to-head record.")
+            raise HostError(Refusal("versus_self"))
         profiles = await self.ratings.profile(
             guild_id, str(who.id), versus=str(versus.id) if versus else None, game=key, recent=RECENT
         )

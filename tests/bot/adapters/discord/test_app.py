@@ -32,7 +32,7 @@ async def test_restart_resumes_the_match_and_its_clocks(world: World, settings: 
     await w.bob.send(room, "A2-B2")  # the room still works
     assert live.ply == 2
     await w.env.advance_time(60 + 30 + 5)  # alice never moves: move time, then her reserve, run out
-    assert "bob wins (on time" in bot_text(w, room)
+    assert "bob wins on time" in bot_text(w, room)
 
 
 async def test_resume_only_the_matches_of_this_shard(

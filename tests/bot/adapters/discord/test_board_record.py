@@ -72,3 +72,14 @@ async def test_a_mulligan_rewinds_the_record_too(world: World) -> None:
     assert "Moves:" not in content and "mulligan" in content
     await w.alice.send(room, "B1-C1")
     assert record_of(board_of(w, room, match_id).content)[0] == [(1, "B1-C1")]
+
+
+async def test_a_trax_move_ending_in_a_backslash_keeps_it_on_the_board(world: World) -> None:
+    """Discord reads `\\.` as an escaped dot: the board's event line doubles the backslash so `@4\\` shows whole."""
+    w = world
+    match_id, room = await start(w, "trax", rules="takeback=0")
+    moves = ["@0/", "A2\\", "B1/", "B0+", "B0/", "C3\\", "B4+", "@4\\"]  # the last one forces tiles: an event line
+    for n, move in enumerate(moves):
+        await (w.alice if n % 2 == 0 else w.bob).send(room, move)
+    lines = [ln for ln in board_of(w, room, match_id).content.splitlines() if ln.startswith("> ")]
+    assert any("played @4\\\\. forced:" in ln for ln in lines), lines

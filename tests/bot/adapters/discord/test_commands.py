@@ -118,9 +118,16 @@ async def test_game_autocomplete(world: World) -> None:
 
 async def test_rules(world: World) -> None:
     w = world
-    r = answer(await w.alice.slash(w.lobby, "dm rules", game="boxes"))
-    assert r.ephemeral and r.embeds[0].title == "Rules: Dots-and-Boxes"
-    assert "Dots-and-Boxes" in (r.embeds[0].description or "")
+    for game in ("boxes", "pathing", "trax", "dots", "dotdash"):
+        r = answer(await w.alice.slash(w.lobby, "dm rules", game=game))
+        card = r.embeds[0].description or ""
+        assert r.ephemeral and r.embeds[0].title.startswith("Rules: ")  # type: ignore[union-attr]
+        assert card.startswith("**How to write moves: ") and len(card) <= 1000 and "`resign`" in card
+        assert [a.filename for a in r.attachments] == [f"{game}-rules.md"]
+        full = (await r.attachments[0].read()).decode()
+        assert full.startswith("# ") and len(full) > 4000 > len(card)
+    designer = answer(await w.alice.slash(w.lobby, "dm rules", game="dotdash"))
+    assert "Phil Leduc" in (await designer.attachments[0].read()).decode()  # the credit stays in the full card
     r = answer(await w.alice.slash(w.lobby, "dm rules", game="chess"))
     assert "unknown game" in r.content
 
@@ -144,7 +151,7 @@ async def test_resign(world: World) -> None:
     assert r.ephemeral and "only a player" in r.content
     r = answer(await resign(w.bob, room))
     assert r.ephemeral and "Confirmed: bob resigns" in r.content
-    assert "alice wins (by resignation" in board_of(w, room, match_id).content
+    assert "alice wins by resignation" in board_of(w, room, match_id).content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 1 and stored.result_reason == "resign"
 
@@ -174,7 +181,7 @@ async def test_time_and_award(world: World) -> None:
     assert live.clocks.remaining(2, now(w))["reserve"] > before
     assert "does not play" in answer(await w.carol.slash(room, "dm time", player=w.carol, seconds=30)).content
     r = answer(await w.carol.slash(room, "dm award", winner=w.bob))
-    assert "bob" in r.content and "won" in r.content
+    assert f"Match {match_id}: bob wins by the host's decision" in r.content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 2 and stored.result_reason == "award"
 
@@ -222,7 +229,7 @@ async def test_history(world: World) -> None:
     r = answer(await w.carol.slash(w.lobby, "dm history", player=w.alice))
     description = r.embeds[0].description or ""
     assert r.ephemeral and f"#{match_id}" in description
-    assert "alice won: bob resigned" in description
+    assert "alice wins by resignation" in description
 
 
 async def test_mulligan_command_and_button(world: World) -> None:

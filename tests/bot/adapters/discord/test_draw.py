@@ -19,7 +19,7 @@ async def test_offer_by_button_accept_by_keyword(world: World) -> None:
     assert live.status == "ongoing"
     await w.alice.send(room, "accept draw")
     assert live.status == "finished" and live.result == (None, "agreement")
-    assert "Result: a draw (by agreement)" in board_of(w, room, match_id).content
+    assert "Result: draw by agreement" in board_of(w, room, match_id).content
     stored = await w.bot.service.record(match_id)
     assert stored is not None and stored.result_reason == "agreement" and stored.winner_seat is None
 

@@ -162,10 +162,10 @@ async def test_history_has_date_game_players_result_in_words_score_and_link(worl
     assert len(lines) == 2
     newest, oldest = lines
     assert re.match(
-        rf"`#{resigned}` <t:\d+:d> · Dots-and-Boxes: alice vs bob — bob won: alice resigned · <#{w.lobby.id}>", newest
+        rf"`#{resigned}` <t:\d+:d> · Dots-and-Boxes: alice vs bob — bob wins by resignation · <#{w.lobby.id}>", newest
     )
     assert re.match(
-        rf"`#{match_id}` <t:\d+:d> · Dots-and-Boxes: alice vs bob — bob won on score, 0–1 · <#{thread.id}>", oldest
+        rf"`#{match_id}` <t:\d+:d> · Dots-and-Boxes: alice vs bob — bob wins on score, 1–0 · <#{thread.id}>", oldest
     )
 
 
@@ -178,7 +178,7 @@ async def test_the_result_is_posted_in_the_rooms_parent_channel(world: World) ->
     assert len(posted) == 1
     text = posted[0].content
     assert text.startswith(
-        f"**Match {match_id} · Dots-and-Boxes** · alice vs bob: bob won on score, 0–1 · <#{thread.id}>"
+        f"**Match {match_id} · Dots-and-Boxes** · alice vs bob: bob wins on score, 1–0 · <#{thread.id}>"
     )
     assert f"https://discord.com/channels/{w.guild.id}/{thread.id}/" in text  # the board's link
     assert not posted[0].mentions  # nobody is pinged
@@ -189,7 +189,7 @@ async def test_the_result_is_posted_in_the_rooms_parent_channel(world: World) ->
     assert not [
         m
         for m in bot_messages(w, w.lobby)[before:]
-        if m.content.startswith(f"**Match {m2} · ") and "won" in m.content and "<#" in m.content
+        if m.content.startswith(f"**Match {m2} · ") and "wins" in m.content and "<#" in m.content
     ]
 
 
@@ -204,7 +204,7 @@ async def test_the_results_channel_setting_takes_the_results(world: World) -> No
     await _play_boxes_1x1(w, thread)
     assert len(bot_messages(w, w.lobby)) == before  # not in the parent any more
     (posted,) = bot_messages(w, results)
-    assert posted.content.startswith(f"**Match {match_id} · Dots-and-Boxes** · alice vs bob: bob won on score, 0–1")
+    assert posted.content.startswith(f"**Match {match_id} · Dots-and-Boxes** · alice vs bob: bob wins on score, 1–0")
     # A match in a private room posts its result only to the results channel; reset: back to the parent.
     private_id, room = await start(w, room="private", options="rows=1 cols=1")
     await _play_boxes_1x1(w, room)

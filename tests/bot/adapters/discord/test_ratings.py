@@ -32,7 +32,7 @@ async def test_a_rated_match_changes_both_ratings_and_the_result_line_says_by_ho
     w = world
     match_id = await resigned(w, w.alice)
     board = board_of(w, w.lobby, match_id)
-    assert "**Result: bob wins (by resignation).** alice 1258? (-242) · bob 1742? (+242)" in board.content
+    assert "**Result: bob wins by resignation.** alice 1258? (-242) · bob 1742? (+242)" in board.content
     rows = await table(w)
     assert [(s.name, round(s.rating, 1), s.games, s.wins, s.losses) for s in rows] == [
         ("bob", 1741.6, 1, 1, 0),

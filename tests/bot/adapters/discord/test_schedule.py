@@ -190,7 +190,7 @@ async def test_a_no_show_reaches_the_results_channel_and_the_ratings_at_once(clu
     await c.bob.send(c.lobby, "here")
     await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))  # the ruling, one second ago
     (posted,) = texts(c, results)
-    assert ": bob-Dea won: alice-Dea did not come (no-show)" in posted.content
+    assert ": bob-Dea wins: alice-Dea did not come (no-show)" in posted.content
     assert posted.content.startswith("**Match 1 · Dots-and-Boxes** · alice-Dea vs bob-Dea")
     assert "bob-Dea" in posted.content.split("\n")[1]  # the rating changes, settled with the ruling
     ratings = c.bot.ratings  # type: ignore[attr-defined]
