@@ -11,7 +11,8 @@ the highest match id then) and only the winner creates the match; a claim left b
 taken over after `STALE_S`, and the match it may have created meanwhile is found and kept, not doubled.
 
 Timed parts (`run_due`, driven by the `run()` task): the automatic start at `starts_at` (players who did
-not check in are removed first when the tournament has a check-in), each game's start time (`round_every`)
+not check in are removed first when the tournament has a check-in, and so are members who left the server, as the
+adapter's `LeftServer` hook names them), each game's start time (`round_every`)
 and, with `no_show` set, the per-game check-in: a game's match opens when both players are here (and its
 time has come); a player still absent `no_show` seconds after the game's start loses it by no-show (a
 finished match with the reason `no_show`, as for a scheduled DM); if neither came, the match opens anyway
@@ -129,7 +130,8 @@ class TournamentEventKind(StrEnum):
     WITHDRAWN = "withdrawn"  # player, name (after it)
     CHECKED_IN = "checked_in"  # player, name
     GAME_CHECKED_IN = "game_checked_in"  # game, room, player, name
-    STARTED = "started"  # by, players, rounds, removed (names of those who did not check in)
+    STARTED = "started"  # by, players, rounds, removed (names of those who did not check in), left (names of
+    # those taken out at the automatic start because they left the server)
     ROUND = "round"  # round, pairings, starts_at
     GAME_ROOM = "game_room"  # game, round, board, room, white, black (ids), names, starts_at, checkin, deadline
     NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name
@@ -159,6 +161,9 @@ RoomOpener = Callable[[Tournament, Entry, Entry], Awaitable[int | None]]
 """Gives a game its room (a channel id) when it is paired; the default is the tournament's channel."""
 RatingOrder = Callable[["Tournament", Sequence[Entry]], Awaitable[Sequence[Entry]]]
 """Orders the entrants by rating (index 0 = top seed), for a tournament seeded by rating; awaited at the start."""
+LeftServer = Callable[["Tournament", Sequence[Entry]], Awaitable[Sequence[Entry]]]
+"""Of the given entrants, those who are no longer members where the tournament is played (the adapter knows);
+the automatic start takes them out, as a host must before starting by hand."""
 
 
 def _join_order(entries: Sequence[Entry]) -> Sequence[Entry]:
@@ -224,6 +229,7 @@ class TournamentService:
         open_room: RoomOpener | None = None,
         wall: Callable[[], dt.datetime] | None = None,
         rating_order: RatingOrder | None = None,
+        left_server: LeftServer | None = None,
         instance: str | None = None,
         poll_seconds: float = POLL_S,
     ) -> None:
@@ -231,6 +237,7 @@ class TournamentService:
         self.engine: AsyncEngine = host.store.engine
         self.seed_order = seed_order or _join_order
         self.rating_order = rating_order
+        self.left_server = left_server
         self.open_room = open_room
         self.wall = wall or utcnow
         self.instance = instance or f"tournaments-{uuid.uuid4().hex[:12]}"
@@ -669,12 +676,15 @@ class TournamentService:
         await self._advance(tid)
 
     # -- running -------------------------------------------------------------------
-    async def start_tournament(self, tid: int, by: str | None = None) -> None:
-        """Close sign-up, seed the field, pair round 1 and open its matches."""
+    async def start_tournament(self, tid: int, by: str | None = None, *, left: Sequence[str] = ()) -> None:
+        """Close sign-up, seed the field, pair round 1 and open its matches. `left`: player ids of entrants who
+        left the server, taken out at the start (the automatic start; a host takes them out by hand first)."""
         t = await self.get(tid)
         if t.status != SIGNUP:
             raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         entries = [e for e in await self.entries(tid) if not e.withdrawn]
+        gone = [e for e in entries if e.player_id in left]
+        entries = [e for e in entries if e not in gone]
         absent = [e for e in entries if not e.checked_in] if t.checkin_s is not None else []
         entries = [e for e in entries if e not in absent]
         try:
@@ -702,16 +712,22 @@ class TournamentService:
                     starts_at=t.starts_at if t.starts_at is not None and t.starts_at <= now else now,
                 )
             )
-            if done.rowcount == 1 and absent:
+            if done.rowcount == 1 and (absent or gone):
                 await conn.execute(
-                    update(ENTRIES).where(ENTRIES.c.id.in_([e.id for e in absent])).values(withdrawn_at=now)
+                    update(ENTRIES).where(ENTRIES.c.id.in_([e.id for e in [*gone, *absent]])).values(withdrawn_at=now)
                 )
         if done.rowcount != 1:
             raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         await self._emit(
             tid,
             TournamentEventKind.STARTED,
-            {"by": by, "players": len(seeds), "rounds": rounds, "removed": [e.name for e in absent]},
+            {
+                "by": by,
+                "players": len(seeds),
+                "rounds": rounds,
+                "removed": [e.name for e in absent],
+                "left": [e.name for e in gone],
+            },
         )
         await self.pair_next_round(tid)
 
@@ -1068,9 +1084,15 @@ class TournamentService:
         return [(tid, no_show, items) for tid, (no_show, items) in out.items()]
 
     async def _auto_start(self, tid: int) -> None:
-        """The start time has come: start (a field too small is cancelled, said why)."""
+        """The start time has come: start, without the entrants who left the server (a field too small is
+        cancelled, said why)."""
         try:
-            await self.start_tournament(tid, by=None)
+            left: list[str] = []
+            if self.left_server is not None:
+                t = await self.get(tid)
+                entries = [e for e in await self.entries(tid) if not e.withdrawn]
+                left = [e.player_id for e in await self.left_server(t, entries)]
+            await self.start_tournament(tid, by=None, left=left)
         except TournamentRefused as exc:
             t = await self.get(tid)
             if t.status == SIGNUP and await self._move_status(tid, SIGNUP, CANCELLED):

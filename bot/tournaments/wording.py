@@ -139,8 +139,9 @@ def announcement(
             text += f"\nThe games start {when(starts)}."
         return text
     if kind == "started":
-        removed = data.get("removed") or []
+        removed, left = data.get("removed") or [], data.get("left") or []
         text = f"{head} has started with {data['players']} players."
+        text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
     if kind == "no_show":
         return (

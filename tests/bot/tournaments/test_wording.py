@@ -116,6 +116,9 @@ def test_announcements_are_worded_from_the_events_data() -> None:
         "**Cup** has started with 3 players. Out for not checking in: dave."
     )
     assert say(TournamentEventKind.STARTED, players=4, removed=[]) == "**Cup** has started with 4 players."
+    assert say(TournamentEventKind.STARTED, players=2, removed=["carol"], left=["dave"]) == (
+        "**Cup** has started with 2 players. Out for leaving the server: dave. Out for not checking in: carol."
+    )
     assert say(TournamentEventKind.NO_SHOW, round=1, board=2, winner_name="alice", absent_name="bob") == (
         "**Cup**, round 1 board 2: alice wins by no-show (bob did not check in)."
     )

@@ -380,6 +380,18 @@ class Announcer(commands.Cog):
         if len(recent) > allowed:
             await asyncio.sleep(recent[len(recent) - allowed - 1] + CHANNEL_WINDOW - loop.time())
 
+    async def take_write(self, channel_id: int) -> None:
+        """Wait for room within a channel's write limit, then count one write there: other features' messages in
+        a room (a rematch offer, a redrawn sign-up card) keep to the boards' own pacing. No wait while the
+        announcer does not pace either (`announce_batch_seconds` 0, tests)."""
+        loop = asyncio.get_running_loop()
+        while self.bot.settings.announce_batch_seconds > 0:
+            recent = [t for t in self.writes.get(channel_id, []) if t > loop.time() - CHANNEL_WINDOW]
+            if len(recent) <= CHANNEL_WRITES:
+                break
+            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - loop.time())
+        self.writes.setdefault(channel_id, []).append(loop.time())
+
     @staticmethod
     def _moves_down(room: Room) -> bool:
         """Whether the room's next board update may move the board down (one write more than an edit)."""

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, respond
-from bot.adapters.discord.announce._cog import CHANNEL_WINDOW, CHANNEL_WRITES
+from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.series._views import rematch_view
 from bot.host import rules as house_rules
 from bot.host.service import HostError, HostEvent, PlayerRef
@@ -152,7 +151,7 @@ class SeriesCog(commands.Cog, name="Series"):
             channel = self.bot.get_channel(news.series.channel_id)
             if isinstance(channel, discord.abc.Messageable):
                 with contextlib.suppress(discord.HTTPException):
-                    await channel.send(text, allowed_mentions=NO_PINGS)
+                    await channel.send(board_linked(self.bot, news.match_id, text), allowed_mentions=NO_PINGS)
             return
         needed = {p.id: p.name for p in news.series.players}
         offer = Offer(news.match_id, news.series.channel_id, needed, self._now() + REMATCH_SECONDS, news.series)
@@ -181,7 +180,9 @@ class SeriesCog(commands.Cog, name="Series"):
             )
         )
         try:
-            offer.message = await channel.send(offer.text, view=rematch_view(offer.match_id), allowed_mentions=NO_PINGS)
+            offer.message = await channel.send(
+                self._shown(offer), view=rematch_view(offer.match_id), allowed_mentions=NO_PINGS
+            )
         except discord.HTTPException:
             log.warning("match %s: the rematch offer could not be posted", offer.match_id)
             return
@@ -189,6 +190,10 @@ class SeriesCog(commands.Cog, name="Series"):
         task = asyncio.create_task(self._lapse(offer), name="lapse")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _shown(self, offer: Offer, line: str = "") -> str:
+        """The offer as shown in the room (with its latest line), ending with the link to the match's board."""
+        return board_linked(self.bot, offer.match_id, "\n".join(filter(None, [offer.text, line])))
 
     async def _paired_elsewhere(self, match_id: int) -> bool:
         """A tournament's game: its next opponent is the pairing's business, so no rematch is offered."""
@@ -206,13 +211,7 @@ class SeriesCog(commands.Cog, name="Series"):
         task = getattr(room, "task", None)
         while task is not None and not task.done():  # polled: cancelling this wait never cancels the board
             await asyncio.sleep(0.05)
-        writes: dict[int, list[float]] = announcer.writes
-        while self.bot.settings.announce_batch_seconds > 0:  # 0: the announcer does not pace either (tests)
-            recent = [t for t in writes.get(channel_id, []) if t > self._now() - CHANNEL_WINDOW]
-            if len(recent) <= CHANNEL_WRITES:
-                break
-            await asyncio.sleep(recent[len(recent) - CHANNEL_WRITES - 1] + CHANNEL_WINDOW - self._now())
-        writes.setdefault(channel_id, []).append(self._now())
+        await announcer.take_write(channel_id)
 
     async def _lapse(self, offer: Offer) -> None:
         await asyncio.sleep(max(0.0, offer.deadline - self._now()))
@@ -220,7 +219,7 @@ class SeriesCog(commands.Cog, name="Series"):
             del self.offers[offer.match_id]
             if offer.message is not None:
                 with contextlib.suppress(discord.HTTPException):
-                    await offer.message.edit(content=f"{offer.text}\n{wording.rematch_lapsed()}", view=None)
+                    await offer.message.edit(content=self._shown(offer, wording.rematch_lapsed()), view=None)
 
     # -- the rematch ---------------------------------------------------------------------
     async def rematch_click(self, interaction: discord.Interaction[Any], match_id: int) -> None:
@@ -238,7 +237,7 @@ class SeriesCog(commands.Cog, name="Series"):
         waiting = [name for pid, name in offer.needed.items() if pid not in offer.clicked]
         if waiting:
             line = wording.rematch_waiting(offer.needed[player], waiting[0])
-            await interaction.response.edit_message(content=f"{offer.text}\n{line}")
+            await interaction.response.edit_message(content=self._shown(offer, line))
             return
         del self.offers[match_id]
         await interaction.response.edit_message(view=None)
@@ -250,7 +249,7 @@ class SeriesCog(commands.Cog, name="Series"):
             await respond(interaction, error_text(exc))
             return
         with contextlib.suppress(discord.HTTPException):
-            await interaction.edit_original_response(content=f"{offer.text}\n{wording.rematch_started(new_id, where)}")
+            await interaction.edit_original_response(content=self._shown(offer, wording.rematch_started(new_id, where)))
 
     async def _rematch(self, offer: Offer, by: str) -> tuple[int, str]:
         """Start the rematch (colours swapped, same options, clock and rules) in a room like the original's."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import io
@@ -58,12 +59,17 @@ def _pairs(text: str | None) -> dict[str, str]:
     return out
 
 
-def service_of(interaction: discord.Interaction[Any]) -> TournamentService:
-    """The tournament service of the bot an interaction arrived on."""
+def feature_of(interaction: discord.Interaction[Any]) -> TournamentFeature:
+    """The tournament feature of the bot an interaction arrived on."""
     feature = host_bot(interaction).get_cog("TournamentFeature")
     if not isinstance(feature, TournamentFeature):
         raise HostError("Tournaments are not running on this bot.")
-    return feature.tournaments
+    return feature
+
+
+def service_of(interaction: discord.Interaction[Any]) -> TournamentService:
+    """The tournament service of the bot an interaction arrived on."""
+    return feature_of(interaction).tournaments
 
 
 async def _own(interaction: discord.Interaction[Any], tid: int) -> Tournament:
@@ -72,6 +78,11 @@ async def _own(interaction: discord.Interaction[Any], tid: int) -> Tournament:
     if t.guild_id is not None and t.guild_id != interaction.guild_id:
         raise HostError(f"There is no tournament {tid} in this server.")
     return t
+
+
+def gone_from(guild: discord.Guild, entries: list[Entry]) -> list[Entry]:
+    """The entrants (Discord users) who are no longer members of the server: none of them may start."""
+    return [e for e in entries if e.player_id.isdigit() and guild.get_member(int(e.player_id)) is None]
 
 
 def card_text(t: Tournament, entries: list[Entry]) -> str:
@@ -146,6 +157,8 @@ class SignupButton(
         except Exception as exc:
             await report_error(interaction, exc)
             return
+        if interaction.message is not None:
+            feature_of(interaction).cards[t.id] = interaction.message.id
         await interaction.response.edit_message(
             content=text, view=signup_view(t.id, t.checkin_s is not None), allowed_mentions=NO_PINGS
         )
@@ -297,9 +310,11 @@ class TournamentGroup(app_commands.Group):
             seeding=seeding,
         )
         t = await service.get(tid)
-        await interaction.response.send_message(
+        sent = await interaction.response.send_message(
             card_text(t, []), view=signup_view(tid, t.checkin_s is not None), allowed_mentions=NO_PINGS
         )
+        if isinstance(sent.resource, discord.Message):  # its id: edited as a channel message, not by the token
+            feature_of(interaction).cards[tid] = sent.resource.id
 
     @app_commands.command(name="start", description="Close sign-up, pair round 1 and open its matches (hosts only)")
     @app_commands.guild_only()
@@ -308,17 +323,11 @@ class TournamentGroup(app_commands.Group):
         t = await _own(interaction, tournament)
         service = service_of(interaction)
         guild = interaction.guild
-        gone = [
-            e.name
-            for e in await service.entries(t.id)
-            if not e.withdrawn
-            and guild is not None
-            and e.player_id.isdigit()
-            and guild.get_member(int(e.player_id)) is None
-        ]
+        gone = [] if guild is None else gone_from(guild, [e for e in await service.entries(t.id) if not e.withdrawn])
         if gone:
             raise HostError(
-                f"{', '.join(gone)} left the server: take them out with `/dm tournament remove` before the start."
+                f"{', '.join(e.name for e in gone)} left the server: "
+                "take them out with `/dm tournament remove` before the start."
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service.start_tournament(t.id, by=str(interaction.user.id))
@@ -430,11 +439,19 @@ class TournamentFeature(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.tournaments = TournamentService(
-            bot.service, open_room=self.open_room, wall=discord.utils.utcnow, rating_order=self.rating_order
+            bot.service,
+            open_room=self.open_room,
+            wall=discord.utils.utcnow,
+            rating_order=self.rating_order,
+            left_server=self.left_server,
         )
         self.tournaments.subscribe(self.announce)
         self.group: TournamentGroup | None = None
         self._caught_up = False
+        self.cards: dict[int, int] = {}
+        """Tournament → its sign-up card's message id, as posted or last clicked in this process."""
+        self._stale: set[int] = set()
+        self._redrawing: dict[int, asyncio.Task[None]] = {}
 
     async def cog_load(self) -> None:
         """Join `/dm` as its `tournament` subgroup and listen to the host before it resumes matches."""
@@ -446,11 +463,13 @@ class TournamentFeature(commands.Cog):
         self.tournaments.listen()
 
     async def before_close(self) -> None:
-        """The bot is closing: stop the timer before the database closes."""
+        """The bot is closing: stop the timer and the card redraws before the database closes."""
+        await self._stop_redraws()
         await self.tournaments.close()
 
     async def cog_unload(self) -> None:
         """Stop the timer and leave `/dm`."""
+        await self._stop_redraws()
         await self.tournaments.close()
         dm = self.bot.tree.get_command("dm")
         if isinstance(dm, app_commands.Group):
@@ -490,10 +509,62 @@ class TournamentFeature(commands.Cog):
                 await self.tournaments.check_in(t.id, player)
                 with contextlib.suppress(discord.HTTPException):
                     await message.add_reaction("✅")
+                if isinstance(message.channel, discord.TextChannel | discord.Thread):
+                    self.redraw_card(t.id, message.channel)
                 return
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
                 await message.reply(_sentence(error_text(exc)), allowed_mentions=NO_PINGS)
+
+    # -- the sign-up card ------------------------------------------------------------------
+    def redraw_card(self, tid: int, channel: discord.TextChannel | discord.Thread) -> None:
+        """Redraw a tournament's sign-up card soon (a typed `here`: no click edits it). Within the channel's
+        write pacing; what changes while a redraw waits is drawn by that one edit."""
+        self._stale.add(tid)
+        if tid not in self._redrawing:
+            self._redrawing[tid] = asyncio.create_task(self._redraw(tid, channel), name=f"tournament-card-{tid}")
+
+    async def _redraw(self, tid: int, channel: discord.TextChannel | discord.Thread) -> None:
+        announcer: Any = self.bot.get_cog("Announcer")
+        try:
+            while tid in self._stale:
+                if announcer is not None:
+                    await announcer.take_write(channel.id)
+                self._stale.discard(tid)
+                card_id = self.cards.get(tid) or await self._find_card(tid, channel)
+                if card_id is None:
+                    return
+                self.cards[tid] = card_id
+                t = await self.tournaments.get(tid)
+                await channel.get_partial_message(card_id).edit(
+                    content=card_text(t, await self.tournaments.entries(tid)), allowed_mentions=NO_PINGS
+                )
+        except discord.HTTPException:
+            log.warning("tournament %s: the sign-up card could not be redrawn", tid)
+        except Exception:
+            log.exception("tournament %s: redrawing the sign-up card failed", tid)
+        finally:  # here, not in a done callback: a `here` typed from now on starts a new redraw
+            self._stale.discard(tid)
+            self._redrawing.pop(tid, None)
+
+    async def _find_card(self, tid: int, channel: discord.abc.Messageable) -> int | None:
+        """The card among the channel's recent messages (after a restart, before anyone clicked it)."""
+        head = f"**Tournament {tid} · "
+        async for m in channel.history(limit=100):
+            if m.author == self.bot.user and m.content.startswith(head):
+                return m.id
+        return None
+
+    async def _stop_redraws(self) -> None:
+        for task in list(self._redrawing.values()):
+            task.cancel()
+        await asyncio.gather(*self._redrawing.values(), return_exceptions=True)
+
+    async def left_server(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
+        """The entrants who are no longer members of the tournament's server (none while its member list is not
+        complete here: a member missing from a partial cache has not left)."""
+        guild = self.bot.get_guild(t.guild_id) if t.guild_id is not None else None
+        return [] if guild is None or not guild.chunked else gone_from(guild, list(entries))
 
     async def rating_order(self, t: Tournament, entries: list[Entry] | Any) -> list[Entry]:
         """Entrants by rating in this server's table for the game (the unrated as 1500, in sign-up order)."""

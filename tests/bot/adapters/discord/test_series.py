@@ -177,6 +177,28 @@ async def test_a_series_continues_after_a_restart(world: World) -> None:
     assert "Series: alice 0–1 bob, best of 3 · game 2" in board_of(w, w.lobby, game2.id).content
 
 
+async def test_an_aborted_series_says_so_with_the_link_to_the_board(world: World) -> None:
+    w = world
+    answer(
+        await w.carol.slash(
+            w.lobby,
+            "dm start",
+            game="boxes",
+            player1=w.alice,
+            player2=w.bob,
+            options="rows=1 cols=1",
+            series=3,
+            room="channel",
+        )
+    )
+    (live,) = w.bot.service.live.values()
+    await w.carol.slash(w.lobby, "dm abort", match=live.id)
+    await settle(w)
+    (line,) = [m for m in bot_messages(w, w.lobby) if "The series ends without a result" in m.content]
+    assert line.content.endswith(f"[↑ board](<{board_of(w, w.lobby, live.id).jump_url}>)")
+    assert w.bot.service.live == {}
+
+
 async def test_even_series_and_advantage_series_are_refused(world: World) -> None:
     w = world
     even = answer(await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob, series=4))
@@ -195,10 +217,13 @@ async def test_rematch_when_both_click_with_colours_swapped_in_a_new_thread(worl
     await play_one_box(w, room, w.alice)
     offer = offer_message(w, room)
     assert "alice and bob both click within 10 minutes" in offer.content
+    link = f"[↑ board](<{board_of(w, room, match_id).jump_url}>)"
+    assert offer.content.endswith(link), "the offer ends with the link up to the finished board"
     refused = answer(await w.dave.click(offer, label="Rematch"))
     assert refused.ephemeral and "Only the players" in refused.content
     await w.alice.click(offer, label="Rematch")
     assert "alice wants a rematch; waiting for bob" in offer_message(w, room).content
+    assert offer_message(w, room).content.endswith(link), "still the link at the end after the waiting line"
     assert len(w.bot.service.live) == 0
     await w.bob.click(offer, label="Rematch")
     await settle(w)

@@ -7,7 +7,7 @@ import simcord
 
 from bot.tournaments.rounds import Game
 from bot.tournaments.service import StoredGame, TournamentService
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, resign
+from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, now, resign
 
 
 def _card(w: World) -> object:
@@ -477,6 +477,7 @@ async def test_check_in_before_an_automatic_start(world: World) -> None:
     await w.carol.send(w.lobby, "here")  # not in the field: ignored
     await w.env.settle()
     assert "alice ✓" in _card(w).content and "sleepy ✓" not in _card(w).content  # type: ignore[attr-defined]
+    assert "dave ✓" in _card(w).content, "a typed `here` redraws the card too"  # type: ignore[attr-defined]
     twice = answer(await w.bob.click(_card(w), label="I'm here"))
     assert twice.ephemeral and "already checked in" in twice.content
     await w.env.advance_time(14 * 60 + 2)  # the start time: nobody types anything
@@ -590,3 +591,68 @@ async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World
     out = answer(await w.carol.slash(w.lobby, "dm tournament remove", tournament=tid, player=w.dave.user))
     assert "is out of Gone" in out.content
     assert "has started" in answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)).content
+
+
+async def test_a_member_who_left_the_server_is_out_at_the_automatic_start(world: World) -> None:
+    w = world
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        [w.alice, w.bob, w.dave],
+        name="Dusk",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+        start="in 1h",
+    )
+    w.guild.remove_member(w.dave)
+    await w.env.settle()
+    await w.env.advance_time(60 * 60 + 2)  # the start time: nobody types anything
+    await w.env.settle()
+    service = _service(w)
+    t = await service.get(tid)
+    assert (t.status, len(t.seeds)) == ("running", 2)
+    dave = next(e for e in await service.entries(tid) if e.player_id == str(w.dave.user.id))
+    assert dave.withdrawn and dave.id not in t.seeds
+    assert "Dusk** has started with 2 players. Out for leaving the server: dave." in bot_text(w, w.lobby)
+    ((_, game),) = await _open_matches(w, tid)
+    assert dave.id not in (game.white, game.black)
+
+
+async def test_a_typed_here_redraws_the_card_within_the_channels_write_pacing(world: World) -> None:
+    w = world
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        [w.alice, w.bob, w.dave],
+        name="Paced",
+        game="boxes",
+        format="roundrobin",
+        options="rows=2 cols=2",
+        start="in 1h",
+        checkin=30,
+    )
+    await w.env.advance_time(31 * 60)
+    feature = w.bot.get_cog("TournamentFeature")
+    feature.cards.clear()  # type: ignore[union-attr]  # as after a restart: the card is found in the channel
+    await w.alice.send(w.lobby, "here")
+    await w.env.settle()
+    assert "alice ✓" in _card(w).content  # type: ignore[attr-defined]
+    w.bot.settings.announce_batch_seconds = 1.0  # the announcer paces the channel's writes, as in production
+    w.env.settle_timeout = 1.0  # the pacing's wait (up to 5 s) is a timer to advance to, not work to settle
+    announcer = w.bot.get_cog("Announcer")
+    announcer.writes[w.lobby.id] = [now(w)] * 4  # type: ignore[union-attr]  # the channel's writes are used up
+    await w.bob.send(w.lobby, "here")
+    await w.dave.send(w.lobby, "here")
+    await w.env.advance_time(1)
+    card = _card(w).content  # type: ignore[attr-defined]
+    assert "bob ✓" not in card and "dave ✓" not in card, "no write before the channel has room"
+    await w.env.advance_time(5)
+    card = _card(w).content  # type: ignore[attr-defined]
+    assert "bob ✓" in card and "dave ✓" in card, "one redraw shows both"
+    assert len(announcer.writes[w.lobby.id]) == 5, "that one edit is counted in the channel's writes"  # type: ignore[union-attr]
+    assert (await _service(w).get(tid)).status == "signup"
