@@ -297,7 +297,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if line is None:
             raise
         return _usage(line)
-    unreachable = _discord_unreachable()
+    from bot.adapters.discord.startup import discord_unreachable
+
+    unreachable = discord_unreachable()
     if unreachable is not None:  # one line, before discord.py logs anything
         return _usage(unreachable)
     try:
@@ -308,23 +310,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise
         return _usage(line)
     return EXIT_OK
-
-
-def _discord_unreachable(timeout: float = 10.0) -> str | None:
-    """Why Discord's API (where discord.py sends its requests) cannot be reached from here (no network, no
-    DNS, a firewall), or None."""
-    import socket
-    from urllib.parse import urlsplit
-
-    import discord.http
-
-    api = urlsplit(discord.http.Route.BASE)
-    try:
-        address = (api.hostname or "discord.com", api.port or (443 if api.scheme == "https" else 80))
-        with socket.create_connection(address, timeout=timeout):
-            return None
-    except OSError as exc:
-        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -3,10 +3,14 @@ for the operator: one line naming the problem and its fix."""
 
 from __future__ import annotations
 
+import socket
+from urllib.parse import urlsplit
+
 import aiohttp
 import discord
+import discord.http
 
-__all__ = ["explain_discord"]
+__all__ = ["discord_unreachable", "explain_discord"]
 
 
 def explain_discord(exc: BaseException) -> str | None:
@@ -26,3 +30,15 @@ def explain_discord(exc: BaseException) -> str | None:
     if isinstance(exc, discord.GatewayNotFound | discord.DiscordServerError):
         return "Discord is not answering properly right now (gateway or server error): try again in a few minutes."
     return None
+
+
+def discord_unreachable(timeout: float = 10.0) -> str | None:
+    """Why Discord's API (where discord.py sends its requests) cannot be reached from here (no network, no
+    DNS, a firewall), or None."""
+    api = urlsplit(discord.http.Route.BASE)
+    try:
+        address = (api.hostname or "discord.com", api.port or (443 if api.scheme == "https" else 80))
+        with socket.create_connection(address, timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
