@@ -12,13 +12,11 @@ import os
 from alembic import context
 from sqlalchemy.engine import Connection
 
-import bot.ratings.models  # the rating tables join Base.metadata
-import bot.store.leases  # the shard leases join Base.metadata
-import bot.tournaments.tables  # noqa: F401  (the tournament tables join Base.metadata)
-from bot.store.db import Base, make_engine
+from bot.store.db import make_engine
+from migrations.models import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def _run(connection: Connection) -> None:

@@ -1,7 +1,7 @@
 """The scheduler's tables: scheduled Death Matches, their due actions (jobs), and per-guild settings.
 
 They hang on the host's declarative `Base`, so `Base.metadata` has them as soon as this module is
-imported (`bot.schedule` imports it); migration `0003_schedule` creates them.
+imported (`bot.schedule` imports it); migration `0007_schedule` creates them.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class ScheduleRow(Base):
     match_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
     start_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
     """Written with the claim that starts the DM (or rules on a no-show); the match is recorded only under
-    the same token, in the transaction that stores it (migration `0004_schedule_start`)."""
+    the same token, in the transaction that stores it (migration `0010_schedule_start`)."""
     winner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     result_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)

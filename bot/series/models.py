@@ -1,7 +1,7 @@
 """The series table: a best-of-N between two players, its games and their results.
 
 It hangs on the host's declarative `Base` (so `Base.metadata` has it once `bot.series` is imported);
-migration `0004_series` creates it.
+migration `0009_series` creates it.
 """
 
 from __future__ import annotations

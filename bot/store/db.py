@@ -172,9 +172,36 @@ def _alembic_config(connection: Connection | None = None) -> Any:
     return cfg
 
 
+RENAMED_REVISIONS = {
+    "0003_leases": "0004_leases",
+    "0003_ratings": "0005_ratings",
+    "0003_tournaments": "0006_tournaments",
+    "0003_schedule": "0007_schedule",
+    "0004_tourney_checkin": "0008_tourney_checkin",
+    "0004_series": "0009_series",
+    "0004_schedule_start": "0010_schedule_start",
+}
+"""Revision ids before they were numbered in chain order (2026-11-27): a database stamped with an old id is
+re-stamped with its new one before migrating, and an old id given on the command line means the new one."""
+
+
+def _adopt_renamed_revisions(connection: Connection) -> None:
+    """Re-stamp a database whose Alembic version still carries a revision's old id (same schema, new name)."""
+    from sqlalchemy import inspect
+
+    if not inspect(connection).has_table("alembic_version"):
+        return
+    for old, new in RENAMED_REVISIONS.items():
+        connection.execute(
+            text("UPDATE alembic_version SET version_num = :new WHERE version_num = :old"), {"old": old, "new": new}
+        )
+
+
 def _run_alembic(connection: Connection, action: str, revision: str) -> None:
     from alembic import command
 
+    _adopt_renamed_revisions(connection)
+    revision = RENAMED_REVISIONS.get(revision, revision)
     cfg = _alembic_config(connection)
     if action == "upgrade":
         command.upgrade(cfg, revision)
@@ -187,6 +214,7 @@ def known_revision(revision: str) -> bool:
     from alembic.script import ScriptDirectory
     from alembic.util import CommandError
 
+    revision = RENAMED_REVISIONS.get(revision, revision)
     if revision in ("head", "heads", "base") or (revision.lstrip("+-").isdigit() and revision[:1] in "+-"):
         return True
     try:
@@ -226,7 +254,8 @@ async def current_revision(url: str) -> str | None:
             def _rev(sync_conn: Connection) -> str | None:
                 from alembic.runtime.migration import MigrationContext
 
-                return MigrationContext.configure(sync_conn).get_current_revision()
+                found = MigrationContext.configure(sync_conn).get_current_revision()
+                return RENAMED_REVISIONS.get(found, found) if found else found
 
             return await conn.run_sync(_rev)
     finally:

@@ -1,4 +1,4 @@
-"""Tournament tables (migrations 0003_tournaments and 0004_tourney_checkin), on dmhost's declarative base."""
+"""Tournament tables (migrations 0006_tournaments and 0008_tourney_checkin), on dmhost's declarative base."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Migration 0003_ratings: the tables come and go; old matches are rated unless they were practice."""
+"""Migration 0005_ratings: the tables come and go; old matches are rated unless they were practice."""
 
 from __future__ import annotations
 

@@ -151,6 +151,6 @@ def test_migration_matches_models(tmp_path: Path) -> None:
     assert problems == []
     import importlib
 
-    before = importlib.import_module("migrations.versions.0003_schedule").down_revision
+    before = importlib.import_module("migrations.versions.0007_schedule").down_revision
     asyncio.run(migrate(url, "downgrade", before))  # this migration alone comes off and goes back on
     asyncio.run(migrate(url, "upgrade", "head"))

@@ -1,4 +1,4 @@
-"""Migrations 0003_tournaments and 0004_tourney_checkin match the tournament models, and go down and up."""
+"""Migrations 0006_tournaments and 0008_tourney_checkin match the tournament models, and go down and up."""
 
 from __future__ import annotations
 

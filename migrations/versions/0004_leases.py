@@ -1,6 +1,6 @@
 """Shard leases: owner, epoch (fencing token) and expiry per shard, so that a match has one host at a time.
 
-Revision ID: 0003_leases
+Revision ID: 0004_leases
 Revises: 0003_face
 Create Date: 2026-11-25
 """
@@ -10,7 +10,7 @@ from alembic import op
 
 from bot.store.db import UTCDateTime
 
-revision = "0003_leases"
+revision = "0004_leases"
 down_revision = "0003_face"
 branch_labels = None
 depends_on = None

@@ -1,8 +1,8 @@
 """Tournaments: check-in, no-shows, start and round times, seeding by rating, and the claim that opens each
 game's match once (bot/tournaments/tables.py).
 
-Revision ID: 0004_tourney_checkin
-Revises: 0003_schedule
+Revision ID: 0008_tourney_checkin
+Revises: 0007_schedule
 Create Date: 2026-11-25
 """
 
@@ -11,8 +11,8 @@ from alembic import op
 
 from bot.store.db import UTCDateTime
 
-revision = "0004_tourney_checkin"
-down_revision = "0003_schedule"
+revision = "0008_tourney_checkin"
+down_revision = "0007_schedule"
 branch_labels = None
 depends_on = None
 

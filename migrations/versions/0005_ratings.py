@@ -1,7 +1,7 @@
 """Ratings: a match's `rated` flag, each player's figures per server and game, every rated match's changes.
 
-Revision ID: 0003_ratings
-Revises: 0003_leases
+Revision ID: 0005_ratings
+Revises: 0004_leases
 Create Date: 2026-11-25
 """
 
@@ -10,8 +10,8 @@ from alembic import op
 
 from bot.store.db import UTCDateTime
 
-revision = "0003_ratings"
-down_revision = "0003_leases"
+revision = "0005_ratings"
+down_revision = "0004_leases"
 branch_labels = None
 depends_on = None
 

@@ -1,7 +1,7 @@
 """Best-of-N series: their players, settings, games and results.
 
-Revision ID: 0004_series
-Revises: 0004_tourney_checkin (written on 0003_schedule; chained after main's migration at the merge)
+Revision ID: 0009_series
+Revises: 0008_tourney_checkin
 Create Date: 2026-11-25
 """
 
@@ -10,8 +10,8 @@ from alembic import op
 
 from bot.store.db import PK, UTCDateTime
 
-revision = "0004_series"
-down_revision = "0004_tourney_checkin"
+revision = "0009_series"
+down_revision = "0008_tourney_checkin"
 branch_labels = None
 depends_on = None
 

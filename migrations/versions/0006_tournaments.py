@@ -1,7 +1,7 @@
 """Tournaments: the tournament, its entries and its games (bot/tournaments/tables.py).
 
-Revision ID: 0003_tournaments
-Revises: 0003_ratings
+Revision ID: 0006_tournaments
+Revises: 0005_ratings
 Create Date: 2026-11-25
 """
 
@@ -10,8 +10,8 @@ from alembic import op
 
 from bot.store.db import UTCDateTime
 
-revision = "0003_tournaments"
-down_revision = "0003_ratings"
+revision = "0006_tournaments"
+down_revision = "0005_ratings"
 branch_labels = None
 depends_on = None
 

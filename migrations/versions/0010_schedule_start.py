@@ -1,16 +1,16 @@
 """Scheduled DMs: the start token that makes a DM's start (or no-show forfeit) happen once, even when a
 process stopped between claiming it and recording its match.
 
-Revision ID: 0004_schedule_start
-Revises: 0004_series (written on 0003_schedule; re-chained after the migrations main took meanwhile)
+Revision ID: 0010_schedule_start
+Revises: 0009_series
 Create Date: 2026-11-25
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_schedule_start"
-down_revision = "0004_series"
+revision = "0010_schedule_start"
+down_revision = "0009_series"
 branch_labels = None
 depends_on = None
 

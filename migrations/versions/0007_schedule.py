@@ -1,7 +1,7 @@
 """Scheduled Death Matches: schedules, their due actions (jobs) and per-guild scheduling settings.
 
-Revision ID: 0003_schedule
-Revises: 0003_tournaments (written on 0002; chained after main's migrations at the merge)
+Revision ID: 0007_schedule
+Revises: 0006_tournaments
 Create Date: 2026-11-25
 """
 
@@ -10,8 +10,8 @@ from alembic import op
 
 from bot.store.db import PK, UTCDateTime
 
-revision = "0003_schedule"
-down_revision = "0003_tournaments"
+revision = "0007_schedule"
+down_revision = "0006_tournaments"
 branch_labels = None
 depends_on = None
 
