@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("jit.py", "layout.py", "kernel.py", "pure.py", "aot.py")
+SOURCES = ("jit.py", "layout.py", "kernel.py", "pure.py", "aot.py", "aot_build.py")
 """The files whose text decides the compiled code (the search, its constants, INF, the build)."""
 PREFIX = "_dmsolver_"
 BUILD_TIMEOUT = 900

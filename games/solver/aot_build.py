@@ -17,6 +17,7 @@ def build(name: str, folder: str) -> None:
 
     from games.solver import jit
 
+    _exact_host_features()
     cc = pycc.CC(name)
     cc.output_dir = folder
     cc.target_cpu = "host"
@@ -24,6 +25,16 @@ def build(name: str, folder: str) -> None:
     cc.export("search", "i8(u8, i8, i8, i8, i8)")(jit.search.py_func)
     cc.export("closure_at", "Tuple((i8, u8, i8))(u8, i8)")(jit.closure_at.py_func)
     cc.compile()
+
+
+def _exact_host_features() -> None:
+    """Compile for this processor's features as the processor itself reports them, not for its model's
+    defaults: numba's ahead-of-time code generator takes the model name alone ("host" becomes e.g.
+    `znver4`), and a virtual machine that hides part of the model's instruction set (AVX-512 here)
+    would then run into an illegal instruction. The JIT path already asks for the real features."""
+    codegen: Any = importlib.import_module("numba.core.codegen")
+    features = codegen.get_host_cpu_features()
+    codegen.AOTCPUCodegen._customize_tm_features = lambda self: features
 
 
 if __name__ == "__main__":
