@@ -83,11 +83,11 @@ def practice_swiss(
     import tempfile
 
     from bot.adapters.practice import PracticeBot
+    from bot.adapters.terminal.tournament import play_out
     from bot.host.service import MatchService
     from bot.store.db import sqlite_url_for
     from bot.store.matches import MatchStore
     from bot.tournaments.service import TournamentService
-    from bot.tournaments.terminal import play_out
 
     original_act = PracticeBot._act
 

@@ -302,6 +302,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     unreachable = discord_unreachable()
     if unreachable is not None:  # one line, before discord.py logs anything
         return _usage(unreachable)
+    from bot.ops.runtime import tune_gc
+
+    tune_gc()
     try:
         run_bot(settings)
     except Exception as exc:
@@ -381,8 +384,8 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
-    """`dmhost ratings` (the table) and `dmhost ratings rebuild` (bot.ratings.cli)."""
-    from bot.ratings.cli import run
+    """`dmhost ratings` (the table) and `dmhost ratings rebuild` (bot.ops.ratings_cli)."""
+    from bot.ops.ratings_cli import run
 
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
@@ -463,11 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
     health.set_defaults(func=cmd_health)
 
-    from bot.tournaments.cli import add_parser as add_tournament_parser
+    from bot.ops.tournament_cli import add_parser as add_tournament_parser
 
     add_tournament_parser(sub)
 
-    from bot.ratings.cli import add_parser as add_ratings
+    from bot.ops.ratings_cli import add_parser as add_ratings
 
     add_ratings(sub).set_defaults(func=cmd_ratings)
 

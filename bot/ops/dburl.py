@@ -1,5 +1,5 @@
 """Which database a command works on: its `--db` (a file path or a URL), else the configured one. A leaf
-of `bot.ops`, so that the command modules (`bot.ops.cli`, `bot.tournaments.cli`) need not import each other."""
+of `bot.ops`, so that the command modules (`bot.ops.cli`, `bot.ops.tournament_cli`) need not import each other."""
 
 from __future__ import annotations
 

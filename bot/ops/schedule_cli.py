@@ -92,7 +92,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from bot.host.match import HostError, PlayerRef
     from bot.schedule.core import ScheduleError
     from bot.schedule.when import WhenError, iso, parse_when, zone
-    from bot.schedule.wording import refusal
+    from bot.wording.schedule import refusal
 
     names = [n.strip() for n in args.player or []]
     if len(names) != 2 or not all(names):
@@ -143,7 +143,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_cancel(args: argparse.Namespace) -> int:
     """Call a scheduled DM off."""
     from bot.schedule.core import ScheduleError
-    from bot.schedule.wording import refusal
+    from bot.wording.schedule import refusal
 
     async def cancel(scheduler: Any) -> Any:
         return await scheduler.cancel(args.schedule_id, "local:terminal")

@@ -1,7 +1,7 @@
 """The scheduler: one task sleeps until the earliest due job, claims it in the database, and acts.
 
 No Discord here. Adapters call `add`/`check_in`/`reschedule`/… and subscribe to `ScheduleEvent`s; the
-sentences are in `bot.schedule.wording`. Every action that must happen once (a reminder, the start, a
+sentences are in `bot.wording.schedule`. Every action that must happen once (a reminder, the start, a
 no-show ruling) is claimed with a conditional UPDATE first (`… WHERE state = 'pending'` on the job,
 `… WHERE status = 'scheduled'` on the DM): only the process whose update changed the row acts, so
 several processes on one database never both fire.

@@ -1,7 +1,7 @@
 """Best-of-N series: each game opens in the same room when the previous one ends, the first move alternating.
 
 No Discord and no sentences here. The adapter calls `create`, reads `of_match` for the score line and
-subscribes to `SeriesNews` (the next game opened, the series decided); `bot.series.wording` words them.
+subscribes to `SeriesNews` (the next game opened, the series decided); `bot.wording.series` words them.
 
 Scoring (README, "Series"): a win is 1 point, a draw ½ to each; the series is decided as soon as one
 player has more than N/2 points, or after N games (level after N games: the series is drawn). A game

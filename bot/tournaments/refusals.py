@@ -1,6 +1,6 @@
 """Why the tournament service refused a request, as data: a `RefusalCode` and the facts its sentence needs.
 
-The sentences are in `bot.tournaments.wording` (`REFUSALS`); `bot.wording.error_text` words a
+The sentences are in `bot.wording.tournaments` (`REFUSALS`); `bot.wording.error_text` words a
 `TournamentRefused` as it words the host's refusals, so every adapter says it the same way.
 """
 
@@ -17,7 +17,7 @@ KIND = "tournament"
 
 class RefusalCode(StrEnum):
     """Every refusal of the tournament service (and its terminal commands); the data each one carries is
-    named in its template in `bot.tournaments.wording.REFUSALS`."""
+    named in its template in `bot.wording.tournaments.REFUSALS`."""
 
     NO_TOURNAMENT = "no_tournament"
     NO_GAME = "no_game"

@@ -146,7 +146,7 @@ class TournamentEventKind(StrEnum):
 @dataclass(frozen=True)
 class TournamentEvent:
     """Something adapters announce: a `TournamentEventKind` and the data its sentence needs (the words are in
-    `bot.tournaments.wording`)."""
+    `bot.wording.tournaments`)."""
 
     tournament_id: int
     kind: TournamentEventKind

@@ -1,4 +1,4 @@
-"""The sentences after "X played M." (`bot/wording.py`), from the events the real engines emit."""
+"""The sentences after "X played M." (`bot/wording/__init__.py`), from the events the real engines emit."""
 
 from __future__ import annotations
 

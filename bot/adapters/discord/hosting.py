@@ -141,10 +141,6 @@ def run_bot(settings: Settings) -> None:
     for handler in logging.getLogger().handlers:
         handler.addFilter(_no_voice_warnings)
 
-    from bot.ops.runtime import tune_gc
-
-    tune_gc()
-
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(host(settings, token))

@@ -18,10 +18,10 @@ from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.ratings.service import Ratings
-from bot.ratings.wording import change_line
 from bot.store.matches import MatchStore
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
+from bot.wording.ratings import change_line
 from games.opponents import check_level
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]

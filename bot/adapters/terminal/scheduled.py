@@ -20,7 +20,7 @@ from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, loop_wall
 from bot.schedule.when import iso
-from bot.schedule.wording import refusal, say
+from bot.wording.schedule import refusal, say
 
 POLL_S: Final = 30.0
 """How often the room looks at the database for changes made elsewhere (`dmhost schedule cancel`)."""

@@ -16,7 +16,7 @@ from bot.host.match import PlayerRef
 from bot.host.service import MatchService
 from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
 from bot.schedule.core import RETURN_GRACE_S, STALE_S
-from bot.schedule.wording import result_line, say
+from bot.wording.schedule import result_line, say
 from tests.bot.conftest import Recorder, make_service
 
 pytestmark = pytest.mark.looptime

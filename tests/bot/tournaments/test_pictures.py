@@ -6,10 +6,10 @@ import io
 
 from PIL import Image
 
-from bot.tournaments.pictures import bracket_png, standings_png
 from bot.tournaments.rounds import Format
 from bot.tournaments.simulate import play_out
 from bot.tournaments.standings import standings
+from bot.wording.tournament_pictures import bracket_png, standings_png
 
 
 def _size(png: bytes) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""Below the adapters tournaments say codes and data (refusals, events); the words live in `bot.tournaments.wording`."""
+"""Below the adapters tournaments say codes and data (refusals, events); the words live in `bot.wording.tournaments`."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
+import bot.adapters.terminal.tournament as terminal_module
 import bot.tournaments.service as service_module
-import bot.tournaments.terminal as terminal_module
 from bot.host.events import Refusal
 from bot.tournaments.refusals import KIND, RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Bye, Game
 from bot.tournaments.service import TournamentEventKind
-from bot.tournaments.wording import REFUSALS, announcement, checkin_card, no_show_line
 from bot.wording import error_text, refusal_text
+from bot.wording.tournaments import REFUSALS, announcement, checkin_card, no_show_line
 from tests import DATA
 
 CASES = [json.loads(line) for line in (DATA / "tournaments" / "refusals.jsonl").read_text().splitlines() if line]

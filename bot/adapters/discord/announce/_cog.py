@@ -507,7 +507,7 @@ class Announcer(commands.Cog):
         except Exception:
             log.exception("match %s: its rating changes could not be read", match_id)
             return ""
-        from bot.ratings.wording import change_line
+        from bot.wording.ratings import change_line
 
         return "" if rated is None else f" {change_line(rated)}"
 

@@ -45,8 +45,8 @@ from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.series import wording as series_words
 from bot.wording import display, error_text, options_text, refusal_text, result_sentence, seat_name, state_words
+from bot.wording import series as series_words
 from games import registry
 from games.base import AnyRuleset, OptionsError, Termination
 

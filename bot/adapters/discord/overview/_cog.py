@@ -52,7 +52,7 @@ async def _rating_changes(bot: DMHost, match_id: int) -> str:
     rated = await ratings.settle(match_id) if ratings is not None else None
     if rated is None:
         return ""
-    from bot.ratings.wording import change_line
+    from bot.wording.ratings import change_line
 
     return "\n" + change_line(rated)
 

@@ -17,9 +17,9 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, respond
 from bot.host.service import HostError, Refusal
-from bot.ratings import wording
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
+from bot.wording import ratings as wording
 from games import registry
 
 if TYPE_CHECKING:

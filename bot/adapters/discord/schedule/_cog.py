@@ -4,7 +4,7 @@ result with its prize, and the server's Guild Scheduled Event.
 
 The commands join the `/dm` group of `bot.adapters.discord.commands` (so they are `/dm schedule`, not a
 group of their own). The scheduler core (`bot.schedule`) does the work; this cog turns its events into
-messages with `bot.schedule.wording`.
+messages with `bot.wording.schedule`.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from bot.host.match import PlayerRef
 from bot.host.service import HostError
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, WhenError, parse_when
-from bot.schedule import wording as words
 from bot.schedule.when import iso
+from bot.wording import schedule as words
 from games import registry
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from bot.adapters.discord._shared import host_bot, require_host, respond
 from bot.host.service import HostError
 from bot.schedule.store import ScheduleSettings
 from bot.schedule.when import WhenError, zone
-from bot.schedule.wording import duration
+from bot.wording.schedule import duration
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "min": 60}
 _DURATION = re.compile(r"(\d{1,4})\s*(d|h|min|m)")

@@ -10,7 +10,7 @@ from bot.adapters.discord._shared import host_bot, is_host
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError
 from bot.schedule.core import ScheduleError
-from bot.schedule.wording import refusal
+from bot.wording.schedule import refusal
 
 ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "here": ("I'm here", discord.ButtonStyle.success),

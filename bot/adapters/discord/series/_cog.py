@@ -16,9 +16,10 @@ from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.series._views import rematch_view
 from bot.host import rules as house_rules
 from bot.host.service import HostError, HostEvent, PlayerRef
-from bot.series import Series, SeriesNews, SeriesService, wording
+from bot.series import Series, SeriesNews, SeriesService
 from bot.store.matches import StoredMatch
 from bot.wording import odds_line
+from bot.wording import series as wording
 from games import registry
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import discord
 from discord.ext import commands
 
 from bot.adapters.discord.errors import report_error
-from bot.series import wording
+from bot.wording import series as wording
 
 
 def rematch_id(match_id: int) -> str:

@@ -27,8 +27,8 @@ from bot.tournaments.service import (
     TournamentRefused,
     TournamentService,
 )
-from bot.tournaments.wording import announcement, checkin_card, no_show_line, pairing_lines, standings_lines
 from bot.wording import error_text
+from bot.wording.tournaments import announcement, checkin_card, no_show_line, pairing_lines, standings_lines
 from games import registry
 
 if TYPE_CHECKING:
@@ -346,7 +346,7 @@ class TournamentGroup(app_commands.Group):
     @app_commands.command(name="standings", description="The table, as a picture and as text")
     @app_commands.guild_only()
     async def standings(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
-        from bot.tournaments.pictures import standings_png
+        from bot.wording.tournament_pictures import standings_png
 
         t = await _own(interaction, tournament)
         service = service_of(interaction)
@@ -374,7 +374,7 @@ class TournamentGroup(app_commands.Group):
     @app_commands.command(name="bracket", description="The elimination bracket as a picture")
     @app_commands.guild_only()
     async def bracket(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
-        from bot.tournaments.pictures import bracket_png
+        from bot.wording.tournament_pictures import bracket_png
 
         t = await _own(interaction, tournament)
         if t.format is not Format.ELIMINATION:

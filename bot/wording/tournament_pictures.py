@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 from bot.tournaments.pairing import elimination_progress
 from bot.tournaments.rounds import Bye, Round
 from bot.tournaments.standings import Standing
-from bot.tournaments.wording import TIEBREAK_LABELS, points_text
+from bot.wording.tournaments import TIEBREAK_LABELS, points_text
 from games.pictures.style import font
 
 BACKGROUND = (250, 248, 242)

@@ -8,8 +8,8 @@ import json
 import sys
 
 from bot.ratings.service import Ratings
-from bot.ratings.wording import table_text
 from bot.store.matches import MatchStore
+from bot.wording.ratings import table_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]

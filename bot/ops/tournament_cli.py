@@ -75,10 +75,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_terminal(args: argparse.Namespace) -> int:
-    """The commands that create and run a tournament on the database (see `bot.tournaments.terminal`)."""
+    """The commands that create and run a tournament on the database (see `bot.adapters.terminal.tournament`)."""
+    from bot.adapters.terminal.tournament import run
     from bot.ops.dburl import db_url
     from bot.opserrors import check_database_url
-    from bot.tournaments.terminal import run
     from games.cli import UsageError, parse_kv
 
     prog = f"dmhost tournament {args.tournament_command}"

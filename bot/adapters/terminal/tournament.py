@@ -22,7 +22,7 @@ from bot.store.matches import MatchStore
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentRefused, TournamentService
-from bot.tournaments.wording import pairing_lines, standings_lines, winner_line
+from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, HostError, HostEvent, Ignored, Refusal, SubmitResult, TurnFacts
 from bot.tournaments.refusals import KIND as TOURNAMENT
-from bot.tournaments.wording import refusal_text as tournament_refusal
 from bot.types import ClockKind, ClockNotice
+from bot.wording.tournaments import refusal_text as tournament_refusal
 from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
