@@ -5,7 +5,7 @@ subscribes to `SeriesNews` (the next game opened, the series decided); `bot.word
 
 Scoring (README, "Series"): a win is 1 point, a draw ½ to each; the series is decided as soon as one
 player has more than N/2 points, or after N games (level after N games: the series is drawn). A game
-ended without a result by a host (`/dm abort`) ends the series without a result too.
+ended without a result by a host (`/dm host abort`) ends the series without a result too.
 Every change is written to the `series` table before it is announced; after a restart, a series whose
 last game ended while the bot was away is scored and continued (`start`).
 """

@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
     same_guild,
 )
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
+from bot.adapters.discord.commands._help import command_card
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
@@ -153,6 +154,8 @@ class StartAnyway(discord.ui.View):
 
 class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death Match host: matches and games"):
     """Every `/dm` subcommand. Each hands a request to the host service and answers briefly."""
+
+    host_group = app_commands.Group(name="host", description="Run a match: pause, resume, abort, time, award (hosts)")
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
@@ -482,6 +485,14 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         )
 
     # -- reading ----------------------------------------------------------------------
+    @app_commands.command(name="help", description="Every /dm command, grouped by what it is for")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        """The command card, read from the tree as it is loaded (groups joined by other cogs included)."""
+        root = self.bot.tree.get_command("dm")
+        if not isinstance(root, app_commands.Group):  # pragma: no cover - the cog is the /dm group
+            return
+        await respond(interaction, command_card(root))
+
     @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
     @app_commands.describe(game="which game")
     @app_commands.autocomplete(game=game_autocomplete)
@@ -569,25 +580,25 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         reply = "Your opponent has been asked to confirm they are here."
         await self._one_step(interaction, match, self._action("ready"), reply)
 
-    @app_commands.command(name="pause", description="Pause a match's clocks (hosts only)")
+    @host_group.command(name="pause", description="Pause a match's clocks (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def pause(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Stop both clocks."""
         await self._one_step(interaction, match, self.service.pause, "Match {match} is paused.", host=True)
 
-    @app_commands.command(name="resume", description="Resume a paused match (hosts only)")
+    @host_group.command(name="resume", description="Resume a paused match (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def resume(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Start the clocks again."""
         await self._one_step(interaction, match, self.service.resume, "Match {match} continues.", host=True)
 
-    @app_commands.command(name="abort", description="End a match without a result (hosts only)")
+    @host_group.command(name="abort", description="End a match without a result (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def abort(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """No winner, no loser."""
         await self._one_step(interaction, match, self.service.abort, "Match {match} is aborted.", host=True)
 
-    @app_commands.command(name="time", description="Give or take time from a player (hosts only)")
+    @host_group.command(name="time", description="Give or take time from a player (hosts only)")
     @app_commands.describe(
         player="whose clock", seconds="seconds to add (negative to remove)", match="match id (default: this channel)"
     )
@@ -607,7 +618,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
         await respond(interaction, f"{player.display_name}: {seconds:+d} s in match {live.id}.")
 
-    @app_commands.command(name="award", description="Declare a match's result (hosts only)")
+    @host_group.command(name="award", description="Declare a match's result (hosts only)")
     @app_commands.describe(winner="the winner (leave empty for a draw)", match="match id (default: this channel)")
     async def award(
         self, interaction: discord.Interaction[Any], winner: discord.Member | None = None, match: MatchId | None = None

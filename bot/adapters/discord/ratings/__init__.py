@@ -1,4 +1,4 @@
-"""`/dm leaderboard` and `/dm profile`, and the ratings subscriber of the Discord bot (`bot.ratings`)."""
+"""`/dm ratings leaderboard` and `/dm ratings profile`, and the Discord bot's ratings subscriber (`bot.ratings`)."""
 
 from __future__ import annotations
 

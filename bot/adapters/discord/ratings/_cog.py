@@ -1,4 +1,4 @@
-"""`/dm leaderboard game:` and `/dm profile member:`: a server's ratings, read by its members.
+"""`/dm ratings leaderboard game:` and `/dm ratings profile member:`: a server's ratings, read by its members.
 
 The cog owns the bot's `Ratings` (as `bot.ratings`): it subscribes to the host service before any match
 is resumed, so every rated match that finishes is rated, and the announcer asks it for the changes it
@@ -58,7 +58,7 @@ def room_link(guild_id: int, channel_id: int | None) -> str | None:
 
 
 class RatingCommands(commands.Cog):
-    """Rates finished matches; `/dm leaderboard` and `/dm profile`."""
+    """Rates finished matches; `/dm ratings leaderboard` and `/dm ratings profile`."""
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
@@ -74,17 +74,17 @@ class RatingCommands(commands.Cog):
         return group
 
     async def cog_load(self) -> None:
-        """Join `/dm`."""
+        """Join `/dm` as its `ratings` group (`/dm ratings leaderboard`, `/dm ratings profile`)."""
         group = self._group()
+        ratings = app_commands.Group(name="ratings", description="Ratings: the leaderboard and profiles", parent=group)
         for command in self._commands:
-            group.add_command(command, override=True)
+            ratings.add_command(command, override=True)
 
     async def cog_unload(self) -> None:
         """Leave `/dm`."""
         group = self.bot.tree.get_command("dm")
         if isinstance(group, app_commands.Group):
-            for command in self._commands:
-                group.remove_command(command.name)
+            group.remove_command("ratings")
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:

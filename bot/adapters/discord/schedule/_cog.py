@@ -155,7 +155,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         group = self.bot.tree.get_command("dm")
         if not isinstance(group, app_commands.Group):
             return  # without the /dm group the commands stay top-level
-        # /dm is full (Discord allows 25 subcommands): the scheduling commands are `/dm event …`
+        # the scheduling commands are the `/dm event` group (README: the command tree)
         event = app_commands.Group(name="event", description="Scheduled Death Matches", parent=group)
         for command in self.__cog_app_commands__:
             self.bot.tree.remove_command(command.name)

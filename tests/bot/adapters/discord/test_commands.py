@@ -23,13 +23,36 @@ def test_command_tree_names_unique_and_described() -> None:
     assert isinstance(group, app_commands.Group) and group.name == "dm" and group.description
     names = [c.name for c in group.commands]
     assert len(names) == len(set(names)) <= 25
-    expected = {"start", "rules", "board", "status", "resign", "mulligan", "ready", "pause", "resume", "abort"}
-    assert expected | {"time", "award", "log", "history"} <= set(names)
+    assert {"start", "rules", "board", "status", "resign", "mulligan", "ready", "log", "history", "help"} <= set(names)
+    host = group.get_command("host")
+    assert isinstance(host, app_commands.Group)
+    assert {c.name for c in host.commands} == {"pause", "resume", "abort", "time", "award"}
     for cmd in group.walk_commands():
         assert cmd.description and len(cmd.description) <= 100, cmd.name
-        assert isinstance(cmd, app_commands.Command)
+        if isinstance(cmd, app_commands.Group):
+            continue
         for param in cmd.parameters:
             assert param.description and param.description != "…", (cmd.name, param.name)
+
+
+async def test_the_loaded_tree_is_grouped_by_purpose_with_room_in_every_group(world: World) -> None:
+    from bot.adapters.discord.commands._help import MAX_ENTRIES, walk_groups
+
+    root = world.bot.tree.get_command("dm")
+    assert isinstance(root, app_commands.Group)
+    groups = {g.qualified_name: len(g.commands) for g in walk_groups(root)}
+    assert {"dm", "dm host", "dm event", "dm tournament", "dm ratings"} <= set(groups)
+    assert max(groups.values()) <= MAX_ENTRIES, groups
+    # `/dm help` names every command, each under its group, from the tree as loaded
+    card = answer(await world.carol.slash(world.lobby, "dm help"))
+    assert card.ephemeral
+    lines = card.content.splitlines()
+    for group in walk_groups(root):
+        line = next(line for line in lines if line.startswith(f"**/{group.qualified_name}**"))
+        for command in group.commands:
+            if not isinstance(command, app_commands.Group):
+                assert f"`{command.name}`" in line, (group.qualified_name, command.name)
+    assert len(card.content) <= 2000
 
 
 async def test_start_with_options_and_clock(world: World) -> None:
@@ -76,11 +99,11 @@ async def test_permission_refusals(world: World) -> None:
     assert w.bot.service.live == {} and w.lobby.threads == []
     match_id, _room = await start(w)
     for sub in ("pause", "resume", "abort"):
-        r = answer(await w.bob.slash(w.lobby, f"dm {sub}"))
+        r = answer(await w.bob.slash(w.lobby, f"dm host {sub}"))
         assert r.ephemeral and "Only a host" in r.content, sub
-    r = answer(await w.bob.slash(w.lobby, "dm time", player=w.alice, seconds=30))
+    r = answer(await w.bob.slash(w.lobby, "dm host time", player=w.alice, seconds=30))
     assert "Only a host" in r.content
-    r = answer(await w.bob.slash(w.lobby, "dm award", winner=w.bob))
+    r = answer(await w.bob.slash(w.lobby, "dm host award", winner=w.bob))
     assert "Only a host" in r.content
     assert w.bot.service.live[match_id].status == "ongoing"
 
@@ -159,14 +182,14 @@ async def test_resign(world: World) -> None:
 async def test_pause_resume_abort(world: World) -> None:
     w = world
     match_id, room = await start(w)
-    assert "paused" in answer(await w.carol.slash(room, "dm pause")).content
+    assert "paused" in answer(await w.carol.slash(room, "dm host pause")).content
     assert w.bot.service.live[match_id].status == "paused"
     assert "<t:" not in board_of(w, room, match_id).content  # no deadline runs while paused
-    refused = answer(await w.carol.slash(room, "dm pause")).content
+    refused = answer(await w.carol.slash(room, "dm host pause")).content
     assert "paused" in refused and "_" not in refused
-    assert "continues" in answer(await w.carol.slash(room, "dm resume")).content
+    assert "continues" in answer(await w.carol.slash(room, "dm host resume")).content
     assert w.bot.service.live[match_id].status == "ongoing"
-    assert "aborted" in answer(await w.carol.slash(room, "dm abort")).content
+    assert "aborted" in answer(await w.carol.slash(room, "dm host abort")).content
     assert match_id not in w.bot.service.live
     board = board_of(w, room, match_id)
     assert "aborted by the host" in board.content and "The match is over" in board.content
@@ -177,10 +200,10 @@ async def test_time_and_award(world: World) -> None:
     match_id, room = await start(w)
     live = w.bot.service.live[match_id]
     before = live.clocks.remaining(2, now(w))["reserve"]
-    assert "+30 s" in answer(await w.carol.slash(room, "dm time", player=w.bob, seconds=30)).content
+    assert "+30 s" in answer(await w.carol.slash(room, "dm host time", player=w.bob, seconds=30)).content
     assert live.clocks.remaining(2, now(w))["reserve"] > before
-    assert "does not play" in answer(await w.carol.slash(room, "dm time", player=w.carol, seconds=30)).content
-    r = answer(await w.carol.slash(room, "dm award", winner=w.bob))
+    assert "does not play" in answer(await w.carol.slash(room, "dm host time", player=w.carol, seconds=30)).content
+    r = answer(await w.carol.slash(room, "dm host award", winner=w.bob))
     assert f"Match {match_id}: bob wins by the host's decision" in r.content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 2 and stored.result_reason == "award"
@@ -189,7 +212,7 @@ async def test_time_and_award(world: World) -> None:
 async def test_award_without_winner_is_a_draw_and_says_so(world: World) -> None:
     w = world
     match_id, room = await start(w)
-    r = answer(await w.carol.slash(room, "dm award"))
+    r = answer(await w.carol.slash(room, "dm host award"))
     assert "draw" in r.content and "no winner" not in r.content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.status == "finished" and stored.winner_seat is None
@@ -201,7 +224,7 @@ async def test_log(world: World) -> None:
     match_id, room = await start(w)
     await w.alice.send(room, "A1-B1")
     await w.bob.send(room, "A1-Z9")
-    await w.carol.slash(room, "dm abort")
+    await w.carol.slash(room, "dm host abort")
     w.env.settle_timeout = 300.0  # the solver's verdicts: its first call compiles it (no clock runs any more)
     spectator = answer(await w.dave.slash(w.lobby, "dm log", match=match_id))  # dave can read the room
     assert spectator.ephemeral and spectator.embeds[0].title == f"Match {match_id}: Dots-and-Boxes"
@@ -295,7 +318,7 @@ async def test_unexpected_errors_are_logged_not_shown(world: World, caplog: pyte
 
     w.bot.service.pause = broken  # type: ignore[method-assign]
     with caplog.at_level(logging.ERROR):
-        r = answer(await w.carol.slash(room, "dm pause"))
+        r = answer(await w.carol.slash(room, "dm host pause"))
     assert r.ephemeral and "Something went wrong" in r.content and f"match {match_id}" in r.content
     assert "database on fire" not in r.content
     assert any("unexpected error" in rec.message and str(match_id) in rec.message for rec in caplog.records)

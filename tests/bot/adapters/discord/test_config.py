@@ -90,13 +90,13 @@ async def test_config_round_trip(simcord_env: simcord.Env, url: str) -> None:
     assert isinstance(bot, DMHost)
     (live,) = bot.service.live.values()
     assert (live.clocks.tc.move, live.clocks.tc.reserve) == (90.0, 600.0)
-    await carol.slash(general, "dm abort", match=live.id)
+    await carol.slash(general, "dm host abort", match=live.id)
 
     # an explicit clock at /dm start still wins over the guild's default
     await carol.slash(general, "dm start", game="boxes", player1=alice, player2=bob, room="channel", clock="move=30")
     (live,) = [lv for lv in bot.service.live.values() if lv.status != "aborted"]
     assert (live.clocks.tc.move, live.clocks.tc.reserve) == (30.0, 600.0)
-    await carol.slash(general, "dm abort", match=live.id)
+    await carol.slash(general, "dm host abort", match=live.id)
 
     # a bad value is refused privately and changes nothing
     bad = await carol.slash(general, "dm config", game="boxes", clock="move=soon")

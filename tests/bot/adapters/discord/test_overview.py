@@ -79,7 +79,7 @@ async def test_a_spectator_reads_the_moves_and_the_log(world: World) -> None:
     # In the room itself the match id may be left out.
     assert "1. alice: A2-B2" in answer(await w.dave.slash(thread, "dm moves")).content
     w.env.settle_timeout = 300.0  # the log's solver verdicts (the first call compiles the solver)
-    await w.carol.slash(thread, "dm abort")
+    await w.carol.slash(thread, "dm host abort")
     log = answer(await w.dave.slash(w.lobby, "dm log", match=match_id))
     assert log.embeds and log.embeds[0].title == f"Match {match_id}: Dots-and-Boxes"
     w.env.settle_timeout = 5.0

@@ -1,5 +1,6 @@
-"""Ratings in Discord: rated and casual matches, award, abort, practice; `/dm leaderboard`, `/dm profile`
-(with its chart) and the rating changes in the result line; each server keeps its own table."""
+"""Ratings in Discord: rated and casual matches, award, abort, practice;
+`/dm ratings leaderboard`, `/dm ratings profile` (with its chart) and the rating changes in the result line;
+each server keeps its own table."""
 
 from __future__ import annotations
 
@@ -63,12 +64,12 @@ async def test_a_bad_rated_rule_is_refused_privately(world: World) -> None:
 async def test_an_award_is_a_result_a_drawn_award_a_draw_and_an_abort_nothing(world: World) -> None:
     w = world
     won, room = await start(w)
-    await w.carol.slash(room, "dm award", winner=w.bob)
+    await w.carol.slash(room, "dm host award", winner=w.bob)
     assert "bob 1742? (+242)" in board_of(w, room, won).content
     drawn, room = await start(w)
-    await w.carol.slash(room, "dm award")
+    await w.carol.slash(room, "dm host award")
     aborted, room = await start(w)
-    await w.carol.slash(room, "dm abort")
+    await w.carol.slash(room, "dm host abort")
     assert await w.bot.ratings.of_match(aborted) is None  # type: ignore[attr-defined]
     draw = await w.bot.ratings.of_match(drawn)  # type: ignore[attr-defined]
     assert draw is not None and [c.name for c in draw.changes] == ["alice", "bob"]
@@ -124,14 +125,14 @@ async def _season(w: World) -> list[int]:
     await resign(w.bob, w.lobby, match=third)
     result = await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.dave, room="channel")
     fourth = int(answer(result).content.split()[1])
-    await w.carol.slash(w.lobby, "dm award", match=fourth)
+    await w.carol.slash(w.lobby, "dm host award", match=fourth)
     return [*ids, third, fourth]
 
 
 async def test_leaderboard_top_with_deviation_or_question_mark_and_the_callers_place(world: World) -> None:
     w = world
     await _season(w)
-    r = answer(await w.dave.slash(w.lobby, "dm leaderboard", game="boxes"))
+    r = answer(await w.dave.slash(w.lobby, "dm ratings leaderboard", game="boxes"))
     embed = r.embeds[0]
     assert r.ephemeral and embed.title == "Leaderboard: Dots-and-Boxes"
     lines = (embed.description or "").splitlines()
@@ -143,11 +144,11 @@ async def test_leaderboard_top_with_deviation_or_question_mark_and_the_callers_p
         f"3. bob {expected[2].rating:.0f} ? · 3 games, 0 won, 3 lost, 0 drawn",
     ]
     assert embed.footer.text == f"Your place: 2 of 3, {expected[1].rating:.0f} ?."
-    r = answer(await w.carol.slash(w.lobby, "dm leaderboard", game="boxes"))
+    r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="boxes"))
     assert r.embeds[0].footer.text == "You have no rated match in this game here yet."
-    r = answer(await w.carol.slash(w.lobby, "dm leaderboard", game="trax"))
+    r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="trax"))
     assert r.embeds[0].description == "Nobody has played a rated Trax match in this server yet."
-    r = answer(await w.carol.slash(w.lobby, "dm leaderboard", game="chess"))
+    r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="chess"))
     assert r.ephemeral and "unknown game" in r.content
 
 
@@ -172,7 +173,7 @@ async def test_leaderboard_shows_twenty_and_a_settled_deviation(world: World) ->
     async with w.bot.service.store.engine.begin() as conn:
         await conn.execute(insert(PlayerRating), rows)
     lines = (
-        answer(await w.dave.slash(w.lobby, "dm leaderboard", game="dots")).embeds[0].description or ""
+        answer(await w.dave.slash(w.lobby, "dm ratings leaderboard", game="dots")).embeds[0].description or ""
     ).splitlines()
     assert len(lines) == 20
     assert lines[0] == "1. p24 1424 ±60 · 30 games, 10 won, 10 lost, 10 drawn"
@@ -182,7 +183,7 @@ async def test_leaderboard_shows_twenty_and_a_settled_deviation(world: World) ->
 async def test_profile_per_game_with_recent_results_linked_head_to_head_and_a_chart(world: World) -> None:
     w = world
     ids = await _season(w)
-    r = answer(await w.dave.slash(w.lobby, "dm profile", member=w.alice, versus=w.bob))
+    r = answer(await w.dave.slash(w.lobby, "dm ratings profile", member=w.alice, versus=w.bob))
     embed = r.embeds[0]
     assert embed.title == "Profile: alice"
     (field,) = embed.fields
@@ -199,9 +200,9 @@ async def test_profile_per_game_with_recent_results_linked_head_to_head_and_a_ch
     assert embed.image.url == "attachment://ratings.png"
     chart = Image.open(io.BytesIO(await r.attachments[0].read()))
     assert chart.format == "PNG" and chart.size == (720, 360)
-    r = answer(await w.dave.slash(w.lobby, "dm profile", member=w.carol))
+    r = answer(await w.dave.slash(w.lobby, "dm ratings profile", member=w.carol))
     assert r.content == "carol has no rated match in this server yet." and not r.attachments
-    own = answer(await w.bob.slash(w.lobby, "dm profile"))
+    own = answer(await w.bob.slash(w.lobby, "dm ratings profile"))
     assert own.embeds[0].title == "Profile: bob" and "3 losses in a row" in (own.embeds[0].fields[0].value or "")
 
 
@@ -220,9 +221,9 @@ async def test_two_servers_tables_never_mix(world: World) -> None:
     here = [(s.name, s.wins) for s in await table(w)]
     there = [(s.name, s.wins) for s in await table(w, other.id)]
     assert here == [("alice", 1), ("bob", 0)] and there == [("frank", 1), ("alice", 0)]
-    lines = answer(await frank.slash(lounge, "dm leaderboard", game="boxes")).embeds[0].description or ""
+    lines = answer(await frank.slash(lounge, "dm ratings leaderboard", game="boxes")).embeds[0].description or ""
     assert "bob" not in lines and lines.startswith("1. frank")
-    profile = answer(await frank.slash(lounge, "dm profile", member=alice_there)).embeds[0]
+    profile = answer(await frank.slash(lounge, "dm ratings profile", member=alice_there)).embeds[0]
     assert "1 game: 0 won, 1 lost" in (profile.fields[0].value or "")
     assert "bob" not in (profile.fields[0].value or "")
 
@@ -234,7 +235,7 @@ async def test_advantage_can_go_to_the_lower_or_higher_rated_player(world: World
         match_id, room = await start(w, first=mode)
         stored = await w.bot.service.store.load(match_id, with_events=True)
         assert stored is not None and stored.events[0].data["advantage"] == chooser
-        await w.carol.slash(room, "dm abort")
+        await w.carol.slash(room, "dm host abort")
 
 
 async def test_the_result_posted_outside_the_room_shows_the_rating_changes(world: World) -> None:

@@ -371,5 +371,5 @@ async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club
         assert s.public_status == "started" and s.advantage in ("lower-rated", "higher-rated")
         stored = await c.bot.service.store.load(s.match_id, with_events=True)
         assert stored is not None and stored.events[0].data["advantage"] == chooser, s.advantage
-        await c.carol.slash(c.lobby, "dm abort")
+        await c.carol.slash(c.lobby, "dm host abort")
         await c.env.advance_time(1)

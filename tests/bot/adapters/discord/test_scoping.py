@@ -14,9 +14,9 @@ async def test_another_server_can_neither_change_nor_read_a_match(world: World) 
     erin = other.add_member(w.env.create_user("erin"), roles=[other.create_role("Host")])
     frank = other.add_member(w.env.create_user("frank"))
     for actor, command, options in [
-        (erin, "dm abort", {"match": match_id}),
-        (erin, "dm pause", {"match": match_id}),
-        (erin, "dm award", {"match": match_id}),
+        (erin, "dm host abort", {"match": match_id}),
+        (erin, "dm host pause", {"match": match_id}),
+        (erin, "dm host award", {"match": match_id}),
         (erin, "dm log", {"match": match_id}),
         (frank, "dm board", {"match": match_id}),
         (frank, "dm status", {"match": match_id}),

@@ -192,7 +192,7 @@ async def test_an_aborted_series_says_so_with_the_link_to_the_board(world: World
         )
     )
     (live,) = w.bot.service.live.values()
-    await w.carol.slash(w.lobby, "dm abort", match=live.id)
+    await w.carol.slash(w.lobby, "dm host abort", match=live.id)
     await settle(w)
     (line,) = [m for m in bot_messages(w, w.lobby) if "The series ends without a result" in m.content]
     assert line.content.endswith(f"[↑ board](<{board_of(w, w.lobby, live.id).jump_url}>)")
@@ -258,7 +258,7 @@ async def test_practice_rematch_needs_the_human_alone(world: World) -> None:
         )
     )
     match_id = int(reply.content.split()[2])
-    answer(await w.carol.slash(w.lobby, "dm award", winner=w.alice, match=match_id))
+    answer(await w.carol.slash(w.lobby, "dm host award", winner=w.alice, match=match_id))
     await settle(w)
     offer = offer_message(w, w.lobby)
     assert "alice click within" in offer.content
@@ -277,6 +277,6 @@ async def test_no_rematch_is_offered_under_a_tournament_game(world: World) -> No
         "boxes", players, options={"rows": 1, "cols": 1}, guild_id=w.guild.id, channel_id=w.lobby.id, by="tournament:1"
     )
     await w.env.settle()
-    await w.carol.slash(w.lobby, "dm award", winner=w.alice, match=match_id)
+    await w.carol.slash(w.lobby, "dm host award", winner=w.alice, match=match_id)
     await settle(w)
     assert not [m for m in bot_messages(w, w.lobby) if "Rematch" in str(m.components)]
