@@ -1,31 +1,45 @@
-# Two stages: build a wheel with its dependencies, then run it as a non-root user.
+# syntax=docker/dockerfile:1
+# Two stages: wheels for everything (pinned by constraints.txt) plus the solver compiled ahead of time,
+# then a runtime stage without compilers that installs those wheels offline and runs as a non-root user.
+# Build with the Docker image format (`docker build` does; `buildah bud --format docker`, `podman build
+# --format docker`): the OCI format has no HEALTHCHECK field and drops it.
 FROM python:3.11-slim AS build
+# gcc: numba's ahead-of-time compiler turns the solver into a plain C extension module (games/solver/aot.py)
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY constraints.txt pyproject.toml README.md ./
 COPY games ./games
 COPY bot ./bot
 COPY migrations ./migrations
 COPY benchmarks ./benchmarks
+# PIP_CONSTRAINT pins the build backend too (pip applies it inside the isolated build environment)
+ENV PIP_CONSTRAINT=/src/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+# The search as an extension module for a processor level, not this build machine: x86-64-v2 (any x86-64
+# processor since about 2009: SSE4.2 and POPCNT) or the architecture's generic level elsewhere. It needs
+# neither numba nor a compiler to run, and any user can load it from a read-only folder.
+RUN pip install --no-cache-dir --no-index --find-links /wheels dmhost \
+    && mkdir -p /opt/dmhost/solver \
+    && DMHOST_SOLVER_CPU=portable DMHOST_SOLVER_AOT_DIR=/opt/dmhost/solver NUMBA_CACHE_DIR=/tmp/numba \
+       python -c "from games.solver import solve; solve(2, 2, engine='kernel')" \
+    && ls /opt/dmhost/solver/_dmsolver_*
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 dmhost && mkdir -p /data && chown dmhost /data
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
-COPY seeds /app/seeds
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN pip install --no-cache-dir --no-index --find-links /wheels dmhost && rm -rf /wheels
+COPY --from=build /opt/dmhost/solver /opt/dmhost/solver
 WORKDIR /app
 USER dmhost
+# The rule cards and presets are package data (games/data/); nothing is read from the working directory.
+# The solver loads the module built above (DMHOST_SOLVER_CPU: the level it was compiled for); numba's
+# just-in-time path stays as a fallback and compiles into a folder this user can write (NUMBA_CACHE_DIR
+# when writable, else ~/.cache, else /tmp), so another --user or a read-only root still solves.
 ENV DMHOST_DATABASE_URL=sqlite+aiosqlite:////data/dmhost.db \
+    DMHOST_SOLVER_AOT_DIR=/opt/dmhost/solver \
+    DMHOST_SOLVER_CPU=portable \
     NUMBA_CACHE_DIR=/home/dmhost/.cache/numba
-# The slim image has no C compiler, so the solver uses numba's just-in-time code here, not the extension
-# module built ahead of time (games/solver/aot.py; add gcc to this stage to get it).
-# Compile the solver's numba kernel now, so the first `/dm practice` or `--analyse` does not wait for it
-# (about a minute on a small machine). The compiled code lands in NUMBA_CACHE_DIR, owned by the user the
-# bot runs as (numba only reads a cache folder it can also write to); a 2x2 board compiles the same code
-# every board size uses. The cache is compiled for the build machine's CPU (numba recompiles, once, on a
-# different CPU model); for an image built on one machine and run on others, add NUMBA_CPU_NAME=generic to
-# the ENV above (portable code, somewhat slower).
-RUN python -c "from games.solver import move_values, solve; solve(2, 2, engine='kernel'); move_values(2, 2, engine='kernel')"
 VOLUME ["/data"]
 # Healthy while some host process wrote its heartbeat (every DMHOST_HEARTBEAT_SECONDS) in the last minute.
 HEALTHCHECK --interval=30s --timeout=20s --start-period=2m --retries=3 CMD ["dmhost", "health", "--max-age", "60"]

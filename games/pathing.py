@@ -2,7 +2,7 @@
 
 The 16 squares `A1`…`D4` of the pathing board are also the dots of a 3×3 Dots-and-Boxes board (the
 support board, shared with `games.boxes`): swapping two neighbouring squares fills the edge between
-their dots. Square `A1` is index 0, index = row * 4 + column. The rule card is seeds/rules/pathing.md.
+their dots. Square `A1` is index 0, index = row * 4 + column. The rule card is games/data/rules/pathing.md.
 
 Events of `apply` (first is always `move`): `boxes` and `extra_turn` (the mover acts again: fresh
 action timer), `round_end` (the round loser must now make a timed penalty pick), `penalty`,
@@ -11,12 +11,10 @@ action timer), `round_end` (the round loser must now make a timed penalty pick),
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -52,7 +50,6 @@ PICK = N_EDGES
 COLOUR_NAME = {1: "red", 2: "blue"}
 COLOUR_LETTER = {1: "R", 2: "B"}
 EMPTY_BOARD = "/".join(["." * SIZE] * SIZE)
-LAYOUTS_FILE = Path("seeds") / "pathing" / "layouts.json"
 """The named starting boards, relative to the repository (or the Docker image's working folder)."""
 
 
@@ -130,13 +127,10 @@ def board_text(red: int, blue: int) -> str:
 
 @cache
 def layout_presets() -> dict[str, str]:
-    """Preset name → layout text, from seeds/pathing/layouts.json (empty when the file is not found)."""
-    for base in (Path(__file__).resolve().parents[1], Path.cwd()):
-        path = base / LAYOUTS_FILE
-        if path.is_file():
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return {str(name).lower(): str(entry["layout"]) for name, entry in data.items()}
-    return {}
+    """Preset name → layout text, from the package's `data/pathing/layouts.json`."""
+    from games.resources import pathing_layouts
+
+    return {str(name).lower(): str(entry["layout"]) for name, entry in pathing_layouts().items()}
 
 
 def resolve_layout(value: str) -> str:

@@ -416,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         nargs="+",
         metavar="K=V",
-        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see seeds/rules/GAME.md); rated=off: a casual match",
+        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see the rule cards); rated=off: a casual match",
     )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")

@@ -7,7 +7,10 @@ as `_dmsolver_<key>` where the key hashes the search's source, the Python versio
 any change to one of them builds a new module, and the old one is removed. Where the build fails
 (no C compiler, say) a marker file keeps later processes from trying again, and the kernel uses
 numba's just-in-time compiled search instead (`games.solver.kernel.load`). Nothing here imports numba.
-`DMHOST_SOLVER_AOT=0` turns this path off; `DMHOST_SOLVER_AOT_DIR` keeps the module elsewhere.
+`DMHOST_SOLVER_AOT=0` turns this path off; `DMHOST_SOLVER_AOT_DIR` keeps the module elsewhere;
+`DMHOST_SOLVER_CPU` (default `host`; `portable`, or an LLVM level such as `x86-64-v2`) names what to compile for
+instead of this machine, for a module that runs on every machine of that level (a container image
+built once and run anywhere); the key then hashes that name instead of this processor.
 """
 
 from __future__ import annotations
@@ -38,20 +41,44 @@ def cache_dir() -> Path:
     return Path(env) if env else HERE / "__pycache__"
 
 
-def ensure_cache_dir() -> None:
-    """Point NUMBA_CACHE_DIR somewhere writable when the package folder is not (read-only installs)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    if os.access(HERE, os.W_OK):
-        return
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    target = Path(base) / "dmhost" / "numba"
+def writable(folder: Path) -> bool:
+    """Whether this process can create files in `folder` (made when missing): tried, not read off the
+    permission bits, which root ignores and a read-only file system overrides."""
     try:
-        target.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
     except OSError:
-        target = Path(tempfile.gettempdir()) / "dmhost-numba"
-        target.mkdir(parents=True, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = str(target)
+        return False
+    return True
+
+
+def ensure_cache_dir() -> None:
+    """Point NUMBA_CACHE_DIR at a folder this process can write. numba caches only into a folder it can
+    write ("no locator available" otherwise), so a NUMBA_CACHE_DIR meant for another user (an image run
+    with `--user`) or on a read-only root is replaced, as is the package's own `__pycache__` when it is
+    read-only: by the user's cache folder, else a folder of this user's in the temporary directory."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env and writable(Path(env)):
+        return
+    if not env and writable(HERE / "__pycache__"):
+        return
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    fallbacks = [Path(home) / "dmhost" / "numba", Path(tempfile.gettempdir()) / f"dmhost-numba-{os.getuid()}"]
+    for target in fallbacks:
+        if writable(target):
+            os.environ["NUMBA_CACHE_DIR"] = str(target)
+            return
+
+
+def target_cpu() -> str:
+    """The processor the extension is compiled for: `host` (this machine, the default), an LLVM level, or
+    `portable`: x86-64-v2 on x86-64 (SSE4.2 and POPCNT, every such processor since about 2009), else the
+    architecture's generic level."""
+    cpu = os.environ.get("DMHOST_SOLVER_CPU", "").strip() or "host"
+    if cpu == "portable":
+        return "x86-64-v2" if platform.machine().lower() in ("x86_64", "amd64") else "generic"
+    return cpu
 
 
 def processor() -> str:
@@ -80,7 +107,8 @@ def module_name() -> str:
     for name in SOURCES:
         h.update((HERE / name).read_bytes())
     h.update(sys.version.encode())
-    h.update(processor().encode())
+    cpu = target_cpu()
+    h.update((processor() if cpu == "host" else f"cpu {cpu} {platform.machine()}").encode())
     return PREFIX + h.hexdigest()[:16]
 
 
@@ -153,7 +181,8 @@ def _build(name: str) -> bool:
     """Build the extension in a child process (numba and the C compiler stay out of this one); True
     when it is in place. Concurrent builders are harmless: each moves its own finished file in."""
     target = built_path(name)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not writable(target.parent):  # a read-only install or another user's folder: use numba's path
+        return False
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         try:
             proc = subprocess.run(

@@ -16,11 +16,14 @@ def build(name: str, folder: str) -> None:
         pycc: Any = importlib.import_module("numba.pycc")
 
     from games.solver import jit
+    from games.solver.aot import target_cpu
 
-    _exact_host_features()
+    cpu = target_cpu()
+    if cpu == "host":
+        _exact_host_features()
     cc = pycc.CC(name)
     cc.output_dir = folder
-    cc.target_cpu = "host"
+    cc.target_cpu = cpu
     cc.verbose = False
     cc.export("search", "i8(u8, i8, i8, i8, i8)")(jit.search.py_func)
     cc.export("closure_at", "Tuple((i8, u8, i8))(u8, i8)")(jit.closure_at.py_func)

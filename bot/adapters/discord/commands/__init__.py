@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.adapters.discord.commands._cog import MatchCommands, rules_dir
+from bot.adapters.discord.commands._cog import MatchCommands
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
 
-__all__ = ["MatchCommands", "rules_dir", "setup"]
+__all__ = ["MatchCommands", "setup"]
 
 
 async def setup(bot: DMHost) -> None:

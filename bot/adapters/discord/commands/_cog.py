@@ -9,7 +9,6 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -50,6 +49,7 @@ from bot.wording import display, error_text, options_text, refusal_text, result_
 from bot.wording import series as series_words
 from games import registry
 from games.base import AnyRuleset, OptionsError, Termination
+from games.resources import moves_card, rule_card
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -76,15 +76,6 @@ def upload_limit(interaction: discord.Interaction[Any]) -> int:
     if isinstance(own, int) and own > 0:
         limits.append(own)
     return min(limits)
-
-
-def rules_dir() -> Path | None:
-    """Where the rule cards live: the source tree's `seeds/rules`, else `./seeds/rules` (the Docker image)."""
-    for base in (Path(__file__).resolve().parents[3], Path.cwd()):
-        candidate = base / "seeds" / "rules"
-        if candidate.is_dir():
-            return candidate
-    return None
 
 
 def _title(game: str) -> str:
@@ -501,13 +492,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         key = game.strip().lower()
         if key not in registry.GAME_MODULES:
             raise HostError(Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)}))
-        folder = rules_dir()
-        path = folder / f"{key}.md" if folder else None
-        if folder is None or path is None or not path.is_file():
+        text = rule_card(key)
+        if text is None:
             raise HostError(Refusal("no_rule_card", data={"title": _title(key)}))
-        text = path.read_text(encoding="utf-8")
-        short = folder / "moves" / f"{key}.md"
-        card = short.read_text(encoding="utf-8") if short.is_file() else text
+        card = moves_card(key) or text
         if len(card) > MAX_EMBED:
             card = card[: MAX_EMBED - 40] + "\n… (the full card is attached)"
         embed = discord.Embed(title=f"Rules: {_title(key)}", description=card)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# smoke-image.sh IMAGE: smoke-tests a built dmhost image with whatever runs containers here (docker, podman,
+# or buildah with a store given in BUILDAH_ARGS, e.g. "--storage-driver vfs --root /tmp/img/storage
+# --runroot /tmp/img/runroot"). Every check runs in a fresh container of the image; prints PASS/FAIL lines
+# and exits with the number of failures. RUNTIME=docker|podman|buildah picks one when several are present.
+#
+# What it checks: the image's config (USER, HEALTHCHECK kept, CMD, /data volume); as the image's user:
+# --help, the health check unhealthy then healthy after a match, a piped match on /data, migrations, PNG
+# boards, a 3x3 solve without compiling anything; as another uid (12345, as `docker run --user`, OpenShift
+# or Kubernetes runAsUser give): a 3x3 solve and a Pathing preset (data files) from `/`; with docker or
+# podman also a read-only root (`--read-only --tmpfs /tmp`).
+set -uo pipefail
+IMAGE=${1:?usage: smoke-image.sh IMAGE}
+RUNTIME=${RUNTIME:-$(for r in docker podman buildah; do command -v "$r" >/dev/null && { echo "$r"; break; }; done)}
+[ -n "$RUNTIME" ] || { echo "no container runtime (docker, podman or buildah)" >&2; exit 2; }
+read -r -a BARGS <<<"${BUILDAH_ARGS:-}"
+FAILS=0
+VOLUME=dmhost-smoke-$$
+
+run() {  # run [--user U] [--workdir D] [--read-only] -- CMD...: one command in a fresh container
+    local user="" workdir="" readonly=0
+    while [ "$1" != "--" ]; do
+        case $1 in --user) user=$2; shift 2 ;; --workdir) workdir=$2; shift 2 ;; --read-only) readonly=1; shift ;; esac
+    done
+    shift
+    case $RUNTIME in
+        docker|podman)
+            local opts=(--rm -v "$VOLUME:/data")
+            [ -n "$user" ] && opts+=(--user "$user")
+            [ -n "$workdir" ] && opts+=(--workdir "$workdir")
+            [ "$readonly" = 1 ] && opts+=(--read-only --tmpfs /tmp)
+            "$RUNTIME" run "${opts[@]}" "$IMAGE" "$@" ;;
+        buildah)
+            # one working container for the whole run (so /data persists between checks, as a volume would)
+            local opts=(--isolation chroot)
+            [ -n "$user" ] && opts+=(--user "$user")
+            [ -n "$workdir" ] && opts+=(--workingdir "$workdir")
+            [ "$readonly" = 1 ] && return 0  # buildah run has no read-only root; the other uid stands in
+            buildah "${BARGS[@]}" run "${opts[@]}" "$CTR" -- "$@" ;;
+    esac
+}
+
+check() {  # check NAME WANTED_RC [run options] -- CMD...
+    local name=$1 want=$2 rc=0 out
+    shift 2
+    out=$(run "$@" 2>&1) || rc=$?
+    if [ "$rc" = "$want" ]; then
+        printf 'PASS  %-16s rc=%s\n' "$name" "$rc"
+    else
+        printf 'FAIL  %-16s rc=%s, wanted %s\n' "$name" "$rc" "$want"
+        printf '%s\n' "$out" | tail -n 8 | sed 's/^/      | /'
+        FAILS=$((FAILS + 1))
+    fi
+    LAST=$out
+}
+
+if [ "$RUNTIME" = buildah ]; then
+    CTR=$(buildah "${BARGS[@]}" from --pull=never --name "dmhost-smoke-$$" "$IMAGE") || exit 2
+    trap 'buildah "${BARGS[@]}" rm "$CTR" >/dev/null 2>&1' EXIT
+    config=$(buildah "${BARGS[@]}" inspect --type image "$IMAGE")
+    python3 - "$config" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+c = json.loads(sys.argv[1])["Docker"]["config"]
+ok = (c.get("User") == "dmhost" and (c.get("Healthcheck") or {}).get("Test") == ["CMD", "dmhost", "health", "--max-age", "60"]
+      and c.get("Cmd") == ["dmhost", "run"] and "/data" in (c.get("Volumes") or {}))
+print(("PASS" if ok else "FAIL") + "  config           User, HEALTHCHECK, CMD, /data: " + json.dumps(
+    {k: c.get(k) for k in ("User", "Healthcheck", "Cmd", "Volumes")}))
+sys.exit(0 if ok else 1)
+PY
+else
+    trap '"$RUNTIME" volume rm -f "$VOLUME" >/dev/null 2>&1' EXIT
+fi
+
+check help          0 -- dmhost --help
+check unhealthy     1 -- dmhost health --max-age 60
+check room          0 -- sh -c "printf 'alice: A1-B1\n' | dmhost room boxes --player alice --player bob --opt rows=1 cols=1 --db /data/x.db"
+check migrations    0 -- dmhost db current --db /data/x.db
+check healthy       0 -- dmhost health --db /data/x.db --max-age 600
+check png           0 -- sh -c "d=\$(mktemp -d) && printf 'alice: A1-B1\n' | dmhost room boxes --player alice --player bob --opt rows=1 cols=1 --db /data/p.db --png \$d >/dev/null && ls \$d | grep -q png"
+check solve-3x3     0 -- python -m games solve boxes --rows 3 --cols 3
+case $LAST in *compiling*) echo "FAIL  solve-3x3        compiled at run time: the prebuilt module was not used"; FAILS=$((FAILS + 1)) ;; esac
+check preset        0 -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --player a --player b --opt layout=corners --db /tmp/s.db"
+check uid-solve     0 --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
+check uid-preset    0 --user 12345:0 --workdir / -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --player a --player b --opt layout=corners --db /tmp/w.db"
+check uid-cold-jit  0 --user 12345:0 --workdir / -- sh -c "DMHOST_SOLVER_AOT=0 python -m games solve boxes --rows 2 --cols 2"
+if [ "$RUNTIME" != buildah ]; then
+    check read-only     0 --read-only --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
+fi
+echo "smoke tests on $RUNTIME: $FAILS failed"
+exit "$FAILS"
