@@ -4,8 +4,12 @@
 # Build with the Docker image format (`docker build` does; `buildah bud --format docker`, `podman build
 # --format docker`): the OCI format has no HEALTHCHECK field and drops it.
 FROM python:3.11-slim AS build
-# gcc: numba's ahead-of-time compiler turns the solver into a plain C extension module (games/solver/aot.py)
-RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+# gcc: numba's ahead-of-time compiler turns the solver into a plain C extension module (games/solver/aot.py);
+# it also needs Python's headers (the official image has them; a Debian-built Python needs python3-dev)
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && { python3 -c "import os, sys, sysconfig; sys.exit(not os.path.exists(sysconfig.get_path('include') + '/Python.h'))" \
+         || apt-get install -y --no-install-recommends python3-dev; } \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY constraints.txt pyproject.toml README.md ./
 COPY games ./games
@@ -22,7 +26,7 @@ RUN pip install --no-cache-dir --no-index --find-links /wheels dmhost \
     && mkdir -p /opt/dmhost/solver \
     && DMHOST_SOLVER_CPU=portable DMHOST_SOLVER_AOT_DIR=/opt/dmhost/solver NUMBA_CACHE_DIR=/tmp/numba \
        python -c "from games.solver import solve; solve(2, 2, engine='kernel')" \
-    && ls /opt/dmhost/solver/_dmsolver_*
+    && { ls /opt/dmhost/solver/_dmsolver_*.so || { cat /opt/dmhost/solver/*.failed; exit 1; }; }
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 dmhost && mkdir -p /data && chown dmhost /data
