@@ -4,9 +4,9 @@
 # Build with the Docker image format (`docker build` does; `buildah bud --format docker`, `podman build
 # --format docker`): the OCI format has no HEALTHCHECK field and drops it.
 FROM python:3.11-slim AS build
-# gcc: numba's ahead-of-time compiler turns the solver into a plain C extension module (games/solver/aot.py);
+# gcc (and g++, which numba checks for): numba's ahead-of-time compiler makes the solver a C extension module;
 # it also needs Python's headers (the official image has them; a Debian-built Python needs python3-dev)
-RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+RUN apt-get update && apt-get install -y --no-install-recommends gcc g++ libc6-dev \
     && { python3 -c "import os, sys, sysconfig; sys.exit(not os.path.exists(sysconfig.get_path('include') + '/Python.h'))" \
          || apt-get install -y --no-install-recommends python3-dev; } \
     && rm -rf /var/lib/apt/lists/*
