@@ -7,11 +7,16 @@
 # What it checks: the image's config (USER, HEALTHCHECK kept, CMD, /data volume); as the image's user:
 # --help, the health check unhealthy then healthy after a match, a piped match on /data, migrations, PNG
 # boards, a 3x3 solve without compiling anything; as another uid (12345, as `docker run --user`, OpenShift
-# or Kubernetes runAsUser give): a 3x3 solve and a Pathing preset (data files) from `/`; with docker or
-# podman also a read-only root (`--read-only --tmpfs /tmp`).
+# or Kubernetes runAsUser give): a 3x3 solve and a Pathing preset (data files) from `/`; a read-only root
+# as the image's user and as uid 12345: `--read-only --tmpfs /tmp` with docker or podman; with buildah,
+# which has no --read-only, every folder outside /data that those users could write (the home folder,
+# /var/tmp, /app) is mounted read-only over itself and /tmp is a fresh tmpfs.
 set -uo pipefail
 IMAGE=${1:?usage: smoke-image.sh IMAGE}
-RUNTIME=${RUNTIME:-$(for r in docker podman buildah; do command -v "$r" >/dev/null && { echo "$r"; break; }; done)}
+# docker or podman only when they answer (a docker client without a reachable daemon does not count)
+RUNTIME=${RUNTIME:-$(for r in docker podman buildah; do
+    command -v "$r" >/dev/null && { [ "$r" = buildah ] || "$r" info >/dev/null 2>&1; } && { echo "$r"; break; }
+done)}
 [ -n "$RUNTIME" ] || { echo "no container runtime (docker, podman or buildah)" >&2; exit 2; }
 read -r -a BARGS <<<"${BUILDAH_ARGS:-}"
 FAILS=0
@@ -35,7 +40,13 @@ run() {  # run [--user U] [--workdir D] [--read-only] -- CMD...: one command in 
             local opts=(--isolation chroot)
             [ -n "$user" ] && opts+=(--user "$user")
             [ -n "$workdir" ] && opts+=(--workingdir "$workdir")
-            [ "$readonly" = 1 ] && return 0  # buildah run has no read-only root; the other uid stands in
+            if [ "$readonly" = 1 ]; then  # no --read-only in buildah run: see the header
+                local d
+                for d in /home/dmhost /var/tmp /app; do
+                    [ -d "$MNT$d" ] && opts+=(--mount "type=bind,source=$MNT$d,destination=$d,ro=true")
+                done
+                opts+=(--mount "type=tmpfs,destination=/tmp")
+            fi
             buildah "${BARGS[@]}" run "${opts[@]}" "$CTR" -- "$@" ;;
     esac
 }
@@ -56,7 +67,8 @@ check() {  # check NAME WANTED_RC [run options] -- CMD...
 
 if [ "$RUNTIME" = buildah ]; then
     CTR=$(buildah "${BARGS[@]}" from --pull=never --name "dmhost-smoke-$$" "$IMAGE") || exit 2
-    trap 'buildah "${BARGS[@]}" rm "$CTR" >/dev/null 2>&1' EXIT
+    MNT=$(buildah "${BARGS[@]}" mount "$CTR") || exit 2  # the container's files, for the read-only binds
+    trap 'buildah "${BARGS[@]}" umount "$CTR" >/dev/null 2>&1; buildah "${BARGS[@]}" rm "$CTR" >/dev/null 2>&1' EXIT
     config=$(buildah "${BARGS[@]}" inspect --type image "$IMAGE")
     python3 - "$config" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
@@ -75,16 +87,26 @@ check help          0 -- dmhost --help
 check unhealthy     1 -- dmhost health --max-age 60
 check room          0 -- sh -c "printf 'alice: A1-B1\n' | dmhost room boxes --player alice --player bob --opt rows=1 cols=1 --db /data/x.db"
 check migrations    0 -- dmhost db current --db /data/x.db
-check healthy       0 -- dmhost health --db /data/x.db --max-age 600
+check healthy       0 -- dmhost health --db /data/x.db --max-age 60
 check png           0 -- sh -c "d=\$(mktemp -d) && printf 'alice: A1-B1\n' | dmhost room boxes --player alice --player bob --opt rows=1 cols=1 --db /data/p.db --png \$d >/dev/null && ls \$d | grep -q png"
+no_compile() {  # no_compile NAME: the last check's output shows nothing was compiled at run time
+    case $LAST in *compiling*) printf 'FAIL  %-16s compiled at run time: the prebuilt module was not used\n' "$1"; FAILS=$((FAILS + 1)) ;; esac
+}
 check solve-3x3     0 -- python -m games solve boxes --rows 3 --cols 3
-case $LAST in *compiling*) echo "FAIL  solve-3x3        compiled at run time: the prebuilt module was not used"; FAILS=$((FAILS + 1)) ;; esac
+no_compile solve-3x3
 check preset        0 -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --player a --player b --opt layout=corners --db /tmp/s.db"
 check uid-solve     0 --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
+no_compile uid-solve
 check uid-preset    0 --user 12345:0 --workdir / -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --player a --player b --opt layout=corners --db /tmp/w.db"
 check uid-cold-jit  0 --user 12345:0 --workdir / -- sh -c "DMHOST_SOLVER_AOT=0 python -m games solve boxes --rows 2 --cols 2"
-if [ "$RUNTIME" != buildah ]; then
-    check read-only     0 --read-only --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
-fi
+# read-only root: the probe proves nothing outside /data and /tmp can be written, then a solve (nothing
+# compiled), a match on /data and the health check
+READONLY="for d in /home/dmhost /var/tmp /app /usr/local; do touch \$d/.probe 2>/dev/null && { echo \"\$d writable\"; exit 9; }; done;"
+READONLY="$READONLY python -m games solve boxes --rows 3 --cols 3 && printf 'alice: A1-B1\n' | dmhost room boxes"
+READONLY="$READONLY --player alice --player bob --opt rows=1 cols=1 --db /data/ro.db && dmhost health --db /data/ro.db"
+check read-only     0 --read-only -- sh -c "$READONLY"
+no_compile read-only
+check ro-uid-solve  0 --read-only --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
+no_compile ro-uid-solve
 echo "smoke tests on $RUNTIME: $FAILS failed"
 exit "$FAILS"
