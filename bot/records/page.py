@@ -255,7 +255,8 @@ body{font:15px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:1
 h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:12px 0 4px}
 #result{font-weight:600}.wrap{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
 .boardbox{flex:1 1 560px;max-width:980px}#board{max-width:100%;height:auto;border:1px solid #ccc;background:#fff}
-.side{flex:0 1 420px;min-width:300px}#moves{max-height:70vh;overflow:auto;margin:0;padding:0;list-style:none;
+.side{flex:0 1 420px;min-width:300px}
+#moves{position:relative;max-height:70vh;overflow:auto;margin:0;padding:0;list-style:none;
 border:1px solid #ccc;background:#fff}#moves li{padding:2px 6px;border-bottom:1px solid #eee;cursor:pointer}
 #moves li.ev{cursor:default;color:#666;font-size:13px;padding-left:22px}#moves li.on{background:#ffe9a8}
 .t,.c{color:#666;font-size:12px}.v{border-radius:3px;padding:0 4px;font-size:12px}.best{background:#cfe8cf}
@@ -289,7 +290,8 @@ async function paint(n){
 function mark(n){
   document.querySelectorAll('#moves li.on').forEach(li=>li.classList.remove('on'));
   const li=document.querySelector('#moves li[data-ply="'+n+'"]');
-  if(li){ li.classList.add('on'); li.scrollIntoView({block:'nearest'}); }
+  if(li){ li.classList.add('on'); const box=document.getElementById('moves');
+    box.scrollTop=Math.max(0, li.offsetTop-box.clientHeight/2); }
 }
 async function show(n){
   n=Math.max(0,Math.min(D.plies,n)); if(n===cur) return; cur=n; const my=++token;

@@ -149,6 +149,7 @@ def test_the_served_page_steps_with_keys_and_clicks_and_shows_the_analysis(site:
     assert d.find_elements(By.CSS_SELECTOR, "img[src='x']") == []
     body.send_keys(Keys.END)
     _wait_board(d, last)
+    d.execute_script("window.scrollTo(0, 0)")
     shot = site["file"].with_name("review-page.png")
     d.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
