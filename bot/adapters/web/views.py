@@ -3,7 +3,7 @@ a tournament (standings, pairings by round, the bracket of an elimination) and a
 recent results, leaderboards).
 
 Privacy: a match is listed nowhere when its server opens private rooms (`/dm config` room mode
-`private`) or its `created` event says `"private": true`; a server page lists only that server's rows.
+`private`); a server page lists only that server's rows.
 A match page itself is shown to whoever holds its signed address.
 """
 
@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from bot.records.page import build_match_page, index_page
 from bot.records.pagetoken import page_url
-from bot.store.db import Match, MatchEvent
+from bot.store.db import Match
 from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
 from bot.types import OVER_STATUSES
@@ -73,21 +73,12 @@ class Views:
         return [f"Tournament {row.name}, round {row.round}, board {row.board}"]
 
     async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
-        ids = [m.id for m in matches]
-        if not ids:
-            return set()
+        """The matches of `matches` that no list may show: those of servers whose rooms are private."""
         guilds = GuildSettingsStore(self.store.engine)
         hidden: set[int] = set()
         for g in {m.guild_id for m in matches if m.guild_id is not None}:
             if (await guilds.get(g)).room_mode == "private":
                 hidden |= {m.id for m in matches if m.guild_id == g}
-        async with self.store.engine.connect() as conn:
-            rows = await conn.execute(
-                select(MatchEvent.match_id, MatchEvent.data).where(
-                    MatchEvent.match_id.in_(ids), MatchEvent.kind == "created"
-                )
-            )
-            hidden |= {int(mid) for mid, data in rows if (data or {}).get("private")}
         return hidden
 
     async def _guild_matches(self, guild_id: int) -> tuple[list[StoredMatch], list[StoredMatch]]:
