@@ -30,7 +30,7 @@ COLOURS = 64
 
 def _png(image: Image.Image) -> str:
     buf = io.BytesIO()
-    image.save(buf, "PNG", optimize=True)
+    image.save(buf, "PNG", compress_level=9)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -75,34 +75,41 @@ def _palette(images: list[Image.Image]) -> Image.Image:
 
 def encode_frames(images: list[Image.Image]) -> dict[str, Any]:
     """`{"frames": [{"key": b64} | {"strip": b64, "tiles": [[x, y], ...]}], "tile": TILE, "last": b64}`:
-    what the page needs to paint every ply."""
+    what the page needs to paint every ply. Changes are found on the RGB pixels; only keys and strips
+    are reduced to the shared palette (small pictures: cheap)."""
     pal = _palette(images)
-    quant = [im.quantize(palette=pal, dither=Image.Dither.NONE) for im in images]
+
+    def paletted(im: Image.Image) -> Image.Image:
+        return im.convert("RGB").quantize(palette=pal, dither=Image.Dither.NONE)
+
     out: list[dict[str, Any]] = []
     prev: np.ndarray[Any, Any] | None = None
     since_key = 0
-    for q in quant:
-        arr = np.asarray(q)
+    for im in images:
+        rgba = np.asarray(im.convert("RGBA"))
+        rgb = rgba[:, :, :3]
+        arr = rgba.view(np.uint32)[:, :, 0]  # one number a pixel: fast compares
         if prev is None or prev.shape != arr.shape or since_key >= KEY_EVERY:
-            out.append({"key": _png(q)})
+            out.append({"key": _png(paletted(im))})
             since_key = 0
         else:
             since_key += 1
             h, w = arr.shape
-            th, tw = -(-h // TILE), -(-w // TILE)
-            diff = np.zeros((th * TILE, tw * TILE), dtype=bool)
-            diff[:h, :w] = arr != prev
-            changed = diff.reshape(th, TILE, tw, TILE).any(axis=(1, 3))
-            ys, xs = np.nonzero(changed)
-            tiles = [[int(x) * TILE, int(y) * TILE] for y, x in zip(ys, xs, strict=True)]
+            diff = arr != prev
+            tiles: list[list[int]] = []
+            for y in np.flatnonzero(diff.any(axis=1)) // TILE * TILE:
+                if tiles and tiles[-1][1] == y:
+                    continue  # this band of rows is done
+                band = diff[y : y + TILE].any(axis=0)
+                cols = np.flatnonzero(band) // TILE * TILE
+                tiles += [[int(x), int(y)] for x in np.unique(cols)]
             if not tiles:
                 out.append({"tiles": []})
             else:
-                padded = np.zeros((th * TILE, tw * TILE), dtype=arr.dtype)
-                padded[:h, :w] = arr
+                th, tw = -(-h // TILE), -(-w // TILE)
+                padded = np.zeros((th * TILE, tw * TILE, 3), dtype=np.uint8)
+                padded[:h, :w] = rgb
                 strip = np.concatenate([padded[y : y + TILE, x : x + TILE] for x, y in tiles], axis=1)
-                img = Image.fromarray(strip, mode="P")
-                img.putpalette(q.getpalette() or [])
-                out.append({"strip": _png(img), "tiles": tiles})
+                out.append({"strip": _png(paletted(Image.fromarray(strip, mode="RGB"))), "tiles": tiles})
         prev = arr
-    return {"frames": out, "tile": TILE, "last": _png(quant[-1])}
+    return {"frames": out, "tile": TILE, "last": _png(paletted(images[-1]))}
