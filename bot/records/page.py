@@ -319,9 +319,9 @@ _TEMPLATE = (
     + """
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>{title}</title><style>{style}</style>
 </head><body><h1>{title}</h1><p id="result">{result}</p><p class="links">{links}</p>
-<div class="wrap"><div class="boardbox"><div class="nav"><button id="first" title="Home">⏮</button>
+<div class="wrap"><div class="boardbox"><div class="nav"><button id="first" title="Home">«</button>
 <button id="prev" title="←">◀</button> ply <span id="ply">{last}</span> / {last}
-<button id="next" title="→">▶</button><button id="last" title="End">⏭</button>
+<button id="next" title="→">▶</button><button id="last" title="End">»</button>
 <span id="caption"></span></div>
 <img id="board" alt="the board" data-ply="{last}" src="data:image/png;base64,{board}"></div>
 <div class="side"><dl>{facts}</dl><h2>Moves</h2><ol id="moves">{moves}</ol>{analysis}</div></div>
