@@ -185,6 +185,11 @@ def cmd_log(args: argparse.Namespace) -> int:
         try:
             await store.open()
             stored = await store.load(args.match_id, with_events=True)
+            context = []
+            if stored is not None and args.html:
+                from bot.records.pagecontext import match_context
+
+                context = await match_context(store.engine, stored)
         finally:
             await store.close()
         if stored is None:
@@ -195,7 +200,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         if args.html or args.url:
             from bot.ops.web_cli import page_outputs
 
-            written += page_outputs(args, stored)
+            written += page_outputs(args, stored, context)
         if args.gif:
             frames = write_gif(stored, Path(args.gif))
             written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")

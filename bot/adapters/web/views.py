@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from bot.records.page import build_match_page, index_page
+from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
 from bot.store.db import Match
 from bot.store.guilds import GuildSettingsStore
@@ -52,25 +53,10 @@ class Views:
             stored = await self.store.load(match_id, with_events=True)
             if stored is None:
                 return None
-            context = await self._context(match_id)
+            context = await match_context(self.store.engine, stored)
             text = await asyncio.to_thread(build_match_page, stored, context)
             self._pages[match_id] = (count, text)
             return text
-
-    async def _context(self, match_id: int) -> list[str]:
-        from bot.tournaments.tables import GAMES, TOURNAMENTS
-
-        async with self.store.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(GAMES.c.round, GAMES.c.board, TOURNAMENTS.c.name)
-                    .join(TOURNAMENTS, TOURNAMENTS.c.id == GAMES.c.tournament_id)
-                    .where(GAMES.c.match_id == match_id)
-                )
-            ).first()
-        if row is None:
-            return []
-        return [f"Tournament {row.name}, round {row.round}, board {row.board}"]
 
     async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
         """The matches of `matches` that no list may show: those of servers whose rooms are private."""
