@@ -140,3 +140,38 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> No
     res = _cli(tmp_path, *[a.replace("{tmp}", str(tmp_path)) for a in args])
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str) -> None:
+    from bot.tournaments.rounds import Game
+    from bot.tournaments.service import TournamentService
+    from tests.bot.conftest import make_service
+
+    host = await make_service(db_url)
+    service = TournamentService(host)
+    await service.start()
+    try:
+        tid = await service.create("Spring <Cup>", "boxes", "elimination", options={"rows": 2, "cols": 2})
+        for p in ("p1", "p2", "p3", "p4"):
+            await service.join(tid, p, p.upper())
+        await service.start_tournament(tid, by="host")
+        entries = {e.id: e for e in await service.entries(tid)}
+        games = [g for g in await service.games(tid) if isinstance(g.pairing, Game)]
+        first = games[0]
+        assert isinstance(first.pairing, Game) and first.match_id is not None
+        await host.resign(first.match_id, entries[first.pairing.black].player_id)
+        views = Views(host.store, SECRET)
+        async with TestClient(TestServer(make_app(views))) as client:
+            res = await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid)}")
+            text = await res.text()
+            assert res.status == 200 and "Spring &lt;Cup&gt;" in text and "Standings" in text
+            assert "Bracket round 1" in text and "P1" in text
+            assert f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}" in text
+            res = await client.get(f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}")
+            page = await res.text()
+            assert "Tournament Spring &lt;Cup&gt;, round 1, board 1" in page
+            assert (await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid + 1)}")).status == 404
+    finally:
+        await service.close()
+        await host.close()
+        await host.store.close()
