@@ -323,8 +323,8 @@ _TEMPLATE = (
 <button id="prev" title="←">◀</button> ply <span id="ply">{last}</span> / {last}
 <button id="next" title="→">▶</button><button id="last" title="End">»</button>
 <span id="caption"></span></div>
-<img id="board" alt="the board" data-ply="{last}" src="data:image/png;base64,{board}"></div>
-<div class="side"><dl>{facts}</dl><h2>Moves</h2><ol id="moves">{moves}</ol>{analysis}</div></div>
+<img id="board" alt="the board" data-ply="{last}" src="data:image/png;base64,{board}">{analysis}</div>
+<div class="side"><dl>{facts}</dl><h2>Moves</h2><ol id="moves">{moves}</ol></div></div>
 <script type="application/json" id="data">{data}</script><script>{script}</script></body></html>
 """
 )
