@@ -175,3 +175,37 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
         await service.close()
         await host.close()
         await host.store.close()
+
+
+@pytest.mark.parametrize("game", ["boxes", "pathing", "dots", "dotdash", "trax"])
+async def test_every_game_gets_a_page_with_a_board_per_ply(host: tuple[MatchService, Recorder], game: str) -> None:
+    import base64
+    import random
+
+    service, _rec = host
+    mid = await service.create_match(game, [PlayerRef("a", "ann"), PlayerRef("b", "ben")])
+    live = service.get(mid)
+    rng = random.Random(7)
+    played = 0
+    for _ in range(12):
+        seat = live.ruleset.to_move(live.state)
+        if seat is None:
+            break
+        moves = live.ruleset.legal_moves(live.state)
+        text = live.ruleset.format(live.state, rng.choice(moves))
+        if (await service.submit(mid, live.players[seat].id, text)).status == "accepted":
+            played += 1
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None
+    page = build_match_page(stored)
+    plies = [int(p) for p in re.findall(r'<li data-ply="(\d+)"', page)]
+    assert plies == list(range(len(plies))) and len(plies) >= 2
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data = json.loads(found[1])
+    frames = data["boards"]["frames"]
+    assert len(frames) == len(plies) and "key" in frames[0]
+    for f in frames:  # a key picture, or the tiles that changed as one PNG strip (none: nothing changed)
+        png = f.get("key") or f.get("strip")
+        assert base64.b64decode(png)[:4] == b"\x89PNG" if png else f["tiles"] == []
+    assert f'id="ply">{len(plies) - 1}<' in page and "In progress" in page
