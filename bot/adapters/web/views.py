@@ -10,6 +10,7 @@ A match page itself is shown to whoever holds its signed address.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from sqlalchemy import select
@@ -24,6 +25,8 @@ from bot.types import OVER_STATUSES
 from games.base import TITLES
 
 RECENT = 20
+KEPT_PAGES = 64
+"""Match pages kept in memory (the most recently asked for; a page can be 3 MB)."""
 
 
 class Views:
@@ -33,7 +36,7 @@ class Views:
         self.store = store
         self.secret = secret
         self.base = base
-        self._pages: dict[int, tuple[int, str]] = {}
+        self._pages: OrderedDict[int, tuple[int, str]] = OrderedDict()
         self._locks: dict[int, asyncio.Lock] = {}
 
     def url(self, kind: str, ident: int) -> str:
@@ -49,6 +52,7 @@ class Views:
                 return None
             cached = self._pages.get(match_id)
             if cached is not None and cached[0] == count:
+                self._pages.move_to_end(match_id)
                 return cached[1]
             stored = await self.store.load(match_id, with_events=True)
             if stored is None:
@@ -56,6 +60,9 @@ class Views:
             context = await match_context(self.store.engine, stored)
             text = await asyncio.to_thread(build_match_page, stored, context)
             self._pages[match_id] = (count, text)
+            self._pages.move_to_end(match_id)
+            while len(self._pages) > KEPT_PAGES:
+                self._pages.popitem(last=False)
             return text
 
     async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
