@@ -187,6 +187,13 @@ def picture_rows(quick: bool) -> list[Row]:
     return [Row("pictures", m, fig, tgt, ok) for m, fig, tgt, ok in table(quick)]
 
 
+def page_rows(quick: bool) -> list[Row]:
+    """Match review pages: size, `dmhost web` answer time, first board in a browser (benchmarks.pages)."""
+    from benchmarks import pages
+
+    return [Row("pages", m, fig, tgt, ok) for m, fig, tgt, ok in pages.table_rows(quick)]
+
+
 def tournament_rows(quick: bool) -> list[Row]:
     """Pairing a large Swiss round."""
     from benchmarks import tournaments
@@ -280,6 +287,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "host": host_rows,
     "takeover": takeover_rows,
     "pictures": picture_rows,
+    "pages": page_rows,
     "memory": memory_rows,
     "tournaments": tournament_rows,
     "ratings": rating_rows,

@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     announce_batch_seconds: float = Field(1.0, ge=0)
     schedule_poll_seconds: float = Field(3600.0, gt=0, description="scheduled DMs: look at the database this often")
     log_level: str = "INFO"
+    web_url: str | None = Field(
+        None,
+        description="public address of `dmhost web` (e.g. https://dm.example.org): `/dm log` and the posted "
+        "result line link to the match's review page; unset: `/dm log` attaches the page as an HTML file",
+    )
     solver_memory: int | None = Field(
         None,
         description="memory (bytes; `512M`, `4G`) the bot process may reach with the solver's tables for "

@@ -185,6 +185,11 @@ def cmd_log(args: argparse.Namespace) -> int:
         try:
             await store.open()
             stored = await store.load(args.match_id, with_events=True)
+            context = []
+            if stored is not None and args.html:
+                from bot.records.pagecontext import match_context
+
+                context = await match_context(store.engine, stored)
         finally:
             await store.close()
         if stored is None:
@@ -192,6 +197,10 @@ def cmd_log(args: argparse.Namespace) -> int:
         if args.sgf and stored.game != "dots":
             return _usage("SGF export is for dots matches")
         written = []
+        if args.html or args.url:
+            from bot.ops.web_cli import page_outputs
+
+            written += page_outputs(args, stored, context)
         if args.gif:
             frames = write_gif(stored, Path(args.gif))
             written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")
@@ -444,6 +453,10 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
     lg.add_argument("--sgf", metavar="FILE", help="export a dots match as SGF")
     lg.add_argument("--analyse", "--analyze", action="store_true", help="annotate boxes/pathing moves with the solver")
+    from bot.ops.web_cli import add_log_options
+    from bot.ops.web_cli import add_parser as add_web
+
+    add_log_options(lg)
     lg.set_defaults(func=cmd_log)
 
     db = sub.add_parser("db", help="database migrations")
@@ -477,6 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.ops.schedule_cli import add_parser as add_schedule
 
     add_schedule(sub)
+    add_web(sub)
     return parser
 
 

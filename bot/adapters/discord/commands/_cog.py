@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
 )
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._help import command_card
+from bot.adapters.discord.commands._pages import page_file, page_link
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
 from bot.adapters.discord.commands._practice import opponent as practice_opponent
@@ -656,6 +657,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         ]
         await interaction.response.defer(ephemeral=True, thinking=True)
         limit = upload_limit(interaction)
+        link = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), stored.id)
+        if link is not None:
+            embed.add_field(name="Review page", value=link, inline=False)
+        elif (page := await page_file(stored, limit - sum(len(b) for _, b in logs))) is not None:
+            logs.append(page)
         review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs))
         if review.notes:
             embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)

@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
     same_guild,
 )
 from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
+from bot.adapters.discord.commands._pages import page_link
 from bot.host.events import MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live
 from bot.records.matchlog import result_of
@@ -344,6 +345,9 @@ class Overview(commands.Cog):
                 room_link(live.guild_id, live.channel_id, board),
             )
             text += await _rating_changes(self.bot, live.id)
+            page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), live.id)
+            if page is not None:
+                text += f"\nReview: <{page}>"
             await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("match %s: the result could not be posted outside the room", live.id)

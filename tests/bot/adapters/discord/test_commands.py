@@ -236,6 +236,9 @@ async def test_log(world: World) -> None:
     assert fields["Moves"] == "1" and fields["Status"] == "aborted" and fields["Illegal attempts"] == "1"
     names = [a.filename for a in r.attachments]
     assert names[:2] == [f"match-{match_id}.txt", f"match-{match_id}.json"]
+    assert names[2] == f"match-{match_id}.html"  # no DMHOST_WEB_URL: the review page itself
+    page = await r.attachments[2].read()
+    assert b'id="board"' in page and b'data-ply="1"' in page
     text = await r.attachments[0].read()
     assert b"A1-B1" in text and b"aborted" in text
     data = json.loads(await r.attachments[1].read())

@@ -1,0 +1,26 @@
+"""The match review page in Discord (issue 39): a link when `DMHOST_WEB_URL` names the public address of
+`dmhost web`, else the page itself as an HTML file on `/dm log`, when it fits the upload limit."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.records.page import build_match_page
+from bot.records.pagetoken import load_secret, page_url
+from bot.store.matches import StoredMatch
+
+
+def page_link(base: str | None, match_id: int) -> str | None:
+    """The signed address of a match's page, or None when no public address is configured."""
+    if not base:
+        return None
+    return page_url(base, load_secret(), "match", match_id)
+
+
+async def page_file(stored: StoredMatch, budget: int) -> tuple[str, bytes] | None:
+    """`match-ID.html` when it fits `budget` bytes (None otherwise, or when it cannot be drawn)."""
+    try:
+        data = (await asyncio.to_thread(build_match_page, stored)).encode()
+    except Exception:  # a record an older build wrote: the rest of /dm log still goes out
+        return None
+    return (f"match-{stored.id}.html", data) if len(data) <= budget else None

@@ -1,0 +1,152 @@
+"""What the web pages show, read from the database: a match (page HTML cached per match and log length),
+a tournament (standings, pairings by round, the bracket of an elimination) and a server (live matches,
+recent results, leaderboards).
+
+Privacy: a match is listed nowhere when its server opens private rooms (`/dm config` room mode
+`private`); a server page lists only that server's rows.
+A match page itself is shown to whoever holds its signed address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from bot.records.page import build_match_page, index_page
+from bot.records.pagecontext import match_context
+from bot.records.pagetoken import page_url
+from bot.store.db import Match
+from bot.store.guilds import GuildSettingsStore
+from bot.store.matches import MatchStore, StoredMatch
+from bot.types import OVER_STATUSES
+from games.base import TITLES
+
+RECENT = 20
+KEPT_PAGES = 64
+"""Match pages kept in memory (the most recently asked for; a page can be 3 MB)."""
+
+
+class Views:
+    """The pages of one database; match pages are kept once built (a finished match never changes)."""
+
+    def __init__(self, store: MatchStore, secret: bytes, base: str = "") -> None:
+        self.store = store
+        self.secret = secret
+        self.base = base
+        self._pages: OrderedDict[int, tuple[int, str]] = OrderedDict()
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def url(self, kind: str, ident: int) -> str:
+        """A page's address relative to the server's root (or absolute, given a base)."""
+        return page_url(self.base, self.secret, kind, ident)
+
+    async def match(self, match_id: int) -> str | None:
+        """The match page's HTML, or None when there is no such match."""
+        lock = self._locks.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            count = await self.store.event_count(match_id)
+            if count is None:
+                return None
+            cached = self._pages.get(match_id)
+            if cached is not None and cached[0] == count:
+                self._pages.move_to_end(match_id)
+                return cached[1]
+            stored = await self.store.load(match_id, with_events=True)
+            if stored is None:
+                return None
+            context = await match_context(self.store.engine, stored)
+            text = await asyncio.to_thread(build_match_page, stored, context)
+            self._pages[match_id] = (count, text)
+            self._pages.move_to_end(match_id)
+            while len(self._pages) > KEPT_PAGES:
+                self._pages.popitem(last=False)
+            return text
+
+    async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
+        """The matches of `matches` that no list may show: those of servers whose rooms are private."""
+        guilds = GuildSettingsStore(self.store.engine)
+        hidden: set[int] = set()
+        for g in {m.guild_id for m in matches if m.guild_id is not None}:
+            if (await guilds.get(g)).room_mode == "private":
+                hidden |= {m.id for m in matches if m.guild_id == g}
+        return hidden
+
+    async def _guild_matches(self, guild_id: int) -> tuple[list[StoredMatch], list[StoredMatch]]:
+        gid = guild_id or None
+        async with self.store.engine.connect() as conn:
+            cond = Match.guild_id.is_(None) if gid is None else Match.guild_id == gid
+            over = [str(s) for s in OVER_STATUSES]
+            live_ids = [r[0] for r in await conn.execute(select(Match.id).where(cond, Match.status.not_in(over)))]
+            recent_ids = [
+                r[0]
+                for r in await conn.execute(
+                    select(Match.id).where(cond, Match.status.in_(over)).order_by(Match.id.desc()).limit(RECENT)
+                )
+            ]
+        live = [m for m in [await self.store.load(i) for i in live_ids] if m is not None]
+        recent = [m for m in [await self.store.load(i) for i in recent_ids] if m is not None]
+        hidden = await self._private(live + recent)
+        return [m for m in live if m.id not in hidden], [m for m in recent if m.id not in hidden]
+
+    def _row(self, m: StoredMatch) -> tuple[str, str | None]:
+        from bot.records.matchlog import result_of
+
+        names = " vs ".join(n for _s, (_p, n) in sorted(m.players.items()))
+        return f"#{m.id} {TITLES.get(m.game, m.game)}: {names} — {result_of(m)}", self.url("match", m.id)
+
+    async def server(self, guild_id: int) -> str:
+        """The server page: live matches, recent results, leaderboards (this server's rows only)."""
+        from bot.ratings.service import Ratings
+
+        live, recent = await self._guild_matches(guild_id)
+        ratings = Ratings(self.store)
+        gid = guild_id or None
+        sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
+            ("Live matches", [self._row(m) for m in live]),
+            ("Recent results", [self._row(m) for m in recent]),
+        ]
+        for game in TITLES:
+            board = await ratings.leaderboard(gid, game, limit=10)
+            if board:
+                rows = [(f"{s.rank}. {s.name} {s.rating:.0f} ({s.games} games)", None) for s in board]
+                sections.append((f"Leaderboard: {TITLES[game]}", rows))
+        title = "Server" if gid is None else f"Server {gid}"
+        return index_page(title, sections)
+
+    async def tournament(self, tid: int) -> str | None:
+        """The tournament page: standings, pairings per round (with links to their matches), bracket."""
+        from bot.host.service import MatchService
+        from bot.tournaments.rounds import Bye
+        from bot.tournaments.service import TournamentService
+
+        service = TournamentService(MatchService(self.store))
+        try:
+            t = await service.get(tid)
+        except Exception:
+            return None
+        names = await service.names(tid)
+        standings = await service.standings(tid)
+        games = await service.games(tid)
+        hidden = await self._private([m for g in games if g.match_id for m in [await self.store.load(g.match_id)] if m])
+        sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
+            (
+                "Standings",
+                [(f"{s.rank}. {names.get(s.player, '?')} — {s.points:g} points", None) for s in standings],
+            )
+        ]
+        by_round: dict[int, list[tuple[str, str | None]]] = {}
+        for g in games:
+            p = g.pairing
+            if isinstance(p, Bye):
+                text = f"{names.get(p.player, '?')}: bye"
+            else:
+                score = "" if p.result is None else f" — {p.result}"
+                text = f"Board {g.board}: {names.get(p.white, '?')} vs {names.get(p.black, '?')}{score}"
+            link = self.url("match", g.match_id) if g.match_id and g.match_id not in hidden else None
+            by_round.setdefault(g.round, []).append((text, link))
+        label = "Bracket round" if str(t.format) == "elimination" else "Round"
+        sections += [(f"{label} {r}", rows) for r, rows in sorted(by_round.items())]
+        return index_page(f"{t.name} ({TITLES.get(t.game, t.game)}, {t.format})", sections)

@@ -1,0 +1,67 @@
+"""`dmhost log --html/--url` and `dmhost web`: the match review pages from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.ops.dburl import db_url
+from bot.opserrors import check_database_url
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+def add_log_options(lg: argparse.ArgumentParser) -> None:
+    """The page options of `dmhost log`."""
+    lg.add_argument("--html", metavar="FILE", help="write the match's review page (one offline HTML file)")
+    lg.add_argument("--url", action="store_true", help="print the address of the match's page on `dmhost web`")
+    lg.add_argument(
+        "--base", metavar="URL", help="the address `dmhost web` is reached at (default http://127.0.0.1:8080)"
+    )
+
+
+def page_outputs(args: argparse.Namespace, stored: Any, context: list[str]) -> list[str]:
+    """Write what `--html`/`--url` ask for; the lines to print."""
+    out = []
+    if getattr(args, "html", None):
+        from bot.records.page import build_match_page
+
+        path = Path(args.html)
+        path.write_text(build_match_page(stored, context), encoding="utf-8")
+        out.append(f"Wrote the review page of match {stored.id} to {path.resolve()}")
+    if getattr(args, "url", False):
+        from bot.records.pagetoken import DEFAULT_BASE, load_secret, page_url
+
+        out.append(page_url(args.base or DEFAULT_BASE, load_secret(), "match", stored.id))
+    return out
+
+
+def add_parser(sub: Any) -> None:
+    """`dmhost web`."""
+    web = sub.add_parser("web", help="serve the match, tournament and server review pages over HTTP")
+    web.add_argument("--db", metavar="PATH")
+    web.add_argument("--host", default="127.0.0.1", metavar="ADDRESS")
+    web.add_argument("--port", type=int, default=8080, metavar="PORT")
+    web.set_defaults(func=cmd_web)
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """Serve the pages until SIGINT/SIGTERM."""
+    if not 0 < args.port < 65536:
+        print(f"dmhost: --port {args.port} is not a TCP port (1–65535)", file=sys.stderr)
+        return EXIT_USAGE
+    url = db_url(args.db)
+    check_database_url(url, must_exist=True)
+    from bot.adapters.web.server import serve
+    from bot.records.pagetoken import load_secret
+
+    try:
+        asyncio.run(serve(url, args.host, args.port, load_secret()))
+    except OSError as exc:
+        print(f"dmhost: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK

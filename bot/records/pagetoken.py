@@ -1,0 +1,58 @@
+"""The unguessable part of a review page's address: an HMAC-SHA256 of what the page shows ("match:7",
+"tournament:3", "server:1234"), keyed with a secret that the CLI and the server share.
+
+The secret is the setting `DMHOST_WEB_SECRET` when set (give every process of a deployment the same one);
+otherwise a random one kept in `$XDG_CONFIG_HOME/dmhost/web-secret` (default `~/.config/dmhost/`),
+created on first use with mode 0600, so `dmhost log --url` and `dmhost web` on one machine agree.
+Changing the secret invalidates every address given out.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+DEFAULT_BASE = "http://127.0.0.1:8080"
+
+
+def secret_path() -> Path:
+    """Where the generated secret is kept."""
+    root = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(root) / "dmhost" / "web-secret"
+
+
+def load_secret() -> bytes:
+    """The signing secret (see the module's text)."""
+    given = os.environ.get("DMHOST_WEB_SECRET", "").strip()
+    if given:
+        return given.encode()
+    path = secret_path()
+    try:
+        return path.read_bytes().strip()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = secrets.token_urlsafe(32).encode()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(fresh)
+        return fresh
+
+
+def sign(secret: bytes, kind: str, ident: int) -> str:
+    """The token of page `kind` number `ident` (22 URL-safe characters, 132 bits)."""
+    mac = hmac.new(secret, f"{kind}:{ident}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode("ascii")[:22]
+
+
+def valid(secret: bytes, kind: str, ident: int, token: str) -> bool:
+    """Whether `token` is the token of that page (constant-time)."""
+    return hmac.compare_digest(sign(secret, kind, ident), token)
+
+
+def page_url(base: str, secret: bytes, kind: str, ident: int) -> str:
+    """The address of a page: `BASE/KIND/ID/TOKEN` (kind: match, tournament, server)."""
+    return f"{base.rstrip('/')}/{kind}/{ident}/{sign(secret, kind, ident)}"

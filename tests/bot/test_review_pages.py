@@ -1,0 +1,211 @@
+"""Match review pages without a browser: the contract's hooks in the HTML, escaping, signed addresses,
+private rooms and server isolation on the served lists, and the command line's bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.adapters.web.server import make_app
+from bot.adapters.web.views import Views
+from bot.host.service import MatchService, PlayerRef
+from bot.records.page import build_match_page, with_verdicts
+from bot.records.pagetoken import page_url, sign, valid
+from bot.store.guilds import GuildSettingsStore
+from tests import DATA
+from tests.bot.conftest import Recorder
+
+CASE = json.loads((DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
+HOSTILE = CASE["players"][0]
+SECRET = b"test-secret"
+
+
+async def _play(service: MatchService, guild: int | None, names: tuple[str, str], moves: list[str]) -> int:
+    a, b = PlayerRef(f"p-{names[0]}-{guild}", names[0]), PlayerRef(f"p-{names[1]}-{guild}", names[1])
+    mid = await service.create_match("boxes", [a, b], options={"rows": 2, "cols": 2}, guild_id=guild)
+    live = service.get(mid)
+    for text in moves:
+        seat = live.ruleset.to_move(live.state)
+        assert (await service.submit(mid, live.players[seat].id, text)).status == "accepted"
+    return mid
+
+
+async def test_the_page_has_the_hooks_and_escapes_what_players_typed(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    mid = await _play(service, None, (HOSTILE, "bob"), CASE["moves"][:5])
+    live = service.get(mid)
+    seat = live.ruleset.to_move(live.state)
+    await service.submit(mid, live.players[seat].id, "A1-B1")  # drawn already: an illegal try, logged
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None
+    page = build_match_page(stored)
+    assert HOSTILE not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert 'id="result"' in page and 'id="board"' in page and 'id="ply">5<' in page
+    assert [int(p) for p in re.findall(r'<li data-ply="(\d+)"', page)] == list(range(6))
+    tail = page[page.index('<li data-ply="5"') :]
+    assert "illegal" in tail[: tail.index("</ol>")]  # the illegal try is in the move list, after ply 5
+    assert 'id="analysis"' not in page  # no analysis of a match still being played
+
+
+def test_the_adapter_gives_verdicts_and_values_from_the_boxes_loss() -> None:
+    entries = [
+        {"ply": 1, "seat": 1, "move": "A1-B1", "analysed": True, "value": 2, "loss": 0},
+        {"ply": 2, "seat": 2, "move": "B1-C1", "analysed": True, "value": -4, "loss": 2},
+        {"ply": 3, "seat": 1, "move": "A2-B2", "analysed": True, "value": -1, "loss": 4},
+        {"ply": 4, "seat": 2, "move": "B2-C2", "analysed": False},
+        {"ply": 5, "seat": 1, "move": "x", "verdict": "good", "value_p1": 0.5, "engine": "hard, 20k nodes"},
+    ]
+    got = [(e["ply"], e["verdict"], e["value_p1"], e["engine"]) for e in with_verdicts(entries)]
+    assert got == [
+        (1, "best", 2, "exact solver"),
+        (2, "mistake", 4, "exact solver"),
+        (3, "blunder", -1, "exact solver"),
+        (5, "good", 0.5, "hard, 20k nodes"),
+    ]
+
+
+def test_tokens_are_signed_per_page_and_secret() -> None:
+    token = sign(SECRET, "match", 7)
+    assert len(token) == 22 and valid(SECRET, "match", 7, token)
+    assert not valid(SECRET, "match", 8, token)
+    assert not valid(SECRET, "server", 7, token)
+    assert not valid(b"another secret", "match", 7, token)
+    assert page_url("http://h:1/", SECRET, "match", 7) == f"http://h:1/match/7/{token}"
+
+
+async def test_served_lists_keep_to_their_server_and_leave_private_rooms_out(
+    host: tuple[MatchService, Recorder],
+) -> None:
+    service, _rec = host
+    moves = CASE["moves"]
+    public = await _play(service, 111, ("alice", "bob"), moves)
+    other = await _play(service, 222, ("carol", "dave"), moves)
+    hidden = await _play(service, 333, ("erin", "frank"), moves)
+    await GuildSettingsStore(service.store.engine).update(333, room_mode="private")
+    views = Views(service.store, SECRET)
+    async with TestClient(TestServer(make_app(views))) as client:
+
+        async def get(kind: str, ident: int, token: str | None = None) -> tuple[int, str]:
+            res = await client.get(f"/{kind}/{ident}/{token or sign(SECRET, kind, ident)}")
+            return res.status, await res.text()
+
+        status, text = await get("server", 111)
+        assert status == 200 and "alice" in text and "carol" not in text and "erin" not in text
+        assert f"/match/{public}/{sign(SECRET, 'match', public)}" in text
+        status, text = await get("server", 222)
+        assert status == 200 and "carol" in text and "alice" not in text
+        status, text = await get("server", 333)
+        assert status == 200 and "erin" not in text and f"/match/{hidden}/" not in text
+        # The private match's own page still opens for whoever holds its signed address.
+        assert (await get("match", hidden))[0] == 200
+        for kind, ident, token in (
+            ("match", other, sign(SECRET, "match", public)),
+            ("match", other, "x"),
+            ("server", 111, sign(SECRET, "server", 222)),
+            ("match", 999, None),
+            ("tournament", 5, "nope"),
+        ):
+            assert (await get(kind, ident, token))[0] == 404
+        assert (await client.get("/match/1")).status == 404
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.ops.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["log", "42", "--html", "{tmp}/x.html", "--db", "{tmp}/m.db"],
+        ["log", "42", "--url", "--db", "{tmp}/m.db"],
+        ["web", "--port", "0", "--db", "{tmp}/m.db"],
+        ["web", "--port", "http", "--db", "{tmp}/m.db"],
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
+    assert _cli(tmp_path, "db", "upgrade", "--db", str(tmp_path / "m.db")).returncode == 0
+    res = _cli(tmp_path, *[a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str) -> None:
+    from bot.tournaments.rounds import Game
+    from bot.tournaments.service import TournamentService
+    from tests.bot.conftest import make_service
+
+    host = await make_service(db_url)
+    service = TournamentService(host)
+    await service.start()
+    try:
+        tid = await service.create("Spring <Cup>", "boxes", "elimination", options={"rows": 2, "cols": 2})
+        for p in ("p1", "p2", "p3", "p4"):
+            await service.join(tid, p, p.upper())
+        await service.start_tournament(tid, by="host")
+        entries = {e.id: e for e in await service.entries(tid)}
+        games = [g for g in await service.games(tid) if isinstance(g.pairing, Game)]
+        first = games[0]
+        assert isinstance(first.pairing, Game) and first.match_id is not None
+        await host.resign(first.match_id, entries[first.pairing.black].player_id)
+        views = Views(host.store, SECRET)
+        async with TestClient(TestServer(make_app(views))) as client:
+            res = await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid)}")
+            text = await res.text()
+            assert res.status == 200 and "Spring &lt;Cup&gt;" in text and "Standings" in text
+            assert "Bracket round 1" in text and "P1" in text
+            assert f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}" in text
+            res = await client.get(f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}")
+            page = await res.text()
+            assert "Tournament Spring &lt;Cup&gt;, round 1, board 1" in page
+            assert (await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid + 1)}")).status == 404
+    finally:
+        await service.close()
+        await host.close()
+        await host.store.close()
+
+
+@pytest.mark.parametrize("game", ["boxes", "pathing", "dots", "dotdash", "trax"])
+async def test_every_game_gets_a_page_with_a_board_per_ply(host: tuple[MatchService, Recorder], game: str) -> None:
+    import base64
+    import random
+
+    service, _rec = host
+    mid = await service.create_match(game, [PlayerRef("a", "ann"), PlayerRef("b", "ben")])
+    live = service.get(mid)
+    rng = random.Random(7)
+    played = 0
+    for _ in range(12):
+        seat = live.ruleset.to_move(live.state)
+        if seat is None:
+            break
+        moves = live.ruleset.legal_moves(live.state)
+        text = live.ruleset.format(live.state, rng.choice(moves))
+        if (await service.submit(mid, live.players[seat].id, text)).status == "accepted":
+            played += 1
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None
+    page = build_match_page(stored)
+    plies = [int(p) for p in re.findall(r'<li data-ply="(\d+)"', page)]
+    assert plies == list(range(len(plies))) and len(plies) >= 2
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data = json.loads(found[1])
+    frames = data["boards"]["frames"]
+    assert len(frames) == len(plies) and "key" in frames[0]
+    for f in frames:  # a key picture, or the tiles that changed as one PNG strip (none: nothing changed)
+        png = f.get("key") or f.get("strip")
+        assert base64.b64decode(png)[:4] == b"\x89PNG" if png else f["tiles"] == []
+    assert f'id="ply">{len(plies) - 1}<' in page and "In progress" in page
