@@ -196,6 +196,7 @@ class Room:
                     if stored is None:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
+                await self.service.rule_overdue()  # deadlines that passed while the room was closed
             else:
                 await self.service.start(select=lambda _m: False)
                 if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):
