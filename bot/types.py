@@ -209,7 +209,7 @@ def _seconds(key: str, raw: Any) -> float:
             f"clock setting {key} must be a number of seconds or a duration such as 90m, 36h or 2d, got {raw!r}"
         ) from None
     if not 0 <= number <= LONGEST:
-        raise ValueError(f"clock setting {key} must be between 0 and a year, got {raw}")
+        raise ValueError(f"clock setting {key} must be between 0 and a week (a year in correspondence), got {raw}")
     return number
 
 
