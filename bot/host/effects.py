@@ -202,7 +202,6 @@ def reminder(live: Live, seat: int, now: float, wall: dt.datetime) -> Batch:
     data = {"player": live.players[seat].name, "left": round(left)}
     detail = {
         "left_text": days_hours(left),
-        "deadline": deadline.isoformat(timespec="seconds"),
-        "unix": int(deadline.timestamp()),
+        "deadline": f"<t:{int(deadline.timestamp())}:R>",
     }
     return Batch([NewEvent(REMINDER, seat, data={"left": round(left)})], [event(live, REMINDER, data, seat, detail)])

@@ -626,7 +626,8 @@ class MatchService:
             public = {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]}
             batch.out.append(event(live, EventKind.MOVE, public, seat, {"events": data["events"]}))
             apply(live, None, eff, batch, self.now(), self.wall())
-            after_move(live, batch, self.now(), self.wall())
+            # correspondence: the next player's days run from when the move was posted (even if read back late)
+            after_move(live, batch, at if live.clocks.tc.kind == ClockKind.CORRESPONDENCE else self.now(), self.wall())
         await self._flush(live, batch)
         return SubmitResult.accepted(batch.out)
 

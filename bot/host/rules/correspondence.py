@@ -43,7 +43,7 @@ class Correspondence(HouseRule):
     events: ClassVar[tuple[str, ...]] = (REMINDER,)
     pings: ClassVar[tuple[str, ...]] = (REMINDER,)
     words: ClassVar[Mapping[str, str]] = {
-        REMINDER: "{player}, your move against {opponent} is waiting: {left_text} left (deadline {deadline}).",
+        REMINDER: "{player}, your move against {opponent} is waiting: {left_text} left, time runs out {deadline}.",
         "log:reminder": "reminded ({left_text} left)",
     }
 
