@@ -8,7 +8,7 @@ import discord
 import simcord
 
 from bot.settings import Settings
-from tests.bot.adapters.discord.conftest import World, board_of, bot_messages, bot_text, start
+from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, bot_text, start
 from tests.bot.adapters.discord.test_catch_up import come_back, go_away
 
 DAY = 86400
@@ -50,3 +50,43 @@ async def test_a_deadline_that_passed_while_away_is_ruled_on_return(world: World
     assert stored is not None and stored.status == "finished"
     assert stored.winner_seat == 2 and stored.result_reason == "time"  # bob's move counted; alice lost on time
     assert [e.kind for e in stored.events if e.kind == "move"] == ["move", "move"]
+
+
+async def test_a_correspondence_swiss_round_two_days_per_move(world: World) -> None:
+    w = world
+    created = answer(
+        await w.carol.slash(
+            w.lobby,
+            "dm tournament create",
+            name="Slow Swiss",
+            game="boxes",
+            format="swiss",
+            rounds=2,
+            options="rows=2 cols=2",
+            clock="kind=correspondence move=2d",
+        )
+    )
+    assert created.content.startswith("**Tournament 1 · Slow Swiss**")
+    (card,) = [m for m in bot_messages(w, w.lobby) if m.content.startswith("**Tournament ")]
+    for player in (w.alice, w.bob, w.carol, w.dave):
+        await player.click(card, label="Join")
+    answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=1))
+    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
+    first = [g.match_id for g in await service.games(1) if g.round == 1 and g.match_id]
+    assert len(first) == 2
+    for match_id in first:
+        assert w.bot.service.live[match_id].clocks.tc.kind == "correspondence"
+        assert w.bot.service.live[match_id].clocks.tc.move == 2 * DAY
+    await w.env.advance_time(1.7 * DAY)
+    rooms = {w.bot.service.live[m].channel_id for m in first}
+    reminded = [t for t in w.lobby.threads if t.id in rooms and pings(w, t)]
+    assert len(reminded) == 2  # each first mover is reminded once, in the game's own room
+    await w.env.advance_time(0.4 * DAY)  # the first movers run out of time: round 1 is decided
+    await w.env.settle()
+    t = await service.get(1)
+    assert t.round == 2
+    for match_id in first:
+        stored = await w.bot.service.store.load(match_id)
+        assert stored is not None and stored.result_reason == "time"
+    second = [g.match_id for g in await service.games(1) if g.round == 2 and g.match_id]
+    assert second and all(w.bot.service.live[m].clocks.tc.kind == "correspondence" for m in second)
