@@ -90,3 +90,13 @@ async def test_a_correspondence_swiss_round_two_days_per_move(world: World) -> N
         assert stored is not None and stored.result_reason == "time"
     second = [g.match_id for g in await service.games(1) if g.round == 2 and g.match_id]
     assert second and all(w.bot.service.live[m].clocks.tc.kind == "correspondence" for m in second)
+
+
+async def test_dm_live_lists_correspondence_matches_apart(world: World) -> None:
+    w = world
+    fast, _ = await start(w, options="rows=2 cols=2")
+    slow, _ = await start(w, options="rows=2 cols=2", clock="kind=correspondence move=2d", by=w.carol)
+    shown = answer(await w.dave.slash(w.lobby, "dm live"))
+    text = "\n".join(e.description or "" for e in shown.embeds)
+    head = text.index("**Correspondence**")
+    assert text.index(f"#{fast}") < head < text.index(f"#{slow}")
