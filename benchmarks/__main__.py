@@ -279,6 +279,31 @@ def schedule_rows(quick: bool) -> list[Row]:
     ]
 
 
+def correspondence_rows(quick: bool) -> list[Row]:
+    """10,000 correspondence matches in one SQLite file: start-up, memory per idle match, deadlines ruled
+    across a restart."""
+    from benchmarks import correspondence as cb
+
+    fig = cb.run(500 if quick else 10_000)
+    return [
+        Row(
+            "correspondence",
+            f"host start-up with {fig.matches:,} correspondence matches (each resumed, time away charged)",
+            f"{fig.startup_s:.2f} s",
+            f"≤ {cb.TARGET_STARTUP_S:g} s",
+            fig.startup_s <= cb.TARGET_STARTUP_S,
+        ),
+        Row("correspondence", "memory per idle resumed match (tracemalloc)", f"{fig.idle_kib:.1f} KiB", "", None),
+        Row(
+            "correspondence",
+            f"deadlines ruled after the restart ({fig.ruled:,} of {fig.matches:,}): lateness p50 / p99 / max",
+            f"{fig.late_p50_s:.3f} / {fig.late_p99_s:.3f} / {fig.late_max_s:.3f} s",
+            f"all, ≤ {cb.TARGET_LATE_S:g} s",
+            fig.ruled == fig.matches and fig.late_max_s <= cb.TARGET_LATE_S,
+        ),
+    ]
+
+
 SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "engines": engine_rows,
     "trax": trax_rows,
@@ -292,6 +317,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "tournaments": tournament_rows,
     "ratings": rating_rows,
     "schedule": schedule_rows,
+    "correspondence": correspondence_rows,
 }
 
 

@@ -52,6 +52,8 @@ class ClockNotice(StrEnum):
     GRACE_STARTED = "grace_started"
     TIMEOUT = "timeout"
     """The player lost on time."""
+    REMINDER = "reminder"
+    """Correspondence: `remind` of the player's time for this move is used (once per move)."""
     RESTART = "restart"
     """The player's clock was restarted (Trax's three-same rule)."""
 
@@ -85,6 +87,10 @@ class TimeControl:
     """Seconds a move stays provisional (None: the game's default, 5 s for Trax)."""
     odds: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
     """Time odds: per seat, the `move`, `reserve` or `grace` that differ from the match's (empty: even time)."""
+    bank: float = 0.0
+    """Correspondence: the cap of the bank that saves unused move time (0: every move starts afresh)."""
+    remind: float = 0.8
+    """Correspondence: the share of the time for a move after which the player is reminded (0: never)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ClockKind(self.kind))  # a stored or typed string becomes the enum
@@ -99,6 +105,8 @@ class TimeControl:
             "grace": spec.grace,
             "presence": 120.0,
             "takeback": None,
+            "bank": 0.0,
+            "remind": 0.8,
         }
         odds: dict[int, dict[str, float]] = {}
         for key, raw in (overrides or {}).items():
@@ -114,12 +122,13 @@ class TimeControl:
                 raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(values)}")
             if key == "kind":
                 if raw not in tuple(ClockKind):
-                    raise ValueError("clock kind must be move_reserve or grace")
+                    raise ValueError("clock kind must be move_reserve, grace or correspondence")
                 values[key] = ClockKind(raw)
                 continue
-            values[key] = _seconds(key, raw)
+            values[key] = _fraction(key, raw) if key == "remind" else _seconds(key, raw)
         if values["move"] <= 0 or any(seat.get("move", 1.0) <= 0 for seat in odds.values()):
             raise ValueError("clock setting move must be more than 0 seconds")
+        _check_kind(values, overrides or {})
         return cls(**values, odds=odds)
 
     def for_seat(self, seat: int | None) -> TimeControl:
@@ -151,6 +160,7 @@ class TimeControl:
             "presence": self.presence,
             "takeback": self.takeback,
             **({"odds": {str(s): dict(o) for s, o in sorted(self.odds.items())}} if self.odds else {}),
+            **({"bank": self.bank, "remind": self.remind} if self.kind == ClockKind.CORRESPONDENCE else {}),
         }
 
     @classmethod
@@ -158,7 +168,11 @@ class TimeControl:
         """Inverse of `to_json`."""
         odds = {int(s): {k: float(v) for k, v in o.items()} for s, o in (data.get("odds") or {}).items()}
         return cls(
-            **{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence", "takeback") if k in data},
+            **{
+                k: data[k]
+                for k in ("kind", "move", "reserve", "grace", "presence", "takeback", "bank", "remind")
+                if k in data
+            },
             odds=odds,
         )
 
@@ -167,12 +181,59 @@ ODDS_KEYS = ("move", "reserve", "grace")
 """The clock settings that may differ between the two players (time odds)."""
 
 
+WEEK = 7 * 24 * 3600.0
+"""The longest live clock setting."""
+LONGEST = 366 * 24 * 3600.0
+"""The longest correspondence setting (a move or a bank of a year)."""
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_ONLY_CORRESPONDENCE = ("bank", "remind")
+
+
+def duration(raw: Any) -> float:
+    """Seconds of a duration: a number (seconds) or a number with `s`, `m`, `h` or `d` (`2d`, `36h`, `90m`);
+    ValueError when it is neither."""
+    text = str(raw).strip().lower()
+    unit = _UNITS.get(text[-1:], None) if text else None
+    number = float(text[:-1] if unit is not None else text)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(text)
+    return number * (unit or 1.0)
+
+
 def _seconds(key: str, raw: Any) -> float:
-    """A clock setting's value: seconds between 0 and a week."""
+    """A clock setting's value: a duration between 0 and a year (a week outside correspondence, checked later)."""
+    try:
+        number = duration(raw)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"clock setting {key} must be a number of seconds or a duration such as 90m, 36h or 2d, got {raw!r}"
+        ) from None
+    if not 0 <= number <= LONGEST:
+        raise ValueError(f"clock setting {key} must be between 0 and a week (a year in correspondence), got {raw}")
+    return number
+
+
+def _fraction(key: str, raw: Any) -> float:
+    """A share of the time for a move: from 0 (never) up to, not including, 1."""
     try:
         number = float(raw)
     except (TypeError, ValueError):
-        raise ValueError(f"clock setting {key} must be a number of seconds, got {raw!r}") from None
-    if not 0 <= number <= 7 * 24 * 3600:
-        raise ValueError(f"clock setting {key} must be between 0 and a week, got {raw}")
+        number = -1.0
+    if not 0 <= number < 1:
+        raise ValueError(
+            f"clock setting {key} must be a fraction from 0 up to 1 (0.8: at 80 % of the time), got {raw!r}"
+        )
     return number
+
+
+def _check_kind(values: Mapping[str, Any], overrides: Mapping[str, Any]) -> None:
+    """`bank` and `remind` belong to correspondence; a live clock stays within a week."""
+    if values["kind"] == ClockKind.CORRESPONDENCE:
+        return
+    for key in _ONLY_CORRESPONDENCE:
+        if key in overrides:
+            raise ValueError(f"clock setting {key} belongs to kind=correspondence")
+    for key in ("move", "reserve", "grace", "presence", "takeback"):
+        value = values.get(key)
+        if value is not None and value > WEEK:
+            raise ValueError(f"clock setting {key} must be between 0 and a week, got {overrides.get(key, value)}")

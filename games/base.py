@@ -156,10 +156,12 @@ class UnsupportedError(NotImplementedError):
 
 
 class ClockKind(StrEnum):
-    """How a game's clock runs: per-move time plus a reserve, or per-move time plus one grace per game."""
+    """How a game's clock runs: per-move time plus a reserve, per-move time plus one grace per game, or
+    correspondence (days per move, an optional capped bank of saved time; deadlines on the wall clock)."""
 
     MOVE_RESERVE = "move_reserve"
     GRACE = "grace"
+    CORRESPONDENCE = "correspondence"
 
 
 @dataclass(frozen=True)

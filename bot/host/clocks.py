@@ -73,6 +73,8 @@ class Clocks:
     @classmethod
     def new(cls, tc: TimeControl) -> Clocks:
         """Fresh clocks, nobody running."""
+        if tc.kind == ClockKind.CORRESPONDENCE:  # the bank fills with the time fast moves leave unused
+            return cls(tc, {1: 0.0, 2: 0.0}, {1: False, 2: False})
         return cls(tc, {1: tc.for_seat(1).reserve, 2: tc.for_seat(2).reserve}, {1: False, 2: False})
 
     # -- reading -------------------------------------------------------------------
@@ -91,7 +93,7 @@ class Clocks:
         if seat is None:
             return float("inf")
         tc = self.tc.for_seat(seat)
-        if tc.kind == ClockKind.MOVE_RESERVE:
+        if tc.kind in (ClockKind.MOVE_RESERVE, ClockKind.CORRESPONDENCE):
             return tc.move + self.reserve_left[seat]
         if self.in_grace:
             return tc.move + tc.grace
@@ -104,7 +106,12 @@ class Clocks:
             return []
         tc = self.tc.for_seat(seat)
         out: list[tuple[float, ClockNotice]] = []
-        if tc.kind == ClockKind.MOVE_RESERVE:
+        if tc.kind == ClockKind.CORRESPONDENCE:
+            total = tc.move + self.reserve_left[seat]
+            if tc.remind > 0:
+                out.append((tc.remind * total, ClockNotice.REMINDER))
+            out.append((total, ClockNotice.TIMEOUT))
+        elif tc.kind == ClockKind.MOVE_RESERVE:
             reserve = self.reserve_left[seat]
             for w in WARNINGS:
                 if tc.move > w and reserve == 0:
@@ -143,7 +150,7 @@ class Clocks:
         """What a seat has left: current action time and reserve (or grace)."""
         tc = self.tc.for_seat(seat)
         used = self.action_elapsed(now) if seat == self.running else 0.0
-        if tc.kind == ClockKind.MOVE_RESERVE:
+        if tc.kind in (ClockKind.MOVE_RESERVE, ClockKind.CORRESPONDENCE):
             reserve = self.reserve_left[seat] - max(0.0, used - tc.move)
             return {"move": max(0.0, tc.move - used), "reserve": max(0.0, reserve)}
         grace_left = 0.0
@@ -173,9 +180,11 @@ class Clocks:
         if seat is None:
             return 0.0
         used = self.action_elapsed(now)
-        if self.tc.kind == ClockKind.MOVE_RESERVE:
-            move = self.tc.for_seat(seat).move
-            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - move))
+        tc = self.tc.for_seat(seat)
+        if tc.kind == ClockKind.MOVE_RESERVE:
+            self.reserve_left[seat] = max(0.0, self.reserve_left[seat] - max(0.0, used - tc.move))
+        elif tc.kind == ClockKind.CORRESPONDENCE:  # unused move time is saved, up to the cap; overrun is spent
+            self.reserve_left[seat] = min(tc.bank, max(0.0, self.reserve_left[seat] + tc.move - max(0.0, used)))
         self.running = None
         self.since = None
         self.elapsed = 0.0

@@ -15,6 +15,7 @@ from typing import Any
 from bot.host.events import EventKind
 from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
+from bot.host.rules.correspondence import REMINDER, days_hours
 from bot.store.matches import NewEvent
 from bot.types import ClockNotice, EndReason, MatchStatus
 
@@ -177,6 +178,8 @@ def clock_deadline(live: Live, kind: ClockNotice, seat: int, now: float, wall: d
         batch = Batch([NewEvent("timeout", seat)])
         end(live, 3 - seat, EndReason.TIME, batch, now, wall, score=False)
         return batch
+    if kind == ClockNotice.REMINDER:
+        return reminder(live, seat, now, wall)
     tc = live.clocks.tc.for_seat(seat)
     notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
     return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])
@@ -188,3 +191,17 @@ def stamp(batch: Batch, message_id: str | None) -> None:
     if message_id is None:
         return
     batch.log = [e if e.message_id else dataclasses.replace(e, message_id=message_id) for e in batch.log]
+
+
+def reminder(live: Live, seat: int, now: float, wall: dt.datetime) -> Batch:
+    """Correspondence: `remind` of the player's time for this move is used; they are reminded (once per move)."""
+    left = max(0.0, live.clocks.limit() - live.clocks.action_elapsed(now))
+    if left <= 0:  # the time ran out too (a restart after both): the loss on time is what is said
+        return Batch()
+    deadline = wall + dt.timedelta(seconds=left)
+    data = {"player": live.players[seat].name, "left": round(left)}
+    detail = {
+        "left_text": days_hours(left),
+        "deadline": f"<t:{int(deadline.timestamp())}:R>",
+    }
+    return Batch([NewEvent(REMINDER, seat, data={"left": round(left)})], [event(live, REMINDER, data, seat, detail)])

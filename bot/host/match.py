@@ -45,7 +45,7 @@ from bot.host.events import (
 from bot.host.rules import HouseRule, Provisional
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
-from bot.types import EndReason, MatchStatus, TimeControl
+from bot.types import ClockKind, EndReason, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -215,8 +215,9 @@ def new_live(
     )
 
 
-def dump(live: Live, now: float, instance: str) -> dict[str, Any]:
-    """The snapshot of a match at loop time `now` (timers relative to now, or to the pause)."""
+def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None) -> dict[str, Any]:
+    """The snapshot of a match at loop time `now` (timers relative to now, or to the pause); `wall`: the wall
+    clock then, kept for a correspondence match, whose deadlines run on while no host runs."""
     rs = live.ruleset
     base = live.paused_at if live.paused_at is not None else now
     timers: dict[str, dict[str, float]] = {}
@@ -237,6 +238,11 @@ def dump(live: Live, now: float, instance: str) -> dict[str, Any]:
         "loop_at": now,
         **({"practice": True} if live.practice else {}),
         **({"machine": live.machine} if live.machine is not None else {}),
+        **(
+            {"wall_at": wall.isoformat()}
+            if wall is not None and live.clocks.tc.kind == ClockKind.CORRESPONDENCE
+            else {}
+        ),
     }
 
 
@@ -308,6 +314,10 @@ def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[
     """A match its previous host left, live again here; `last`: that host's last sign of life (loop time
     there, wall time), up to which its clocks ran. The outage after it is not charged."""
     down = 0.0 if last is None else max(0.0, last[0] - float(stored.snapshot["loop_at"]))
+    wall_at = stored.snapshot.get("wall_at")
+    if wall_at is not None:  # correspondence: deadlines are absolute, the whole time away is charged
+        live = restore(stored, now, max(0.0, (wall_now - dt.datetime.fromisoformat(wall_at)).total_seconds()))
+        return live
     live = restore(stored, now, down)
     if last is not None:
         live.outage = Outage(last[1], now, wall_now)

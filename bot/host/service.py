@@ -54,7 +54,7 @@ from bot.host.rules import Effects, Provisional, Refused
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
 from bot.store.matches import AlsoWrite, MatchStore, NewEvent, StoredMatch
-from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
+from bot.types import OVER_STATUSES, ClockKind, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
 __all__ = [
@@ -112,6 +112,10 @@ class MatchService:
         """Matches whose last write may or may not have committed: reloaded from the database first thing."""
         self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
         """Match → (its turn, Discord time) after an accepted late action, for the next late text."""
+        self.caught_up = asyncio.Event()
+        """Cleared by an adapter that first reads what players posted while no host ran: correspondence
+        deadlines that passed meanwhile wait for it (`rule_overdue`), so a move posted in time still counts."""
+        self.caught_up.set()
 
     # -- lifecycle -----------------------------------------------------------------
     @staticmethod
@@ -228,7 +232,7 @@ class MatchService:
                 **({"practice": True} if practice else {}),
             },
         )
-        snapshot = dump(live, now, self.instance)
+        snapshot = dump(live, now, self.instance, self.wall())
         try:
             live.id = await self.store.create_match(
                 game=ruleset.id,
@@ -622,7 +626,8 @@ class MatchService:
             public = {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]}
             batch.out.append(event(live, EventKind.MOVE, public, seat, {"events": data["events"]}))
             apply(live, None, eff, batch, self.now(), self.wall())
-            after_move(live, batch, self.now(), self.wall())
+            # correspondence: the next player's days run from when the move was posted (even if read back late)
+            after_move(live, batch, at if live.clocks.tc.kind == ClockKind.CORRESPONDENCE else self.now(), self.wall())
         await self._flush(live, batch)
         return SubmitResult.accepted(batch.out)
 
@@ -800,6 +805,8 @@ class MatchService:
             delay = due - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
+            if not self.caught_up.is_set() and live.clocks.tc.kind == ClockKind.CORRESPONDENCE:
+                await self.caught_up.wait()
             async with live.lock:
                 if live.id not in self.live:
                     return
@@ -815,6 +822,15 @@ class MatchService:
                 else:
                     continue
             await asyncio.sleep(1)
+
+    async def rule_overdue(self) -> None:
+        """Rule now on every deadline that passed while no host ran (once the adapter has read what was
+        posted meanwhile): reminders and losses on time of correspondence matches."""
+        self.caught_up.set()
+        for live in list(self.live.values()):
+            async with live.lock:
+                if live.id in self.live and await self._settled(live):
+                    await self._fire_due(live)
 
     async def _fire_due(self, live: Live) -> None:
         now = self.now()
@@ -852,7 +868,7 @@ class MatchService:
         players: dict[int, tuple[str, str]] | None = None,
     ) -> None:
         now = self.now()
-        snapshot = dump(live, now, self.instance)
+        snapshot = dump(live, now, self.instance, self.wall())
         try:
             await self.store.append(
                 live.id,

@@ -136,13 +136,23 @@ def clock_line(facts: ClockFacts, name: Name) -> str:
     for seat in (1, 2):
         rem = facts.remaining[seat]
         mark = "▶ " if facts.running == seat else ""
-        if facts.kind == ClockKind.MOVE_RESERVE:
+        if facts.kind == ClockKind.CORRESPONDENCE:
+            parts.append(f"{mark}{name(seat)} {correspondence_left(rem)}")
+        elif facts.kind == ClockKind.MOVE_RESERVE:
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
         else:
             g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {seconds(rem['grace'])}"
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} ({g})")
     suffix = " (paused)" if facts.paused else ""
     return "clocks: " + " | ".join(parts) + suffix
+
+
+def correspondence_left(rem: Mapping[str, float]) -> str:
+    """A correspondence clock in days and hours: `1d 20h` (`+ 3d bank` when the player has saved time)."""
+    from bot.host.rules.correspondence import days_hours
+
+    bank = f" + {days_hours(rem['reserve'])} bank" if rem["reserve"] > 0 else ""
+    return f"{days_hours(rem['move'])}{bank}"
 
 
 def clocks_text(live: Live, now: float) -> str:

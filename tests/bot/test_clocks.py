@@ -45,7 +45,7 @@ def test_time_control_takes_the_games_default_and_per_match_overrides() -> None:
     ("overrides", "fragment"),
     [
         ({"moves": 10}, "there is no clock setting"),
-        ({"kind": "hourglass"}, "move_reserve or grace"),
+        ({"kind": "hourglass"}, "move_reserve, grace or correspondence"),
         ({"move": "soon"}, "must be a number"),
         ({"reserve": -1}, "between 0 and a week"),
         ({"grace": 8 * 24 * 3600}, "between 0 and a week"),

@@ -86,6 +86,7 @@ class DMHost(commands.Bot):
         set_memory_limit(self.settings.solver_memory)  # DMHOST_SOLVER_MEMORY: the practice opponent's tables
         self.solver_loading = asyncio.create_task(asyncio.to_thread(ensure_compiled))
         await self.load_features()
+        self.service.caught_up.clear()  # overdue correspondence deadlines wait for the room catch-up
         self.resumed = await self.service.start(select=self.owns)
         await self.guild_settings.load()
         log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)

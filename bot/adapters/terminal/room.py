@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import re
 import shlex
@@ -31,8 +32,16 @@ _ZWSP = "\u200b"
 it as a stray character, so the room leaves it out."""
 
 
+_DISCORD_TIME = re.compile(r"<t:(\d{1,12}):R>")
+"""A deadline as Discord writes it (shown in each reader's zone); the terminal writes it in UTC."""
+
+
+def _utc(match: re.Match[str]) -> str:
+    return dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def _plain(text: str) -> str:
-    return text.replace(_ZWSP, "")
+    return _DISCORD_TIME.sub(_utc, text).replace(_ZWSP, "")
 
 
 def resume_command(db_url: str, match_id: int) -> str:
@@ -196,6 +205,7 @@ class Room:
                     if stored is None:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
+                await self.service.rule_overdue()  # deadlines that passed while the room was closed
             else:
                 await self.service.start(select=lambda _m: False)
                 if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):

@@ -35,6 +35,7 @@ from bot.host.service import HostError, HostEvent, Live
 from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
+from bot.types import ClockKind
 from games import registry
 
 if TYPE_CHECKING:
@@ -173,6 +174,15 @@ def move_record(stored: StoredMatch) -> list[str]:
     return [wording.move_line(f.ply, names.get(f.seat or 0, "?"), f.move or "?", f.used) for f in frames[1:]]
 
 
+CORRESPONDENCE_HEADING = "**Correspondence** (days per move)"
+
+
+def _grouped(shown: list[Live], slow: list[Live]) -> list[Live | str]:
+    """Live matches first, then the correspondence ones under their own heading."""
+    fast: list[Live | str] = [lv for lv in shown if lv not in slow]
+    return [*fast, CORRESPONDENCE_HEADING, *slow] if slow else fast
+
+
 def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
     """Fresh `/dm live` and `/dm moves` commands for one bot's `/dm` group (a command belongs to one group)."""
 
@@ -190,16 +200,19 @@ def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
             await respond(interaction, wording.no_live_matches())
             return
         now = bot.service.now()
+        slow = [lv for lv in shown if lv.clocks.tc.kind == ClockKind.CORRESPONDENCE]
         lines = [
-            wording.live_line(
-                lv.id,
-                lv.ruleset.title,
-                _players(lv),
-                _turn(lv),
-                deadline_line(lv, now),
-                room_link(lv.guild_id, lv.channel_id, _board_id(bot, lv.id)),
+            item
+            if isinstance(item, str)
+            else wording.live_line(
+                item.id,
+                item.ruleset.title,
+                _players(item),
+                _turn(item),
+                deadline_line(item, now),
+                room_link(item.guild_id, item.channel_id, _board_id(bot, item.id)),
             )
-            for lv in shown[:LIVE_SHOWN]
+            for item in _grouped(shown, slow)[:LIVE_SHOWN]
         ]
         embed = discord.Embed(title=wording.live_title(len(shown)), description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed)

@@ -119,6 +119,7 @@ class GameRoom(commands.Cog):
                 await self.catch_up(channel_id)
             except Exception:
                 log.exception("catching up in room %s failed", channel_id)
+        await self.bot.service.rule_overdue()  # then the deadlines that passed while the bot was away
 
     async def _anchor(self, channel_id: int) -> int:
         """The newest message of this room the host has certainly handled (stored or in memory)."""
