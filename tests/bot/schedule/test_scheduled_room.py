@@ -200,7 +200,7 @@ def dmhost(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProces
 def test_command_line(tmp_path: Path) -> None:
     db = str(tmp_path / "dm.db")
     added = dmhost(
-        "schedule", "add", "boxes", "--player", "alice", "--player", "bob", "--at", "in 3s",
+        "schedule", "add", "boxes", "--player", "alice", "--player", "bob", "--at", "in 8s",
         "--opt", "rows=1", "cols=1", "--db", db, cwd=tmp_path,
     )  # fmt: skip
     assert added.returncode == 0, added.stderr

@@ -174,14 +174,16 @@ def test_a_room_resumed_after_the_deadline_rules_on_it_at_once(tmp_path: Path) -
 
 
 def test_a_room_resumed_after_the_reminder_time_reminds_once(tmp_path: Path) -> None:
-    clock = ["--clock", "kind=correspondence", "move=20", "remind=0.5"]
+    # the reminder is due 12 s into alice's move and her time runs out at 30 s: the resumed room has 17 s
+    # to start (a loaded machine starts a Python process slowly) and must remind her once, then rule
+    clock = ["--clock", "kind=correspondence", "move=30", "remind=0.4"]
     proc = _room(["boxes", *PLAYERS, *clock, "--db", "m.db"], tmp_path)
     started = _until(proc, "started")
-    _stop(proc)  # alice to move; her reminder is due 10 s into her move
-    time.sleep(10.5)
+    _stop(proc)
+    time.sleep(12.5)
     again = _room(["--db", "m.db", "--resume", str(started[0]["match"])], tmp_path)
     events = _until(again, "finished")
     _stop(again)
     kinds = [e["event"] for e in events]
     assert kinds == ["resumed", "reminder", "timeout", "finished"]
-    assert events[1]["player"] == "alice" and 0 < events[1]["left"] < 10
+    assert events[1]["player"] == "alice" and 0 < events[1]["left"] < 18
