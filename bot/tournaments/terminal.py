@@ -172,6 +172,8 @@ async def play_out(service: TournamentService, tid: int, level: str, timeout: fl
     try:
         while (await service.get(tid)).status == RUNNING and loop.time() < deadline:
             await _check_in_all(service, tid)
+            with contextlib.suppress(Exception):  # logged; owed again, tried at the next turn
+                await service.settle_owed()  # a result whose commit failed is recorded, so `play` never spins
             await service.run_due()  # no timer task in a terminal command: round times are looked at here
             await asyncio.sleep(0.2)
     finally:
