@@ -10,7 +10,6 @@ import json
 import signal
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,8 +76,8 @@ async def test_a_room_killed_after_the_last_move_is_rated_at_the_next_start(db_u
     assert await rating_rows(db_url) == 2
 
 
-def test_tournament_play_on_a_rated_tournament_rates_its_matches(tmp_path: Path) -> None:
-    db = str(tmp_path / "t.db")
+async def test_tournament_play_on_a_rated_tournament_rates_its_matches(db_url: str) -> None:
+    db = db_url
     made = dmhost(
         "tournament", "create", "Cup", "--game", "boxes", "--format", "swiss", "--rounds", "2",
         "--opt", "rows=2 cols=2", "--rated", "--db", db,
@@ -91,8 +90,7 @@ def test_tournament_play_on_a_rated_tournament_rates_its_matches(tmp_path: Path)
     state = json.loads(played.stdout)
     matches = [g["match"] for rnd in state["rounds"] for g in rnd if g.get("match")]
     assert state["tournament"]["status"] == "finished" and len(matches) == 4
-    url = f"sqlite+aiosqlite:///{db}"
-    assert asyncio.run(rating_rows(url)) == 2 * len(matches), "rated by `play` itself, not by a later catch-up"
+    assert await rating_rows(db) == 2 * len(matches), "rated by `play` itself, not by a later catch-up"
     assert rebuild_changed(db) == 0
     shown = dmhost("ratings", "--json", "--db", db)
     assert sorted(r["player"] for r in json.loads(shown.stdout)) == ["ann", "ben", "cid", "dot"]
