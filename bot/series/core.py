@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -174,8 +175,9 @@ class SeriesService:
             stored = await self.service.store.load(last)
             if stored is not None and stored.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
                 winner_id = stored.players[stored.winner_seat][0] if stored.winner_seat in stored.players else None
-                args = (series.id, last, winner_id, stored.status == MatchStatus.ABORTED)
-                self._spawn(self._game_over(*args), lambda args=args: self._game_over(*args))
+                aborted = stored.status == MatchStatus.ABORTED
+                again = functools.partial(self._game_over, series.id, last, winner_id, aborted)
+                self._spawn(again(), again)
 
     async def create(
         self,
@@ -278,8 +280,8 @@ class SeriesService:
         if ev.kind not in ("finished", "aborted") or ev.match_id not in self._by_match or ev.result is None:
             return
         series = self._by_match[ev.match_id]
-        args = (series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted")
-        self._spawn(self._game_over(*args), lambda: self._game_over(*args))
+        again = functools.partial(self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted")
+        self._spawn(again(), again)
 
     def _spawn(self, work: Awaitable[None], again: Callable[[], Awaitable[None]] | None = None) -> None:
         """Run `work` in a task; when it fails (a failed or ambiguous commit), `again()` is retried after
