@@ -42,6 +42,7 @@ def run(args: argparse.Namespace, url: str) -> int:
         try:
             await store.open()
             ratings = Ratings(store)
+            await ratings.catch_up()  # as every face does at its start: what finished matches owe is rated
             if args.action == "rebuild":
                 print(json.dumps((await ratings.rebuild()).as_json()))
                 return 0

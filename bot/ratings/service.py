@@ -47,6 +47,10 @@ PRACTICE_IDS = frozenset({"local:dmhost-bot"})
 
 ADVANTAGE_MODES = ("lower-rated", "higher-rated")
 
+RETRY_FIRST_S = 1.0
+RETRY_MAX_S = 60.0
+"""A rating that could not be stored is caught up after 1 s, then after twice as long each time."""
+
 
 def guild_key(guild_id: int | None) -> int:
     """The tables' key of a server (0: no server, the terminal room)."""
@@ -346,6 +350,7 @@ class Ratings:
         self.clock = clock
         """Aware UTC now, for the deviation shown (it grows with the time since a player's last match)."""
         self._lock = asyncio.Lock()
+        self._retry: asyncio.Task[None] | None = None
 
     # -- the subscriber --------------------------------------------------------------
     def attach(self, service: Any) -> None:
@@ -353,9 +358,41 @@ class Ratings:
         service.subscribe(self.on_event)
 
     async def on_event(self, ev: Any) -> None:
-        """A host event: a finished match is rated."""
-        if getattr(ev, "kind", None) == "finished":
+        """A host event: a finished match is rated. A rating that cannot be stored (the database failed,
+        or its commit's outcome is unknown) is owed, not lost: the finished match row is the record of
+        what is owed (a rated, finished match without `rating_changes` rows), and `catch_up` rates it,
+        in a retry started here and at every start of every face."""
+        if getattr(ev, "kind", None) != "finished":
+            return
+        try:
             await self.settle(int(ev.match_id))
+        except Exception:
+            log.exception("rating match %s failed; it is rated by the next catch-up", ev.match_id)
+            self._owe()
+
+    def _owe(self) -> None:
+        if self._retry is None or self._retry.done():
+            self._retry = asyncio.get_running_loop().create_task(self._catch_up_later())
+
+    async def _catch_up_later(self) -> None:
+        """Catch up until it succeeds: after 1 s, then twice as long each time, at most a minute."""
+        pause = RETRY_FIRST_S
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                await self.catch_up()
+                return
+            except Exception:
+                log.exception("catching the ratings up failed; trying again in %.0f s", pause)
+                pause = min(pause * 2, RETRY_MAX_S)
+
+    async def close(self) -> None:
+        """Stop a pending retry (what it owed is caught up at the next start)."""
+        if self._retry is not None:
+            self._retry.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retry
+            self._retry = None
 
     async def settle(self, match_id: int) -> MatchRating | None:
         """Rate a finished match once (later calls return the same figures); None when it is not rated."""

@@ -46,6 +46,8 @@ STALE_S: Final = 300.0
 RETURN_GRACE_S: Final = 120.0
 """A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 MAX_SLEEP_S: Final = 86400.0 * 30
+OWED_RETRY_S: Final = 1.0
+"""A match end that could not be recorded is tried again this often."""
 MAX_PRIZE: Final = 100
 MAX_NOTE: Final = 300
 
@@ -108,6 +110,8 @@ class Scheduler:
         self._listeners: list[Listener] = []
         self._task: asyncio.Task[None] | None = None
         self._sleeping_until: dt.datetime | None = None
+        self._owed: set[int] = set()
+        """Matches whose end could not be recorded (a failed or ambiguous commit): the timer records them."""
         self._closed = False
         self._dirty = False
 
@@ -167,6 +171,7 @@ class Scheduler:
     async def _run(self) -> None:
         while not self._closed:
             self._dirty = False
+            await self._settle_owed()
             try:
                 nxt = await self.store.next_due()
             except Exception:
@@ -179,6 +184,8 @@ class Scheduler:
                 wait = MAX_SLEEP_S if nxt is None else (nxt - now).total_seconds()
                 if self.poll_seconds is not None:
                     wait = min(wait, self.poll_seconds)
+                if self._owed:
+                    wait = min(wait, OWED_RETRY_S)
                 self._sleeping_until = now + dt.timedelta(seconds=wait)
                 try:
                     await asyncio.sleep(wait)
@@ -621,7 +628,23 @@ class Scheduler:
     async def on_host_event(self, event: HostEvent) -> None:
         """Subscribe this to the match service: a scheduled DM's match that ends records its result."""
         if event.kind in ("finished", "aborted"):
-            await self._match_over(event.match_id)
+            try:
+                await self._match_over(event.match_id)
+            except Exception:
+                log.exception("recording the end of match %s failed; the timer records it", event.match_id)
+                self._owed.add(event.match_id)
+                if self._sleeping_until is not None:
+                    self._sleeping_until = None
+                    self._restart()
+
+    async def _settle_owed(self) -> None:
+        """Record the ends that could not be recorded (idempotent: only a `started` DM changes)."""
+        for match_id in sorted(self._owed):
+            try:
+                await self._match_over(match_id)
+                self._owed.discard(match_id)
+            except Exception:
+                log.exception("recording the end of match %s failed again", match_id)
 
     async def _match_over(self, match_id: int) -> None:
         sched = await self.store.by_match(match_id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ from bot.store.db import utcnow
 from bot.types import MatchStatus
 
 log = logging.getLogger(__name__)
+
+RETRY_FIRST_S = 1.0
+RETRY_MAX_S = 60.0
+"""A game end that could not be stored is handled again after 1 s, then after twice as long each time."""
 
 SERIES: Final = cast(Table, SeriesRow.__table__)
 LENGTHS: Final = (3, 5, 7, 9)
@@ -170,7 +175,9 @@ class SeriesService:
             stored = await self.service.store.load(last)
             if stored is not None and stored.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
                 winner_id = stored.players[stored.winner_seat][0] if stored.winner_seat in stored.players else None
-                self._spawn(self._game_over(series.id, last, winner_id, stored.status == MatchStatus.ABORTED))
+                aborted = stored.status == MatchStatus.ABORTED
+                again = functools.partial(self._game_over, series.id, last, winner_id, aborted)
+                self._spawn(again(), again)
 
     async def create(
         self,
@@ -273,14 +280,27 @@ class SeriesService:
         if ev.kind not in ("finished", "aborted") or ev.match_id not in self._by_match or ev.result is None:
             return
         series = self._by_match[ev.match_id]
-        self._spawn(self._game_over(series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted"))
+        again = functools.partial(self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted")
+        self._spawn(again(), again)
 
-    def _spawn(self, work: Awaitable[None]) -> None:
+    def _spawn(self, work: Awaitable[None], again: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Run `work` in a task; when it fails (a failed or ambiguous commit), `again()` is retried after
+        1 s, then twice as long each time (at most a minute): each step is idempotent (see `_game_over`)."""
+
         async def run() -> None:
-            try:
-                await work
-            except Exception:
-                log.exception("a series could not go on")
+            pause = RETRY_FIRST_S
+            attempt: Awaitable[None] | None = work
+            while attempt is not None:
+                try:
+                    await attempt
+                    return
+                except Exception:
+                    log.exception("a series could not go on%s", "; trying again" if again else "")
+                if again is None:
+                    return
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RETRY_MAX_S)
+                attempt = again()
 
         task = asyncio.create_task(run(), name="series")
         self._tasks.add(task)
@@ -303,15 +323,14 @@ class SeriesService:
             series = await self._get(series_id)
             if series.status != "running" or not series.matches or series.matches[-1] != match_id:
                 return  # already scored (a restart found it twice)
-            if len(series.results) >= len(series.matches):
-                return
             if aborted:
                 series = await self._save(series_id, status="aborted")
                 await self._emit(SeriesNews("over", series, match_id))
                 return
-            ids = [p.id for p in series.players]
-            result = ids.index(winner_id) + 1 if winner_id in ids else DRAW
-            series = await self._save(series_id, results=[*series.results, result])
+            if len(series.results) < len(series.matches):  # else: scored already (a retry after a lost answer)
+                ids = [p.id for p in series.players]
+                result = ids.index(winner_id) + 1 if winner_id in ids else DRAW
+                series = await self._save(series_id, results=[*series.results, result])
             if series.decided:
                 series = await self._save(series_id, status="finished")
                 await self._emit(SeriesNews("over", series, match_id))

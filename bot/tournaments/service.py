@@ -250,6 +250,8 @@ class TournamentService:
         self._sleeping = False
         self._dirty = False
         self._closed = False
+        self.owed = False
+        """A finished match's result could not be stored (a failed or ambiguous commit): `settle_owed` records it."""
 
     # -- lifecycle -----------------------------------------------------------------
     def subscribe(self, listener: TournamentListener) -> None:
@@ -288,6 +290,7 @@ class TournamentService:
         while not self._closed:
             self._dirty = False
             try:
+                await self.settle_owed()
                 nxt = await self.run_due()
             except Exception:
                 log.exception("tournament timer failed")
@@ -1103,9 +1106,25 @@ class TournamentService:
         """The host's event stream: a finished match of a tournament records its result and moves it on."""
         if event.kind != "finished":
             return
-        tid = await self._record_match(event.match_id)
-        if tid is not None:
-            await self._advance(tid)
+        try:
+            tid = await self._record_match(event.match_id)
+            if tid is not None:
+                await self._advance(tid)
+        except Exception:
+            log.exception("recording match %s in its tournament failed; the timer catches it up", event.match_id)
+            self.owed = True
+            self.wake()
+
+    async def settle_owed(self) -> None:
+        """When a result could not be stored: catch up (every step is idempotent: a result stored by an
+        ambiguous commit is found stored, a round already paired is not paired again)."""
+        if self.owed:
+            self.owed = False
+            try:
+                await self.catch_up()
+            except Exception:
+                self.owed = True
+                raise
 
     async def _record_match(self, match_id: int) -> int | None:
         """Read a finished match's stored record into its tournament game; the tournament's id (None: not ours)."""

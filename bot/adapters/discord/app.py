@@ -9,6 +9,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from bot.compose import build_host
 from bot.host.service import MatchService
 from bot.settings import Settings
 from bot.store.guilds import GuildSettingsStore
@@ -64,7 +65,10 @@ class DMHost(commands.Bot):
             **kwargs,
         )
         self.settings = settings
+        self.host = build_host(service=service)
+        """The host service and the subscribers every face shares (`bot.compose`): the ratings among them."""
         self.service = service
+        self.ratings = self.host.ratings
         self.guild_settings = GuildSettingsStore(service.store.engine)
         self.sync_commands = sync_commands
         self.resumed: list[int] = []
@@ -101,8 +105,7 @@ class DMHost(commands.Bot):
                 before_close = getattr(cog, "before_close", None)
                 if before_close is not None:  # features with timers of their own stop them first
                     await before_close()
-            await self.service.close()
-            await self.service.store.close()
+            await self.host.close()
         finally:
             await super().close()
 

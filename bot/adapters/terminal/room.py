@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
+from bot.compose import build_host
 from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
-from bot.ratings.service import Ratings
-from bot.store.matches import MatchStore
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording.ratings import change_line
@@ -75,12 +74,12 @@ class Room:
     def __init__(self, config: RoomConfig, out: TextIO | None = None, service: MatchService | None = None) -> None:
         self.config = config
         self.out = out or sys.stdout
-        self.service = service or MatchService(MatchStore(config.db_url))
-        """The host core it listens to (its own, unless it shares one: it is a subscriber like any other)."""
+        self.host = build_host(config.db_url, service=service)
+        """The host core and its subscribers (`bot.compose`): its own, unless it shares a service."""
+        self.service = self.host.service
         self.match_id: int | None = None
         self.finished = asyncio.Event()
-        self.ratings = Ratings(self.service.store)
-        self.ratings.attach(self.service)  # first: a finished match is rated before the room reports the end
+        self.ratings = self.host.ratings  # subscribed first: a match is rated before the room reports the end
         self.service.subscribe(self._on_event)
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
@@ -200,6 +199,7 @@ class Room:
             if cfg.resume is not None:
                 self.match_id = cfg.resume
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
+                await self.host.catch_up()
                 if cfg.resume not in resumed:
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
@@ -208,6 +208,7 @@ class Room:
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
             else:
                 await self.service.start(select=lambda _m: False)
+                await self.host.catch_up()
                 if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):
                     raise HostError("name a game and two --player (or one --player and --bot)")
                 if cfg.bot_level:
@@ -236,8 +237,7 @@ class Room:
         finally:
             if self.bot is not None:
                 await self.bot.close()
-            await self.service.close()
-            await self.service.store.close()
+            await self.host.close()
 
     async def _loop(self, lines: asyncio.Queue[str | None]) -> int:
         assert self.match_id is not None

@@ -110,8 +110,7 @@ class ScheduledRoom(Room):
         finally:
             if self.scheduler is not None:
                 await self.scheduler.close()
-            await self.service.close()
-            await self.service.store.close()
+            await self.host.close()
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:
         await self.service.store.open()  # migrations (idempotent)
@@ -153,7 +152,8 @@ class ScheduledRoom(Room):
                 },
                 text,
             )
-        await self.scheduler.start()  # a match that ended while no room listened is recorded here
+        await self.host.catch_up()  # a match that ended while no room listened is rated here
+        await self.scheduler.start()  # ... and recorded here
         await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
         fresh = await store.get(self.schedule_id)
         if fresh is not None and fresh.public_status in DECIDED:

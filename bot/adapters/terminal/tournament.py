@@ -17,7 +17,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bot.host.service import MatchService
+from bot.compose import build_host
+from bot.ratings.service import Ratings
 from bot.store.matches import MatchStore
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
@@ -42,25 +43,24 @@ async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[Tou
         async with store.engine.connect() as conn:
             rows = await conn.execute(select(GAMES.c.match_id).where(GAMES.c.tournament_id == resume_of))
             wanted = {int(m) for (m,) in rows if m}
-    host = MatchService(store, heartbeat_seconds=5.0)
+    parts = build_host(store=store, heartbeat_seconds=5.0)  # the ratings subscribe first: `--rated` rates
+    host = parts.service
     await host.start(select=lambda m: m.id in wanted)
-    service = TournamentService(host, rating_order=_by_rating(host))
+    service = TournamentService(host, rating_order=_by_rating(parts.ratings))
     try:
+        await parts.catch_up()  # matches that ended while no command listened are rated, in order
         service.listen()
         await service.catch_up()
         await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
+        await parts.catch_up()  # a rating that failed during the command is owed no longer than its end
     finally:
         await service.close()
-        await host.close()
-        await store.close()
+        await parts.close()
 
 
-def _by_rating(host: MatchService) -> Any:
+def _by_rating(ratings: Ratings) -> Any:
     """Seeding by the terminal room's ratings (no server), for `--seeding rating`."""
-    from bot.ratings.service import Ratings
-
-    ratings = Ratings(host.store)
 
     async def order(t: Any, entries: Any) -> list[Any]:
         ranked = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
@@ -172,6 +172,8 @@ async def play_out(service: TournamentService, tid: int, level: str, timeout: fl
     try:
         while (await service.get(tid)).status == RUNNING and loop.time() < deadline:
             await _check_in_all(service, tid)
+            with contextlib.suppress(Exception):  # logged; owed again, tried at the next turn
+                await service.settle_owed()  # a result whose commit failed is recorded, so `play` never spins
             await service.run_due()  # no timer task in a terminal command: round times are looked at here
             await asyncio.sleep(0.2)
     finally:

@@ -287,7 +287,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             kwargs = {"first": 2}
         elif first in ADVANTAGE_MODES and getattr(self.bot, "ratings", None) is not None:
             players = [str(player1.id), str(player2.id)]
-            seat = await self.bot.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)  # type: ignore[attr-defined]
+            seat = await self.bot.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)
             kwargs = {"advantage": seat}
         refs = [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)]
         common: dict[str, Any] = {

@@ -62,9 +62,7 @@ class RatingCommands(commands.Cog):
 
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
-        self.ratings = Ratings(bot.service.store)
-        self.ratings.attach(bot.service)
-        bot.ratings = self.ratings  # type: ignore[attr-defined]
+        self.ratings: Ratings = bot.host.ratings  # built and subscribed by the composition root (`bot.compose`)
         self._commands = self._build()
 
     def _group(self) -> app_commands.Group:

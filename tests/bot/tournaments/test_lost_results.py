@@ -1,0 +1,70 @@
+"""A tournament's game result under failed and ambiguous commits (issue 38, point 5), on SQLite and
+PostgreSQL: the result is recorded once by the timer's catch-up (not only at the next start), the next
+round is paired once, one match per pairing, and the standings equal the results."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from bot.tournaments.rounds import Game, Result
+from bot.tournaments.service import TournamentService
+from tests.bot.conftest import make_service
+from tests.bot.tournaments.test_service import OPTIONS, _field, _finish_round
+
+pytestmark = pytest.mark.looptime
+
+
+class LostResult(TournamentService):
+    """The real service; the first stored game result fails, or commits and then reports an error."""
+
+    fault = "failed"
+    faults = 1
+
+    async def _set_result(self, game_id: int, result: Result, by: str | None, *, forfeit: bool = False) -> None:
+        if self.faults:
+            self.faults -= 1
+            if self.fault == "ambiguous":
+                await super()._set_result(game_id, result, by, forfeit=forfeit)
+            raise OperationalError("COMMIT", {}, ConnectionError(f"injected: a {self.fault} commit"))
+        await super()._set_result(game_id, result, by, forfeit=forfeit)
+
+
+@pytest.mark.parametrize("fault", ["failed", "ambiguous"])
+async def test_a_lost_result_is_recorded_once_and_the_tournament_goes_on(db_url: str, fault: str) -> None:
+    host = await make_service(db_url)
+    service = LostResult(host)
+    service.fault = fault
+    await service.start()
+    try:
+        tid = await service.create("Cup", "boxes", "swiss", rounds=2, options=OPTIONS)
+        await _field(service, tid, 4)
+        await service.start_tournament(tid, by="host")
+        await _finish_round(service, tid, [Result.WHITE, Result.BLACK])
+        await asyncio.sleep(5)  # the timer catches up what failed (looptime: no wall time)
+        t = await service.get(tid)
+        assert t.round == 2 and service.faults == 0
+        await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+        await asyncio.sleep(5)
+        t = await service.get(tid)
+        assert t.status == "finished"
+        games = [g for g in await service.games(tid) if isinstance(g.pairing, Game)]
+        assert len(games) == 4 and all(g.pairing.result is not None for g in games)
+        assert max(Counter(g.match_id for g in games).values()) == 1, "one match per pairing"
+        assert len({g.match_id for g in games}) == 4
+        points: Counter[Any] = Counter()
+        for g in games:
+            p = g.pairing
+            assert isinstance(p, Game) and p.result is not None
+            points[p.white] += {Result.WHITE: 1.0, Result.BLACK: 0.0, Result.DRAW: 0.5}[p.result]
+            points[p.black] += {Result.WHITE: 0.0, Result.BLACK: 1.0, Result.DRAW: 0.5}[p.result]
+        table = await service.standings(tid)
+        assert {s.player: s.points for s in table} == dict(points), "standings equal results"
+    finally:
+        await service.close()
+        await host.close()
+        await host.store.close()
