@@ -13,6 +13,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 import bot.ratings.models  # the rating tables join Base.metadata
+import bot.records.analysis_store  # the stored analyses join Base.metadata
 import bot.store.leases  # the shard leases join Base.metadata
 import bot.tournaments.tables  # noqa: F401  (the tournament tables join Base.metadata)
 from bot.store.db import Base, make_engine

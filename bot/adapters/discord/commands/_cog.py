@@ -43,6 +43,7 @@ from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
 from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
+from bot.records.analysis_store import load_analysis
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.series import wording as series_words
@@ -657,7 +658,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         ]
         await interaction.response.defer(ephemeral=True, thinking=True)
         limit = upload_limit(interaction)
-        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs))
+        analysis = await load_analysis(self.service.store, stored.id)
+        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs), analysis=analysis)
         if review.notes:
             embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)
         files = [discord.File(io.BytesIO(b), filename=name) for name, b in [*logs, *review.files]][:MAX_FILES]
