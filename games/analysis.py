@@ -121,7 +121,7 @@ def judge_boxes(
 
 def _p1(value: float, mover: int) -> float:
     v = max(-WIN_VALUE, min(WIN_VALUE, value))
-    return round(v if mover == 1 else -v, 2)
+    return round(v if mover == 1 else -v, 2) + 0.0  # no -0.0
 
 
 def judge_engine(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE_NODES) -> Judgement:
@@ -197,7 +197,8 @@ def judge_trax(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = TRAX_NOD
 
     mine = None if won or wins_now else unstoppable(ruleset, state, Budget(math.inf, nodes))
     keeps = won or forces_win(ruleset, state, move, Budget(math.inf, nodes))
-    value = mover_value = 0.0
+    mover_value = 0.0
+    best_value = WIN_VALUE if (wins_now or mine is not None) else -WIN_VALUE
     note = ""
     verdict = "good"
     best: list[str] = []
@@ -221,6 +222,7 @@ def judge_trax(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = TRAX_NOD
             mover_value = -WIN_VALUE
             saving = _a_safe_move(ruleset, state, move, nodes, candidates, tactical, forced)
             if saving is not None:
+                best_value = max(best_value, 0.0)
                 verdict = "blunder"
                 note = (note + "; " if note else "") + f"allows a forced loss in {depth}"
                 best = best or [text(saving)]
@@ -228,18 +230,9 @@ def judge_trax(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = TRAX_NOD
                 note = note or f"lost in {depth} whatever the move"
     elif child.finished and not won:
         mover_value = -WIN_VALUE if child.winner else 0.0
-    loss = 0.0 if verdict in ("best", "good") else 1.0
-    value = mover_value
+    best_value = max(best_value, mover_value)
     return Judgement(
-        True,
-        engine,
-        value,
-        max(value, WIN_VALUE if (wins_now or mine is not None) else value),
-        best,
-        loss,
-        verdict,
-        _p1(value, me),
-        note,
+        True, engine, mover_value, best_value, best, best_value - mover_value, verdict, _p1(mover_value, me), note
     )
 
 
