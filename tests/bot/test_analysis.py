@@ -105,7 +105,7 @@ async def test_worker_stores_the_analysis_without_holding_up_the_last_move(
         mid = await _play(service, "boxes", BOXES_GAME["options"], moves[:-1])
         live = service.get(mid)
         seat = live.ruleset.to_move(live.state)
-        async with worker.lock:  # the worker is busy elsewhere: the last move must not wait for it
+        with worker.lock:  # the worker is busy elsewhere: the last move must not wait for it
             result = await service.submit(mid, live.players[seat].id, moves[-1])
             assert result.status == "accepted"
             stored = await service.store.load(mid)
