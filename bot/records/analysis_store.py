@@ -10,7 +10,7 @@ import asyncio
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, delete, select
+from sqlalchemy import ForeignKey, String, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 from sqlalchemy.types import JSON
@@ -56,7 +56,7 @@ async def save_analysis(
     async with _engine(store_or_engine).begin() as conn:
         await conn.execute(delete(MatchAnalysis).where(MatchAnalysis.match_id == match_id))
         await conn.execute(
-            MatchAnalysis.__table__.insert().values(
+            insert(MatchAnalysis).values(
                 match_id=match_id, version=ANALYSIS_VERSION, entries=entries, computed_at=utcnow()
             )
         )
