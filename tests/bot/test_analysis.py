@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +19,7 @@ from bot.records.review import build_review
 from bot.store.db import utcnow
 from games.analysis import VERDICTS, boxes_verdict, by_limits
 from tests import DATA as TEST_DATA
-from tests.bot.conftest import Recorder
+from tests.bot.conftest import Recorder, make_service
 
 DATA = TEST_DATA / "analysis"
 EXAMPLES = json.loads((DATA / "examples.json").read_text())["examples"]
@@ -167,3 +170,23 @@ async def test_the_worker_ignores_other_events_and_closes_cleanly(host: tuple[Ma
     worker.enqueue(mid)  # closed: nothing is queued any more
     assert worker.pending == set()
     await asyncio.sleep(0)
+
+
+async def test_log_analyse_on_the_command_line_computes_stores_and_reads(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'log.db'}"
+    service = await make_service(url, Recorder())
+    try:
+        case = next(c for c in EXAMPLES if c["game"] == "trax" and c["ply"] == 14)
+        mid = await _play(service, "trax", {}, [*case["before"], case["move"]])
+        assert (await service.resign(mid, "a")).status == "accepted"
+        command = [sys.executable, "-m", "bot.ops.cli", "log", str(mid), "--analyse", "--db", str(tmp_path / "log.db")]
+        first = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 0, first.stderr
+        assert "14. bo A2\\: +0 blunder  missed a win in 2; best +1000 with H1/" in first.stdout
+        stored = await load_analysis(service.store, mid)
+        assert stored is not None and stored[13]["verdict"] == "blunder"
+        again = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
+        assert again.stdout == first.stdout
+    finally:
+        await service.close()
+        await service.store.close()
