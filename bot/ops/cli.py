@@ -190,6 +190,11 @@ def cmd_log(args: argparse.Namespace) -> int:
                 from bot.records.pagecontext import match_context
 
                 context = await match_context(store.engine, stored)
+            entries = None
+            if stored is not None and args.analyse and not (args.sgf and stored.game != "dots"):
+                from bot.records.analysis_store import analysed
+
+                entries = await analysed(store, args.match_id)  # stored, or computed now and stored
         finally:
             await store.close()
         if stored is None:
@@ -214,11 +219,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         data = build_log(stored)
         if args.analyse:
-            try:
-                from bot.records.analysis import analyse_match
-            except ModuleNotFoundError:
-                return _usage("move analysis needs the Dots-and-Boxes solver, which this build lacks")
-            data["analysis"] = analyse_match(stored)
+            data["analysis"] = entries or []
         text = format_log(data)
         if args.analyse and not args.json:
             from bot.records.analysis import format_analysis
@@ -452,7 +453,12 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--json", action="store_true")
     lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
     lg.add_argument("--sgf", metavar="FILE", help="export a dots match as SGF")
-    lg.add_argument("--analyse", "--analyze", action="store_true", help="annotate boxes/pathing moves with the solver")
+    lg.add_argument(
+        "--analyse",
+        "--analyze",
+        action="store_true",
+        help="judge every move with the game's engine (stored, else computed now and stored)",
+    )
     from bot.ops.web_cli import add_log_options
     from bot.ops.web_cli import add_parser as add_web
 

@@ -73,18 +73,28 @@ def sgf_text(stored: StoredMatch) -> str | None:
     return ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]])
 
 
-def analysis_text(stored: StoredMatch) -> str | None:
-    """The solver's verdict on every move of a Boxes or Pathing match (None for other games)."""
-    if stored.game not in ("boxes", "pathing"):
+def analysis_text(stored: StoredMatch, entries: list[dict[str, Any]] | None = None) -> str | None:
+    """The engine's verdict on every move: the stored analysis `entries`, else computed now for a Boxes or
+    Pathing match (the exact solver is quick); None for a game whose analysis is not stored yet."""
+    from bot.records.analysis import ANALYSED_GAMES, analyse_match, format_analysis
+
+    if stored.game not in ANALYSED_GAMES:
         return None
-    try:
-        from bot.records.analysis import analyse_match, format_analysis
-    except ModuleNotFoundError:
-        return None
-    return format_analysis(analyse_match(stored), _names(stored))
+    if entries is None:
+        if stored.game not in ("boxes", "pathing"):
+            return None
+        entries = analyse_match(stored)
+    return format_analysis(entries, _names(stored))
 
 
-def build_review(stored: StoredMatch, limit: int, used: int = 0, *, with_analysis: bool = True) -> Review:
+def build_review(
+    stored: StoredMatch,
+    limit: int,
+    used: int = 0,
+    *,
+    with_analysis: bool = True,
+    analysis: list[dict[str, Any]] | None = None,
+) -> Review:
     """Replay GIF, SGF and analysis for `stored`, within `limit` bytes in all (`used` already taken):
     frames are dropped first, then whole files, each with a note saying so."""
     review = Review()
@@ -95,9 +105,11 @@ def build_review(stored: StoredMatch, limit: int, used: int = 0, *, with_analysi
     if sgf is not None:
         small.append((f"{prefix}.sgf", sgf.encode()))
     if with_analysis:
-        verdicts = analysis_text(stored)
+        verdicts = analysis_text(stored, analysis)
         if verdicts is not None:
             small.append((f"{prefix}-analysis.txt", verdicts.encode()))
+        elif stored.status == "finished" and stored.game not in ("boxes", "pathing"):
+            review.notes.append("The move analysis is not ready yet: it is computed in the background.")
     for name, data in small:
         if len(data) <= budget:
             review.files.append((name, data))

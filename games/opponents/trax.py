@@ -116,7 +116,6 @@ def unstoppable(ruleset: AnyRuleset, state: TraxState, budget: Budget, share: fl
     Replies are looked for within two cells of the threats' cells (a tile far away rarely changes a
     track near them). None when there is no such move, or when the first `share` of `budget` is used up
     (each move looked at and each reply tried counts one unit of work)."""
-    me = state.seat
     seen: set[Any] = set()
     for move in tactical(ruleset, state) + candidates(ruleset, state):
         if move in seen:
@@ -125,32 +124,36 @@ def unstoppable(ruleset: AnyRuleset, state: TraxState, budget: Budget, share: fl
         if budget.spent(share):
             return None
         budget.spend()
-        child = play_or_stay(state, move)
-        if child is state or child.finished:
-            continue  # illegal (three same), or already won or lost: not a threat to look at
-        threats = winning_moves(ruleset, passed(child))
-        if not threats or winning_moves(ruleset, child):
-            continue  # nothing threatened, or the opponent wins first
-        cells = {cell for cell, _tile in threats}
-        stopped = False
-        for reply in legal_moves(child):
-            if not _near(reply[0], cells, 2):
-                continue
-            budget.spend()
-            after = play_or_stay(child, reply)
-            if after is child:
-                continue
-            if after.finished:
-                if after.winner == me:
-                    continue
-                stopped = True  # the reply wins
-                break
-            if not winning_moves(ruleset, after):
-                stopped = True
-                break
-        if not stopped:
+        if forces_win(ruleset, state, move, budget):
             return move
     return None
+
+
+def forces_win(ruleset: AnyRuleset, state: TraxState, move: Any, budget: Budget) -> bool:
+    """Whether `move` makes threats that no reply near them stops, so the seat to act wins on its next
+    turn whatever the reply (each reply tried counts one unit of `budget`; the caller checks it)."""
+    me = state.seat
+    child = play_or_stay(state, move)
+    if child is state or child.finished:
+        return False  # illegal (three same), or already won or lost: not a threat to look at
+    threats = winning_moves(ruleset, passed(child))
+    if not threats or winning_moves(ruleset, child):
+        return False  # nothing threatened, or the opponent wins first
+    cells = {cell for cell, _tile in threats}
+    for reply in legal_moves(child):
+        if not _near(reply[0], cells, 2):
+            continue
+        budget.spend()
+        after = play_or_stay(child, reply)
+        if after is child:
+            continue
+        if after.finished:
+            if after.winner == me:
+                continue
+            return False  # the reply wins
+        if not winning_moves(ruleset, after):
+            return False
+    return True
 
 
 def evaluate(state: TraxState, me: Seat) -> float:

@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.compose import build_host
 from bot.host.service import MatchService
+from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.settings import Settings
 from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
@@ -72,6 +73,8 @@ class DMHost(commands.Bot):
         self.guild_settings = GuildSettingsStore(service.store.engine)
         self.sync_commands = sync_commands
         self.resumed: list[int] = []
+        self.analysis: AnalysisWorker | None = None
+        """Analyses finished matches in the background (started in `setup_hook`)."""
 
     def owns(self, stored: StoredMatch) -> bool:
         """Whether this process resumes a stored match (shard ownership)."""
@@ -92,6 +95,7 @@ class DMHost(commands.Bot):
         await self.load_features()
         self.service.caught_up.clear()  # overdue correspondence deadlines wait for the room catch-up
         self.resumed = await self.service.start(select=self.owns)
+        self.analysis = start_analysis_worker(self.service, owns=lambda g: owns_guild(self.settings, g))
         await self.guild_settings.load()
         log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)
         if self.sync_commands:
@@ -105,6 +109,8 @@ class DMHost(commands.Bot):
                 before_close = getattr(cog, "before_close", None)
                 if before_close is not None:  # features with timers of their own stop them first
                     await before_close()
+            if self.analysis is not None:
+                await self.analysis.close()
             await self.host.close()
         finally:
             await super().close()

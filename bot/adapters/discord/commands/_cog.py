@@ -44,6 +44,7 @@ from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, Live, MatchService, PlayerRef
 from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
+from bot.records.analysis_store import load_analysis
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.wording import display, error_text, options_text, refusal_text, result_sentence, seat_name, state_words
@@ -662,7 +663,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             embed.add_field(name="Review page", value=link, inline=False)
         elif (page := await page_file(stored, limit - sum(len(b) for _, b in logs))) is not None:
             logs.append(page)
-        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs))
+        analysis = await load_analysis(self.service.store, stored.id)
+        review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs), analysis=analysis)
         if review.notes:
             embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)
         files = [discord.File(io.BytesIO(b), filename=name) for name, b in [*logs, *review.files]][:MAX_FILES]
