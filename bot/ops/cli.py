@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.ops.dburl import db_url
-from bot.opserrors import check_database_url, explain, shown_url
+from bot.opserrors import check_database_url, explain, id_argument, shown_url
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -417,10 +417,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
-    room.add_argument("--resume", type=int, metavar="MATCH_ID")
+    room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
     room.add_argument(
         "--scheduled",
-        type=int,
+        type=id_argument("--scheduled"),
         metavar="ID",
         help="host the DM of `dmhost schedule add`: wait for it, check in with NAME: here, play, record the result",
     )
@@ -435,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     room.set_defaults(func=cmd_room)
 
     lg = sub.add_parser("log", help="print a match's log")
-    lg.add_argument("match_id", type=int)
+    lg.add_argument("match_id", type=id_argument("MATCH_ID"))
     lg.add_argument("--db", metavar="PATH")
     lg.add_argument("--json", action="store_true")
     lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
