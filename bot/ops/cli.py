@@ -92,7 +92,7 @@ def _host_room(make: Callable[[], Any]) -> int:
     async def main() -> int:
         room = make()
         lines = await stdin_lines()
-        stop_on_sigterm(lines)
+        stop_on_sigterm(lines, getattr(room, "terminate", None))
         return int(await room.run(lines))
 
     try:
@@ -131,13 +131,19 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
     return _host_room(lambda: ScheduledRoom(config))
 
 
-def stop_on_sigterm(lines: asyncio.Queue[str | None]) -> None:
-    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable)."""
+def stop_on_sigterm(lines: asyncio.Queue[str | None], terminate: Callable[[], None] | None = None) -> None:
+    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable). A room
+    that would wait on after the end of input (the scheduled room, for its appointment) is told to stop too."""
     import signal
+
+    def on_term() -> None:
+        if terminate is not None:
+            terminate()
+        lines.put_nowait(None)
 
     loop = asyncio.get_running_loop()
     try:
-        loop.add_signal_handler(signal.SIGTERM, lines.put_nowait, None)
+        loop.add_signal_handler(signal.SIGTERM, on_term)
     except (NotImplementedError, RuntimeError):  # no signal handlers on this platform or thread
         pass
 
