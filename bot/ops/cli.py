@@ -195,6 +195,11 @@ def cmd_log(args: argparse.Namespace) -> int:
             await store.close()
         if stored is None:
             return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+        from bot.records.agreement import disagreement
+
+        problem = disagreement(stored)
+        if problem is not None:  # said first, on stderr, and the log is printed all the same
+            print(f"dmhost: warning: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
         if args.sgf and stored.game != "dots":
             return _usage("SGF export is for dots matches")
         written = []
