@@ -126,14 +126,6 @@ def sqlite_url_for(path: str | Path) -> str:
     return f"sqlite+aiosqlite:///{Path(path).expanduser().resolve()}"
 
 
-LOCK_TIMEOUT = "5s"
-"""PostgreSQL: the longest a statement waits for a lock (then it fails and the caller retries or refuses)."""
-STATEMENT_TIMEOUT = "60s"
-"""PostgreSQL: the longest one statement runs (far above any of dmhost's; migrations included)."""
-IDLE_TX = "8s"
-"""PostgreSQL: a session idle this long inside a transaction (its process frozen) is ended, its locks freed."""
-
-
 def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> AsyncEngine:
     """An async engine; SQLite gets WAL, busy timeout and (optionally) foreign keys."""
     if url.startswith("sqlite"):
@@ -153,20 +145,12 @@ def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> A
 
         return engine
     parsed = make_url(url)
-    # No wait on a lock is endless: a process frozen inside a transaction (SIGSTOP, a stalled VM) loses its
-    # session after IDLE_TX and its locks with it, and a writer gives up a lock after LOCK_TIMEOUT instead
-    # of queueing behind it, so a standby can take the leases over (#38 item 6).
-    settings = {
-        "lock_timeout": LOCK_TIMEOUT,
-        "statement_timeout": STATEMENT_TIMEOUT,
-        "idle_in_transaction_session_timeout": IDLE_TX,
-    }
-    connect_args: dict[str, Any] = {"server_settings": settings}
+    connect_args: dict[str, Any] = {}
     schema = parsed.query.get("schema")
     if schema:
         # `?schema=NAME` puts dmhost's tables in a PostgreSQL schema of their own.
         name = schema if isinstance(schema, str) else schema[0]
-        settings["search_path"] = name
+        connect_args["server_settings"] = {"search_path": name}
         parsed = parsed.difference_update_query(["schema"])
     return create_async_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
