@@ -9,6 +9,7 @@ them as `OperatorError`; nothing here knows any adapter.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
@@ -20,6 +21,36 @@ DB_FIX = "give --db PATH (a file) or a URL, or set DMHOST_DATABASE_URL"
 
 class OperatorError(Exception):
     """A mistake in how dmhost was started; its text is the line to print."""
+
+
+MAX_ID = 2**63 - 1
+"""The largest id any table holds (a signed 64-bit integer, SQLite's INTEGER and PostgreSQL's BIGINT)."""
+
+
+def record_id(text: str, what: str = "an id") -> int:
+    """A whole number an id column can hold (1 to 2**63-1); ValueError with the line to print otherwise, so a
+    30-digit id is the operator's mistake, never the database's (an overflow in the driver)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"{what} takes a whole number, not {text!r}") from None
+    if not 1 <= value <= MAX_ID:
+        raise ValueError(f"{what} is a number from 1 to {MAX_ID}, not {text.strip()}")
+    return value
+
+
+def id_argument(what: str) -> Any:
+    """An argparse `type=` for an id: its refusal is argparse's one usage line (exit 2)."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            return record_id(text, what)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = "id"
+    return parse
 
 
 def shown_url(url: str) -> str:

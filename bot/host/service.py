@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -884,7 +885,7 @@ class MatchService:
             self.abandon()  # the store's fencing already forgot the shard: every match of it goes
             raise NotHosted from None
         except Exception:
-            stood = await self._outcome(live, len(events))
+            stood = await self._outcome(live, len(events), snapshot)
             if stood is not True:
                 what = "did not commit" if stood is False else "may or may not have committed"
                 log.exception(
@@ -916,12 +917,19 @@ class MatchService:
                 return match.id
         return None
 
-    async def _outcome(self, live: Live, count: int) -> bool | None:
+    async def _outcome(self, live: Live, count: int, snapshot: dict[str, Any] | None = None) -> bool | None:
         """After a write reported an error: did it commit after all (True), not at all (False), or cannot the
-        database tell now (None: the match is reloaded before its next action)? This host is the match's only
-        writer, so the stored event count says which."""
+        database tell now (None: the match is reloaded before its next action)? The stored event count says
+        which — and, as another process may have written the same count (two terminals on one match), the
+        stored snapshot must be the one written here before the write counts as committed."""
         try:
             stored = await self.store.event_count(live.id)
+            if stored == live.seq + count and snapshot is not None:
+                loaded = await self.store.load(live.id)
+                if loaded is None or json.loads(json.dumps(loaded.snapshot)) != json.loads(json.dumps(snapshot)):
+                    log.warning("match %s: another process wrote this match meanwhile; reloading it", live.id)
+                    self._unsure.add(live.id)
+                    return None
         except Exception:
             log.warning("match %s: the database cannot say whether the last write committed", live.id)
             self._unsure.add(live.id)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.ops.dburl import db_url
-from bot.opserrors import check_database_url, explain, shown_url
+from bot.opserrors import check_database_url, explain, id_argument, shown_url
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -92,7 +92,7 @@ def _host_room(make: Callable[[], Any]) -> int:
     async def main() -> int:
         room = make()
         lines = await stdin_lines()
-        stop_on_sigterm(lines)
+        stop_on_sigterm(lines, getattr(room, "terminate", None))
         return int(await room.run(lines))
 
     try:
@@ -131,13 +131,19 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
     return _host_room(lambda: ScheduledRoom(config))
 
 
-def stop_on_sigterm(lines: asyncio.Queue[str | None]) -> None:
-    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable)."""
+def stop_on_sigterm(lines: asyncio.Queue[str | None], terminate: Callable[[], None] | None = None) -> None:
+    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable). A room
+    that would wait on after the end of input (the scheduled room, for its appointment) is told to stop too."""
     import signal
+
+    def on_term() -> None:
+        if terminate is not None:
+            terminate()
+        lines.put_nowait(None)
 
     loop = asyncio.get_running_loop()
     try:
-        loop.add_signal_handler(signal.SIGTERM, lines.put_nowait, None)
+        loop.add_signal_handler(signal.SIGTERM, on_term)
     except (NotImplementedError, RuntimeError):  # no signal handlers on this platform or thread
         pass
 
@@ -199,6 +205,11 @@ def cmd_log(args: argparse.Namespace) -> int:
             await store.close()
         if stored is None:
             return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+        from bot.records.agreement import disagreement
+
+        problem = disagreement(stored)
+        if problem is not None:  # said first, on stderr, and the log is printed all the same
+            print(f"dmhost: warning: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
         if args.sgf and stored.game != "dots":
             return _usage("SGF export is for dots matches")
         written = []
@@ -430,10 +441,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     room.add_argument("--db", metavar="PATH")
     room.add_argument("--events-json", action="store_true")
-    room.add_argument("--resume", type=int, metavar="MATCH_ID")
+    room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
     room.add_argument(
         "--scheduled",
-        type=int,
+        type=id_argument("--scheduled"),
         metavar="ID",
         help="host the DM of `dmhost schedule add`: wait for it, check in with NAME: here, play, record the result",
     )
@@ -448,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     room.set_defaults(func=cmd_room)
 
     lg = sub.add_parser("log", help="print a match's log")
-    lg.add_argument("match_id", type=int)
+    lg.add_argument("match_id", type=id_argument("MATCH_ID"))
     lg.add_argument("--db", metavar="PATH")
     lg.add_argument("--json", action="store_true")
     lg.add_argument("--gif", metavar="FILE", help="write an animated replay")

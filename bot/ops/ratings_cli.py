@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 
+from bot.opserrors import id_argument
 from bot.ratings.service import Ratings
 from bot.store.matches import MatchStore
 from bot.wording.ratings import table_text
@@ -20,7 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # t
     )
     parser.add_argument("action", nargs="?", choices=["rebuild"], help="recompute every table from the match logs")
     parser.add_argument("--game", metavar="G", help="one game (default: every game)")
-    parser.add_argument("--guild", type=int, metavar="ID", help="a Discord server's table (default: no guild)")
+    parser.add_argument(
+        "--guild", type=id_argument("--guild"), metavar="ID", help="a Discord server's table (default: no guild)"
+    )
     parser.add_argument("--db", metavar="PATH")
     parser.add_argument("--json", action="store_true")
     return parser

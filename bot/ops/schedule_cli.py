@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from bot.opserrors import id_argument
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 
@@ -186,7 +188,7 @@ def add_parser(sub: Any) -> None:
     ls.set_defaults(func=cmd_list)
 
     cancel = actions.add_parser("cancel", help="call a scheduled DM off")
-    cancel.add_argument("schedule_id", type=int, metavar="ID")
+    cancel.add_argument("schedule_id", type=id_argument("ID"), metavar="ID")
     cancel.add_argument("--db", metavar="PATH")
     cancel.set_defaults(func=cmd_cancel)
 

@@ -34,9 +34,12 @@ def _one_line(parser: argparse.ArgumentParser, prog: str) -> None:
 
 def _int(text: str, flag: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise ValueError(f"{flag} takes a whole number, not {text!r}") from None
+    if abs(value) > 2**31 - 1:  # beyond any field, round count or minutes, and beyond the database's columns
+        raise ValueError(f"{flag} is too large: {text.strip()}")
+    return value
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -78,7 +81,7 @@ def cmd_terminal(args: argparse.Namespace) -> int:
     """The commands that create and run a tournament on the database (see `bot.adapters.terminal.tournament`)."""
     from bot.adapters.terminal.tournament import run
     from bot.ops.dburl import db_url
-    from bot.opserrors import check_database_url
+    from bot.opserrors import check_database_url, record_id
     from games.cli import UsageError, parse_kv
 
     prog = f"dmhost tournament {args.tournament_command}"
@@ -105,10 +108,11 @@ def cmd_terminal(args: argparse.Namespace) -> int:
 
                 args.start = parse_when(args.start, now=dt.datetime.now(dt.UTC))
         else:
-            args.id = _int(args.id, "ID")
+            args.id = record_id(args.id, "ID")
         for flag in ("board", "round"):
             if getattr(args, flag, None) is not None:
-                setattr(args, flag, _int(getattr(args, flag), f"--{flag}" if flag == "round" else flag.upper()))
+                # rounds and boards count from 1: `--round 0` names no round (it is not "the current one")
+                setattr(args, flag, record_id(getattr(args, flag), f"--{flag}" if flag == "round" else flag.upper()))
     except (ValueError, UsageError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE

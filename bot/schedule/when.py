@@ -1,5 +1,9 @@
 """Reading a start time as people type it: ISO (with or without a zone), Discord timestamps, Unix time,
-relative and natural forms (`in 2h`, `tomorrow 20:00`) through `dateparser`.
+relative and natural forms (`in 2h`, `tomorrow 20:00`) through `dateparser`, with an IANA zone name
+anywhere in the text (`tomorrow 20:00 Europe/Berlin`) as well as an abbreviation or offset.
+
+What a lenient parser would guess at is refused first: a bare number that is not Unix time (`-1`), an
+hour or minute no clock shows (`25:00`), a date no calendar has (`2027-13-01`).
 
 A time without a zone is read in the server's zone (`/dm config timezone:`, default UTC). A local time
 that does not exist (skipped by a daylight-saving change) or happens twice is refused with the offset
@@ -23,6 +27,14 @@ MAX_TEXT: Final = 100
 
 _DISCORD = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFsSR])?>")
 _UNIX = re.compile(r"\d{9,11}(?:\.\d+)?")
+_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
+"""A bare number that is not Unix time (`-1`, `30`): no time, though a parser would make a date of it."""
+_CLOCK = re.compile(r"(?<![+\-\d:])(\d{1,2}):(\d{1,2})(?::(\d{1,2}))?(?![\d:])")
+"""A time of day (`20:00`, `8:05:30`), not an offset (`+01:00`): its hour and minutes must exist."""
+_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
+"""A year-month-day date: it must exist (`2027-13-01` is no date, not the 13th of January)."""
+_ZONE_TOKEN = re.compile(r"(?<!\S)[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)+(?!\S)")
+"""An IANA zone name inside the text (`tomorrow 20:00 Europe/Berlin`)."""
 _DURATION = re.compile(r"^in\s|\bfrom now$", re.IGNORECASE)
 """Durations (`in 2h`, `3 days from now`) are added to the present instant, not to a wall-clock reading,
 so a daylight-saving change in between does not move them."""
@@ -101,6 +113,8 @@ def parse_when(text: str, *, tz: str | ZoneInfo | None = None, now: dt.datetime)
         raise WhenError(f"give a start time, {EXAMPLE}")
     if len(raw) > MAX_TEXT:
         raise WhenError(f"that is too long to be a time; {EXAMPLE}")
+    raw, where = _zone_in_text(raw, where)
+    _refuse_impossible(raw)
     at = _read(raw, where, now)
     if at is None:
         raise WhenError(f"cannot read {raw!r} as a time; {EXAMPLE}")
@@ -109,6 +123,46 @@ def parse_when(text: str, *, tz: str | ZoneInfo | None = None, now: dt.datetime)
     if at - now > MAX_AHEAD:
         raise WhenError(f"{at:%Y-%m-%d %H:%M} UTC is more than a hundred years ahead; {EXAMPLE}")
     return at
+
+
+def _zone_in_text(raw: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
+    """The text without the IANA zone name it contains, and that zone (else the text and `tz` unchanged);
+    the name is matched without regard to case (`europe/berlin`)."""
+    found = _ZONE_TOKEN.search(raw)
+    if found is None:
+        return raw, tz
+    key = _zone_keys().get(found.group(0).lower())
+    if key is None:
+        raise WhenError(f"unknown time zone {found.group(0)!r}: use an IANA name such as UTC or Europe/Berlin")
+    rest = " ".join((raw[: found.start()] + " " + raw[found.end() :]).split())
+    return rest, ZoneInfo(key)
+
+
+_KEYS: dict[str, str] = {}
+
+
+def _zone_keys() -> dict[str, str]:
+    if not _KEYS:
+        from zoneinfo import available_timezones
+
+        _KEYS.update({key.lower(): key for key in available_timezones()})
+    return _KEYS
+
+
+def _refuse_impossible(raw: str) -> None:
+    """Refuse what a lenient parser would guess at: a bare number, an hour or minute that no clock shows,
+    a month or day no calendar has. WhenError names the part that does not exist."""
+    if _NUMBER.fullmatch(raw) and not _UNIX.fullmatch(raw):
+        raise WhenError(f"{raw!r} is a number, not a time; {EXAMPLE}")
+    for clock in _CLOCK.finditer(raw):
+        hour, minute, second = (int(part) if part else 0 for part in clock.groups())
+        if hour > 23 or minute > 59 or second > 59:
+            raise WhenError(f"{clock.group(0)} is not a time of day (00:00 to 23:59); {EXAMPLE}")
+    for date in _DATE.finditer(raw):
+        try:
+            dt.date(*(int(part) for part in date.groups()))
+        except ValueError:
+            raise WhenError(f"{date.group(0)} is not a date (year-month-day); {EXAMPLE}") from None
 
 
 def _read(raw: str, tz: ZoneInfo, now: dt.datetime) -> dt.datetime | None:

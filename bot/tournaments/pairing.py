@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from bot.tournaments.rounds import Bye, Game, Pairing, PairingError, Result, Round
 
@@ -168,10 +169,38 @@ def _match(
     strict: bool,
     budget: _Budget,
 ) -> list[tuple[int, int]] | None:
-    """Pair `remaining` (in rank order) top-down: each top player meets its mirror in its score group first."""
-    if not remaining:
-        return []
-    top, rest = remaining[0], remaining[1:]
+    """Pair `remaining` (in rank order) top-down: each top player meets its mirror in its score group first.
+
+    A depth-first search with its own stack (a field of thousands would exhaust Python's recursion): each
+    level pairs the top player left, trying its candidates in preference order, and backtracks when the
+    players below cannot all be paired."""
+    frames: list[tuple[int, list[int], list[int]]] = []  # (top, rest, candidate indices left to try)
+    path: list[tuple[int, int]] = []
+    rem = remaining
+    while True:
+        if not rem:
+            return path
+        top, rest = rem[0], rem[1:]
+        frames.append((top, rest, _candidates(top, rest, recs, prefs, strict)))
+        while True:
+            top, rest, left = frames[-1]
+            if left:
+                i = left.pop(0)
+                budget.spend()
+                path.append((top, rest[i]))
+                rem = rest[:i] + rest[i + 1 :]
+                break
+            frames.pop()
+            if not frames:
+                return None
+            path.pop()
+
+
+def _candidates(
+    top: int, rest: list[int], recs: Mapping[int, PlayerRecord], prefs: Mapping[int, str | None], strict: bool
+) -> list[int]:
+    """The indices in `rest` that `top` may meet, best first: its score group from the mirror outwards
+    (a colour conflict last), then lower groups by score distance."""
     rt = recs[top]
     pref = prefs[top]
     group = [q for q in rest if recs[q].score == rt.score]
@@ -185,15 +214,11 @@ def _match(
         (i for i in range(len(group), len(rest))),
         key=lambda i: (rt.score - recs[rest[i]].score, conflict(rest[i]), i),
     )
-    for i in [*ordered, *lower]:
-        q = rest[i]
-        if q in rt.opponents or _colours(rt, recs[q], 0, strict) is None:
-            continue
-        budget.spend()
-        tail = _match(rest[:i] + rest[i + 1 :], recs, prefs, strict, budget)
-        if tail is not None:
-            return [(top, q), *tail]
-    return None
+    return [
+        i
+        for i in [*ordered, *lower]
+        if rest[i] not in rt.opponents and _colours(rt, recs[rest[i]], 0, strict) is not None
+    ]
 
 
 def swiss_round(
@@ -344,20 +369,35 @@ class EliminationProgress:
         return not self.rematches and not self.unfinished
 
 
+TIE_REPLAYS: Final = 1
+"""How many times a drawn elimination pairing is replayed (colours swapped) before the decider: the higher
+seed advances. Without an end, two players who always draw (practice bots on a small board) would replay
+for ever (games/data/rules/tournaments.md)."""
+
+
 def elimination_progress(round_: Round) -> EliminationProgress:
-    """Read one elimination round in bracket order; a drawn pairing needs its rematch with colours swapped."""
+    """Read one elimination round in bracket order. A drawn pairing is replayed once with colours swapped; if
+    that game is drawn too, the higher seed advances (White of the pairing's first game: the better seed
+    always has White there)."""
     last: dict[frozenset[int], Pairing] = {}
+    first_white: dict[frozenset[int], int] = {}
+    draws: dict[frozenset[int], int] = {}
     for p in round_:
         key = frozenset((p.player,)) if isinstance(p, Bye) else frozenset((p.white, p.black))
         last[key] = p
+        if isinstance(p, Game):
+            first_white.setdefault(key, p.white)
+            draws[key] = draws.get(key, 0) + (p.result is Result.DRAW)
     winners: list[int] = []
     rematches: list[Game] = []
     unfinished: list[Game] = []
-    for p in last.values():
+    for key, p in last.items():
         if isinstance(p, Bye):
             winners.append(p.player)
         elif p.result is None:
             unfinished.append(p)
+        elif p.result is Result.DRAW and draws[key] > TIE_REPLAYS:
+            winners.append(first_white[key])  # the decider: the higher seed goes through
         elif p.result is Result.DRAW:
             rematches.append(_swapped(p))
         else:

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -38,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from bot.host.match import HostError, HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
 from bot.store.db import Match, MatchPlayer, utcnow
+from bot.tournaments.liveness import gone, process_name
 from bot.tournaments.progress import check_field, next_round, rematches, round_finished
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.refusals import TournamentRefused as TournamentRefused
@@ -240,7 +240,7 @@ class TournamentService:
         self.left_server = left_server
         self.open_room = open_room
         self.wall = wall or utcnow
-        self.instance = instance or f"tournaments-{uuid.uuid4().hex[:12]}"
+        self.instance = instance or process_name()
         self.poll_seconds = poll_seconds
         self._listeners: list[TournamentListener] = []
         self._locks: dict[int, asyncio.Lock] = {}
@@ -683,6 +683,9 @@ class TournamentService:
         """Close sign-up, seed the field, pair round 1 and open its matches. `left`: player ids of entrants who
         left the server, taken out at the start (the automatic start; a host takes them out by hand first)."""
         t = await self.get(tid)
+        if t.status == RUNNING and t.round == 0:  # a start cut short before its first round was stored: resume
+            await self.pair_next_round(tid)
+            return
         if t.status != SIGNUP:
             raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         entries = [e for e in await self.entries(tid) if not e.withdrawn]
@@ -703,6 +706,10 @@ class TournamentService:
         if sorted(seeds) != sorted(e.id for e in entries):
             raise TournamentRefused(RefusalCode.BAD_SEED_ORDER)
         now = self.wall()
+        try:  # round 1 is stored with the start, in its transaction: no kill can leave a start without it
+            first = next_round(t.format, seeds, seeds, [], rounds, t.bye_points)
+        except PairingError:
+            first = None  # paired (or refused) after the start, as any later round
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(TOURNAMENTS)
@@ -711,6 +718,7 @@ class TournamentService:
                     status=RUNNING,
                     seeds=seeds,
                     rounds=rounds,
+                    round=1 if first else 0,
                     updated_at=now,
                     starts_at=t.starts_at if t.starts_at is not None and t.starts_at <= now else now,
                 )
@@ -719,6 +727,8 @@ class TournamentService:
                 await conn.execute(
                     update(ENTRIES).where(ENTRIES.c.id.in_([e.id for e in [*gone, *absent]])).values(withdrawn_at=now)
                 )
+            if done.rowcount == 1 and first:
+                await self._insert(conn, tid, 1, 1, first, now)
         if done.rowcount != 1:
             raise TournamentRefused(RefusalCode.ALREADY_STARTED, name=t.name)
         await self._emit(
@@ -732,7 +742,12 @@ class TournamentService:
                 "left": [e.name for e in gone],
             },
         )
-        await self.pair_next_round(tid)
+        if not first:
+            await self.pair_next_round(tid)
+            return
+        await self._emit(tid, TournamentEventKind.ROUND, {"round": 1, "pairings": first, "starts_at": now})
+        self.wake()
+        await self._open_matches(tid)
 
     async def pair_next_round(self, tid: int) -> int:
         """Pair the next round now (refused while games of this round are unfinished); returns its number."""
@@ -977,6 +992,9 @@ class TournamentService:
         """Claim a game to open its match: the highest match id before the first claim (None: not ours)."""
         stale = now - dt.timedelta(seconds=STALE_S)
         async with self.engine.begin() as conn:
+            holder = (await conn.execute(select(GAMES.c.opening_by).where(GAMES.c.id == game_id))).scalar()
+            if gone(holder):  # its process was killed on this machine: no need to wait for the stale time
+                stale = now + dt.timedelta(seconds=1)
             top = (await conn.execute(select(func.max(Match.id)))).scalar()
             done = await conn.execute(
                 update(GAMES)
@@ -1177,6 +1195,10 @@ class TournamentService:
         """After a result: an elimination tie gets its rematch; a finished round makes the next one (or the end)."""
         async with self._lock(tid):
             t = await self.get(tid)
+            if t.status == RUNNING and t.round == 0:  # started, first round never stored: pair it now
+                with contextlib.suppress(TournamentRefused):
+                    await self._pair_locked(tid)
+                t = await self.get(tid)
             if t.status != RUNNING or t.round == 0:
                 return
             history = (await self.rounds(tid))[: t.round]

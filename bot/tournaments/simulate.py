@@ -31,8 +31,6 @@ def play_out(
         raise ValueError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
     if not 0.0 <= draws <= 1.0:
         raise ValueError(f"--draws is a probability from 0 to 1, not {draws:g}")
-    if fmt is Format.ELIMINATION and draws >= 1.0:
-        raise ValueError("an elimination replays a tie until someone wins: --draws must be below 1")
     total = check_field(fmt, players, rounds)
     rng = random.Random(seed)
     field = list(range(1, players + 1))

@@ -66,6 +66,13 @@ class ScheduledRoom(Room):
         self._ended = False
         self._open = False
         """The check-in is open (said by the scheduler, or opened before this room started)."""
+        self._terminated = False
+        """SIGTERM: stop now, even while waiting for the appointment (the DM stays for the next room)."""
+
+    def terminate(self) -> None:
+        """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
+        self._terminated = True
+        self._changed.set()
 
     # -- what happens ------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
@@ -175,6 +182,8 @@ class ScheduledRoom(Room):
         getter: asyncio.Future[str | None] | None = None
         try:
             while not self.done.is_set():
+                if self._terminated:
+                    return self._eof()
                 if self._playing():
                     pending, early, held = early + held, [], []
                     for line in pending:
@@ -200,6 +209,8 @@ class ScheduledRoom(Room):
                     if w is not getter:
                         w.cancel()
                 self._changed.clear()
+                if self._terminated:
+                    return self._eof()
                 if getter is not None and getter.done():
                     got = getter.result()
                     getter = None
@@ -218,6 +229,10 @@ class ScheduledRoom(Room):
                 getter.cancel()
         return 0
 
+    def schedule_opens(self) -> dt.datetime:
+        """When the check-in opens (never, for a room without its DM yet)."""
+        return self.schedule.checkin_opens if self.schedule is not None else dt.datetime.max.replace(tzinfo=dt.UTC)
+
     def _next_look(self) -> float:
         """Seconds until the check-in opens (to take up held lines then), at most POLL_S."""
         if self.schedule is None or self.scheduler is None or self._playing():
@@ -228,12 +243,26 @@ class ScheduledRoom(Room):
     async def _look_again(self) -> None:
         """Changes made elsewhere: a reschedule moves the check-in; a cancel ends the room."""
         assert self.scheduler is not None
+        if not self._open and self.scheduler.wall() >= self.schedule_opens():
+            # Its time has come: this room's scheduler says so if it claims the job; if another room for the
+            # same DM claimed it, the check-in is open here all the same (the `here`s live in the database).
+            await self.scheduler.run_due()
+            self._open = True
         fresh = await self.scheduler.store.get(self.schedule_id)
         if fresh is None:
             return
         self.schedule = fresh
         if fresh.public_status == "cancelled" and not self._decided:
             await self._on_schedule(ScheduleEvent("cancelled", fresh, {"reason": fresh.result_reason}))
+        elif fresh.status == "started" and fresh.match_id is not None and not self._decided and not self._playing():
+            # Another room for this DM began it (or ruled it): that room hosts it; this one leaves.
+            text = f"DM #{fresh.id} is {fresh.public_status} in another room: this room stops."
+            self.emit(
+                {"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status},
+                text,
+            )
+            self._decided = self._ended = True
+            self._settle()
 
     def _eof(self) -> int:
         self.emit(

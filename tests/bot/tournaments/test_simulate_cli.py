@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from bot.ops.cli import main
-from tests import run_python
+from tests import DATA, run_python
 
 
 def _simulate(*args: str) -> tuple[int, str, str]:
@@ -50,7 +52,6 @@ def test_elimination_lists_the_rematch() -> None:
         (["--format", "swiss", "--players", "5", "--rounds", "5", "--json"], "1 to 4 rounds"),
         (["--format", "roundrobin", "--players", "5", "--rounds", "2", "--json"], "--rounds is for swiss only"),
         (["--format", "swiss", "--players", "4", "--draws", "2", "--json"], "probability"),
-        (["--format", "elimination", "--players", "4", "--draws", "1", "--json"], "below 1"),
         (["--format", "swiss", "--players", "4"], "--json is required"),
         (["--format", "swiss", "--players", "4", "--json", "--bogus"], "unrecognized arguments: --bogus"),
         (["--players", "4", "--json"], "--format and --players are required"),
@@ -67,3 +68,17 @@ def test_bad_arguments_are_one_line_exit_2(args: list[str], says: str, capsys: p
 def test_a_bad_argument_in_a_fresh_process_is_one_line() -> None:
     code, out, err = _simulate("--format", "swiss", "--players", "4", "--rounds", "-1", "--json")
     assert (code, out, err) == (2, "", "dmhost tournament simulate: a swiss of 4 players has 1 to 3 rounds, not -1\n")
+
+
+def test_an_elimination_where_every_game_is_drawn_ends() -> None:
+    """Each tie is replayed once with colours swapped, then the higher seed advances (games/data/rules/tournaments.md):
+    both games of every pairing are listed and seed 1 wins (was: replayed for ever, so refused)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.ops.cli", "tournament", "simulate", "--format", "elimination",
+         "--players", "4", "--draws", "1", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    expected = json.loads((DATA / "tournaments" / "elimination_every_game_drawn.json").read_text())
+    assert json.loads(proc.stdout) == expected
+    assert expected["standings"][0]["player"] == 1
