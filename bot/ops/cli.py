@@ -36,7 +36,10 @@ def _usage(message: str) -> int:
 def cmd_room(args: argparse.Namespace) -> int:
     """Host one match in the terminal."""
     from bot.adapters.terminal.room import Room, RoomConfig
+    from bot.ops.room_checks import png_problem
 
+    if (png := png_problem(args.png)) is not None:
+        return _usage(png)
     if args.scheduled is not None:
         return cmd_room_scheduled(args)
     wanted = 1 if args.bot else 2
@@ -53,6 +56,11 @@ def cmd_room(args: argparse.Namespace) -> int:
         rules["takeback"] = "0"  # moves on a pipe are final at once, unless a take-back window was asked for
     if args.resume is None:
         from bot.host.clocks import seat_odds
+        from bot.playernames import name_problem
+
+        args.player = [n.strip() for n in args.player or []]
+        if (bad := name_problem(args.player, ["dmhost", f"dmhost ({args.bot})"] if args.bot else [])) is not None:
+            return _usage(bad)
 
         named = [[n] for n in args.player or []] + ([["dmhost", "bot"]] if args.bot else [])
         try:
@@ -93,6 +101,9 @@ def _host_room(make: Callable[[], Any]) -> int:
         room = make()
         lines = await stdin_lines()
         stop_on_sigterm(lines, getattr(room, "terminate", None))
+        from bot.adapters.terminal.words import leave_on_sigint
+
+        leave_on_sigint(lines)
         return int(await room.run(lines))
 
     try:
@@ -439,7 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K=V",
         help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see the rule cards); rated=off: a casual match",
     )
-    room.add_argument("--db", metavar="PATH")
+    room.add_argument(
+        "--db",
+        metavar="PATH",
+        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else ./dmhost.db, made if missing)",
+    )
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
     room.add_argument(

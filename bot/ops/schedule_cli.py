@@ -92,15 +92,24 @@ async def _with_scheduler(db: str | None, must_exist: bool, action: Any) -> Any:
 def cmd_add(args: argparse.Namespace) -> int:
     """Store a scheduled DM between two local players."""
     from bot.host.match import HostError, PlayerRef
+    from bot.playernames import name_problem
     from bot.schedule.core import ScheduleError
     from bot.schedule.when import WhenError, iso, parse_when, zone
     from bot.wording.schedule import refusal
 
     names = [n.strip() for n in args.player or []]
-    if len(names) != 2 or not all(names):
+    if len(names) != 2:
         return _fail("schedule add needs GAME and two --player NAME")
-    if names[0] == names[1]:
-        return _fail("a match needs two different players")
+    if (bad := name_problem(args.player)) is not None:
+        return _fail(bad)
+    minutes: dict[str, int | None] = {}
+    for flag, value in (("checkin", args.checkin), ("no_show", args.no_show)):
+        try:
+            minutes[flag] = None if value is None else int(value)
+        except ValueError:
+            return _fail(f"--{flag.replace('_', '-')} takes a whole number of minutes, not {value!r}")
+        if minutes[flag] is not None and not 1 <= int(value) <= 7 * 24 * 60:
+            return _fail(f"--{flag.replace('_', '-')} is 1 minute to 7 days (10080), not {value}")
     options, clock, rules = _kv(args.opt, "--opt"), _kv(args.clock, "--clock"), _kv(args.rule, "--rule")
     try:
         zone(args.tz)
@@ -117,6 +126,8 @@ def cmd_add(args: argparse.Namespace) -> int:
             clock=clock,
             rules=rules,
             prize=args.prize,
+            checkin_s=None if minutes["checkin"] is None else minutes["checkin"] * 60,
+            no_show_s=None if minutes["no_show"] is None else minutes["no_show"] * 60,
         )
 
     try:
@@ -138,7 +149,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         return await scheduler.store.listing()
 
     rows = asyncio.run(_with_scheduler(args.db, True, listing))
-    print(json.dumps([_row(s) for s in rows], indent=2 if not args.json else None))
+    if not (args.table or (not args.json and sys.stdout.isatty())):  # scripts keep the contract's JSON
+        print(json.dumps([_row(s) for s in rows], indent=2 if not args.json else None))
+    else:
+        from bot.ops.schedule_table import schedule_table
+
+        print(schedule_table([_row(s) for s in rows]))
     return EXIT_OK
 
 
@@ -178,13 +194,16 @@ def add_parser(sub: Any) -> None:
     add.add_argument("--rule", action="extend", nargs="+", metavar="K=V")
     add.add_argument("--prize", metavar="TEXT")
     add.add_argument("--tz", metavar="ZONE", help="zone of a time written without one (default UTC)")
+    add.add_argument("--checkin", metavar="MIN", help="the check-in opens MIN minutes before the start (default 15)")
+    add.add_argument("--no-show", metavar="MIN", help="a player absent MIN minutes after the start loses (default 10)")
     add.add_argument("--db", metavar="PATH")
     add.add_argument("--json", action="store_true", help="(the output is JSON in any case)")
     add.set_defaults(func=cmd_add)
 
-    ls = actions.add_parser("list", help="the schedules, soonest first (JSON)")
+    ls = actions.add_parser("list", help="the schedules, soonest first (a table on a terminal, else JSON)")
     ls.add_argument("--db", metavar="PATH")
-    ls.add_argument("--json", action="store_true", help="one line of JSON instead of indented JSON")
+    ls.add_argument("--json", action="store_true", help="the contract's JSON on one line")
+    ls.add_argument("--table", action="store_true", help="a table for people (the default on a terminal)")
     ls.set_defaults(func=cmd_list)
 
     cancel = actions.add_parser("cancel", help="call a scheduled DM off")

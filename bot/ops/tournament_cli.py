@@ -48,8 +48,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     prog = "dmhost tournament simulate"
     try:
-        if not args.json:
-            raise ValueError("--json is required (the output is JSON)")
         if args.format is None or args.players is None:
             raise ValueError("--format and --players are required")
         try:
@@ -73,7 +71,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if note:
         print(f"{prog}: {note}", file=sys.stderr)
-    print(json.dumps(result))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        from bot.tournaments.simulate_table import simulate_table
+
+        print(simulate_table(result))
     return EXIT_OK
 
 
@@ -126,7 +129,7 @@ def add_parser(sub: Any) -> None:
     tour = sub.add_parser("tournament", help="tournaments: simulate one, or create and run one in the terminal")
     _one_line(tour, "dmhost tournament")
     tsub = tour.add_subparsers(dest="tournament_command", required=True)
-    sim = tsub.add_parser("simulate", help="a whole tournament on random results, as JSON")
+    sim = tsub.add_parser("simulate", help="a whole tournament on random results (a table; --json: the JSON)")
     _one_line(sim, "dmhost tournament simulate")
     sim.add_argument("--format", metavar="|".join(f.value for f in Format))
     sim.add_argument("--players", metavar="N")
@@ -147,6 +150,7 @@ def add_parser(sub: Any) -> None:
         return p
 
     create = command("create", "open a tournament for sign-up; prints its id", with_id=False)
+    create.add_argument("--json", action="store_true", help="print the new tournament's state as JSON")
     create.add_argument("name")
     create.add_argument("--game", required=True)
     create.add_argument("--format", required=True, metavar="|".join(f.value for f in Format))

@@ -344,8 +344,11 @@ class Scheduler:
         prize: str | None = None,
         note: str | None = None,
         host_id: str | None = None,
+        checkin_s: int | None = None,
+        no_show_s: int | None = None,
     ) -> Schedule:
-        """Schedule a DM (checked as `/dm start` checks a match); ScheduleError / HostError when refused."""
+        """Schedule a DM (checked as `/dm start` checks a match); ScheduleError / HostError when refused.
+        `checkin_s`/`no_show_s` replace the guild's settings for this DM (`dmhost schedule add --checkin`)."""
         now = self.wall()
         if at.tzinfo is None:
             raise ValueError("at must be aware")
@@ -360,6 +363,12 @@ class Scheduler:
         seat_advantage = int(advantage) if advantage in ("1", "2") else None
         live = new_live(game, list(players), options, clock, rules, first, seat_advantage)  # HostError if unusable
         settings = await self.store.settings(guild_id)
+        if checkin_s is not None or no_show_s is not None:
+            settings = dataclasses.replace(
+                settings,
+                checkin_s=settings.checkin_s if checkin_s is None else checkin_s,
+                no_show_s=settings.no_show_s if no_show_s is None else no_show_s,
+            )
         p1, p2 = players[0], players[1]
         values = {
             "guild_id": guild_id,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
+from bot.adapters.terminal import words
 from bot.compose import build_host
 from bot.host import rules
 from bot.host.events import EventKind
@@ -90,6 +91,8 @@ class Room:
         """The match's live record as last seen (a finished match leaves `service.live` before its last
         events arrive; its final position is still here)."""
         self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
+        self.left = False
+        """`quit`, `exit` or Ctrl-C: the room stops, the match stays resumable."""
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
@@ -269,7 +272,22 @@ class Room:
                 )
                 return 0
             await self.handle_line(line)
+            if self.left:
+                return 0
         return 0
+
+    def again(self) -> str:
+        """The command that continues this match."""
+        assert self.match_id is not None
+        return resume_command(self.config.db_url, self.match_id)
+
+    def leave(self, how: str, again: str) -> None:
+        """`quit`/`exit`/Ctrl-C: say how to come back (`again`: the command), and stop reading."""
+        self.left = True
+        self.emit(
+            {"event": "left", "match": self.match_id, "by": how, "text": "left the room: the match stays resumable"},
+            f"Left the room. Resume with: {again}",
+        )
 
     async def _settled(self, lines: asyncio.Queue[str | None]) -> bool:
         """At the end of input: a move still provisional is left to become final (its window was asked
@@ -292,11 +310,23 @@ class Room:
     async def handle_line(self, raw: str) -> None:
         """One input line."""
         assert self.match_id is not None
+        if raw == words.INTERRUPT:
+            self.leave("interrupt", self.again())
+            return
         line = raw.rstrip("\r\n")
         if not line.strip():
             return
         live = self.service.live.get(self.match_id)
         if live is None:
+            return
+        spoken = _SPEAKER.match(line)
+        bare = spoken.group(2) if spoken and _is_name(spoken.group(1), live.players.values()) else line
+        if words.is_leave(bare):
+            self.leave("quit", self.again())
+            return
+        if words.is_help(bare):
+            card = words.help_card(live, self.again())
+            self.emit({"event": "help", "match": self.match_id, "text": card}, card)
             return
         speaker_name: str | None = None
         text = line
@@ -311,13 +341,18 @@ class Room:
             return
         if speaker_name is None and self.bot is not None:  # the one person here speaks, never the bot
             player = next(p for p in live.players.values() if p.id != BOT_ID)
+        elif speaker_name is None and words.is_take_back(text) and (seat := words.take_back_seat(live)):
+            player = live.players[seat]  # an unnamed `take back` is the player who just moved
         elif speaker_name is None:
             seat = live.ruleset.to_move(live.state) or 1
             player = live.players[seat]
         else:
             player = next(p for p in live.players.values() if p.name.lower() == speaker_name.lower())
         try:
-            result = await self.service.submit(self.match_id, player.id, text)
+            if words.is_take_back(text):  # a take-back even where moves are final at once (then refused)
+                result = await self.service.takeback(self.match_id, player.id, via="text")
+            else:
+                result = await self.service.submit(self.match_id, player.id, text)
         except HostError as exc:
             said = error_text(exc)
             self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any, Final, TextIO
 
+from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
@@ -142,11 +143,12 @@ class ScheduledRoom(Room):
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
-            text = (
-                f"{say('scheduled', sched, {})} Check-in opens {iso(sched.checkin_opens)}: {HOW}."
-                if sched.status == "scheduled"
-                else None
+            opens = (
+                f"The check-in is open: {HOW}."  # never a check-in time already past
+                if self.scheduler.wall() >= sched.checkin_opens
+                else f"Check-in opens {iso(sched.checkin_opens)}: {HOW}."
             )
+            text = f"{say('scheduled', sched, {})} {opens}" if sched.status == "scheduled" else None
             self.emit(
                 {
                     "event": "schedule",
@@ -218,6 +220,11 @@ class ScheduledRoom(Room):
                         eof = True
                     elif self._playing():
                         await self.handle_line(got)
+                        if self.left:
+                            return 0
+                    elif got == words.INTERRUPT or words.is_leave(_SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
+                        self.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
+                        return 0
                     elif self._checkin_open():
                         await self._before_start(got, held)
                     else:
@@ -263,6 +270,10 @@ class ScheduledRoom(Room):
             )
             self._decided = self._ended = True
             self._settle()
+
+    def again(self) -> str:
+        """The command that continues this DM (before, during or after its match begins)."""
+        return f"dmhost room --db {shlex.quote(shown_url(self.config.db_url))} --scheduled {self.schedule_id}"
 
     def _eof(self) -> int:
         self.emit(

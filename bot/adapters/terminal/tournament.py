@@ -18,8 +18,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from bot.compose import build_host
+from bot.playernames import name_problem
 from bot.ratings.service import Ratings
 from bot.store.matches import MatchStore
+from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentRefused, TournamentService
@@ -132,7 +134,7 @@ async def status_json(service: TournamentService, tid: int) -> dict[str, Any]:
     }
 
 
-async def status_text(service: TournamentService, tid: int) -> str:
+async def status_text(service: TournamentService, tid: int, url: str | None = None) -> str:
     """Pairings of every round and the table, as lines."""
     t = await service.get(tid)
     names = await service.names(tid)
@@ -144,7 +146,7 @@ async def status_text(service: TournamentService, tid: int) -> str:
         lines.append(f"Round {number}")
         for line, g in zip(pairing_lines(number, [g.pairing for g in games], names)[1:], games, strict=True):
             if isinstance(g.pairing, Game) and g.pairing.result is None and g.match_id:
-                line += f"  (match {g.match_id}: dmhost room --resume {g.match_id})"
+                line += f"  (match {g.match_id}: {_resume(url, g.match_id)})"
             lines.append(f"  {line}")
     lines.append("Standings")
     lines += [f"  {x}" for x in standings_lines(await service.standings(tid), names)]
@@ -153,6 +155,16 @@ async def status_text(service: TournamentService, tid: int) -> str:
         if table:
             lines.append(winner_line(t.name, names.get(table[0].player, "?"), t.prize))
     return "\n".join(lines)
+
+
+def _resume(url: str | None, match_id: int) -> str:
+    """The command that plays a tournament match, with its database (shell-quoted), ready to paste."""
+    import shlex
+
+    from bot.opserrors import shown_url
+
+    where = "" if url is None else f"--db {shlex.quote(shown_url(url))} "
+    return f"dmhost room {where}--resume {match_id}"
 
 
 async def play_out(service: TournamentService, tid: int, level: str, timeout: float = PLAY_TIMEOUT_SECONDS) -> None:
@@ -208,11 +220,18 @@ def run(args: argparse.Namespace, url: str) -> int:
                     round_every_s=args.round_every,
                     seeding=args.seeding,
                 )
-                print(tid)
+                if getattr(args, "json", False):
+                    print(json.dumps(await status_json(service, tid)))
+                else:
+                    print(tid)
                 return 0
             tid = args.id
             await service.get(tid)
+            told = telling.listen(service, tid)
             if command == "join":
+                taken = [e.name for e in await service.entries(tid) if not e.withdrawn and e.name not in args.names]
+                if (bad := name_problem(args.names, taken)) is not None:
+                    raise telling.BadName(bad)
                 for name in args.names:
                     print(f"{name}: entry {await service.join(tid, name, name)}")
             elif command == "leave":
@@ -231,15 +250,23 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await service.cancel(tid, "terminal")
             elif command == "play":
                 await play_out(service, tid, args.bot)
+            if not getattr(args, "json", False):
+                for line in await telling.lines(service, tid, told, url):
+                    print(line)
             if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):
                 if getattr(args, "json", False):
                     print(json.dumps(await status_json(service, tid)))
                 else:
-                    print(await status_text(service, tid))
+                    print(await status_text(service, tid, url))
             return 0
 
     try:
         return asyncio.run(main())
+    except telling.BadName as exc:
+        import sys
+
+        print(f"dmhost tournament join: {exc}", file=sys.stderr)
+        return 2
     except TournamentRefused as exc:
         import sys
 

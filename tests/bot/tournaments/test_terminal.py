@@ -36,7 +36,7 @@ def test_a_swiss_run_from_the_terminal(tmp_path: Path) -> None:
     assert code == 2 and err.strip() == "dmhost tournament: bob has already joined Colosseum"
     code, out, err = _dmhost(db, "start", "1")
     assert code == 0, err
-    assert "1. alice – bob  (match 1: dmhost room --resume 1)" in out and "2. carol: bye (1)" in out
+    assert f"1. alice – bob  (match 1: dmhost room --db {db} --resume 1)" in out and "2. carol: bye (1)" in out
     code, out, err = _dmhost(db, "result", "1", "1", "0-1", "--json")
     assert code == 0, err
     state = json.loads(out)

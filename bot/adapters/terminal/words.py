@@ -1,0 +1,101 @@
+"""What the terminal room itself answers, before a line goes to the host: `help`/`?` (a short card: how to
+write this game's moves, the match's keywords, how to leave), `quit`/`exit` (and Ctrl-C: leave, the match
+stays resumable), and who an unnamed `take back` belongs to (the player who just moved)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from bot.host.match import keyword
+
+HELP_WORDS: Final = frozenset({"help", "?", "/help", "commands"})
+LEAVE_WORDS: Final = frozenset({"quit", "exit", "/quit", "/exit", "leave"})
+INTERRUPT: Final = "\x00interrupt\n"
+"""The line the room's SIGINT handler puts on its input queue (no reader ever yields it: NUL starts it)."""
+_DISCORD_ONLY = re.compile(r"\s*Post each move as its own message in the room\.")
+
+
+def word(text: str) -> str:
+    """A line's text as the room compares it: trimmed, lower case, trailing `.`/`!` left out."""
+    return text.strip().lower().rstrip(".!")
+
+
+def is_help(text: str) -> bool:
+    """`help` or `?`."""
+    return word(text) in HELP_WORDS
+
+
+def is_leave(text: str) -> bool:
+    """`quit`, `exit` (or the Ctrl-C marker)."""
+    return text == INTERRUPT or word(text) in LEAVE_WORDS
+
+
+def is_take_back(text: str) -> bool:
+    """`take back`, `takeback`, `undo` (what the take-back rule answers)."""
+    return keyword(text) == "takeback"
+
+
+def rules_dir() -> Path | None:
+    """The rule cards: the source tree's `seeds/rules`, else `./seeds/rules` (the Docker image)."""
+    for base in (Path(__file__).resolve().parents[3], Path.cwd()):
+        candidate = base / "seeds" / "rules"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def moves_card(game: str) -> str:
+    """The short "how to write moves" card of a game, for a terminal (no Markdown bold)."""
+    folder = rules_dir()
+    path = None if folder is None else folder / "moves" / f"{game}.md"
+    if path is None or not path.is_file():
+        return f"Moves of {game}: see `python -m games replay --help`."
+    text = path.read_text(encoding="utf-8").replace("**", "")
+    return _DISCORD_ONLY.sub("", text).strip()
+
+
+def keywords_line(live: Any) -> str:
+    """The words this match answers besides moves: `resign` and each house rule's first phrase."""
+    said = ["resign"]
+    for rule in live.rules:
+        for action in getattr(rule, "actions", ()):
+            if action.keywords and action.keywords[0] not in said:
+                said.append(action.keywords[0])
+    return "Words the host answers in this match: " + ", ".join(f"`{w}`" for w in said) + "."
+
+
+def help_card(live: Any, resume: str) -> str:
+    """The card `help` and `?` print."""
+    return "\n".join(
+        [
+            moves_card(live.game),
+            keywords_line(live),
+            "In this room: `NAME: text` speaks as NAME; a line without a name is the player to move's "
+            "(`take back` without a name is the player who just moved). `help` or `?` shows this card.",
+            f"Leave with `quit`, `exit` or Ctrl-C: the match stays resumable with: {resume}",
+        ]
+    )
+
+
+def take_back_seat(live: Any) -> int | None:
+    """The seat an unnamed `take back` is for: the provisional move's author, else the last mover."""
+    pending = live.provisional()
+    if pending is not None:
+        return int(pending.seat)
+    if live.history:
+        return int(live.history[-1][0])
+    to_move = live.ruleset.to_move(live.state)
+    return None if to_move is None else 3 - int(to_move)
+
+
+def leave_on_sigint(lines: Any) -> None:
+    """Ctrl-C (SIGINT) leaves the room as `quit` does: the resume line, exit 0, the match resumable."""
+    import asyncio
+    import signal
+
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, lines.put_nowait, INTERRUPT)
+    except (NotImplementedError, RuntimeError):  # no signal handlers on this platform or thread
+        pass
