@@ -5,7 +5,6 @@ stays resumable), and who an unnamed `take back` belongs to (the player who just
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any, Final
 
 from bot.host.match import keyword
@@ -37,23 +36,14 @@ def is_take_back(text: str) -> bool:
     return keyword(text) == "takeback"
 
 
-def rules_dir() -> Path | None:
-    """The rule cards: the source tree's `seeds/rules`, else `./seeds/rules` (the Docker image)."""
-    for base in (Path(__file__).resolve().parents[3], Path.cwd()):
-        candidate = base / "seeds" / "rules"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
 def moves_card(game: str) -> str:
-    """The short "how to write moves" card of a game, for a terminal (no Markdown bold)."""
-    folder = rules_dir()
-    path = None if folder is None else folder / "moves" / f"{game}.md"
-    if path is None or not path.is_file():
+    """The short "how to write moves" card of a game (package data), for a terminal (no Markdown bold)."""
+    from games.resources import moves_card as stored_card
+
+    text = stored_card(game)
+    if text is None:
         return f"Moves of {game}: see `python -m games replay --help`."
-    text = path.read_text(encoding="utf-8").replace("**", "")
-    return _DISCORD_ONLY.sub("", text).strip()
+    return _DISCORD_ONLY.sub("", text.replace("**", "")).strip()
 
 
 def keywords_line(live: Any) -> str:
