@@ -28,6 +28,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
+from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._practice import check_level as check_practice_level
 from bot.adapters.discord.commands._practice import levels as practice_levels
@@ -36,6 +37,7 @@ from bot.adapters.discord.errors import report_error
 from bot.adapters.discord.overview import board_reply, history_lines, may_read_record, status_reply
 from bot.adapters.discord.room import ask_privately
 from bot.adapters.practice import PracticeBot
+from bot.decisions import name_decider
 from bot.host.clocks import TimeControl, seat_odds
 from bot.host.events import Refusal
 from bot.host.rules import RulesError
@@ -615,6 +617,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         """Finish the match with the host's verdict."""
         require_host(interaction)
         live = self._match(interaction, match)
+        refuse_own_match(interaction, [p.id for p in live.players.values()])
         seat = None
         if winner is not None:
             seat = live.seat_of(str(winner.id))
@@ -626,7 +629,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         scores = None
         with contextlib.suppress(Exception):  # the score on the board, as the result line says it
             scores = live.ruleset.scores(live.state)
-        said = result_sentence(Termination.AWARD, seat, names, score=scores)
+        said = name_decider(
+            result_sentence(Termination.AWARD, seat, names, score=scores), interaction.user.display_name
+        )
         await respond(interaction, f"Match {live.id}: {said}.")
 
     # -- records ----------------------------------------------------------------------
