@@ -554,10 +554,12 @@ class TournamentFeature(commands.Cog):
                     return
                 self.cards[tid] = card_id
                 t = await self.tournaments.get(tid)
-                closed = {} if t.status == SIGNUP else {"view": None}  # started: no Join/Leave any more
-                await channel.get_partial_message(card_id).edit(
-                    content=card_text(t, await self.tournaments.entries(tid)), allowed_mentions=NO_PINGS, **closed
-                )
+                text = card_text(t, await self.tournaments.entries(tid))
+                card = channel.get_partial_message(card_id)
+                if t.status == SIGNUP:
+                    await card.edit(content=text, allowed_mentions=NO_PINGS)
+                else:  # started: no Join/Leave any more
+                    await card.edit(content=text, allowed_mentions=NO_PINGS, view=None)
         except discord.HTTPException:
             log.warning("tournament %s: the sign-up card could not be redrawn", tid)
         except Exception:
