@@ -237,3 +237,17 @@ def _check_kind(values: Mapping[str, Any], overrides: Mapping[str, Any]) -> None
         value = values.get(key)
         if value is not None and value > WEEK:
             raise ValueError(f"clock setting {key} must be between 0 and a week, got {overrides.get(key, value)}")
+
+
+WITHDRAWN_PREFIX = "withdrawn:"
+"""How an award made by a withdrawal is marked in place of a host's id (`withdrawn:<player id>`)."""
+
+
+def withdrawal_by(player_id: str) -> str:
+    """The `by` of an award made because `player_id` withdrew."""
+    return f"{WITHDRAWN_PREFIX}{player_id}"
+
+
+def is_withdrawal(by: str | None) -> bool:
+    """Whether an award's `by` marks a withdrawal (not a host's decision)."""
+    return bool(by) and str(by).startswith(WITHDRAWN_PREFIX)

@@ -135,9 +135,18 @@ def after_move(live: Live, batch: Batch, now: float, wall: dt.datetime) -> None:
 
 
 def end(
-    live: Live, winner: int | None, reason: EndReason, batch: Batch, now: float, wall: dt.datetime, *, score: bool
+    live: Live,
+    winner: int | None,
+    reason: EndReason,
+    batch: Batch,
+    now: float,
+    wall: dt.datetime,
+    *,
+    score: bool,
+    by: str | None = None,
 ) -> None:
-    """The match is over (committed and announced with the rest of the batch)."""
+    """The match is over (committed and announced with the rest of the batch); `by`: who decided an award (a
+    user id, or `withdrawn:<player id>` when a tournament player withdrew), said in the event's detail."""
     live.status = MatchStatus.FINISHED
     live.result = (winner, reason)
     live.clocks.stop(now)
@@ -147,6 +156,8 @@ def end(
     batch.winner, batch.reason = winner, reason
     batch.log.append(NewEvent("finished", winner, data={"winner": winner, "reason": reason.value}))
     detail: dict[str, Any] = {"by_host": not score}
+    if by is not None:
+        detail["by"] = by
     with contextlib.suppress(Exception):  # the final position's score, however the match ended
         scores = live.ruleset.scores(live.state)
         detail["score"] = (scores.get(1, 0), scores.get(2, 0))

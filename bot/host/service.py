@@ -783,7 +783,7 @@ class MatchService:
         live = self.get(match_id)
         async with self._host_action(live):
             batch = Batch([NewEvent("award", seat, data={"by": by})])
-            end(live, seat, EndReason.AWARD, batch, self.now(), self.wall(), score=False)
+            end(live, seat, EndReason.AWARD, batch, self.now(), self.wall(), score=False, by=by)
             await self._flush(live, batch)
 
     # -- clocks and timers ---------------------------------------------------------

@@ -44,6 +44,7 @@ from bot.tournaments.refusals import TournamentRefused as TournamentRefused
 from bot.tournaments.rounds import Bye, Format, Game, Pairing, PairingError, Result
 from bot.tournaments.standings import Standing, standings
 from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
+from bot.types import withdrawal_by
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,8 @@ class TournamentEventKind(StrEnum):
     CREATED = "created"  # name, game, format
     JOINED = "joined"  # player (id), name, entry, late
     LEFT = "left"  # player, name (before the start)
-    WITHDRAWN = "withdrawn"  # player, name (after it)
+    WITHDRAWN = "withdrawn"  # player, name, by, round, games (the round's open games it forfeits: game, board,
+    # room, match, opponent (id), opponent_name, waiting: still waiting for check-in) (after the start)
     CHECKED_IN = "checked_in"  # player, name
     GAME_CHECKED_IN = "game_checked_in"  # game, room, player, name
     STARTED = "started"  # by, players, rounds, removed (names of those who did not check in), left (names of
@@ -659,7 +661,8 @@ class TournamentService:
             return
         async with self.engine.begin() as conn:
             await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.wall()))
-        await self._emit(tid, TournamentEventKind.WITHDRAWN, {"player": player_id, "name": entry.name})
+        entries = {e.id: e for e in await self.entries(tid)}
+        closed: list[dict[str, Any]] = []
         for g in await self.games(tid):
             p = g.pairing
             if (
@@ -670,12 +673,34 @@ class TournamentService:
             ):
                 continue
             winner = Result.BLACK if p.white == entry.id else Result.WHITE
+            other = entries[p.black if p.white == entry.id else p.white]
+            closed.append(
+                {
+                    "game": g.id,
+                    "board": g.board,
+                    "room": g.room_id,
+                    "match": g.match_id,
+                    "opponent": other.player_id,
+                    "opponent_name": other.name,
+                    "waiting": g.match_id is None,
+                }
+            )
+        await self._emit(
+            tid,
+            TournamentEventKind.WITHDRAWN,
+            {"player": player_id, "name": entry.name, "by": by, "round": t.round, "games": closed},
+        )
+        for c in closed:
+            g = next(x for x in await self.games(tid) if x.id == c["game"])
+            p = g.pairing
+            assert isinstance(p, Game)
+            winner = Result.BLACK if p.white == entry.id else Result.WHITE
             if g.match_id and g.match_id in self.host.live:
-                await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, by or "withdrawal")
+                await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, withdrawal_by(player_id))
                 async with self.engine.begin() as conn:  # recorded by the finished event; a forfeit all the same
                     await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(forfeit=True))
-            else:
-                await self._set_result(g.id, winner, by or "withdrawal", forfeit=True)
+            elif p.result is None:
+                await self._set_result(g.id, winner, withdrawal_by(player_id), forfeit=True)
         await self._advance(tid)
 
     # -- running -------------------------------------------------------------------

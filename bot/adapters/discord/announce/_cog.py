@@ -30,6 +30,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
+from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.announce._views import Choice, buttons
 from bot.host import rules
 from bot.host.events import EventKind
@@ -45,6 +46,7 @@ from bot.wording import (
     seat_name,
     status_lines,
 )
+from bot.wording.decisions import told_result
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -263,10 +265,18 @@ def record_text(live: Live, record: dict[int, tuple[str, bool]], now: float) -> 
     return _wording.record_line([(p, m) for p, (m, _f) in plies], earlier=earlier, pending_until=pending_until)
 
 
-def result_line(live: Live, ev: HostEvent) -> str:
-    """The result as the board states it: the winner by name (or a draw), how, and the score."""
+def result_line(live: Live, ev: HostEvent, decider: str | None = None) -> str:
+    """The result as the board states it: the winner by name (or a draw), how, and the score; an award names
+    the host who decided (`decider`), or says the opponent withdrew from the tournament."""
     names = {seat: seat_name(live, seat) for seat in live.players}
-    said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
+    said = told_result(
+        ev.data.get("reason"),
+        ev.data.get("winner"),
+        names,
+        score=ev.detail.get("score"),
+        by=ev.detail.get("by"),
+        decider=decider,
+    )
     return f"**Result: {said}.**"
 
 
@@ -460,7 +470,8 @@ class Announcer(commands.Cog):
         if ev.kind in QUIET_KINDS or (ev.kind == "clock" and pings):
             return
         if ev.kind == "finished" and room.live is not None:
-            line = result_line(room.live, ev) + await self._rating_changes(match_id)
+            decider = decider_name(self.bot, room.live, ev)
+            line = result_line(room.live, ev, decider) + await self._rating_changes(match_id)
             room.result = line
             self._add_line(room, "result", line)
         elif ev.kind == "move":

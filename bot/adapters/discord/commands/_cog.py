@@ -27,6 +27,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
+from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.commands._config import RESETTABLE, guild_config
 from bot.adapters.discord.commands._help import command_card
 from bot.adapters.discord.commands._pages import page_file, page_link
@@ -49,6 +50,7 @@ from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.wording import display, error_text, options_text, refusal_text, result_sentence, seat_name, state_words
 from bot.wording import series as series_words
+from bot.wording.decisions import name_decider
 from games import registry
 from games.base import AnyRuleset, OptionsError, Termination
 from games.resources import moves_card, rule_card
@@ -616,6 +618,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         """Finish the match with the host's verdict."""
         require_host(interaction)
         live = self._match(interaction, match)
+        refuse_own_match(interaction, [p.id for p in live.players.values()])
         seat = None
         if winner is not None:
             seat = live.seat_of(str(winner.id))
@@ -627,7 +630,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         scores = None
         with contextlib.suppress(Exception):  # the score on the board, as the result line says it
             scores = live.ruleset.scores(live.state)
-        said = result_sentence(Termination.AWARD, seat, names, score=scores)
+        said = name_decider(
+            result_sentence(Termination.AWARD, seat, names, score=scores), interaction.user.display_name
+        )
         await respond(interaction, f"Match {live.id}: {said}.")
 
     # -- records ----------------------------------------------------------------------

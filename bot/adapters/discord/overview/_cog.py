@@ -29,6 +29,7 @@ from bot.adapters.discord._shared import (
     same_guild,
 )
 from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
+from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.commands._pages import page_link
 from bot.host.events import MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live
@@ -36,6 +37,7 @@ from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
 from bot.types import ClockKind
+from bot.wording.decisions import told_result
 from games import registry
 
 if TYPE_CHECKING:
@@ -301,6 +303,10 @@ class Overview(commands.Cog):
         stays in the room, which is then the channel itself or a private thread)."""
         return await self._results_channel_of(live.guild_id, live.channel_id)
 
+    async def results_channel_for(self, guild_id: int | None, channel_id: int | None) -> discord.abc.Messageable | None:
+        """Where the results of a room's games go (a series' result goes there too)."""
+        return await self._results_channel_of(guild_id, channel_id)
+
     async def _results_channel_of(self, guild_id: int | None, channel_id: int | None) -> discord.abc.Messageable | None:
         guild = self.bot.get_guild(guild_id) if guild_id is not None else None
         if guild is None or channel_id is None:
@@ -347,8 +353,13 @@ class Overview(commands.Cog):
             if channel is None:
                 return
             names = {seat: wording.seat_name(live, seat) for seat in live.players}
-            result = wording.result_sentence(
-                ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score")
+            result = told_result(
+                ev.data.get("reason"),
+                ev.data.get("winner"),
+                names,
+                score=ev.detail.get("score"),
+                by=ev.detail.get("by"),
+                decider=decider_name(self.bot, live, ev),
             )
             text = wording.posted_result(
                 live.id,

@@ -38,6 +38,7 @@ from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, WhenError, parse_when
 from bot.schedule.when import iso
 from bot.wording import schedule as words
+from bot.wording.zone_note import zone_note
 from games import registry
 
 if TYPE_CHECKING:
@@ -391,7 +392,13 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         """`here` in a DM's room checks the player in (the "I'm here" button's twin)."""
         if message.author.bot or message.guild is None or message.content.strip().lower().rstrip("!.") != "here":
             return
-        for s in await self.scheduler.waiting_in(message.channel.id):
+        waiting = await self.scheduler.waiting_in(message.channel.id)
+        if not waiting:  # before check-in opens the room is not set: the DM's channel answers an early `here`
+            mine = await self.scheduler.store.listing(
+                guild_id=message.guild.id, statuses=("scheduled",), player_id=str(message.author.id)
+            )
+            waiting = [s for s in mine if s.room_id is None and s.channel_id == message.channel.id][:1]
+        for s in waiting:
             if s.seat_of(str(message.author.id)) is None:
                 continue
             try:
@@ -407,7 +414,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         try:
             return parse_when(text, tz=settings.timezone, now=discord.utils.utcnow())
         except WhenError as exc:
-            raise HostError(f"`at:` {exc}") from None
+            raise HostError(f"`at:` {str(exc).rstrip('.')}. {zone_note(str(settings.timezone))}") from None
 
     async def game_autocomplete(
         self, interaction: discord.Interaction[Any], current: str

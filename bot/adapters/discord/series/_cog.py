@@ -21,6 +21,7 @@ from bot.store.matches import StoredMatch
 from bot.wording import odds_line
 from bot.wording import series as wording
 from games import registry
+from games.base import Termination
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -137,6 +138,8 @@ class SeriesCog(commands.Cog, name="Series"):
             self._odds.pop(ev.match_id, None)
         if ev.kind != "finished" or ev.result is None or self.series.of_match(ev.match_id) is not None:
             return
+        if ev.data.get("reason") == Termination.NO_SHOW:  # nobody played: a rematch is not what was missed
+            return
         result = ev.result
         if result.channel_id is None:
             return
@@ -148,6 +151,7 @@ class SeriesCog(commands.Cog, name="Series"):
         if news.kind != "over" or news.series.channel_id is None:
             return
         text = wording.series_result(news.series)
+        await self._post_series_result(news, text)
         if news.series.status == "aborted":
             channel = self.bot.get_channel(news.series.channel_id)
             if isinstance(channel, discord.abc.Messageable):
@@ -157,6 +161,17 @@ class SeriesCog(commands.Cog, name="Series"):
         needed = {p.id: p.name for p in news.series.players}
         offer = Offer(news.match_id, news.series.channel_id, needed, self._now() + REMATCH_SECONDS, news.series)
         await self._offer(offer, text)
+
+    async def _post_series_result(self, news: SeriesNews, text: str) -> None:
+        """The series' result also where game results go (the server's results channel, or a thread room's
+        parent channel), as each game's result is."""
+        overview: Any = self.bot.get_cog("Overview")
+        if overview is None:
+            return
+        with contextlib.suppress(discord.HTTPException):
+            channel = await overview.results_channel_for(news.series.guild_id, news.series.channel_id)
+            if channel is not None:
+                await channel.send(board_linked(self.bot, news.match_id, text), allowed_mentions=NO_PINGS)
 
     def _is_me(self, player_id: str) -> bool:
         return self.bot.user is not None and player_id == str(self.bot.user.id)

@@ -14,7 +14,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import NO_PINGS, host_bot, mention, pinging, require_host, respond
+from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.public import PUBLIC, answer_table
+from bot.adapters.discord.tournament._told import Teller, marked_names, players_of_board, round_title, standings_message
+from bot.adapters.discord.tournament._withdraw import ask_withdraw
 from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
 from bot.tournaments.refusals import RefusalCode
@@ -28,7 +32,9 @@ from bot.tournaments.service import (
     TournamentService,
 )
 from bot.wording import error_text
-from bot.wording.tournaments import announcement, checkin_card, no_show_line, pairing_lines, standings_lines
+from bot.wording import tournament_told as told
+from bot.wording.tournaments import announcement, checkin_card, no_show_line, pairing_lines
+from bot.wording.zone_note import zone_note
 from games import registry
 
 if TYPE_CHECKING:
@@ -150,6 +156,9 @@ class SignupButton(
                 await service.join(t.id, str(user.id), user.display_name)
             elif self.action == "here":
                 await service.check_in(t.id, str(user.id))
+            elif t.status != SIGNUP:  # a stale card: ask first, naming the game it forfeits
+                await ask_withdraw(interaction, service, t)
+                return
             else:
                 await service.leave(t.id, str(user.id), by=str(user.id))
             t = await service.get(t.id)
@@ -159,9 +168,8 @@ class SignupButton(
             return
         if interaction.message is not None:
             feature_of(interaction).cards[t.id] = interaction.message.id
-        await interaction.response.edit_message(
-            content=text, view=signup_view(t.id, t.checkin_s is not None), allowed_mentions=NO_PINGS
-        )
+        view = signup_view(t.id, t.checkin_s is not None) if t.status == SIGNUP else None
+        await interaction.response.edit_message(content=text, view=view, allowed_mentions=NO_PINGS)
 
 
 def signup_view(tid: int, checkin: bool = False) -> discord.ui.View:
@@ -209,12 +217,12 @@ def game_view(gid: int) -> discord.ui.View:
 
 
 def read_start(text: str, tz: str | None) -> dt.datetime:
-    """A start time as `/dm event schedule at:` reads it; a refusal with an example otherwise."""
+    """A start time as `/dm event schedule at:` reads it; a refusal with an example and the server's zone."""
     try:
         return parse_when(text, tz=tz, now=discord.utils.utcnow())
     except WhenError as exc:
         text = str(exc)
-        raise HostError(text[:1].upper() + text[1:] + ".") from None
+        raise HostError(text[:1].upper() + text[1:].rstrip(".") + ". " + zone_note(tz)) from None
 
 
 async def _server_zone(interaction: discord.Interaction[Any]) -> str | None:
@@ -344,36 +352,41 @@ class TournamentGroup(app_commands.Group):
         await respond(interaction, f"{player.display_name} is out of {t.name}.")
 
     @app_commands.command(name="standings", description="The table, as a picture and as text")
+    @app_commands.describe(public=PUBLIC)
     @app_commands.guild_only()
-    async def standings(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
-        from bot.wording.tournament_pictures import standings_png
-
+    async def standings(
+        self, interaction: discord.Interaction[Any], tournament: TournamentId, public: bool = False
+    ) -> None:
         t = await _own(interaction, tournament)
-        service = service_of(interaction)
-        table, names = await service.standings(t.id), await service.names(t.id)
-        text = "\n".join([f"**{t.name}** — round {t.round}", *standings_lines(table, names)])
-        picture = discord.File(io.BytesIO(standings_png(f"{t.name} — round {t.round}", table, names)), "standings.png")
-        await respond(interaction, text[:1900], file=picture)
+        text, picture = await standings_message(service_of(interaction), t, f"**{t.name}** — round {t.round}")
+        await answer_table(interaction, text, public, file=picture)
 
     @app_commands.command(name="pairings", description="The pairings of a round (default: the current one)")
+    @app_commands.describe(public=PUBLIC)
     @app_commands.guild_only()
     async def pairings(
         self,
         interaction: discord.Interaction[Any],
         tournament: TournamentId,
         round: app_commands.Range[int, 1] | None = None,
+        public: bool = False,
     ) -> None:
         t = await _own(interaction, tournament)
         service = service_of(interaction)
         number = round or t.round
         rounds = await service.rounds(t.id)
         if not 1 <= number <= len(rounds):
-            raise HostError(f"{t.name} has {len(rounds)} round(s) paired so far.")
-        await respond(interaction, "\n".join(pairing_lines(number, rounds[number - 1], await service.names(t.id))))
+            raise HostError(f"{t.name} has {told.plural(len(rounds), 'round')} paired so far.")
+        lines = pairing_lines(number, rounds[number - 1], await marked_names(service, t.id))
+        lines[0] = f"**{t.name}** — {round_title(t, number)}"
+        await answer_table(interaction, "\n".join(lines), public)
 
     @app_commands.command(name="bracket", description="The elimination bracket as a picture")
+    @app_commands.describe(public=PUBLIC)
     @app_commands.guild_only()
-    async def bracket(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
+    async def bracket(
+        self, interaction: discord.Interaction[Any], tournament: TournamentId, public: bool = False
+    ) -> None:
         from bot.wording.tournament_pictures import bracket_png
 
         t = await _own(interaction, tournament)
@@ -381,7 +394,7 @@ class TournamentGroup(app_commands.Group):
             raise HostError(f"{t.name} is a {t.format.value}: see /dm tournament standings.")
         service = service_of(interaction)
         png = bracket_png(t.name, await service.rounds(t.id), await service.names(t.id), t.rounds or 1)
-        await respond(interaction, f"**{t.name}**", file=discord.File(io.BytesIO(png), "bracket.png"))
+        await answer_table(interaction, f"**{t.name}**", public, file=discord.File(io.BytesIO(png), "bracket.png"))
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()
@@ -403,8 +416,10 @@ class TournamentGroup(app_commands.Group):
     ) -> None:
         require_host(interaction)
         t = await _own(interaction, tournament)
-        await service_of(interaction).adjudicate(t.id, board, result, str(interaction.user.id), round)
-        await respond(interaction, f"Board {board}: {result}.")
+        service = service_of(interaction)
+        refuse_own_match(interaction, await players_of_board(service, t, board, round))
+        await service.adjudicate(t.id, board, result, str(interaction.user.id), round)
+        await respond(interaction, f"Board {board}: {result}, decided by {interaction.user.display_name}.")
 
     @app_commands.command(name="pause", description="Pair no new round until resumed (hosts only)")
     @app_commands.guild_only()
@@ -446,6 +461,7 @@ class TournamentFeature(commands.Cog):
             left_server=self.left_server,
         )
         self.tournaments.subscribe(self.announce)
+        self.teller = Teller(bot, self.tournaments, stamp)
         self.group: TournamentGroup | None = None
         self._caught_up = False
         self.cards: dict[int, int] = {}
@@ -503,6 +519,8 @@ class TournamentFeature(commands.Cog):
                         continue
                     raise
                 return
+            if await self.teller.decided_here(message):
+                return
             for t in await self.tournaments.signup_in(message.channel.id):
                 if t.checkin_s is None or not any(e.player_id == player for e in await self.tournaments.entries(t.id)):
                     continue
@@ -536,9 +554,12 @@ class TournamentFeature(commands.Cog):
                     return
                 self.cards[tid] = card_id
                 t = await self.tournaments.get(tid)
-                await channel.get_partial_message(card_id).edit(
-                    content=card_text(t, await self.tournaments.entries(tid)), allowed_mentions=NO_PINGS
-                )
+                text = card_text(t, await self.tournaments.entries(tid))
+                card = channel.get_partial_message(card_id)
+                if t.status == SIGNUP:
+                    await card.edit(content=text, allowed_mentions=NO_PINGS)
+                else:  # started: no Join/Leave any more
+                    await card.edit(content=text, allowed_mentions=NO_PINGS, view=None)
         except discord.HTTPException:
             log.warning("tournament %s: the sign-up card could not be redrawn", tid)
         except Exception:
@@ -591,7 +612,8 @@ class TournamentFeature(commands.Cog):
         return thread.id
 
     async def announce(self, ev: TournamentEvent) -> None:
-        """Rounds, rematches and the winner, said in the tournament's channel."""
+        """Rounds, rematches, withdrawals, decisions, the standings and the winner, said in the tournament's
+        channel (the public side in `_told`)."""
         if ev.kind not in (
             "round",
             "rematch",
@@ -602,12 +624,26 @@ class TournamentFeature(commands.Cog):
             "started",
             "game_room",
             "no_show",
+            "withdrawn",
+            "result",
         ):
             return
         t = await self.tournaments.get(ev.tournament_id)
         if ev.kind == "game_room":
             await self._checkin_card(t, ev.data)
+            await self.teller.room_opened(t, ev)
             return
+        if ev.kind == "round":
+            await self.teller.round(t, ev)
+            return
+        if ev.kind == "withdrawn":
+            await self.teller.withdrawn(t, ev)
+            return
+        if ev.kind == "result":
+            await self.teller.decided(t, ev)
+            return
+        if ev.kind == "started":
+            await self.cards_closed(t)
         if ev.kind == "no_show":
             await self._no_show(t, ev.data)
         channel = self.bot.get_channel(t.channel_id) if t.channel_id else None
@@ -619,6 +655,14 @@ class TournamentFeature(commands.Cog):
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("tournament %s: could not announce %s", t.id, ev.kind)
+        if ev.kind == "finished":
+            await self.teller.standings(t, told.standings_title(t.name, t.round, final=True))
+
+    async def cards_closed(self, t: Tournament) -> None:
+        """The start: the sign-up card is redrawn without its buttons."""
+        channel = self.bot.get_channel(t.channel_id) if t.channel_id else None
+        if isinstance(channel, discord.TextChannel | discord.Thread):
+            self.redraw_card(t.id, channel)
 
     async def _checkin_card(self, t: Tournament, data: dict[str, Any]) -> None:
         """A game's room opened: with a per-game check-in, both players are pinged with an I'm here button."""

@@ -204,9 +204,24 @@ async def test_time_and_award(world: World) -> None:
     assert live.clocks.remaining(2, now(w))["reserve"] > before
     assert "does not play" in answer(await w.carol.slash(room, "dm host time", player=w.carol, seconds=30)).content
     r = answer(await w.carol.slash(room, "dm host award", winner=w.bob))
-    assert f"Match {match_id}: bob wins by the host's decision" in r.content
+    assert f"Match {match_id}: bob wins by carol's decision (host)" in r.content
     stored = await w.bot.service.store.load(match_id)
     assert stored is not None and stored.winner_seat == 2 and stored.result_reason == "award"
+    await w.env.settle()
+    assert "bob wins by carol's decision (host)" in board_of(w, room, match_id).content  # the board names the host
+
+
+async def test_a_host_who_plays_cannot_award_the_match_to_himself(world: World) -> None:
+    w = world
+    r = answer(await w.dave.slash(w.lobby, "dm start", game="boxes", player1=w.carol, player2=w.bob, room="channel"))
+    assert "Only a host" in r.content
+    started = answer(
+        await w.carol.slash(w.lobby, "dm start", game="boxes", player1=w.carol, player2=w.bob, room="channel")
+    )
+    match_id = int(started.content.split()[1])
+    refused = answer(await w.carol.slash(w.lobby, "dm host award", winner=w.carol))
+    assert refused.ephemeral and "You play in this match, so you cannot decide it" in refused.content
+    assert match_id in w.bot.service.live, "the match goes on"
 
 
 async def test_award_without_winner_is_a_draw_and_says_so(world: World) -> None:

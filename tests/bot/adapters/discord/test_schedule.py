@@ -373,3 +373,16 @@ async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club
         assert stored is not None and stored.events[0].data["advantage"] == chooser, s.advantage
         await c.carol.slash(c.lobby, "dm host abort")
         await c.env.advance_time(1)
+
+
+async def test_an_early_here_gets_an_answer_and_a_refused_at_names_the_servers_zone(club: Club) -> None:
+    c = club
+    await schedule(c, "in 2 days")
+    await c.alice.send(c.lobby, "here")
+    assert "Check-in opens" in bot_messages(c, c.lobby)[-1].content, "a `here` before check-in is answered"
+    refused = answer(
+        await c.carol.slash(
+            c.lobby, "dm event schedule", game="boxes", player1=c.alice, player2=c.bob, at="whenever you like"
+        )
+    )
+    assert refused.ephemeral and "`/dm config timezone:`" in refused.content and "zone, UTC" in refused.content

@@ -1,0 +1,104 @@
+"""Sentences of a tournament told to everyone (issue 37): withdrawals, round pings with room links, decided
+results, public tables and the elimination's round names. Beside `bot.wording.tournaments` (which keeps the
+refusals and the older announcements)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from bot.tournaments.rounds import Bye, Pairing
+from bot.wording.tournaments import points_text
+
+Who = Callable[[str], str]
+Link = Callable[[int], str]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 game`, `2 games`, `1 match`, `3 matches`."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def round_title(number: int, total: int | None, elimination: bool) -> str:
+    """`Round 2`; in an elimination of `total` rounds its last three are `Final`, `Semi-final`, `Quarter-final`."""
+    if elimination and total:
+        left = total - number
+        names = {0: "Final", 1: "Semi-final", 2: "Quarter-final"}
+        if left in names:
+            return names[left]
+    return f"Round {number}"
+
+
+def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) -> list[str]:
+    """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits."""
+    removed = f" (taken out by {host})" if host else ""
+    lines = [f"**{tournament}**: {data['name']} has withdrawn{removed}; their remaining games are forfeited."]
+    for g in data.get("games") or []:
+        lines.append(f"Board {g['board']}: {g['opponent_name']} wins by forfeit ({data['name']} withdrew).")
+    return lines
+
+
+def withdrawn_room_line(tournament: str, data: Mapping[str, Any], game: Mapping[str, Any], who: Who) -> str:
+    """What a game's room is told when a player withdrew: the opponent (pinged) wins by forfeit."""
+    waiting = " No check-in is needed any more." if game.get("waiting") else ""
+    return (
+        f"{data['name']} has withdrawn from {tournament}: {who(game['opponent'])} wins this game by forfeit.{waiting}"
+    )
+
+
+def game_over_here(tournament: str) -> str:
+    """The answer to a `here` typed in the room of a tournament game already decided."""
+    return f"This game of {tournament} is already decided: there is nothing to check in for."
+
+
+def decided_line(tournament: str, data: Mapping[str, Any], host: str) -> str:
+    """A host's decision of a tournament game, naming the host."""
+    return f"**{tournament}**, round {data['round']} board {data['board']}: {data['result']}, decided by {host} (host)."
+
+
+def pairing_pings(
+    title: str,
+    pairings: Sequence[Pairing],
+    names: Mapping[int, str],
+    players: Mapping[int, str],
+    rooms: Mapping[int, str],
+    who: Who,
+) -> list[str]:
+    """`Round 2` (or `Final`) then one line per board pinging both players, with a link to the game's room.
+    `players`: entry → player id; `rooms`: board → the room's link."""
+    lines = [title]
+    for board, p in enumerate(pairings, start=1):
+        if isinstance(p, Bye):
+            lines.append(f"{board}. {names.get(p.player, str(p.player))}: bye ({points_text(p.points)})")
+            continue
+
+        def named(entry: int) -> str:
+            pid = players.get(entry)
+            return who(pid) if pid else names.get(entry, str(entry))
+
+        room = f" — {rooms[board]}" if board in rooms else ""
+        lines.append(f"{board}. {named(p.white)} – {named(p.black)}{room}")
+    return lines
+
+
+def marked(names: Mapping[int, str], withdrawn: Sequence[int]) -> dict[int, str]:
+    """The names with the withdrawn marked: `bob (withdrew)`."""
+    return {e: f"{n} (withdrew)" if e in withdrawn else n for e, n in names.items()}
+
+
+def standings_title(tournament: str, round_number: int, final: bool) -> str:
+    """The head of a posted table."""
+    return (
+        f"**{tournament}** — final standings" if final else f"**{tournament}** — standings after round {round_number}"
+    )
+
+
+def withdraw_question(tournament: str, opponent: str | None, round_number: int, board: int, live: bool) -> str:
+    """The confirmation asked before a player leaves a started tournament, naming the game it forfeits."""
+    if opponent is None:
+        return f"{tournament} has started: leaving now withdraws you from its remaining rounds. Withdraw?"
+    state = "your live game" if live else "your game"
+    return (
+        f"{tournament} has started: leaving now forfeits {state} against {opponent} "
+        f"(round {round_number}, board {board}) and withdraws you from the rest. Withdraw?"
+    )
