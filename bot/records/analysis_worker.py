@@ -33,6 +33,8 @@ T = TypeVar("T")
 DB_TIMEOUT = 60.0
 """Seconds the worker thread waits for one database read or write on the event loop."""
 POLL_SECONDS = 0.5
+CLOSE_SECONDS = 5.0
+"""How long closing waits for the analysis process to end."""
 """How often the worker thread, waiting for the worker process, checks whether it was closed."""
 NICENESS = 10
 """Added to the worker process's niceness: live matches' processes come first for the CPU."""
@@ -64,6 +66,7 @@ class AnalysisWorker:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: Pool | None = None
+        self._pool_lock = threading.Lock()
         self._closed = False
 
     # -- the subscriber ---------------------------------------------------------------
@@ -113,10 +116,14 @@ class AnalysisWorker:
         """Stop: the queue is dropped and the worker process ended (what was not stored is caught up later)."""
         self._closed = True
         self._jobs.put(None)
-        if self._pool is not None:
-            self._pool.terminate()
-            await asyncio.to_thread(self._pool.join)
-            self._pool = None
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
+            try:  # a pool whose worker is mid-start can keep join() waiting: never hold the bot's close for it
+                await asyncio.wait_for(asyncio.to_thread(pool.join), CLOSE_SECONDS)
+            except TimeoutError:
+                log.warning("the analysis process did not stop within %s s; left to the system", CLOSE_SECONDS)
 
     # -- the work (on the worker thread) -----------------------------------------------
     def _work(self) -> None:
@@ -163,10 +170,13 @@ class AnalysisWorker:
 
     def _analyse(self, stored: StoredMatch) -> list[dict[str, Any]] | None:
         """`analyse_match(stored)` in the worker process; None when the worker was closed meanwhile."""
-        if self._pool is None:
-            ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (database, Discord)
-            self._pool = ctx.Pool(self.processes, initializer=_lower_priority)
-        result = self._pool.apply_async(analyse_match, (stored,))
+        with self._pool_lock:
+            if self._closed:  # closed meanwhile: start no process that nobody would stop
+                return None
+            if self._pool is None:
+                ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (database, Discord)
+                self._pool = ctx.Pool(self.processes, initializer=_lower_priority)
+            result = self._pool.apply_async(analyse_match, (stored,))
         while not result.ready():
             if self._closed:
                 return None

@@ -79,7 +79,7 @@ def test_rebuild_reports_exact_figures(played: tuple[Path, str]) -> None:
     [
         (["ratings", "--game", "chess"], "unknown game 'chess'"),
         (["ratings", "rebuild", "--game", "boxes"], "takes no --game"),
-        (["ratings", "--guild", "x"], "invalid int value"),
+        (["ratings", "--guild", "x"], "takes a whole number"),
         (["ratings", "refresh"], "invalid choice"),
     ],
 )

@@ -109,4 +109,4 @@ async def test_whole_games_with_the_board_moving_down_stay_within_the_request_bu
     (board,) = [m for m in room.history() if f"**Match {match_id} · " in m.content]
     assert "Result:" in board.content
     print(f"{game}: {requests} requests for {moves} moves = {requests / moves:.3f} per move, moved {len(moved)}")
-    assert requests / moves <= MAX_REQUESTS_PER_MOVE
+    assert (requests - 1) / moves <= MAX_REQUESTS_PER_MOVE  # one more for the match's end (the rating line)
