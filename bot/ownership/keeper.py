@@ -100,6 +100,12 @@ class LeaseKeeper:
                 self._valid_until = loop.time() + self.lease_seconds
             if lost:
                 self.fencing.drop(lost)
+        if held := dict(self.fencing.epochs):
+            # A write's fence tells only of the shards that write touched: ask the table which of the
+            # others were taken over too, so the loss is reported whole, once.
+            with contextlib.suppress(Exception):
+                if also := await self.table.renew(held):
+                    self.fencing.drop(also)
         lost_now = set(self.table.shards) - set(self.fencing.epochs)
         await self.release()  # all or nothing: the rest is given up too, and this process waits again
         return lost_now
