@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         description="public address of `dmhost web` (e.g. https://dm.example.org): `/dm log` and the posted "
         "result line link to the match's review page; unset: `/dm log` attaches the page as an HTML file",
     )
+    analysis: bool = Field(
+        True,
+        description="analyse every finished match in the background (one low-priority process while there is "
+        "work); off: `/dm log`, `dmhost log --analyse` and the review pages still analyse on demand",
+    )
     solver_memory: int | None = Field(
         None,
         description="memory (bytes; `512M`, `4G`) the bot process may reach with the solver's tables for "

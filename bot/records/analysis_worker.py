@@ -19,7 +19,7 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Coroutine
-from multiprocessing.pool import Pool
+from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from bot.records.analysis import ANALYSED_GAMES, analyse_match
@@ -33,9 +33,9 @@ T = TypeVar("T")
 DB_TIMEOUT = 60.0
 """Seconds the worker thread waits for one database read or write on the event loop."""
 POLL_SECONDS = 0.5
+"""How often the worker thread, waiting for the worker process, checks whether it was closed."""
 CLOSE_SECONDS = 5.0
 """How long closing waits for the analysis process to end."""
-"""How often the worker thread, waiting for the worker process, checks whether it was closed."""
 NICENESS = 10
 """Added to the worker process's niceness: live matches' processes come first for the CPU."""
 
@@ -55,9 +55,8 @@ class AnalysisWorker:
     The queue is worked by a thread of its own (it only waits: for the worker process, and for the short
     database reads and writes it hands to the event loop), so no task of the event loop waits on an engine."""
 
-    def __init__(self, store: MatchStore, *, processes: int = 1) -> None:
+    def __init__(self, store: MatchStore) -> None:
         self.store = store
-        self.processes = processes
         self.pending: set[int] = set()
         """Matches queued or being analysed."""
         self.lock = threading.Lock()
@@ -65,8 +64,8 @@ class AnalysisWorker:
         self._jobs: queue.Queue[int | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pool: Pool | None = None
-        self._pool_lock = threading.Lock()
+        self._process: _Process | None = None
+        self._process_lock = threading.Lock()
         self._closed = False
 
     # -- the subscriber ---------------------------------------------------------------
@@ -116,12 +115,11 @@ class AnalysisWorker:
         """Stop: the queue is dropped and the worker process ended (what was not stored is caught up later)."""
         self._closed = True
         self._jobs.put(None)
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.terminate()
-            try:  # a pool whose worker is mid-start can keep join() waiting: never hold the bot's close for it
-                await asyncio.wait_for(asyncio.to_thread(pool.join), CLOSE_SECONDS)
+        with self._process_lock:
+            process, self._process = self._process, None
+        if process is not None:
+            try:  # never hold the bot's close for it
+                await asyncio.wait_for(asyncio.to_thread(process.stop), CLOSE_SECONDS + 1)
             except TimeoutError:
                 log.warning("the analysis process did not stop within %s s; left to the system", CLOSE_SECONDS)
 
@@ -169,20 +167,84 @@ class AnalysisWorker:
             self._on_loop(lambda: save_analysis(self.store, match_id, entries))
 
     def _analyse(self, stored: StoredMatch) -> list[dict[str, Any]] | None:
-        """`analyse_match(stored)` in the worker process; None when the worker was closed meanwhile."""
-        with self._pool_lock:
+        """`analyse_match(stored)` in the worker process; None when the worker was closed meanwhile. The
+        process is stopped again as soon as the queue is empty: nothing of it outlives the work."""
+        with self._process_lock:
             if self._closed:  # closed meanwhile: start no process that nobody would stop
                 return None
-            if self._pool is None:
-                ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (database, Discord)
-                self._pool = ctx.Pool(self.processes, initializer=_lower_priority)
-            result = self._pool.apply_async(analyse_match, (stored,))
-        while not result.ready():
-            if self._closed:
+            if self._process is None:
+                self._process = _Process()
+            process = self._process
+        try:
+            return process.analyse(stored, lambda: self._closed)
+        finally:
+            if self._jobs.empty() or self._closed:
+                with self._process_lock:
+                    if self._process is process:
+                        self._process = None
+                process.stop()
+
+
+class _Process:
+    """One low-priority process that analyses the matches it is sent over a pipe, one at a time.
+
+    A plain process and a pipe, not a `multiprocessing.Pool`: a pool left to the garbage collector ends
+    its threads from whatever code the collector interrupts, and can hang it there."""
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (database, Discord)
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child,), name="match-analysis", daemon=True)
+        self.proc.start()
+        child.close()
+
+    def analyse(self, stored: StoredMatch, closed: Callable[[], bool]) -> list[dict[str, Any]] | None:
+        """The entries of one match; None when closed meanwhile (or the process ended)."""
+        try:
+            self.conn.send(stored)
+            while not self.conn.poll(POLL_SECONDS):
+                if closed():
+                    return None
+                if not self.proc.is_alive():
+                    raise RuntimeError(f"the analysis process ended (exit code {self.proc.exitcode})")
+            ok, value = self.conn.recv()
+        except (EOFError, OSError):
+            if closed():
                 return None
-            result.wait(POLL_SECONDS)
-        entries: list[dict[str, Any]] = result.get()
+            raise
+        if not ok:
+            raise RuntimeError(f"analysis failed in the worker process: {value}")
+        entries: list[dict[str, Any]] = value
         return entries
+
+    def stop(self) -> None:
+        """End the process (at once: it holds nothing worth waiting for) and wait a moment for it."""
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        if self.proc.is_alive():
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        self.proc.join(CLOSE_SECONDS)
+        if self.proc.is_alive():
+            log.warning("the analysis process did not stop within %s s; left to the system", CLOSE_SECONDS)
+
+
+def _serve(conn: Connection) -> None:
+    """The worker process: analyse each match received, send back (True, entries) or (False, error)."""
+    _lower_priority()
+    while True:
+        try:
+            stored = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply: tuple[bool, Any] = (True, analyse_match(stored))
+        except Exception as exc:
+            reply = (False, f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
 
 
 def start_analysis_worker(

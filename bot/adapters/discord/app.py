@@ -95,7 +95,8 @@ class DMHost(commands.Bot):
         await self.load_features()
         self.service.caught_up.clear()  # overdue correspondence deadlines wait for the room catch-up
         self.resumed = await self.service.start(select=self.owns)
-        self.analysis = start_analysis_worker(self.service, owns=lambda g: owns_guild(self.settings, g))
+        if self.settings.analysis:
+            self.analysis = start_analysis_worker(self.service, owns=lambda g: owns_guild(self.settings, g))
         await self.guild_settings.load()
         log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)
         if self.sync_commands:
