@@ -85,6 +85,8 @@ class Unconfirmed(Unsaved):
 
 MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
+RESUME_BATCH = 500
+"""Matches resumed together at start: their `resumed` entries go to the database in one write."""
 
 
 class MatchService:
@@ -146,19 +148,35 @@ class MatchService:
         return [live.id for live in gone]
 
     async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
-        """Resume every unfinished match this process owns and does not host yet (at start, or on taking over)."""
-        resumed = []
-        for stored in await self.store.unfinished():
-            if stored.id in self.live or not self.owns_guild(stored.guild_id):
-                continue
-            if select is not None and not select(stored):
-                continue
-            try:
-                await self._resume(stored)
-            except Exception:
-                log.exception("match %s could not be resumed", stored.id)
-                continue
-            resumed.append(stored.id)
+        """Resume every unfinished match this process owns and does not host yet (at start, or on taking over).
+
+        In batches: each batch's `resumed` entries are written together (the store folds concurrent
+        appends into one transaction), then its matches are announced and their clocks armed, in id order."""
+        resumed: list[int] = []
+        todo = [
+            stored
+            for stored in await self.store.unfinished()
+            if stored.id not in self.live and self.owns_guild(stored.guild_id) and (select is None or select(stored))
+        ]
+        alive: dict[str, tuple[float, dt.datetime] | None] = {}
+        for start in range(0, len(todo), RESUME_BATCH):
+            prepared: list[Live] = []
+            for stored in todo[start : start + RESUME_BATCH]:
+                try:
+                    prepared.append(await self._resumed(stored, alive))
+                except Exception:
+                    log.exception("match %s could not be resumed", stored.id)
+            written = await asyncio.gather(*(self._commit_resumed(live) for live in prepared), return_exceptions=True)
+            for live, error in zip(prepared, written, strict=True):
+                if isinstance(error, BaseException):
+                    if isinstance(error, asyncio.CancelledError):
+                        raise error
+                    log.error("match %s could not be resumed: %s", live.id, error)
+                    continue
+                self.live[live.id] = live  # only once the database knows it runs here again
+                await self._publish(started_event(live, EventKind.RESUMED))
+                self._rearm(live)
+                resumed.append(live.id)
         return resumed
 
     async def close(self) -> None:
@@ -964,14 +982,19 @@ class MatchService:
         await self._publish(started_event(live, EventKind.RESUMED))
         return True
 
-    async def _resume(self, stored: StoredMatch) -> None:
+    async def _resumed(self, stored: StoredMatch, alive: dict[str, tuple[float, dt.datetime] | None]) -> Live:
+        """A stored match made live again (not yet written, announced or armed); `alive` caches when each
+        earlier process was last seen."""
         instance = stored.snapshot.get("instance")
-        last = await self.store.last_alive(instance) if instance and instance != self.instance else None
-        live = resumed(stored, self.now(), self.wall(), last)
+        last = None
+        if instance and instance != self.instance:
+            if instance not in alive:
+                alive[instance] = await self.store.last_alive(instance)
+            last = alive[instance]
+        return resumed(stored, self.now(), self.wall(), last)
+
+    async def _commit_resumed(self, live: Live) -> None:
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
-        self.live[live.id] = live  # only once the database knows it runs here again
-        await self._publish(started_event(live, EventKind.RESUMED))
-        self._rearm(live)
 
     async def _publish(self, event: HostEvent) -> None:
         for listener in list(self._listeners):
