@@ -1,5 +1,6 @@
-"""`dmhost room dots --png` after a stop (issue 37, item 15): the last frame shows the handed-over dots and area as
-the opponent's, the frame before `end` the field as it stood (the samples of tests/data/dots/stop_picture.json)."""
+"""The room's pictures explained (issue 37, items 15 and 16): `dmhost room dots --png` after a stop shows the
+handed-over dots and area as the opponent's in its last frame and the field as it stood before `end` (the samples of
+tests/data/dots/stop_picture.json); the Trax room's `help` says what the pictures' yellow and blue mark."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 from PIL import Image
 
 from games import registry
+from games.resources import moves_card
 from tests.bot.test_room_cli import DMHOST
 from tests.games.test_dots_stop_picture import CASE, colour_problems
+from tests.games.test_trax_key import KEY
 
 
 def test_the_rooms_last_frame_after_a_stop_shows_what_the_stop_did(tmp_path: Path) -> None:
@@ -33,3 +36,18 @@ def test_the_rooms_last_frame_after_a_stop_shows_what_the_stop_did(tmp_path: Pat
         assert colour_problems(image, field, "before") == []
     with Image.open(final) as image:
         assert colour_problems(image, field, "final") == []
+
+
+def test_the_help_card_says_what_the_colours_mark(tmp_path: Path) -> None:
+    card = moves_card("trax")
+    assert card is not None and KEY["card_line"] in card
+    proc = subprocess.run(
+        [*DMHOST, "room", "trax", "--player", "alice", "--player", "bob", "--db", str(tmp_path / "t.db")],
+        input="help\nquit\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=90,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert KEY["card_line"] in proc.stdout
