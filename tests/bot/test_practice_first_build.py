@@ -34,3 +34,26 @@ def test_the_first_game_on_empty_solver_caches_builds_before_the_clock(tmp_path:
     assert moves[0] == (1, "A1-B1") and len(moves) == 2 and moves[1][0] == 2  # the bot answered in time
     assert not [e for e in events if e["event"] in ("timeout", "finished")]
     assert events[-1]["event"] == "eof"
+
+
+def test_tournament_play_prepares_the_solver_only_for_the_levels_that_search_with_it() -> None:
+    """`dmhost tournament play --bot LEVEL` makes the solver ready before the matches' clocks run again, only
+    where the bots search with it (Boxes `hard`), in a fresh process with the machine's caches."""
+    script = (
+        "import asyncio\n"
+        "from bot.adapters.terminal.tournament import _prepare_solver\n"
+        "from games.solver import kernel_ready\n"
+        "for game, level in [('trax', 'hard'), ('boxes', 'medium'), ('boxes', 'nonsense'), ('boxes', 'hard')]:\n"
+        "    asyncio.run(_prepare_solver(game, level))\n"
+        "    print(game, level, kernel_ready())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=900, env=os.environ.copy()
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "trax hard False",
+        "boxes medium False",
+        "boxes nonsense False",
+        "boxes hard True",
+    ]
