@@ -84,6 +84,14 @@ class DotsState:
         return geometry(self.width, self.height)
 
 
+def settled(state: DotsState) -> DotsState:
+    """The position as the end shows it: after a stop, the stopper's ungrounded dots and areas drawn as the
+    opponent's (`field.handed_over`), as the final score counts them; any other position as it is."""
+    if not state.reason or not state.stopped:
+        return state
+    return replace(state, board=field.handed_over(state.board, state.geo, state.stopped))
+
+
 _POINT = re.compile(r"^([a-z]{1,3})\s*(\d{1,3})$")
 _WORDS = {"stop": "stop", "ground": "stop", "end": "end"}
 _CELL = {0: ".", 1: "X", 2: "O", 1 | 8: "x", 2 | 4: "o", 1 | 4: "X", 2 | 8: "O", 4: "+", 8: "-"}
@@ -348,9 +356,10 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         )
 
     def render_text(self, state: DotsState) -> str:
-        """The field with column letters and row numbers; see `LEGEND` for the symbols."""
+        """The field with column letters and row numbers (after a stop, as it settled: `settled`); see `LEGEND`
+        for the symbols."""
         geo = state.geo
-        b = state.board
+        b = settled(state).board
         w = state.width
         # Up to 26 columns: one letter per column, spaced. Wider: two header rows, unspaced.
         sep = " " if w <= 26 else ""

@@ -290,3 +290,20 @@ def ungrounded(b: bytes | bytearray, geo: Geometry, seat: int) -> tuple[int, int
         elif d == other and t == seat:
             held += 1
     return own, held
+
+
+def handed_over(b: bytes | bytearray, geo: Geometry, seat: int) -> bytes:
+    """The field as `seat`'s stop settles it: every point of `seat`'s not joined to the edge (its live dots,
+    its territory and the enemy dots that holds) becomes the opponent's territory, so its dots show as the
+    opponent's captures and the enemy dots held there as free again (the score `ungrounded` counts)."""
+    reach = grounded_mask(b, geo, seat)
+    other = 3 - seat
+    out = bytearray(b)
+    for c in geo.points:
+        if reach[c]:
+            continue
+        v = b[c]
+        d, t = v & 3, v >> 2
+        if (d == seat and t != other) or t == seat:
+            out[c] = d | other << 2
+    return bytes(out)

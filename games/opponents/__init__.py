@@ -75,6 +75,12 @@ def check_level(game: str, level: str) -> str:
     return key
 
 
+def uses_solver(game: str, level: str) -> bool:
+    """Whether the opponent at `level` searches with the compiled Boxes solver (`games.solver`), whose one-time
+    build (seconds, once per machine) a host makes ready before any clock runs."""
+    return game == "boxes" and check_level(game, level) in ("hard", "perfect")
+
+
 def pick(
     ruleset: AnyRuleset,
     state: Any,

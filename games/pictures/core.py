@@ -84,6 +84,15 @@ class BoardRenderer(ABC):
         """How a seat without a name and without a colour yet is called."""
         return "first player" if seat == 1 else "second player"
 
+    def key(self, ruleset: AnyRuleset, state: Any, previous: Any) -> Sequence[tuple[str, str]]:
+        """What the marks drawn on this board mean, as (mark, words) pairs for the key line under the status
+        (`draw_mark` draws each mark's swatch); empty (the default): no key line."""
+        return ()
+
+    def draw_mark(self, draw: ImageDraw.ImageDraw, mark: str, box: tuple[int, int, int, int], theme: Theme) -> None:
+        """Draw the swatch of one `key` mark inside `box` (left, top, right, bottom); by default a plain ink square."""
+        draw.rectangle(box, outline=theme.ink)
+
 
 def clock_text(value: Clock) -> str:
     """Seconds → 'm:ss' (negative shows as 0:00); text as given."""
@@ -191,7 +200,8 @@ def render_frame(
     status_font, caption_font = font("sans", LINE_SIZE), font("mono", LINE_SIZE - 1)
     status_lines = wrap(status, status_font, line, STATUS_LINES)
     caption_lines = wrap(caption, caption_font, line, CAPTION_LINES) if caption else []
-    footer_h = (len(status_lines) + len(caption_lines)) * (LINE_SIZE + LINE_GAP) + MARGIN
+    key_lines = key_layout(renderer.key(ruleset, state, previous) if highlight else (), status_font, line)
+    footer_h = (len(status_lines) + len(key_lines) + len(caption_lines)) * (LINE_SIZE + LINE_GAP) + MARGIN
     height = header_h + bh + LINE_GAP + footer_h
     image = Image.new("RGB", (width, height), theme.background)
     draw = ImageDraw.Draw(image)
@@ -258,10 +268,35 @@ def render_frame(
     for text in status_lines:
         draw.text((MARGIN, y), text, fill=theme.ink, font=status_font)
         y += LINE_SIZE + LINE_GAP
+    for entries in key_lines:
+        for dx, mark, words in entries:
+            renderer.draw_mark(draw, mark, (MARGIN + dx, y + 1, MARGIN + dx + LINE_SIZE, y + 1 + LINE_SIZE), theme)
+            draw.text((MARGIN + dx + LINE_SIZE + KEY_GAP, y), words, fill=theme.ink, font=status_font)
+        y += LINE_SIZE + LINE_GAP
     for text in caption_lines:
         draw.text((MARGIN, y), text, fill=theme.ink, font=caption_font)
         y += LINE_SIZE + LINE_GAP
     return image
+
+
+KEY_GAP = 6
+"""Pixels between a key swatch and its words; three times that between two entries."""
+
+
+def key_layout(
+    entries: Sequence[tuple[str, str]], fnt: ImageFont.FreeTypeFont, room: float
+) -> list[list[tuple[int, str, str]]]:
+    """The key's entries laid out in lines `room` pixels wide: (x offset, mark, words) per entry."""
+    lines: list[list[tuple[int, str, str]]] = []
+    x = 0
+    for mark, words in entries:
+        width = LINE_SIZE + KEY_GAP + round(fnt.getlength(words))
+        if not lines or (x and x + width > room):
+            lines.append([])
+            x = 0
+        lines[-1].append((x, mark, words))
+        x += width + 3 * KEY_GAP
+    return lines
 
 
 def seat_name(

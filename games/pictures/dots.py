@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from games.base import AnyRuleset, Seat
 from games.coords import point_name
-from games.dots import DotsState
+from games.dots import DotsState, settled
 from games.dots.field import geometry
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx, col_label
 from games.pictures.style import disc, font, mix, paste_centered, ring_sprite
@@ -130,7 +130,9 @@ class DotsRenderer(BoardRenderer):
         return None
 
     def draw_board(self, ctx: Ctx, state: DotsState) -> None:
-        """Paper, areas, outlines, dots, the last dot, then the coordinates on all four sides."""
+        """Paper, areas, outlines, dots, the last dot, then the coordinates on all four sides; after a stop, the
+        field as it settled (the stopper's ungrounded dots and areas as the opponent's, drawn as just captured)."""
+        state = settled(state)
         c = self.cell(state)
         g = gutter(c)
         x0, y0, w, h = self.window(state)

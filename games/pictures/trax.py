@@ -4,7 +4,7 @@ The board is drawn with a ring of empty cells around the tiles, labelled exactly
 names them (`@` column and `0` row included), so a player can read the next move off the picture.
 Tracks are white and red (style.WHITE, style.RED); the `first_color` option says which seat plays
 which. The last turn frames the placed tile in yellow and every tile it forced in sky blue with a
-notch in its corner.
+notch in its corner; a key line under the status says so (and that a yellow glow is the winning track).
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from PIL import Image, ImageDraw
 
 from games.base import AnyRuleset, Seat
 from games.pictures.core import MARGIN, MAX_WIDTH, BoardRenderer, Ctx
-from games.pictures.style import FORCED, HIGHLIGHT, RGB, SUPERSAMPLE, Palette, font, mix
+from games.pictures.style import FORCED, HIGHLIGHT, RGB, SUPERSAMPLE, Palette, Theme, font, mix
 from games.trax.board import COLOUR_SIDES, OFF, RED, TURN, WHITE, E, N, S, W
 from games.trax.notation import col_label
 from games.trax.state import TraxState
 
 LABEL = 26
+KEY_WORDS = {"placed": "tile placed", "forced": "tiles it forced", "winning": "winning track"}
+"""The key line under a Trax picture: what its yellow frame, sky-blue notched frame and yellow glow mark."""
 MAX_HEIGHT = 860
 """Board height the cells shrink to fit (a tall picture is scaled down by Discord anyway)."""
 TILE_FACE: RGB = (28, 28, 30)
@@ -147,6 +149,34 @@ class TraxRenderer(BoardRenderer):
         now = tile_label(state, placed[0])
         written = text.split()[0].rstrip("+/\\").upper() if text.split() else ""
         return text if written == now else f"{text} (now {now})"
+
+    def key(self, ruleset: AnyRuleset, state: TraxState, previous: object) -> list[tuple[str, str]]:
+        """What the yellow and blue marks of the last turn (and a winning track's glow) mean, for those shown."""
+        placed, forced = last_turn(state, previous)
+        out = []
+        if placed:
+            out.append(("placed", KEY_WORDS["placed"]))
+        if forced:
+            out.append(("forced", KEY_WORDS["forced"]))
+        if winning_cells(state):
+            out.append(("winning", KEY_WORDS["winning"]))
+        return out
+
+    def draw_mark(self, draw: ImageDraw.ImageDraw, mark: str, box: tuple[int, int, int, int], theme: Theme) -> None:
+        """The swatches of `key`, small copies of the board's marks: a yellow frame, a sky-blue frame with its
+        notch, a yellow-edged track."""
+        left, top, right, bottom = box
+        draw.rectangle(box, fill=TILE_FACE)
+        if mark == "placed":
+            draw.rectangle(box, outline=HIGHLIGHT, width=3)
+        elif mark == "forced":
+            draw.rectangle((left + 1, top + 1, right - 1, bottom - 1), outline=FORCED, width=2)
+            draw.polygon([(left, top), (left + 6, top), (left, top + 6)], fill=FORCED)
+        elif mark == "winning":
+            mid = (top + bottom) // 2
+            draw.rectangle((left, mid - 4, right, mid + 4), fill=HIGHLIGHT)
+            draw.rectangle((left, mid - 2, right, mid + 2), fill=TILE_FACE)
+            draw.rectangle((left, mid - 1, right, mid + 1), fill=mix(theme.board, TILE_FACE, 0.2))
 
     def draw_board(self, ctx: Ctx, state: TraxState) -> None:
         """Empty ring cells, tiles, last-turn frames, labels."""

@@ -23,7 +23,7 @@ from bot.opserrors import shown_url
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording.ratings import change_line
-from games.opponents import check_level
+from games.opponents import check_level, uses_solver
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
 _SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
@@ -201,6 +201,10 @@ class Room:
         try:
             if cfg.resume is not None:
                 self.match_id = cfg.resume
+                if self.bot is not None:  # its solver made ready before the match's clocks run again
+                    await self.service.store.open()
+                    stored = await self.service.store.load(cfg.resume)
+                    await self._prepare_bot(stored.game if stored is not None else None)
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
                 await self.host.catch_up()
                 if cfg.resume not in resumed:
@@ -223,8 +227,7 @@ class Room:
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
-                    if cfg.game == "boxes":  # only the Boxes opponent uses the compiled solver
-                        self._solver_loading = asyncio.create_task(asyncio.to_thread(_load_solver))
+                    await self._prepare_bot(cfg.game)  # before the match, whose clock starts at once
                 mid = await self.service.create_match(
                     cfg.game,
                     players,
@@ -241,6 +244,20 @@ class Room:
             if self.bot is not None:
                 await self.bot.close()
             await self.host.close()
+
+    async def _prepare_bot(self, game: str | None) -> None:
+        """Make the practice opponent's solver ready before any clock runs: its one-time build (about 20 s, once
+        per machine, said on stderr) is never charged to the bot's clock."""
+        if self.config.bot_level is None or game is None:
+            return
+        try:
+            if not uses_solver(game, self.config.bot_level):
+                return
+        except ValueError:  # a level this game does not have: the match itself refuses it
+            return
+        from games.solver import ensure_compiled
+
+        await asyncio.to_thread(ensure_compiled)
 
     async def _loop(self, lines: asyncio.Queue[str | None]) -> int:
         assert self.match_id is not None
@@ -403,10 +420,3 @@ async def stdin_lines(stream: TextIO | None = None) -> asyncio.Queue[str | None]
 
     threading.Thread(target=reader, daemon=True, name="room-stdin").start()
     return queue
-
-
-def _load_solver() -> None:
-    """Load (or compile) the solver's kernel off the event loop, before the practice opponent needs it."""
-    from games.solver import ensure_compiled
-
-    ensure_compiled()

@@ -31,20 +31,26 @@ PLAY_TIMEOUT_SECONDS = 3600.0
 
 
 @contextlib.asynccontextmanager
-async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[TournamentService]:
+async def open_tournaments(
+    url: str, resume_of: int | None, bot_level: str | None = None
+) -> AsyncIterator[TournamentService]:
     """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
-    tournament service on it (caught up)."""
+    tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
+    level searches with is made ready first, before any of the matches' clocks runs again."""
     store = MatchStore(url)
     await store.open()
     wanted: set[int] = set()
     if resume_of is not None:
         from sqlalchemy import select
 
-        from bot.tournaments.tables import GAMES
+        from bot.tournaments.tables import GAMES, TOURNAMENTS
 
         async with store.engine.connect() as conn:
             rows = await conn.execute(select(GAMES.c.match_id).where(GAMES.c.tournament_id == resume_of))
             wanted = {int(m) for (m,) in rows if m}
+            game = await conn.scalar(select(TOURNAMENTS.c.game).where(TOURNAMENTS.c.id == resume_of))
+        if bot_level is not None and game is not None:
+            await _prepare_solver(str(game), bot_level)
     parts = build_host(store=store, heartbeat_seconds=5.0)  # the ratings subscribe first: `--rated` rates
     host = parts.service
     await host.start(select=lambda m: m.id in wanted)
@@ -59,6 +65,21 @@ async def open_tournaments(url: str, resume_of: int | None) -> AsyncIterator[Tou
     finally:
         await service.close()
         await parts.close()
+
+
+async def _prepare_solver(game: str, level: str) -> None:
+    """Build or load the compiled solver (once per machine, about 20 s, said on stderr) when the practice bots
+    of `game` at `level` search with it, so that its build is never charged to their clocks."""
+    from games.opponents import uses_solver
+
+    try:
+        if not uses_solver(game, level):
+            return
+    except ValueError:  # a level this game does not have: `play` refuses it
+        return
+    from games.solver import ensure_compiled
+
+    await asyncio.to_thread(ensure_compiled)
 
 
 def _by_rating(ratings: Ratings) -> Any:
@@ -199,7 +220,8 @@ def run(args: argparse.Namespace, url: str) -> int:
     async def main() -> int:
         command = args.tournament_command
         resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
-        async with open_tournaments(url, resume) as service:
+        bots = getattr(args, "bot", None) if command == "play" else None
+        async with open_tournaments(url, resume, bots) as service:
             if command == "create":
                 tid = await service.create(
                     args.name,
