@@ -53,6 +53,7 @@ from bot.wording import series as series_words
 from bot.wording.decisions import name_decider
 from games import registry
 from games.base import AnyRuleset, OptionsError, Termination
+from games.opponents import uses_solver
 from games.resources import moves_card, rule_card
 
 if TYPE_CHECKING:
@@ -791,6 +792,11 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             await self._refuse_after_defer(interaction, error_text(exc))
             return
         players = [PlayerRef(str(member.id), member.display_name), opponent]
+        loading = getattr(self.bot, "solver_loading", None)
+        if uses_solver(ruleset.id, level) and isinstance(loading, asyncio.Task) and not loading.done():
+            # the solver's one-time build (first start on a machine) is never charged to the opponent's clock
+            with contextlib.suppress(Exception):
+                await asyncio.shield(loading)
         try:
             match_id = await self.service.create_match(
                 ruleset.id,
