@@ -62,6 +62,8 @@ def test_every_game_has_a_pinned_example_and_every_verdict_is_on_the_scale() -> 
     assert {c["game"] for c in EXAMPLES} == {"boxes", "pathing", "trax", "dots", "dotdash"}
     assert {c["verdict"] for c in EXAMPLES} <= set(VERDICTS)
     assert {c["verdict"] for c in EXAMPLES} >= {"blunder", "mistake", "inaccuracy"}
+    # Trax's grading gives every verdict of the README's scale, each pinned by a real game's position.
+    assert {c["verdict"] for c in EXAMPLES if c["game"] == "trax"} == set(VERDICTS)
 
 
 def test_verdict_thresholds() -> None:
@@ -182,9 +184,9 @@ async def test_log_analyse_on_the_command_line_computes_stores_and_reads(tmp_pat
         command = [sys.executable, "-m", "bot.ops.cli", "log", str(mid), "--analyse", "--db", str(tmp_path / "log.db")]
         first = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
         assert first.returncode == 0, first.stderr
-        assert "14. bo A2\\: +0 blunder  missed a win in 2; best +1000 with H1/" in first.stdout
+        assert "14. bo A2\\: +0 mistake  missed a win in 2; best +1000 with H1/" in first.stdout
         stored = await load_analysis(service.store, mid)
-        assert stored is not None and stored[13]["verdict"] == "blunder"
+        assert stored is not None and stored[13]["verdict"] == "mistake"
         again = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
         assert again.stdout == first.stdout
     finally:
