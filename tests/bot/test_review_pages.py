@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -26,9 +27,11 @@ HOSTILE = CASE["players"][0]
 SECRET = b"test-secret"
 
 
-async def _play(service: MatchService, guild: int | None, names: tuple[str, str], moves: list[str]) -> int:
+async def _play(
+    service: MatchService, guild: int | None, names: tuple[str, str], moves: list[str], **create: Any
+) -> int:
     a, b = PlayerRef(f"p-{names[0]}-{guild}", names[0]), PlayerRef(f"p-{names[1]}-{guild}", names[1])
-    mid = await service.create_match("boxes", [a, b], options={"rows": 2, "cols": 2}, guild_id=guild)
+    mid = await service.create_match("boxes", [a, b], options={"rows": 2, "cols": 2}, guild_id=guild, **create)
     live = service.get(mid)
     for text in moves:
         seat = live.ruleset.to_move(live.state)
@@ -116,6 +119,37 @@ async def test_served_lists_keep_to_their_server_and_leave_private_rooms_out(
         assert (await client.get("/match/1")).status == 404
 
 
+async def test_a_private_room_s_match_is_on_no_list_whatever_the_server_says_later(
+    host: tuple[MatchService, Recorder],
+) -> None:
+    service, _rec = host
+    moves = CASE["moves"]
+    service.room_privacy = {7: True, 8: False}.get  # what a face knows of its rooms: stored with each match
+    private = await _play(service, 444, ("gina", "hank"), moves, channel_id=7)
+    public = await _play(service, 444, ("ivan", "judy"), moves, channel_id=8)
+    private_live = await _play(service, 444, ("kate", "liam"), moves[:2], private=True)  # still being played
+    public_live = await _play(service, 444, ("mona", "ned"), moves[:2], private=False)
+    elsewhere = await _play(service, 555, ("olga", "pete"), moves, private=False)
+    created = {}
+    for mid in (private, public, private_live, public_live, elsewhere):
+        stored = await service.store.load(mid, with_events=True)
+        assert stored is not None
+        created[mid] = stored.events[0].data.get("private")
+    assert created == {private: True, public: False, private_live: True, public_live: False, elsewhere: False}
+    settings = GuildSettingsStore(service.store.engine)
+    views = Views(service.store, SECRET)
+    for mode in ("public", "private", "channel"):  # the server's room mode changes after the matches began
+        await settings.update(444, room_mode=mode)
+        text = await views.server(444)
+        assert "ivan" in text and "mona" in text, mode
+        assert f"/match/{public}/" in text and f"/match/{public_live}/" in text
+        for name, mid in (("gina", private), ("kate", private_live), ("olga", elsewhere)):
+            assert name not in text and f"/match/{mid}/" not in text, (mode, name)
+    text = await views.server(555)
+    assert "olga" in text and "ivan" not in text and "gina" not in text
+    assert await views.match(private) is not None  # its own signed page still opens
+
+
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.ops.cli", *args],
@@ -142,12 +176,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> No
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
-async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str) -> None:
+@pytest.mark.parametrize("private", [False, True], ids=["public-rooms", "private-rooms"])
+async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str, private: bool) -> None:
     from bot.tournaments.rounds import Game
     from bot.tournaments.service import TournamentService
     from tests.bot.conftest import make_service
 
     host = await make_service(db_url)
+    host.room_privacy = lambda _room: private  # the tournament's games open in private rooms, or public ones
     service = TournamentService(host)
     await service.start()
     try:
@@ -166,7 +202,9 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
             text = await res.text()
             assert res.status == 200 and "Spring &lt;Cup&gt;" in text and "Standings" in text
             assert "Bracket round 1" in text and "P1" in text
-            assert f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}" in text
+            link = f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}"
+            assert (link in text) != private  # a private room's match is linked from no list
+            assert "Board 1: P" in text  # the pairing itself is the tournament's, shown either way
             res = await client.get(f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}")
             page = await res.text()
             assert "Tournament Spring &lt;Cup&gt;, round 1, board 1" in page

@@ -2,8 +2,9 @@
 a tournament (standings, pairings by round, the bracket of an elimination) and a server (live matches,
 recent results, leaderboards).
 
-Privacy: a match is listed nowhere when its server opens private rooms (`/dm config` room mode
-`private`); a server page lists only that server's rows.
+Privacy: a match is listed nowhere when its room was private (stored with the match when it was created;
+for a match stored before that, when its server's room mode is `private`); a server page lists only that
+server's rows.
 A match page itself is shown to whoever holds its signed address.
 """
 
@@ -18,7 +19,7 @@ from sqlalchemy import select
 from bot.records.page import build_match_page, index_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
-from bot.store.db import Match
+from bot.store.db import Match, MatchEvent
 from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
 from bot.types import OVER_STATUSES
@@ -66,12 +67,25 @@ class Views:
             return text
 
     async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
-        """The matches of `matches` that no list may show: those of servers whose rooms are private."""
+        """The matches of `matches` that no list may show: those whose room was private when they were
+        created (stored with the match); a match stored before that was recorded goes by its server's
+        room mode now."""
+        ids = [m.id for m in matches]
+        if not ids:
+            return set()
+        async with self.store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(MatchEvent.match_id, MatchEvent.data).where(
+                    MatchEvent.match_id.in_(ids), MatchEvent.kind == "created"
+                )
+            )
+            stored = {int(mid): (data or {}).get("private") for mid, data in rows}
+        hidden = {mid for mid, private in stored.items() if private is True}
+        unknown = [m for m in matches if stored.get(m.id) is None]
         guilds = GuildSettingsStore(self.store.engine)
-        hidden: set[int] = set()
-        for g in {m.guild_id for m in matches if m.guild_id is not None}:
+        for g in {m.guild_id for m in unknown if m.guild_id is not None}:
             if (await guilds.get(g)).room_mode == "private":
-                hidden |= {m.id for m in matches if m.guild_id == g}
+                hidden |= {m.id for m in unknown if m.guild_id == g}
         return hidden
 
     async def _guild_matches(self, guild_id: int) -> tuple[list[StoredMatch], list[StoredMatch]]:
