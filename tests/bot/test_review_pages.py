@@ -16,6 +16,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.adapters.web.server import make_app
 from bot.adapters.web.views import Views
 from bot.host.service import MatchService, PlayerRef
+from bot.records.analysis import analyse_match
+from bot.records.analysis_store import load_analysis, save_analysis
+from bot.records.analysis_worker import AnalysisWorker
 from bot.records.page import build_match_page, with_verdicts
 from bot.records.pagetoken import page_url, sign, valid
 from bot.store.guilds import GuildSettingsStore
@@ -57,21 +60,55 @@ async def test_the_page_has_the_hooks_and_escapes_what_players_typed(host: tuple
     assert 'id="analysis"' not in page  # no analysis of a match still being played
 
 
-def test_the_adapter_gives_verdicts_and_values_from_the_boxes_loss() -> None:
+def test_the_marks_are_the_stored_verdicts() -> None:
     entries = [
-        {"ply": 1, "seat": 1, "move": "A1-B1", "analysed": True, "value": 2, "loss": 0},
-        {"ply": 2, "seat": 2, "move": "B1-C1", "analysed": True, "value": -4, "loss": 2},
-        {"ply": 3, "seat": 1, "move": "A2-B2", "analysed": True, "value": -1, "loss": 4},
-        {"ply": 4, "seat": 2, "move": "B2-C2", "analysed": False},
+        {"ply": 1, "seat": 1, "move": "A1-B1", "analysed": True, "value": 2, "verdict": "best", "value_p1": 2},
+        {"ply": 2, "seat": 2, "move": "B1-C1", "analysed": True, "value": -4, "verdict": "mistake"},  # older row
+        {"ply": 3, "seat": 1, "move": "A2-B2", "analysed": True, "value": -1, "loss": 4},  # no verdict: no mark
+        {"ply": 4, "seat": 2, "move": "B2-C2", "analysed": False, "engine": "exact solver", "verdict": None},
         {"ply": 5, "seat": 1, "move": "x", "verdict": "good", "value_p1": 0.5, "engine": "hard, 20k nodes"},
     ]
     got = [(e["ply"], e["verdict"], e["value_p1"], e["engine"]) for e in with_verdicts(entries)]
-    assert got == [
-        (1, "best", 2, "exact solver"),
-        (2, "mistake", 4, "exact solver"),
-        (3, "blunder", -1, "exact solver"),
-        (5, "good", 0.5, "hard, 20k nodes"),
-    ]
+    assert got == [(1, "best", 2, ""), (2, "mistake", 4, ""), (5, "good", 0.5, "hard, 20k nodes")]
+
+
+async def test_the_page_shows_the_stored_analysis_or_says_it_is_pending(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None and stored.status == "finished"
+    views = Views(service.store, SECRET)
+    pending = await views.match(mid)  # nothing stored yet: said so, nothing computed while the request waits
+    assert pending is not None and 'id="analysis-pending"' in pending and 'id="analysis"' not in pending
+    assert await load_analysis(service.store, mid) is None
+    assert 'id="analysis-pending"' in build_match_page(stored)
+    entries = analyse_match(stored)
+    await save_analysis(service.store, mid, entries)
+    page = await views.match(mid)  # the cached pending page gives way to the stored analysis
+    assert page is not None and 'id="analysis-pending"' not in page
+    marks = dict(re.findall(r'<li data-ply="(\d+)" data-verdict="(\w+)"', page))
+    assert marks == CASE["verdicts"]
+    assert await views.match(mid) is page  # then answered from memory
+    # A stored row is what the page shows, whatever it says: nothing is recomputed.
+    doctored = [{**entries[0], "verdict": "blunder"}]
+    assert re.findall(r'data-verdict="(\w+)"', build_match_page(stored, (), doctored)) == ["blunder"]
+
+
+async def test_the_web_face_queues_a_missing_analysis(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
+    worker = AnalysisWorker(service.store)
+    views = Views(service.store, SECRET, analysis=worker)
+    try:
+        page = await views.match(mid)
+        assert page is not None and 'id="analysis-pending"' in page
+        assert worker.pending == {mid}
+        await worker.drain()
+        assert await load_analysis(service.store, mid) is not None
+        page = await views.match(mid)
+        assert page is not None and 'data-verdict="blunder"' in page
+    finally:
+        await worker.close()
 
 
 def test_tokens_are_signed_per_page_and_secret() -> None:
