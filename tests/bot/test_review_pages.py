@@ -161,7 +161,8 @@ async def test_a_private_room_s_match_is_on_no_list_whatever_the_server_says_lat
 ) -> None:
     service, _rec = host
     moves = CASE["moves"]
-    service.room_privacy = {7: True, 8: False}.get  # what a face knows of its rooms: stored with each match
+    rooms = {7: True, 8: False}
+    service.room_privacy = lambda room: rooms.get(room or 0)  # what a face knows of its rooms: stored with each match
     private = await _play(service, 444, ("gina", "hank"), moves, channel_id=7)
     public = await _play(service, 444, ("ivan", "judy"), moves, channel_id=8)
     private_live = await _play(service, 444, ("kate", "liam"), moves[:2], private=True)  # still being played
