@@ -6,6 +6,8 @@ the variable and how to fix it, never a traceback.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any, Self
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -27,6 +29,13 @@ _FIXES = {
     "announce_batch_seconds": "a number of seconds, 0 or more, e.g. 1",
     "log_level": "one of " + ", ".join(LOG_LEVELS),
 }
+
+
+def analysis_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    """`DMHOST_ANALYSIS` for the faces that read no full `Settings` (the terminal room): on unless it says
+    false, 0, no or off."""
+    value = (os.environ if environ is None else environ).get("DMHOST_ANALYSIS", "").strip().lower()
+    return value not in {"false", "0", "no", "off"}
 
 
 class Settings(BaseSettings):

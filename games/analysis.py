@@ -178,7 +178,11 @@ def _clamp(value: float) -> float:
 
 def judge_trax(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = TRAX_NODES) -> Judgement:
     """Trax by forced wins: did the mover have a win (at once, or a double threat winning next turn) and
-    keep it; does the move leave the opponent one that another move would have avoided."""
+    keep it; does the move leave the opponent one that another move would have avoided.
+
+    best: wins, or keeps a forced win; good: nothing forced seen either way (or lost whatever the move);
+    inaccuracy: missed a win in 1 but still wins in 2; mistake: missed a win in 2 (the game stays open);
+    blunder: missed a win in 1 and no longer wins, or allowed a forced loss that another move avoids."""
     from games.opponents.search import Budget
     from games.opponents.trax import candidates, forces_win, play_or_stay, tactical, unstoppable, winning_moves
 
@@ -212,7 +216,7 @@ def judge_trax(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = TRAX_NOD
         mover_value = WIN_VALUE if keeps else 0.0
     elif mine is not None:
         best = [text(mine)]
-        verdict = "best" if keeps else "blunder"
+        verdict = "best" if keeps else "mistake"  # a double threat not seen: the win is gone, the game open
         note = "wins in 2" if keeps else "missed a win in 2"
         mover_value = WIN_VALUE if keeps else 0.0
     if not won and not keeps and not child.finished:

@@ -4,12 +4,18 @@ The host's fixtures (a real SQLite file, a real PostgreSQL server) are in tests/
 
 from __future__ import annotations
 
+import os
+
 import hypothesis
 import pytest
 
 from tests import SEED_ENV, env_seed
 
 SEED = env_seed()
+
+# No background analysis in the command lines the tests start (`dmhost room` would start an analysis process
+# after every match and wait for it): the tests of the analysis turn it on in their own environment.
+os.environ["DMHOST_ANALYSIS"] = "false"
 
 # Hypothesis draws the same examples on every run: derived from each test's name (derandomize), or from
 # DMHOST_TEST_SEED when it is set. No example database either, so a run never depends on an earlier one.

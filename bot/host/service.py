@@ -119,6 +119,10 @@ class MatchService:
         """Cleared by an adapter that first reads what players posted while no host ran: correspondence
         deadlines that passed meanwhile wait for it (`rule_overdue`), so a move posted in time still counts."""
         self.caught_up.set()
+        self.room_privacy: Callable[[int | None], bool | None] | None = None
+        """Set by a face that knows its rooms: whether the room (channel id) a match opens in is private. The
+        answer is stored with the match (`created` event, key `private`), so lists keep a private room's
+        matches out whatever the server's settings later say."""
 
     # -- lifecycle -----------------------------------------------------------------
     @staticmethod
@@ -218,13 +222,15 @@ class MatchService:
         practice: bool = False,
         machine: str | None = None,
         also: AlsoWrite | None = None,
+        private: bool | None = None,
     ) -> int:
         """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
         `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
         `practice`: one player is the practice opponent; `machine`: its player id, when it plays here (its moves are
         final at once: no take-back window); `also(conn, match_id)` writes more in the transaction that stores
-        the match (see `MatchStore.create_match`)."""
+        the match (see `MatchStore.create_match`); `private`: whether its room is private (None: asked of
+        `room_privacy`), stored with the match."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
         live.machine = live.seat_of(machine) if machine is not None else None
@@ -249,6 +255,7 @@ class MatchService:
                 "advantage": advantage,
                 "rated": rated,
                 **({"practice": True} if practice else {}),
+                **self._privacy(private, channel_id),
             },
         )
         snapshot = dump(live, now, self.instance, self.wall())
@@ -281,6 +288,13 @@ class MatchService:
         self._rearm(live)
         return live.id
 
+    def _privacy(self, private: bool | None, channel_id: int | None) -> dict[str, bool]:
+        """The `created` event's `private` key: as given, else as the face's `room_privacy` says (no key
+        when nobody knows: lists then go by the server's room mode)."""
+        if private is None and self.room_privacy is not None:
+            private = self.room_privacy(channel_id)
+        return {} if private is None else {"private": bool(private)}
+
     async def record_forfeit(
         self,
         game: str,
@@ -296,6 +310,7 @@ class MatchService:
         by: str | None = None,
         rated: bool = True,
         also: AlsoWrite | None = None,
+        private: bool | None = None,
     ) -> int:
         """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
         (an `EndReason` such as `no_show`): created and finished at once in one transaction (with `also`,
@@ -322,6 +337,7 @@ class MatchService:
                 "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
                 "by": by,
                 "advantage": None,
+                **self._privacy(private, channel_id),
             },
         )
         ending = [

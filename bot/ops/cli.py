@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.ops.dburl import db_url
 from bot.opserrors import check_database_url, explain, id_argument, shown_url
+from bot.settings import analysis_enabled
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -84,6 +85,7 @@ def cmd_room(args: argparse.Namespace) -> int:
         resume=args.resume,
         png_dir=Path(args.png) if args.png else None,
         bot_level=args.bot,
+        analyse=analysis_enabled(),  # stored before the room closes (`dmhost log --html` shows it); DMHOST_ANALYSIS
     )
 
     from bot.ops.runtime import tune_gc
@@ -212,6 +214,10 @@ def cmd_log(args: argparse.Namespace) -> int:
                 from bot.records.analysis_store import analysed
 
                 entries = await analysed(store, args.match_id)  # stored, or computed now and stored
+            elif stored is not None and args.html:
+                from bot.records.analysis_store import load_analysis
+
+                entries = await load_analysis(store, args.match_id)  # the page says pending without one
         finally:
             await store.close()
         if stored is None:
@@ -227,7 +233,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         if args.html or args.url:
             from bot.ops.web_cli import page_outputs
 
-            written += page_outputs(args, stored, context)
+            written += page_outputs(args, stored, context, entries)
         if args.gif:
             frames = write_gif(stored, Path(args.gif))
             written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")

@@ -24,14 +24,16 @@ def add_log_options(lg: argparse.ArgumentParser) -> None:
     )
 
 
-def page_outputs(args: argparse.Namespace, stored: Any, context: list[str]) -> list[str]:
-    """Write what `--html`/`--url` ask for; the lines to print."""
+def page_outputs(
+    args: argparse.Namespace, stored: Any, context: list[str], analysis: list[dict[str, Any]] | None = None
+) -> list[str]:
+    """Write what `--html`/`--url` ask for (the page with the stored `analysis`); the lines to print."""
     out = []
     if getattr(args, "html", None):
         from bot.records.page import build_match_page
 
         path = Path(args.html)
-        path.write_text(build_match_page(stored, context), encoding="utf-8")
+        path.write_text(build_match_page(stored, context, analysis), encoding="utf-8")
         out.append(f"Wrote the review page of match {stored.id} to {path.resolve()}")
     if getattr(args, "url", False):
         from bot.records.pagetoken import DEFAULT_BASE, load_secret, page_url

@@ -18,8 +18,9 @@ from sqlalchemy.types import JSON
 from bot.store.db import PK, Base, Match, UTCDateTime, utcnow
 from bot.store.matches import MatchStore
 
-ANALYSIS_VERSION = "1"
-"""Bumped when the engines or the verdict thresholds change (older rows stay readable)."""
+ANALYSIS_VERSION = "2"
+"""Bumped when the engines or the verdict thresholds change (older rows stay readable). 2: Trax's missed
+win in 2, the game still open, is a mistake (it was a blunder)."""
 CATCH_UP_DAYS = 7
 """At start, finished matches of the last this many days without an analysis are analysed; older ones
 on demand (`dmhost log --analyse`)."""

@@ -125,15 +125,17 @@ class AnalysisWorker:
 
     # -- the work (on the worker thread) -----------------------------------------------
     def _work(self) -> None:
-        while True:
+        stop = False
+        while not stop:
             match_id = self._jobs.get()
             try:
                 if match_id is None or self._closed:
-                    return
-                with self.lock:
-                    self._one(match_id)
+                    stop = True
+                else:
+                    with self.lock:
+                        self._one(match_id)
             except _Stopped:
-                return
+                stop = True
             except Exception:
                 if not self._closed and self._loop is not None and not self._loop.is_closed():
                     log.exception("analysing match %s failed", match_id)
@@ -141,6 +143,18 @@ class AnalysisWorker:
                 if match_id is not None:
                     self.pending.discard(match_id)
                 self._jobs.task_done()
+        self._drop_queued()
+
+    def _drop_queued(self) -> None:
+        """Stopping: what is still queued is let go (caught up later), so a `drain` under way returns."""
+        while True:
+            try:
+                match_id = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if match_id is not None:
+                self.pending.discard(match_id)
+            self._jobs.task_done()
 
     def _on_loop(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """Run a (short) database coroutine on the event loop and wait for it here; `_Stopped` when the

@@ -13,10 +13,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.records.analysis import ANALYSED_GAMES
 from bot.records.matchlog import build_log, result_of
 from bot.records.pageframes import encode_frames, render_frames
 from bot.store.matches import StoredMatch
 from bot.wording import _SHOWN_KINDS, clock_words, rule_words
+from bot.wording.review import analysis_pending
 from games.base import TITLES
 from games.pictures.core import clock_text
 
@@ -26,23 +28,18 @@ e = html.escape
 
 
 def with_verdicts(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """THE ADAPTER (to be replaced once `analyse_match` gives `verdict`, `value_p1` and `engine` itself):
-    fills those keys where an entry lacks them. Boxes/Pathing entries carry `loss` (the mover's margin
-    lost, two per box): no loss → best, one box → mistake, more → blunder; `value_p1` is the played
-    move's value (`value`, the mover's margin over the open boxes) from seat 1's side."""
+    """The marks a page shows from a stored analysis (`bot.records.analysis_store`): every analysed entry
+    with a verdict on the scale (`analyse_match` gives each its `verdict`, `value_p1` and `engine`); an
+    entry of an older row without `value_p1` has it from `value`, the mover's, turned to seat 1's side."""
     out = []
     for entry in entries:
         item = dict(entry)
-        if item.get("analysed") is False:
+        if item.get("analysed") is False or item.get("verdict") not in VERDICTS:
             continue
-        if "verdict" not in item and "loss" in item:
-            boxes = int(item["loss"]) // 2
-            item["verdict"] = "best" if item["loss"] <= 0 else "mistake" if boxes <= 1 else "blunder"
-        if "value_p1" not in item and "value" in item:
+        if "value_p1" not in item and isinstance(item.get("value"), int | float):
             item["value_p1"] = item["value"] if item.get("seat") == 1 else -item["value"]
-        item.setdefault("engine", "exact solver")
-        if item.get("verdict") in VERDICTS:
-            out.append(item)
+        item.setdefault("engine", "")
+        out.append(item)
     return out
 
 
@@ -153,9 +150,11 @@ def match_page(
     analysis: Sequence[Mapping[str, Any]] | None = None,
     context: Sequence[str] = (),
     links: Mapping[str, str] | None = None,
+    pending: bool = False,
 ) -> str:
     """The review page of `stored` (loaded with its events). `analysis`: `analyse_match`'s entries, if
-    any; `context`: lines such as the tournament and round; `links`: {text: href} shown in the header."""
+    any; `context`: lines such as the tournament and round; `links`: {text: href} shown in the header;
+    `pending`: say that the analysis is still to come."""
     frames, images = render_frames(stored)
     boards = encode_frames(images)
     marks = with_verdicts(analysis or [])
@@ -180,7 +179,9 @@ def match_page(
     facts_html = "".join(f"<dt>{e(k)}</dt><dd>{e(str(v))}</dd>" for k, v in facts)
     link_html = " · ".join(f'<a href="{e(href)}">{e(text)}</a>' for text, href in (links or {}).items())
     analysis_html = ""
-    if marks:
+    if pending:
+        analysis_html = f'<section><h2>Analysis</h2><p id="analysis-pending">{e(analysis_pending())}</p></section>'
+    elif marks:
         engines = sorted({str(m.get("engine", "")) for m in marks} - {""})
         items = "".join(
             f'<li data-ply="{m["ply"]}" data-verdict="{e(m["verdict"])}" class="v {e(m["verdict"])}">'
@@ -217,18 +218,14 @@ def match_page(
     )
 
 
-def build_match_page(stored: StoredMatch, context: Sequence[str] = ()) -> str:
-    """A match's page with the solver's analysis where one exists (Boxes, Pathing; finished matches);
-    what `dmhost log --html` writes and `dmhost web` serves."""
-    analysis: list[dict[str, Any]] = []
-    if stored.game in ("boxes", "pathing") and stored.status in ("finished", "aborted"):
-        try:
-            from bot.records.analysis import analyse_match
-        except ModuleNotFoundError:  # a build without the solver
-            analysis = []
-        else:
-            analysis = analyse_match(stored)
-    return match_page(stored, analysis=analysis, context=context)
+def build_match_page(
+    stored: StoredMatch, context: Sequence[str] = (), analysis: Sequence[Mapping[str, Any]] | None = None
+) -> str:
+    """A match's page (what `dmhost log --html` writes and `dmhost web` serves) with its stored analysis
+    (`load_analysis`), never computed here: with none stored yet, a finished match of an analysed game
+    says that its analysis is pending."""
+    pending = analysis is None and stored.game in ANALYSED_GAMES and stored.status == "finished"
+    return match_page(stored, analysis=analysis, context=context, pending=pending)
 
 
 def index_page(title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str | None]]]]) -> str:

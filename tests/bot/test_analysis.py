@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import io
 import json
 import subprocess
 import sys
@@ -11,12 +13,15 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.terminal.room import ANALYSIS_WAIT
 from bot.host.service import MatchService, PlayerRef
 from bot.records.analysis import analyse_match, format_analysis
 from bot.records.analysis_store import analysed, load_analysis, missing_analyses, save_analysis
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.records.review import build_review
 from bot.store.db import utcnow
+from bot.store.matches import MatchStore
+from bot.wording.review import analysing
 from games.analysis import VERDICTS, boxes_verdict, by_limits
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder, make_service
@@ -62,6 +67,8 @@ def test_every_game_has_a_pinned_example_and_every_verdict_is_on_the_scale() -> 
     assert {c["game"] for c in EXAMPLES} == {"boxes", "pathing", "trax", "dots", "dotdash"}
     assert {c["verdict"] for c in EXAMPLES} <= set(VERDICTS)
     assert {c["verdict"] for c in EXAMPLES} >= {"blunder", "mistake", "inaccuracy"}
+    # Trax's grading gives every verdict of the README's scale, each pinned by a real game's position.
+    assert {c["verdict"] for c in EXAMPLES if c["game"] == "trax"} == set(VERDICTS)
 
 
 def test_verdict_thresholds() -> None:
@@ -182,11 +189,81 @@ async def test_log_analyse_on_the_command_line_computes_stores_and_reads(tmp_pat
         command = [sys.executable, "-m", "bot.ops.cli", "log", str(mid), "--analyse", "--db", str(tmp_path / "log.db")]
         first = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
         assert first.returncode == 0, first.stderr
-        assert "14. bo A2\\: +0 blunder  missed a win in 2; best +1000 with H1/" in first.stdout
+        assert "14. bo A2\\: +0 mistake  missed a win in 2; best +1000 with H1/" in first.stdout
         stored = await load_analysis(service.store, mid)
-        assert stored is not None and stored[13]["verdict"] == "blunder"
+        assert stored is not None and stored[13]["verdict"] == "mistake"
         again = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=300)
         assert again.stdout == first.stdout
     finally:
         await service.close()
         await service.store.close()
+
+
+@pytest.mark.parametrize("events_json", [True, False], ids=["json", "human"])
+def test_the_terminal_room_stores_the_analysis_when_the_match_ends(tmp_path: Path, events_json: bool) -> None:
+    """`dmhost room` analyses its match in the background worker once it ends and closes when it is stored:
+    `dmhost log --html` and `--analyse` then read it (no engine runs in them)."""
+    import os
+    import re
+
+    case = json.loads((TEST_DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
+    db = str(tmp_path / "room.db")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "DMHOST_ANALYSIS": "true"}
+
+    def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "bot.ops.cli", *args]
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, timeout=300)
+
+    flags = ["--events-json"] if events_json else []
+    players = ["--player", "ann", "--player", "ben"]
+    room = cli("room", "boxes", *players, "--db", db, "--opt", *case["options"], *flags, stdin="\n".join(case["moves"]))
+    assert room.returncode == 0, room.stderr
+    lines = room.stdout.strip().splitlines()
+    if events_json:  # the contract's last line is still `finished`
+        assert json.loads(lines[-1])["event"] == "finished"
+    else:
+        assert lines[-1] == analysing(1, ANALYSIS_WAIT)
+
+    async def stored() -> list[dict[str, Any]] | None:
+        from bot.store.matches import MatchStore
+
+        store = MatchStore(f"sqlite+aiosqlite:///{db}")
+        await store.open()
+        try:
+            return await load_analysis(store, 1)
+        finally:
+            await store.close()
+
+    entries = asyncio.run(stored())
+    assert entries is not None
+    assert {str(e["ply"]): e["verdict"] for e in entries} == case["verdicts"]
+    page = tmp_path / "match.html"
+    assert cli("log", "1", "--db", db, "--html", str(page)).returncode == 0
+    marks = dict(re.findall(r'<li data-ply="(\d+)" data-verdict="(\w+)"', page.read_text(encoding="utf-8")))
+    assert marks == case["verdicts"]
+    log = cli("log", "1", "--db", db, "--analyse")
+    assert log.returncode == 0 and "6. ann B2-C2: -1 blunder  threw away 2 boxes" in log.stdout
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+async def test_ctrl_c_or_sigterm_after_the_match_skips_the_wait_for_its_analysis(tmp_path: Path, how: str) -> None:
+    from bot.adapters.terminal import words
+    from bot.adapters.terminal.room import Room
+    from tests.bot.conftest import room_config, typed
+
+    case = json.loads((TEST_DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
+    options = dict(o.split("=") for o in case["options"])
+    config = room_config(tmp_path, options=options, rules={"takeback": "0"}, analyse=True)
+    room = Room(config, out=io.StringIO())
+    if how == "sigterm":
+        room.terminate()  # what the command line's SIGTERM handler calls
+    lines = typed(*case["moves"], *([words.INTERRUPT] if how == "ctrl-c" else []))
+    assert await room.run(lines) == 0
+    assert room.finished.is_set()
+    store = MatchStore(config.db_url)
+    await store.open()
+    try:
+        assert await load_analysis(store, 1) is None  # left for `dmhost log --analyse` or the bot's catch-up
+        assert await missing_analyses(store, utcnow() - dt.timedelta(hours=1)) == [1]
+    finally:
+        await store.close()

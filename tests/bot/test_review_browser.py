@@ -58,7 +58,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("review")
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "cfg"), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "cfg"), "PYTHONPATH": str(ROOT), "DMHOST_ANALYSIS": "true"}
     env.pop("DMHOST_WEB_SECRET", None)
     db = str(tmp / "m.db")
     players = [a for name in CASE["players"] for a in ("--player", name)]

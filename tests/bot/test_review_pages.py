@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -15,6 +16,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.adapters.web.server import make_app
 from bot.adapters.web.views import Views
 from bot.host.service import MatchService, PlayerRef
+from bot.records.analysis import analyse_match
+from bot.records.analysis_store import load_analysis, save_analysis
+from bot.records.analysis_worker import AnalysisWorker
 from bot.records.page import build_match_page, with_verdicts
 from bot.records.pagetoken import page_url, sign, valid
 from bot.store.guilds import GuildSettingsStore
@@ -26,9 +30,11 @@ HOSTILE = CASE["players"][0]
 SECRET = b"test-secret"
 
 
-async def _play(service: MatchService, guild: int | None, names: tuple[str, str], moves: list[str]) -> int:
+async def _play(
+    service: MatchService, guild: int | None, names: tuple[str, str], moves: list[str], **create: Any
+) -> int:
     a, b = PlayerRef(f"p-{names[0]}-{guild}", names[0]), PlayerRef(f"p-{names[1]}-{guild}", names[1])
-    mid = await service.create_match("boxes", [a, b], options={"rows": 2, "cols": 2}, guild_id=guild)
+    mid = await service.create_match("boxes", [a, b], options={"rows": 2, "cols": 2}, guild_id=guild, **create)
     live = service.get(mid)
     for text in moves:
         seat = live.ruleset.to_move(live.state)
@@ -54,21 +60,55 @@ async def test_the_page_has_the_hooks_and_escapes_what_players_typed(host: tuple
     assert 'id="analysis"' not in page  # no analysis of a match still being played
 
 
-def test_the_adapter_gives_verdicts_and_values_from_the_boxes_loss() -> None:
+def test_the_marks_are_the_stored_verdicts() -> None:
     entries = [
-        {"ply": 1, "seat": 1, "move": "A1-B1", "analysed": True, "value": 2, "loss": 0},
-        {"ply": 2, "seat": 2, "move": "B1-C1", "analysed": True, "value": -4, "loss": 2},
-        {"ply": 3, "seat": 1, "move": "A2-B2", "analysed": True, "value": -1, "loss": 4},
-        {"ply": 4, "seat": 2, "move": "B2-C2", "analysed": False},
+        {"ply": 1, "seat": 1, "move": "A1-B1", "analysed": True, "value": 2, "verdict": "best", "value_p1": 2},
+        {"ply": 2, "seat": 2, "move": "B1-C1", "analysed": True, "value": -4, "verdict": "mistake"},  # older row
+        {"ply": 3, "seat": 1, "move": "A2-B2", "analysed": True, "value": -1, "loss": 4},  # no verdict: no mark
+        {"ply": 4, "seat": 2, "move": "B2-C2", "analysed": False, "engine": "exact solver", "verdict": None},
         {"ply": 5, "seat": 1, "move": "x", "verdict": "good", "value_p1": 0.5, "engine": "hard, 20k nodes"},
     ]
     got = [(e["ply"], e["verdict"], e["value_p1"], e["engine"]) for e in with_verdicts(entries)]
-    assert got == [
-        (1, "best", 2, "exact solver"),
-        (2, "mistake", 4, "exact solver"),
-        (3, "blunder", -1, "exact solver"),
-        (5, "good", 0.5, "hard, 20k nodes"),
-    ]
+    assert got == [(1, "best", 2, ""), (2, "mistake", 4, ""), (5, "good", 0.5, "hard, 20k nodes")]
+
+
+async def test_the_page_shows_the_stored_analysis_or_says_it_is_pending(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
+    stored = await service.store.load(mid, with_events=True)
+    assert stored is not None and stored.status == "finished"
+    views = Views(service.store, SECRET)
+    pending = await views.match(mid)  # nothing stored yet: said so, nothing computed while the request waits
+    assert pending is not None and 'id="analysis-pending"' in pending and 'id="analysis"' not in pending
+    assert await load_analysis(service.store, mid) is None
+    assert 'id="analysis-pending"' in build_match_page(stored)
+    entries = analyse_match(stored)
+    await save_analysis(service.store, mid, entries)
+    page = await views.match(mid)  # the cached pending page gives way to the stored analysis
+    assert page is not None and 'id="analysis-pending"' not in page
+    marks = dict(re.findall(r'<li data-ply="(\d+)" data-verdict="(\w+)"', page))
+    assert marks == CASE["verdicts"]
+    assert await views.match(mid) is page  # then answered from memory
+    # A stored row is what the page shows, whatever it says: nothing is recomputed.
+    doctored = [{**entries[0], "verdict": "blunder"}]
+    assert re.findall(r'data-verdict="(\w+)"', build_match_page(stored, (), doctored)) == ["blunder"]
+
+
+async def test_the_web_face_queues_a_missing_analysis(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
+    worker = AnalysisWorker(service.store)
+    views = Views(service.store, SECRET, analysis=worker)
+    try:
+        page = await views.match(mid)
+        assert page is not None and 'id="analysis-pending"' in page
+        assert worker.pending == {mid}
+        await worker.drain()
+        assert await load_analysis(service.store, mid) is not None
+        page = await views.match(mid)
+        assert page is not None and 'data-verdict="blunder"' in page
+    finally:
+        await worker.close()
 
 
 def test_tokens_are_signed_per_page_and_secret() -> None:
@@ -116,6 +156,38 @@ async def test_served_lists_keep_to_their_server_and_leave_private_rooms_out(
         assert (await client.get("/match/1")).status == 404
 
 
+async def test_a_private_room_s_match_is_on_no_list_whatever_the_server_says_later(
+    host: tuple[MatchService, Recorder],
+) -> None:
+    service, _rec = host
+    moves = CASE["moves"]
+    rooms = {7: True, 8: False}
+    service.room_privacy = lambda room: rooms.get(room or 0)  # what a face knows of its rooms: stored with each match
+    private = await _play(service, 444, ("gina", "hank"), moves, channel_id=7)
+    public = await _play(service, 444, ("ivan", "judy"), moves, channel_id=8)
+    private_live = await _play(service, 444, ("kate", "liam"), moves[:2], private=True)  # still being played
+    public_live = await _play(service, 444, ("mona", "ned"), moves[:2], private=False)
+    elsewhere = await _play(service, 555, ("olga", "pete"), moves, private=False)
+    created = {}
+    for mid in (private, public, private_live, public_live, elsewhere):
+        stored = await service.store.load(mid, with_events=True)
+        assert stored is not None
+        created[mid] = stored.events[0].data.get("private")
+    assert created == {private: True, public: False, private_live: True, public_live: False, elsewhere: False}
+    settings = GuildSettingsStore(service.store.engine)
+    views = Views(service.store, SECRET)
+    for mode in ("public", "private", "channel"):  # the server's room mode changes after the matches began
+        await settings.update(444, room_mode=mode)
+        text = await views.server(444)
+        assert "ivan" in text and "mona" in text, mode
+        assert f"/match/{public}/" in text and f"/match/{public_live}/" in text
+        for name, mid in (("gina", private), ("kate", private_live), ("olga", elsewhere)):
+            assert name not in text and f"/match/{mid}/" not in text, (mode, name)
+    text = await views.server(555)
+    assert "olga" in text and "ivan" not in text and "gina" not in text
+    assert await views.match(private) is not None  # its own signed page still opens
+
+
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.ops.cli", *args],
@@ -142,12 +214,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> No
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
-async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str) -> None:
+@pytest.mark.parametrize("private", [False, True], ids=["public-rooms", "private-rooms"])
+async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(db_url: str, private: bool) -> None:
     from bot.tournaments.rounds import Game
     from bot.tournaments.service import TournamentService
     from tests.bot.conftest import make_service
 
     host = await make_service(db_url)
+    host.room_privacy = lambda _room: private  # the tournament's games open in private rooms, or public ones
     service = TournamentService(host)
     await service.start()
     try:
@@ -166,7 +240,9 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
             text = await res.text()
             assert res.status == 200 and "Spring &lt;Cup&gt;" in text and "Standings" in text
             assert "Bracket round 1" in text and "P1" in text
-            assert f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}" in text
+            link = f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}"
+            assert (link in text) != private  # a private room's match is linked from no list
+            assert "Board 1: P" in text  # the pairing itself is the tournament's, shown either way
             res = await client.get(f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}")
             page = await res.text()
             assert "Tournament Spring &lt;Cup&gt;, round 1, board 1" in page

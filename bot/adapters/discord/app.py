@@ -69,12 +69,20 @@ class DMHost(commands.Bot):
         self.host = build_host(service=service)
         """The host service and the subscribers every face shares (`bot.compose`): the ratings among them."""
         self.service = service
+        service.room_privacy = self.room_is_private  # stored with each match: lists leave private rooms out
         self.ratings = self.host.ratings
         self.guild_settings = GuildSettingsStore(service.store.engine)
         self.sync_commands = sync_commands
         self.resumed: list[int] = []
         self.analysis: AnalysisWorker | None = None
         """Analyses finished matches in the background (started in `setup_hook`)."""
+
+    def room_is_private(self, channel_id: int | None) -> bool | None:
+        """Whether a match's room is a private thread (None when the room is not known here)."""
+        room = self.get_channel(channel_id) if channel_id is not None else None
+        if room is None:
+            return None
+        return isinstance(room, discord.Thread) and room.is_private()
 
     def owns(self, stored: StoredMatch) -> bool:
         """Whether this process resumes a stored match (shard ownership)."""

@@ -20,9 +20,11 @@ from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
+from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording.ratings import change_line
+from bot.wording.review import analysing
 from games.opponents import check_level, uses_solver
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
@@ -67,6 +69,13 @@ class RoomConfig:
     """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
     scheduled: int | None = None
     """`--scheduled ID`: host that DM of `dmhost schedule add` (see `bot.adapters.terminal.scheduled`)."""
+    analyse: bool = False
+    """Analyse the match once it ends (the background worker) and wait for it, at most `ANALYSIS_WAIT` s
+    (`dmhost room` does)."""
+
+
+ANALYSIS_WAIT = 120.0
+"""Seconds the room waits, after the match, for its analysis to be stored (else `dmhost log --analyse`)."""
 
 
 class Room:
@@ -77,6 +86,7 @@ class Room:
         self.out = out or sys.stdout
         self.host = build_host(config.db_url, service=service)
         """The host core and its subscribers (`bot.compose`): its own, unless it shares a service."""
+        self._own_service = service is None
         self.service = self.host.service
         self.match_id: int | None = None
         self.finished = asyncio.Event()
@@ -93,6 +103,9 @@ class Room:
         self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
         self.left = False
         """`quit`, `exit` or Ctrl-C: the room stops, the match stays resumable."""
+        self.analysis: AnalysisWorker | None = None
+        """Analyses the match once it ends (started with the match)."""
+        self._stopping = asyncio.Event()
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
@@ -199,6 +212,8 @@ class Room:
         """Host the match until it ends or input ends; returns the exit code."""
         cfg = self.config
         try:
+            if cfg.analyse and self._own_service:  # a shared service's owner analyses its matches
+                self.analysis = start_analysis_worker(self.service, catch_up=False)
             if cfg.resume is not None:
                 self.match_id = cfg.resume
                 if self.bot is not None:  # its solver made ready before the match's clocks run again
@@ -239,8 +254,12 @@ class Room:
                     machine=BOT_ID if cfg.bot_level else None,
                 )
                 self.match_id = mid
-            return await self._loop(lines)
+            code = await self._loop(lines)
+            await self._await_analysis(lines)
+            return code
         finally:
+            if self.analysis is not None:
+                await self.analysis.close()
             if self.bot is not None:
                 await self.bot.close()
             await self.host.close()
@@ -258,6 +277,30 @@ class Room:
         from games.solver import ensure_compiled
 
         await asyncio.to_thread(ensure_compiled)
+
+    def terminate(self) -> None:
+        """SIGTERM: stop without waiting for the analysis (the input ends too)."""
+        self._stopping.set()
+
+    async def _await_analysis(self, lines: asyncio.Queue[str | None]) -> None:
+        """The match ended: wait until its analysis is stored (the worker's process does the work), unless
+        Ctrl-C, SIGTERM or `ANALYSIS_WAIT` seconds come first."""
+        worker = self.analysis
+        if worker is None or not worker.pending or self.left or self.match_id is None:
+            return
+        if not self.config.events_json:  # the JSON lines end with `finished` (CONTRACT.md)
+            self.emit({}, analysing(self.match_id, ANALYSIS_WAIT))
+
+        async def interrupted() -> None:
+            while await lines.get() != words.INTERRUPT:
+                pass
+
+        waits = [asyncio.ensure_future(w) for w in (worker.drain(), interrupted(), self._stopping.wait())]
+        try:
+            await asyncio.wait(waits, timeout=ANALYSIS_WAIT, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     async def _loop(self, lines: asyncio.Queue[str | None]) -> int:
         assert self.match_id is not None

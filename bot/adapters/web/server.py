@@ -14,6 +14,7 @@ import sys
 from aiohttp import web
 
 from bot.adapters.web.views import Views
+from bot.records.analysis_worker import AnalysisWorker
 from bot.records.pagetoken import valid
 from bot.store.matches import MatchStore
 
@@ -65,7 +66,8 @@ async def serve(url: str, host: str, port: int, secret: bytes, *, ready: asyncio
     """Serve the pages of database `url` on host:port until SIGINT or SIGTERM."""
     store = MatchStore(url)
     await store.open()
-    runner = web.AppRunner(make_app(Views(store, secret)), access_log=None)
+    worker = AnalysisWorker(store)  # a finished match's page asked for before its analysis is stored
+    runner = web.AppRunner(make_app(Views(store, secret, analysis=worker)), access_log=None)
     await runner.setup()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -81,4 +83,5 @@ async def serve(url: str, host: str, port: int, secret: bytes, *, ready: asyncio
         await stop.wait()
     finally:
         await runner.cleanup()
+        await worker.close()
         await store.close()

@@ -2,8 +2,9 @@
 a tournament (standings, pairings by round, the bracket of an elimination) and a server (live matches,
 recent results, leaderboards).
 
-Privacy: a match is listed nowhere when its server opens private rooms (`/dm config` room mode
-`private`); a server page lists only that server's rows.
+Privacy: a match is listed nowhere when its room was private (stored with the match when it was created;
+for a match stored before that, when its server's room mode is `private`); a server page lists only that
+server's rows.
 A match page itself is shown to whoever holds its signed address.
 """
 
@@ -15,10 +16,13 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
+from bot.records.analysis import ANALYSED_GAMES
+from bot.records.analysis_store import MatchAnalysis, load_analysis
+from bot.records.analysis_worker import AnalysisWorker
 from bot.records.page import build_match_page, index_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
-from bot.store.db import Match
+from bot.store.db import Match, MatchEvent
 from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
 from bot.types import OVER_STATUSES
@@ -32,11 +36,16 @@ KEPT_PAGES = 64
 class Views:
     """The pages of one database; match pages are kept once built (a finished match never changes)."""
 
-    def __init__(self, store: MatchStore, secret: bytes, base: str = "") -> None:
+    def __init__(
+        self, store: MatchStore, secret: bytes, base: str = "", analysis: AnalysisWorker | None = None
+    ) -> None:
         self.store = store
         self.secret = secret
         self.base = base
-        self._pages: OrderedDict[int, tuple[int, str]] = OrderedDict()
+        self.analysis = analysis
+        """Where a finished match without a stored analysis is queued (the page says it is pending)."""
+        self._pages: OrderedDict[int, tuple[int, bool, str]] = OrderedDict()
+        """Match → (events, whether the page waits for an analysis, the page)."""
         self._locks: dict[int, asyncio.Lock] = {}
 
     def url(self, kind: str, ident: int) -> str:
@@ -44,34 +53,58 @@ class Views:
         return page_url(self.base, self.secret, kind, ident)
 
     async def match(self, match_id: int) -> str | None:
-        """The match page's HTML, or None when there is no such match."""
+        """The match page's HTML, or None when there is no such match. The analysis is the stored one: never
+        computed while the request waits (a finished match without one is queued, its page says pending)."""
         lock = self._locks.setdefault(match_id, asyncio.Lock())
         async with lock:
             count = await self.store.event_count(match_id)
             if count is None:
                 return None
             cached = self._pages.get(match_id)
-            if cached is not None and cached[0] == count:
+            if cached is not None and cached[0] == count and not (cached[1] and await self._analysed(match_id)):
                 self._pages.move_to_end(match_id)
-                return cached[1]
+                return cached[2]
             stored = await self.store.load(match_id, with_events=True)
             if stored is None:
                 return None
             context = await match_context(self.store.engine, stored)
-            text = await asyncio.to_thread(build_match_page, stored, context)
-            self._pages[match_id] = (count, text)
+            analysis = await load_analysis(self.store, match_id)
+            waits = analysis is None and stored.status == "finished" and stored.game in ANALYSED_GAMES
+            if waits and self.analysis is not None:
+                self.analysis.enqueue(match_id)
+            text = await asyncio.to_thread(build_match_page, stored, context, analysis)
+            self._pages[match_id] = (count, waits, text)
             self._pages.move_to_end(match_id)
             while len(self._pages) > KEPT_PAGES:
                 self._pages.popitem(last=False)
             return text
 
+    async def _analysed(self, match_id: int) -> bool:
+        """Whether the match's analysis is stored (a cheap look, no entries read)."""
+        async with self.store.engine.connect() as conn:
+            found = await conn.execute(select(MatchAnalysis.match_id).where(MatchAnalysis.match_id == match_id))
+            return found.first() is not None
+
     async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
-        """The matches of `matches` that no list may show: those of servers whose rooms are private."""
+        """The matches of `matches` that no list may show: those whose room was private when they were
+        created (stored with the match); a match stored before that was recorded goes by its server's
+        room mode now."""
+        ids = [m.id for m in matches]
+        if not ids:
+            return set()
+        async with self.store.engine.connect() as conn:
+            rows = await conn.execute(
+                select(MatchEvent.match_id, MatchEvent.data).where(
+                    MatchEvent.match_id.in_(ids), MatchEvent.kind == "created"
+                )
+            )
+            stored = {int(mid): (data or {}).get("private") for mid, data in rows}
+        hidden = {mid for mid, private in stored.items() if private is True}
+        unknown = [m for m in matches if stored.get(m.id) is None]
         guilds = GuildSettingsStore(self.store.engine)
-        hidden: set[int] = set()
-        for g in {m.guild_id for m in matches if m.guild_id is not None}:
+        for g in {m.guild_id for m in unknown if m.guild_id is not None}:
             if (await guilds.get(g)).room_mode == "private":
-                hidden |= {m.id for m in matches if m.guild_id == g}
+                hidden |= {m.id for m in unknown if m.guild_id == g}
         return hidden
 
     async def _guild_matches(self, guild_id: int) -> tuple[list[StoredMatch], list[StoredMatch]]:

@@ -665,11 +665,14 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         await interaction.response.defer(ephemeral=True, thinking=True)
         limit = upload_limit(interaction)
         link = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), stored.id)
+        analysis = await load_analysis(self.service.store, stored.id)
+        worker = getattr(self.bot, "analysis", None)
+        if analysis is None and stored.status == "finished" and worker is not None:
+            worker.enqueue(stored.id)  # not stored yet (a restart in between): the background worker does it
         if link is not None:
             embed.add_field(name="Review page", value=link, inline=False)
-        elif (page := await page_file(stored, limit - sum(len(b) for _, b in logs))) is not None:
+        elif (page := await page_file(stored, limit - sum(len(b) for _, b in logs), analysis)) is not None:
             logs.append(page)
-        analysis = await load_analysis(self.service.store, stored.id)
         review = await asyncio.to_thread(build_review, stored, limit, sum(len(b) for _, b in logs), analysis=analysis)
         if review.notes:
             embed.add_field(name="Left out", value="\n".join(review.notes)[:1000], inline=False)

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.records.page import build_match_page
 from bot.records.pagetoken import load_secret, page_url
@@ -17,10 +19,13 @@ def page_link(base: str | None, match_id: int) -> str | None:
     return page_url(base, load_secret(), "match", match_id)
 
 
-async def page_file(stored: StoredMatch, budget: int) -> tuple[str, bytes] | None:
-    """`match-ID.html` when it fits `budget` bytes (None otherwise, or when it cannot be drawn)."""
+async def page_file(
+    stored: StoredMatch, budget: int, analysis: Sequence[Mapping[str, Any]] | None = None
+) -> tuple[str, bytes] | None:
+    """`match-ID.html` (with the stored `analysis`, else saying it is pending) when it fits `budget` bytes
+    (None otherwise, or when it cannot be drawn)."""
     try:
-        data = (await asyncio.to_thread(build_match_page, stored)).encode()
+        data = (await asyncio.to_thread(build_match_page, stored, (), analysis)).encode()
     except Exception:  # a record an older build wrote: the rest of /dm log still goes out
         return None
     return (f"match-{stored.id}.html", data) if len(data) <= budget else None

@@ -38,3 +38,12 @@ async def test_log_and_the_result_line_link_to_the_page(world: World) -> None:
     assert fields["Review page"] == link
     assert not [a for a in r.attachments if a.filename.endswith(".html")]
     w.env.settle_timeout = 5.0
+
+
+@pytest.mark.parametrize("room", ["public", "private", "channel"])
+async def test_the_room_s_privacy_is_stored_with_the_match(world: World, room: str) -> None:
+    w = world
+    match_id, _where = await start(w, room=room)
+    stored = await w.bot.service.store.load(match_id, with_events=True)
+    assert stored is not None and stored.events[0].kind == "created"
+    assert stored.events[0].data["private"] is (room == "private")
