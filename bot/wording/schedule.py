@@ -172,3 +172,25 @@ def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
     return (
         f"#{s.id} {when(s.at)}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}{stake(s)}{extra}{proposal}"
     )
+
+
+UPCOMING_TITLE = "**Scheduled DMs**"
+"""The head of `/dm event upcoming`."""
+
+RESULTS_TITLE = "**Results**"
+"""The head of `/dm event results`."""
+
+
+def nothing_scheduled() -> str:
+    """`/dm event upcoming` with nothing scheduled."""
+    return "Nothing is scheduled in this server."
+
+
+def no_results() -> str:
+    """`/dm event results` with nothing matching."""
+    return "No finished DMs match."
+
+
+def more_results(count: int) -> str:
+    """The last line of a results list cut short."""
+    return f"… and {count} more (use `export:` for all)."
