@@ -387,14 +387,16 @@ class TournamentGroup(app_commands.Group):
     async def bracket(
         self, interaction: discord.Interaction[Any], tournament: TournamentId, public: bool = False
     ) -> None:
-        from bot.wording.tournament_pictures import bracket_png
+        from bot.wording.tournament_pictures import bracket_lines, bracket_png
 
         t = await _own(interaction, tournament)
         if t.format is not Format.ELIMINATION:
             raise HostError(f"{t.name} is a {t.format.value}: see /dm tournament standings.")
         service = service_of(interaction)
-        png = bracket_png(t.name, await service.rounds(t.id), await service.names(t.id), t.rounds or 1)
-        await answer_table(interaction, f"**{t.name}**", public, file=discord.File(io.BytesIO(png), "bracket.png"))
+        rounds, names = await service.rounds(t.id), await marked_names(service, t.id)
+        png = bracket_png(t.name, rounds, names, t.rounds or 1)
+        text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
+        await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()
