@@ -400,7 +400,8 @@ class DotDashRuleset(Ruleset[DotDashOptions, DotDashState, Parsed, Move]):
             raise IllegalMoveError(text, "place one stone of one colour and two of the other")
         for colour in (RED, BLUE):
             if len(found[colour]) > state.stones:
-                raise IllegalMoveError(text, f"{COLOURS[colour]} has only {state.stones} stones")
+                stones = f"{state.stones} stone{'s' if state.stones != 1 else ''}"
+                raise IllegalMoveError(text, f"{COLOURS[colour]} has only {stones}")
         return Setup(tuple(sorted(found[RED])), tuple(sorted(found[BLUE])))
 
     @staticmethod

@@ -33,7 +33,11 @@ class Params:
     max_volatility: float = 0.1
     max_change: float = 700.0
     provisional_from: float = 110.0
-    """A rating whose deviation is at least this is provisional (shown with "?")."""
+    """A rating whose deviation is at least this is provisional (shown with "?"): lichess's line."""
+    settled_games: int = 10
+    """…unless its player has this many rated games (in that game and server). Lichess's players mostly meet
+    settled opponents; a server's players meet one another, all starting at ±500, so two of them still
+    had a deviation of 128 after 14 games (and one who wins every game keeps 264): the count ends it."""
     periods_per_day: float = 0.21436
     """Rating periods per day of inactivity, for the growth of the deviation."""
 
@@ -74,9 +78,10 @@ def grown_deviation(deviation: float, volatility: float, seconds: float | None, 
     return _clamp(phi_to_rd(grown), params.min_deviation, params.max_deviation)
 
 
-def is_provisional(deviation: float, params: Params = PARAMS) -> bool:
-    """Whether a rating with this deviation is still provisional."""
-    return deviation >= params.provisional_from
+def is_provisional(deviation: float, games: int, params: Params = PARAMS) -> bool:
+    """Whether a rating with this deviation, after this many rated games, is still provisional: while the
+    deviation is at least 110 (lichess) and the player has fewer than 10 rated games."""
+    return deviation >= params.provisional_from and games < params.settled_games
 
 
 def rate_period(

@@ -408,13 +408,14 @@ class Ratings:
                     )
                 ).all()
                 if done:
-                    return self._match_rating(m, done)
+                    return self._match_rating(m, done, await _games_through(conn, done))
                 changes = await self._rate_one(conn, m)
-            if changes is None:
+                games = None if changes is None else await _games_through(conn, changes)
+            if changes is None or games is None:
                 return await self.of_match(match_id)
-            return self._match_rating(m, changes)
+            return self._match_rating(m, changes, games)
 
-    def _match_rating(self, m: RatedMatch, rows: Sequence[Any]) -> MatchRating:
+    def _match_rating(self, m: RatedMatch, rows: Sequence[Any], games: dict[str, int]) -> MatchRating:
         names = dict(m.players)
         return MatchRating(
             m.id,
@@ -427,7 +428,7 @@ class Ratings:
                     names.get(r.player_id, r.player_id),
                     r.rating_before,
                     r.rating_after,
-                    is_provisional(r.deviation_after, self.params),
+                    is_provisional(r.deviation_after, games.get(r.player_id, 0), self.params),
                 )
                 for r in rows
             ),
@@ -607,6 +608,7 @@ class Ratings:
                     )
                 ).all()
             )
+            games = await _games_through(conn, rows)
         return MatchRating(
             match_id,
             guild_of(rows[0].guild_key),
@@ -618,7 +620,7 @@ class Ratings:
                     names.get(r.player_id, r.player_id),
                     r.rating_before,
                     r.rating_after,
-                    is_provisional(r.deviation_after, self.params),
+                    is_provisional(r.deviation_after, games.get(r.player_id, 0), self.params),
                 )
                 for r in rows
             ),
@@ -634,7 +636,7 @@ class Ratings:
             r.name,
             r.rating,
             deviation,
-            is_provisional(deviation, self.params),
+            is_provisional(deviation, r.games, self.params),
             r.games,
             r.wins,
             r.losses,
@@ -830,6 +832,28 @@ _VALUE_COLUMNS = (
     "last_at",
     "last_match",
 )
+
+
+async def _games_through(conn: AsyncConnection, rows: Sequence[Any]) -> dict[str, int]:
+    """Each player's rated games in the match's server and game up to and including that match (for its
+    change rows: whether the rating was still provisional after it)."""
+    games: dict[str, int] = {}
+    for r in rows:
+        games[r.player_id] = int(
+            (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(RatingChange)
+                    .where(
+                        RatingChange.guild_key == r.guild_key,
+                        RatingChange.game == r.game,
+                        RatingChange.player_id == r.player_id,
+                        or_(RatingChange.at < r.at, and_(RatingChange.at == r.at, RatingChange.match_id <= r.match_id)),
+                    )
+                )
+            ).scalar_one()
+        )
+    return games
 
 
 @contextlib.asynccontextmanager

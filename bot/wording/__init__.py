@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from bot.host.events import ClockFacts, HostError, HostEvent, Ignored, Refusal, SubmitResult, TurnFacts
 from bot.tournaments.refusals import KIND as TOURNAMENT
 from bot.types import ClockKind, ClockNotice
+from bot.wording.counts import plural
 from bot.wording.tournaments import refusal_text as tournament_refusal
+from bot.wording.tournaments import template as tournament_template
 from games.base import TITLES, Event, OptionProblem, Termination
 
 if TYPE_CHECKING:
@@ -459,6 +461,31 @@ def error_text(exc: HostError) -> str:
     return refusal_text(exc.refusal)
 
 
+def _opens_with_a_word(r: Refusal) -> bool:
+    """Whether a refusal's sentence begins with a word of its template (not with a name, a number or code put
+    into it): only such a first letter is made a capital."""
+    if r.code == "said":  # an adapter's own sentence: it may open with a name
+        return False
+    if r.kind == TOURNAMENT:
+        template = tournament_template(r.code)
+    elif r.code == "options" or r.code in _DETAIL:
+        return True
+    else:
+        templates = _REFUSALS if r.code in _REFUSALS else {**rule_words(), **_REFUSALS}
+        template = templates.get(r.code) or templates.get(r.code.partition(":")[0])
+    return template is not None and template[:1].isalpha()
+
+
+def error_sentence(exc: HostError) -> str:
+    """A refused request as a sentence, where a person reads it (Discord): `error_text` with a capital first
+    letter and a full stop ("There is no match 5.", not "there is no match 5"; a name opening it is left as
+    it is). The command line keeps `error_text` after its `dmhost …:` prefix."""
+    text = error_text(exc).strip()
+    if text[:1].islower() and _opens_with_a_word(exc.refusal):
+        text = text[0].upper() + text[1:]
+    return text + ("." if text[-1:].isalnum() or text[-1:] in (")", "'", '"') else "")
+
+
 _IGNORED: dict[Ignored, str] = {
     Ignored.CHAT: "chat",
     Ignored.EMPTY: "empty",
@@ -622,7 +649,7 @@ def log_text(data: Mapping[str, Any]) -> str:
         elif e["kind"] == "takeback":
             line += f" {e.get('move', '')} by {e.get('via', '')}"
         elif e["kind"] == "mulligan":
-            line += f" rewound {e.get('rewound_plies', 0)} plies"
+            line += f" rewound {plural(int(e.get('rewound_plies', 0)), 'ply', 'plies')}"
         elif e["kind"] == "finished":
             r = data["result"]
             same = r.get("words") and (r.get("winner"), r.get("reason")) == (e.get("winner"), e.get("reason"))
@@ -858,7 +885,7 @@ def no_moves_yet() -> str:
 
 def moves_in_file(plies: int) -> str:
     """When the move record is attached instead of shown."""
-    return f"The whole record ({plies} moves) is attached."
+    return f"The whole record ({plural(plies, 'move')}) is attached."
 
 
 def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:

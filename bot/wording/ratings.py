@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.ratings.service import GameProfile, MatchRating, Result, Standing
+from bot.wording.counts import plural
 
 
 def shown(rating: float, provisional: bool) -> str:
@@ -24,14 +25,18 @@ def change_line(rating: MatchRating) -> str:
 
 
 def deviation_text(s: Standing) -> str:
-    """The deviation, or `?` while the rating is provisional."""
-    return "?" if s.provisional else f"±{s.deviation:.0f}"
+    """The deviation: `±87`."""
+    return f"±{s.deviation:.0f}"
+
+
+def rating_text(s: Standing) -> str:
+    """`1523 ±87`; `1258? ±397` while the rating is provisional."""
+    return f"{shown(s.rating, s.provisional)} {deviation_text(s)}"
 
 
 def record(s: Standing) -> str:
     """`12 games: 7 won, 4 lost, 1 drawn`."""
-    games = "1 game" if s.games == 1 else f"{s.games} games"
-    return f"{games}: {s.wins} won, {s.losses} lost, {s.draws} drawn"
+    return f"{plural(s.games, 'game')}: {s.wins} won, {s.losses} lost, {s.draws} drawn"
 
 
 def streak(s: Standing) -> str:
@@ -44,10 +49,10 @@ def streak(s: Standing) -> str:
 
 
 def leaderboard_line(s: Standing, name: str | None = None) -> str:
-    """`1. alice 1623 ±62 · 12 games, 7 won, 4 lost, 1 drawn` (`?` for the deviation while provisional)."""
+    """`1. alice 1623 ±62 · 12 games, 7 won, 4 lost, 1 drawn` (`1258? ±397` while provisional)."""
     return (
-        f"{s.rank}. {name or s.name} {s.rating:.0f} {deviation_text(s)} · "
-        f"{s.games} games, {s.wins} won, {s.losses} lost, {s.draws} drawn"
+        f"{s.rank}. {name or s.name} {rating_text(s)} · "
+        f"{plural(s.games, 'game')}, {s.wins} won, {s.losses} lost, {s.draws} drawn"
     )
 
 
@@ -55,7 +60,7 @@ def own_place(s: Standing | None, total: int) -> str:
     """The caller's place under a leaderboard."""
     if s is None:
         return "You have no rated match in this game here yet."
-    return f"Your place: {s.rank} of {total}, {s.rating:.0f} {deviation_text(s)}."
+    return f"Your place: {s.rank} of {total}, {rating_text(s)}."
 
 
 def empty_leaderboard(title: str) -> str:
@@ -83,9 +88,14 @@ def head_to_head(p: GameProfile, other: str) -> str | None:
 
 
 def profile_summary(p: GameProfile) -> str:
-    """Rating, rank, record and streak of one game."""
+    """Rating and deviation (`Rating 1523 ±87`, marked while provisional), rank, record and streak of one game."""
     s = p.standing
-    return f"Rating {s.rating:.0f} {deviation_text(s)}, rank {s.rank}\n{record(s)}; streak: {streak(s)}"
+    mark = PROVISIONAL_NOTE if s.provisional else ""
+    return f"Rating {rating_text(s)}{mark}, rank {s.rank}\n{record(s)}; streak: {streak(s)}"
+
+
+PROVISIONAL_NOTE = " (provisional)"
+"""After a provisional rating on a profile: fewer than 10 rated games and a deviation of 110 or more."""
 
 
 def no_profile(name: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from bot.host.match import PlayerRef
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
-from bot.wording import fill
+from bot.wording import fill, result_sentence
 from games import registry
 
 Who = Callable[[PlayerRef], str]
@@ -66,14 +66,20 @@ def stake(s: Schedule) -> str:
 
 
 def result_line(s: Schedule, who: Who = plain) -> str:
-    """`alice wins the DM and 15 garnets (by no-show).`"""
-    reason = REASONS.get(s.result_reason or "", f"({s.result_reason})" if s.result_reason else "")
+    """`alice wins the DM by no-show. Prize: 15 garnets.`; `bob wins the DM on score.`; `The DM ends in a draw
+    by agreement.` (how it ended as every result says it, the prize in a sentence of its own)."""
+    reason = s.result_reason or ""
     winner = s.winner()
     if winner is None:
-        text = "The DM ends in a draw"
+        said = result_sentence(reason, None, {1: who(s.players[0]), 2: who(s.players[1])})
+        return f"The DM ends in a {said}."
+    seat = s.winner_seat or 1
+    if reason in REASONS:
+        how = f" {REASONS[reason]}" if reason else ""
     else:
-        text = f"{who(winner)} wins the DM" + (f" and {s.prize}" if s.prize else "")
-    return f"{text} {reason}.".replace(" .", ".")
+        names = {seat: who(winner), 3 - seat: who(s.player(3 - seat))}
+        how = result_sentence(reason, seat, names).removeprefix(f"{who(winner)} wins")
+    return f"{who(winner)} wins the DM{how}." + stake(s)
 
 
 def card(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
@@ -172,3 +178,25 @@ def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
     return (
         f"#{s.id} {when(s.at)}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}{stake(s)}{extra}{proposal}"
     )
+
+
+UPCOMING_TITLE = "**Scheduled DMs**"
+"""The head of `/dm event upcoming`."""
+
+RESULTS_TITLE = "**Results**"
+"""The head of `/dm event results`."""
+
+
+def nothing_scheduled() -> str:
+    """`/dm event upcoming` with nothing scheduled."""
+    return "Nothing is scheduled in this server."
+
+
+def no_results() -> str:
+    """`/dm event results` with nothing matching."""
+    return "No finished DMs match."
+
+
+def more_results(count: int) -> str:
+    """The last line of a results list cut short."""
+    return f"… and {count} more (use `export:` for all)."

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from bot.series.core import Series
 from bot.wording import display
+from bot.wording.counts import plural
 
 
 def points(value: float) -> str:
@@ -68,7 +69,7 @@ def rematch_offer(names: Sequence[str], minutes: int, series_of: int | None = No
     who = " and ".join(display(n) for n in names)
     what = f"a new best of {series_of}" if series_of else "a rematch"
     both = "click" if len(names) == 1 else "both click"
-    return f"Play {what} with colours swapped? {who} {both} within {minutes} minutes."
+    return f"Play {what} with colours swapped? {who} {both} within {plural(minutes, 'minute')}."
 
 
 def rematch_button() -> str:

@@ -8,15 +8,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.tournaments.rounds import Bye, Pairing
+from bot.wording.counts import plural
 from bot.wording.tournaments import points_text
+
+__all__ = ["plural"]
 
 Who = Callable[[str], str]
 Link = Callable[[int], str]
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 game`, `2 games`, `1 match`, `3 matches`."""
-    return f"{count} {word if count == 1 else many or word + 's'}"
 
 
 def round_title(number: int, total: int | None, elimination: bool) -> str:

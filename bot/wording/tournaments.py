@@ -15,6 +15,7 @@ from bot.host.events import Refusal
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Pairing
 from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN_BERGER, Standing
+from bot.wording.counts import plural
 
 Who = Callable[[str], str]
 When = Callable[[dt.datetime], str]
@@ -92,7 +93,7 @@ REFUSALS: dict[RefusalCode, str] = {
     RefusalCode.TOO_FEW: "{name} needs at least {need} players to start; {joined} joined",
     RefusalCode.BAD_SEED_ORDER: "the seeding must order exactly the players who joined",
     RefusalCode.NOT_RUNNING: "{name} is not running ({status})",
-    RefusalCode.ROUND_UNFINISHED: "round {round} still has {games} game(s) to finish; adjudicate them first",
+    RefusalCode.ROUND_UNFINISHED: "round {round} still has {games_counted} to finish; adjudicate them first",
     RefusalCode.ALREADY_PAIRED: "round {round} of {name} is already paired",
     RefusalCode.BAD_RESULT: "a result is {choices_or}",
     RefusalCode.NO_GAMES: "round {round} of {name} has no games",
@@ -110,6 +111,14 @@ def _listed(items: Sequence[Any], last: str) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])}{last}{words[-1]}" if words else ""
 
 
+def template(code: str) -> str | None:
+    """The template of a tournament refusal's code (None: not one)."""
+    try:
+        return REFUSALS[RefusalCode(code)]
+    except ValueError:
+        return None
+
+
 def refusal_text(r: Refusal) -> str:
     """The reply to a tournament refusal."""
     values: dict[str, Any] = {}
@@ -119,6 +128,8 @@ def refusal_text(r: Refusal) -> str:
             values[f"{key}_or"] = _listed(value, " or ")
         else:
             values[key] = value
+    if isinstance(values.get("games"), int):
+        values["games_counted"] = plural(values["games"], "game")
     if "setting" in values:
         values["setting"] = SETTINGS.get(str(values["setting"]), values["setting"])
     try:
@@ -140,7 +151,7 @@ def announcement(
         return text
     if kind == "started":
         removed, left = data.get("removed") or [], data.get("left") or []
-        text = f"{head} has started with {data['players']} players."
+        text = f"{head} has started with {plural(int(data['players']), 'player')}."
         text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
     if kind == "no_show":

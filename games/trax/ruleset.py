@@ -286,7 +286,8 @@ class TraxRuleset(Ruleset[TraxOptions, TraxState, ParsedMove, Move]):
     def render_text(self, state: TraxState) -> str:
         """The board with labels, then whose turn it is or who won."""
         lines = [render(state)]
-        lines.append(f"{WHITE_MARK} white track, {RED_MARK} red track; {len(state.tiles)} tiles")
+        tiles = len(state.tiles)
+        lines.append(f"{WHITE_MARK} white track, {RED_MARK} red track; {tiles} tile{'s' if tiles != 1 else ''}")
         if state.finished:
             lines.append(f"seat {state.winner} ({colour_name(state.colour_of(state.winner))}) wins by {state.reason}")
         else:

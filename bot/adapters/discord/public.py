@@ -1,6 +1,6 @@
-"""Tables a host shows the server (issue 37): standings, pairings, bracket, leaderboard, results and upcoming
-answer privately; a host can post them to the channel instead, with `public:` or with the button under the
-private answer."""
+"""Tables a host shows the server (issue 37): standings, pairings, bracket, leaderboard, profile, results and
+upcoming answer privately; a host can post them to the channel instead, with `public:` or with the button under
+the private answer."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ POST_LABEL = "Post in the channel"
 class PostPublicly(discord.ui.View):
     """The button under a host's private answer: the same table, posted in the channel."""
 
-    def __init__(self, text: str, file: tuple[str, bytes] | None) -> None:
+    def __init__(self, text: str | None, file: tuple[str, bytes] | None, embed: dict[str, Any] | None = None) -> None:
         super().__init__(timeout=600)
-        self.text, self.file = text, file
+        self.text, self.file, self.embed = text, file, embed
 
     @discord.ui.button(label=POST_LABEL, style=discord.ButtonStyle.primary)
     async def post(self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]) -> None:
@@ -32,10 +32,17 @@ class PostPublicly(discord.ui.View):
         await interaction.response.edit_message(view=None)
         channel = interaction.channel
         if isinstance(channel, discord.abc.Messageable):
-            extra: dict[str, Any] = {}
-            if self.file is not None:
-                extra["file"] = discord.File(io.BytesIO(self.file[1]), self.file[0])
-            await channel.send(self.text, allowed_mentions=NO_PINGS, **extra)
+            await channel.send(self.text, allowed_mentions=NO_PINGS, **_extra(self.file, self.embed))
+
+
+def _extra(file: tuple[str, bytes] | None, embed: dict[str, Any] | None) -> dict[str, Any]:
+    """A fresh `discord.File` (they are single-use) and embed for one more message."""
+    extra: dict[str, Any] = {}
+    if file is not None:
+        extra["file"] = discord.File(io.BytesIO(file[1]), file[0])
+    if embed is not None:
+        extra["embed"] = discord.Embed.from_dict(embed)
+    return extra
 
 
 def _bytes(file: discord.File | None) -> tuple[str, bytes] | None:
@@ -49,15 +56,28 @@ def _bytes(file: discord.File | None) -> tuple[str, bytes] | None:
 
 
 async def answer_table(
-    interaction: discord.Interaction[Any], text: str, public: bool, *, file: discord.File | None = None
+    interaction: discord.Interaction[Any],
+    text: str | None,
+    public: bool,
+    *,
+    file: discord.File | None = None,
+    embed: discord.Embed | None = None,
+    own: str | None = None,
 ) -> None:
     """A table: in the channel for everyone when a host asks `public:`, else privately (with the button that
-    posts it, for a host)."""
+    posts it, for a host). `text` and/or `embed`, with an optional file; `own` is the embed's footer about the
+    caller (their place), said only in the private answer."""
     extra: dict[str, Any] = {} if file is None else {"file": file}
+    if embed is not None:
+        extra["embed"] = embed
+    shown = None if text is None else text[:1990]
     if public:
         require_host(interaction)
-        await respond(interaction, text[:1990], ephemeral=False, **extra)
+        await respond(interaction, shown, ephemeral=False, **extra)
         return
     if is_host(interaction):
-        extra["view"] = PostPublicly(text[:1990], _bytes(file))
-    await respond(interaction, text[:1990], **extra)
+        posted: dict[str, Any] | None = None if embed is None else dict(embed.to_dict())
+        extra["view"] = PostPublicly(shown, _bytes(file), posted)
+    if embed is not None and own is not None:
+        embed.set_footer(text=own)
+    await respond(interaction, shown, **extra)

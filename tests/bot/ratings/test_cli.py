@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+DATA = Path(__file__).resolve().parents[2] / "data" / "ratings"
 KEYS = ["player", "id", "game", "rating", "deviation", "provisional", "games", "wins", "losses", "draws"]
 
 
@@ -60,10 +61,13 @@ def test_ratings_filters_and_text(played: tuple[Path, str]) -> None:
     assert json.loads(dmhost("ratings", "--db", str(db), "--json", "--game", "trax").stdout) == []
     assert json.loads(dmhost("ratings", "--db", str(db), "--json", "--guild", "42").stdout) == []
     text = dmhost("ratings", "--db", str(db), "--game", "boxes").stdout
+    # a first game between new players, as Glickman's steps rate it (the winner is the data's `a`)
+    first = json.loads((DATA / "fourteen_games.json").read_text())["expected"][0]
+    (won, won_dev), (lost, lost_dev) = first["a"], first["b"]
     assert text.splitlines() == [
         "boxes:",
-        "  1. bob 1742 ? · 1 games, 1 won, 0 lost, 0 drawn",
-        "  2. alice 1258 ? · 1 games, 0 won, 1 lost, 0 drawn",
+        f"  1. bob {won:.0f}? ±{won_dev:.0f} · 1 game, 1 won, 0 lost, 0 drawn",
+        f"  2. alice {lost:.0f}? ±{lost_dev:.0f} · 1 game, 0 won, 1 lost, 0 drawn",
     ]
 
 

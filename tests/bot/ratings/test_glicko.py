@@ -43,8 +43,8 @@ def test_the_volatility_update_does_not_depend_on_where_the_scale_starts() -> No
 def test_a_new_player_starts_provisional_at_1500_and_500() -> None:
     new = Rating.new()
     assert (new.rating, new.deviation) == (1500.0, 500.0)
-    assert is_provisional(new.deviation)
-    assert is_provisional(110.0) and not is_provisional(109.9)
+    assert is_provisional(new.deviation, 0)
+    assert is_provisional(110.0, 0) and not is_provisional(109.9, 0)
 
 
 def test_provisional_until_the_deviation_falls_below_110() -> None:
@@ -53,7 +53,7 @@ def test_provisional_until_the_deviation_falls_below_110() -> None:
     for i in range(60):
         a, b = (r.rating for r in rate_match(a, b, 1.0 if i % 2 else 0.0, T0 + dt.timedelta(hours=i)))
         deviations.append(a.deviation)
-    assert is_provisional(deviations[0]) and not is_provisional(deviations[-1])
+    assert is_provisional(deviations[0], 1) and not is_provisional(deviations[-1], 1)
     assert all(x >= y for x, y in itertools.pairwise(deviations))  # steady play: it only shrinks
     assert min(deviations) >= PARAMS.min_deviation
 

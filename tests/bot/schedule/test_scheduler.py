@@ -133,7 +133,7 @@ async def test_reminders_checkin_start(rig: Rig) -> None:
     assert rig.events.kinds().count("waiting") == 0
     done = await rig.scheduler.get(s.id)
     assert done.public_status == "finished" and done.winner_seat == 1 and done.result_reason == "resign"
-    assert result_line(done) == "alice wins the DM and 15 garnets by resignation."
+    assert result_line(done) == "alice wins the DM by resignation. Prize: 15 garnets."
     results = await rig.scheduler.results(7)
     assert [r.id for r in results] == [s.id]
     assert await rig.scheduler.results(8) == []
@@ -160,7 +160,8 @@ async def test_no_show_forfeit(rig: Rig) -> None:
     assert t == s.at + dt.timedelta(minutes=10)
     assert ev.data["winner"] == 2
     assert (
-        say("forfeited", ev.schedule, ev.data) == "alice did not check in. bob wins the DM and 15 garnets by no-show."
+        say("forfeited", ev.schedule, ev.data)
+        == "alice did not check in. bob wins the DM by no-show. Prize: 15 garnets."
     )
     stored = await rig.service.store.load(ev.data["match"], with_events=True)
     assert stored is not None and stored.status == "finished" and stored.result_reason == "no_show"

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import io
+import json
+from dataclasses import replace
+from pathlib import Path
 
 from PIL import Image
 
-from bot.tournaments.rounds import Format
+from bot.tournaments.pairing import elimination_first_round
+from bot.tournaments.rounds import Format, Game, Result
 from bot.tournaments.simulate import play_out
 from bot.tournaments.standings import standings
-from bot.wording.tournament_pictures import bracket_png, standings_png
+from bot.wording.tournament_pictures import bracket_columns, bracket_lines, bracket_png, standings_png
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "tournaments"
 
 
 def _size(png: bytes) -> tuple[int, int]:
@@ -31,4 +37,22 @@ def test_the_bracket_has_a_column_per_round_and_a_slot_per_first_round_pairing()
     history, _ = play_out(Format.ELIMINATION, 6, None, 2, 0.3)
     width, height = _size(bracket_png("Cup", history, {}, 3))
     assert width == 2 * 16 + 3 * (190 + 40)
-    assert height == 2 * 16 + 34 + 4 * 60
+    assert height == 2 * 16 + 34 + 24 + 4 * 60  # title, round names, a slot per first-round pairing
+
+
+def test_before_round_two_the_bracket_shows_every_round_with_the_places_ahead() -> None:
+    case = json.loads((DATA / "bracket_ahead.json").read_text())
+    ids = {name: i for i, name in enumerate(case["players"], start=1)}
+    names = {i: name for name, i in ids.items()}
+    first = elimination_first_round(list(names))
+    for d in case["decided"]:
+        white, black = ids[d["white"]], ids[d["black"]]
+        result = Result.WHITE if d["winner"] == d["white"] else Result.BLACK
+        first = [
+            replace(p, result=result) if isinstance(p, Game) and (p.white, p.black) == (white, black) else p
+            for p in first
+        ]
+    assert [len(c) for c in bracket_columns([first], case["rounds"])] == case["columns"]
+    assert bracket_lines([first], names, case["rounds"]) == case["lines"]
+    width, _height = _size(bracket_png("Cup", [first], names, case["rounds"]))
+    assert width == 2 * 16 + case["rounds"] * (190 + 40)

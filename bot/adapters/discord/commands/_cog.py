@@ -48,7 +48,7 @@ from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.analysis_store import load_analysis
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.wording import display, error_text, options_text, refusal_text, result_sentence, seat_name, state_words
+from bot.wording import display, error_sentence, options_text, refusal_text, result_sentence, seat_name, state_words
 from bot.wording import series as series_words
 from bot.wording.decisions import name_decider
 from games import registry
@@ -281,7 +281,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         try:
             channel, thread = await self._open_room(interaction, plan.mode, ruleset.title, player1, player2, host)
         except HostError as exc:
-            await self._refuse_after_defer(interaction, error_text(exc))
+            await self._refuse_after_defer(interaction, error_sentence(exc))
             return
         first = plan.first
         kwargs: dict[str, Any] = {"first": 1}
@@ -313,7 +313,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, error_text(exc))
+            await self._refuse_after_defer(interaction, error_sentence(exc))
             return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
@@ -792,7 +792,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
                 opponent_name=opponent.name,
             )
         except HostError as exc:
-            await self._refuse_after_defer(interaction, error_text(exc))
+            await self._refuse_after_defer(interaction, error_sentence(exc))
             return
         players = [PlayerRef(str(member.id), member.display_name), opponent]
         loading = getattr(self.bot, "solver_loading", None)
@@ -818,7 +818,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, error_text(exc))
+            await self._refuse_after_defer(interaction, error_sentence(exc))
             return
         interaction.extras["match_id"] = match_id
         self.practice_bot().watch(match_id, level)

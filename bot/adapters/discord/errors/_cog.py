@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import respond
 from bot.host.service import HostError
-from bot.wording import error_text, options_text
+from bot.wording import error_sentence, options_text
 from games.base import MoveError, OptionsError
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ def polite_text(error: BaseException) -> str | None:
     if isinstance(error, MoveError):
         return error.reason
     if isinstance(error, HostError):
-        return error_text(error)
+        return error_sentence(error)
     if isinstance(error, OptionsError) and error.problems:
         return "Options: " + options_text(error.problems, error.valid)
     if isinstance(error, _POLITE):

@@ -15,7 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, respond
+from bot.adapters.discord.public import PUBLIC, answer_table
 from bot.host.service import HostError, Refusal
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
@@ -110,17 +110,18 @@ class RatingCommands(commands.Cog):
             ][:25]
 
         @app_commands.command(name="leaderboard", description="This server's best players of a game, and your place")
-        @app_commands.describe(game="which game")
+        @app_commands.describe(game="which game", public=PUBLIC)
         @app_commands.autocomplete(game=game_autocomplete)
         @app_commands.guild_only()
-        async def leaderboard(interaction: discord.Interaction[Any], game: str) -> None:
-            await cog.leaderboard(interaction, game)
+        async def leaderboard(interaction: discord.Interaction[Any], game: str, public: bool = False) -> None:
+            await cog.leaderboard(interaction, game, public)
 
         @app_commands.command(name="profile", description="A member's ratings, record and recent results here")
         @app_commands.describe(
             member="whose profile (default: yours)",
             versus="another member: the head-to-head record against them",
             game="one game only (default: every game they have played rated)",
+            public=PUBLIC,
         )
         @app_commands.autocomplete(game=game_autocomplete)
         @app_commands.guild_only()
@@ -129,8 +130,9 @@ class RatingCommands(commands.Cog):
             member: discord.Member | None = None,
             versus: discord.Member | None = None,
             game: str | None = None,
+            public: bool = False,
         ) -> None:
-            await cog.profile(interaction, member, versus, game)
+            await cog.profile(interaction, member, versus, game, public)
 
         return [leaderboard, profile]
 
@@ -139,19 +141,21 @@ class RatingCommands(commands.Cog):
         member = guild.get_member(int(s.player_id)) if guild is not None and s.player_id.isdigit() else None
         return member.display_name if member is not None else s.name
 
-    async def leaderboard(self, interaction: discord.Interaction[Any], game: str) -> None:
-        """Top 20 with rating, deviation (or ?), games, wins, losses, draws; the caller's own place."""
+    async def leaderboard(self, interaction: discord.Interaction[Any], game: str, public: bool = False) -> None:
+        """Top 20 with rating, deviation, games, wins, losses, draws; the caller's own place (said privately).
+        `public`: a host posts it in the channel."""
         key = _game(game)
         guild_id = interaction.guild_id
         rows = await self.ratings.leaderboard(guild_id, key, TOP)
         embed = discord.Embed(title=f"Leaderboard: {_title(key)}")
+        own = None
         if not rows:
             embed.description = wording.empty_leaderboard(_title(key))
         else:
             embed.description = "\n".join(wording.leaderboard_line(s, self._name(interaction.guild, s)) for s in rows)
             mine = await self.ratings.standing(guild_id, key, str(interaction.user.id))
-            embed.set_footer(text=wording.own_place(mine, await self.ratings.count(guild_id, key)))
-        await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
+            own = wording.own_place(mine, await self.ratings.count(guild_id, key))
+        await answer_table(interaction, None, public, embed=embed, own=own)
 
     async def profile(
         self,
@@ -159,8 +163,10 @@ class RatingCommands(commands.Cog):
         member: discord.Member | None,
         versus: discord.Member | None,
         game: str | None,
+        public: bool = False,
     ) -> None:
-        """Per game: rating, rank, record, streak, the last ten results (linked), head-to-head, and a chart."""
+        """Per game: rating and deviation, rank, record, streak, the last ten results (linked), head-to-head,
+        and a chart. `public`: a host posts it in the channel."""
         who = member or interaction.user
         guild_id = interaction.guild_id
         assert guild_id is not None
@@ -171,7 +177,7 @@ class RatingCommands(commands.Cog):
             guild_id, str(who.id), versus=str(versus.id) if versus else None, game=key, recent=RECENT
         )
         if not profiles:
-            await respond(interaction, wording.no_profile(who.display_name), allowed_mentions=NO_PINGS)
+            await answer_table(interaction, wording.no_profile(who.display_name), public)
             return
         embed = discord.Embed(title=f"Profile: {who.display_name}")
         used = len(embed.title or "")
@@ -194,9 +200,4 @@ class RatingCommands(commands.Cog):
             embed.add_field(name=name, value=value, inline=False)
         png = history_png(who.display_name, {_title(p.standing.game): p.history for p in profiles})
         embed.set_image(url="attachment://ratings.png")
-        await respond(
-            interaction,
-            embed=embed,
-            file=discord.File(io.BytesIO(png), filename="ratings.png"),
-            allowed_mentions=NO_PINGS,
-        )
+        await answer_table(interaction, None, public, embed=embed, file=discord.File(io.BytesIO(png), "ratings.png"))

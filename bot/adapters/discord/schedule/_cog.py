@@ -31,6 +31,7 @@ from bot.adapters.discord._shared import (
     require_host,
     respond,
 )
+from bot.adapters.discord.public import PUBLIC, answer_table
 from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
@@ -534,19 +535,24 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         await respond(interaction, f"DM #{s.id} is cancelled.")
 
     @app_commands.command(name="upcoming", description="The scheduled DMs of this server, soonest first")
+    @app_commands.describe(public=PUBLIC)
     @app_commands.guild_only()
-    async def upcoming(self, interaction: discord.Interaction[Any]) -> None:
-        """Each DM not begun yet: number, time, players, game, prize, who checked in."""
+    async def upcoming(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+        """Each DM not begun yet: number, time, players, game, prize, who checked in (`public`: a host posts
+        it in the channel)."""
         rows = await self.scheduler.upcoming(interaction.guild_id, limit=MAX_LINES)
         if not rows:
-            await respond(interaction, "Nothing is scheduled in this server.")
+            await answer_table(interaction, words.nothing_scheduled(), public)
             return
-        lines = ["**Scheduled DMs**", *(words.status_line(s, named, stamp) for s in rows)]
-        await respond(interaction, "\n".join(lines)[:2000])
+        lines = [words.UPCOMING_TITLE, *(words.status_line(s, named, stamp) for s in rows)]
+        await answer_table(interaction, "\n".join(lines), public)
 
     @app_commands.command(name="results", description="Finished DMs of this server (winner, reason, prize)")
     @app_commands.describe(
-        player="only this player's DMs", period="only the last week, month or year", export="attach a CSV file"
+        player="only this player's DMs",
+        period="only the last week, month or year",
+        export="attach a CSV file",
+        public=PUBLIC,
     )
     @app_commands.choices(
         period=[app_commands.Choice(name=f"the last {p}", value=p) for p in PERIODS]
@@ -559,25 +565,25 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         player: discord.Member | None = None,
         period: str = "all",
         export: bool = False,
+        public: bool = False,
     ) -> None:
-        """Newest first; `export:` adds every matching DM as CSV."""
+        """Newest first; `export:` adds every matching DM as CSV; `public`: a host posts it in the channel."""
         since = discord.utils.utcnow() - dt.timedelta(days=PERIODS[period]) if period in PERIODS else None
         rows = await self.scheduler.results(
             interaction.guild_id, player_id=str(player.id) if player else None, since=since
         )
         if not rows:
-            await respond(interaction, "No finished DMs match.")
+            await answer_table(interaction, words.no_results(), public)
             return
-        lines = ["**Results**"]
+        lines = [words.RESULTS_TITLE]
         for s in rows[:MAX_LINES]:
             title = registry.TITLES.get(s.game, s.game)
             finished = discord.utils.format_dt(s.finished_at or s.at, "d")
             line = f"{finished} #{s.id} {title}: {named(s.players[0])} vs {named(s.players[1])} — "
             lines.append(line + words.result_line(s, named))
         if len(rows) > MAX_LINES:
-            lines.append(f"… and {len(rows) - MAX_LINES} more (use `export:` for all).")
-        kwargs: dict[str, Any] = {}
+            lines.append(words.more_results(len(rows) - MAX_LINES))
+        file = None
         if export:
-            data = results_csv(rows).encode()
-            kwargs["file"] = discord.File(io.BytesIO(data), filename="dm-results.csv")
-        await respond(interaction, "\n".join(lines)[:2000], **kwargs)
+            file = discord.File(io.BytesIO(results_csv(rows).encode()), filename="dm-results.csv")
+        await answer_table(interaction, "\n".join(lines), public, file=file)

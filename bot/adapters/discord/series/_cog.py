@@ -260,9 +260,9 @@ class SeriesCog(commands.Cog, name="Series"):
         try:
             new_id, where = await self._rematch(offer, player)
         except HostError as exc:
-            from bot.wording import error_text
+            from bot.wording import error_sentence
 
-            await respond(interaction, error_text(exc))
+            await respond(interaction, error_sentence(exc))
             return
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(content=self._shown(offer, wording.rematch_started(new_id, where)))

@@ -31,7 +31,7 @@ from bot.tournaments.service import (
     TournamentRefused,
     TournamentService,
 )
-from bot.wording import error_text
+from bot.wording import error_sentence
 from bot.wording import tournament_told as told
 from bot.wording.tournaments import announcement, checkin_card, no_show_line, pairing_lines
 from bot.wording.zone_note import zone_note
@@ -94,7 +94,7 @@ def gone_from(guild: discord.Guild, entries: list[Entry]) -> list[Entry]:
 def card_text(t: Tournament, entries: list[Entry]) -> str:
     """The sign-up card."""
     title = registry.TITLES.get(t.game, t.game)
-    rounds = f", {t.rounds} rounds" if t.rounds else ""
+    rounds = f", {told.plural(t.rounds, 'round')}" if t.rounds else ""
     lines = [f"**Tournament {t.id} · {t.name}** — {title}, {t.format.value}{rounds}"]
     if t.prize:
         lines.append(f"Prize: {t.prize}")
@@ -387,14 +387,16 @@ class TournamentGroup(app_commands.Group):
     async def bracket(
         self, interaction: discord.Interaction[Any], tournament: TournamentId, public: bool = False
     ) -> None:
-        from bot.wording.tournament_pictures import bracket_png
+        from bot.wording.tournament_pictures import bracket_lines, bracket_png
 
         t = await _own(interaction, tournament)
         if t.format is not Format.ELIMINATION:
             raise HostError(f"{t.name} is a {t.format.value}: see /dm tournament standings.")
         service = service_of(interaction)
-        png = bracket_png(t.name, await service.rounds(t.id), await service.names(t.id), t.rounds or 1)
-        await answer_table(interaction, f"**{t.name}**", public, file=discord.File(io.BytesIO(png), "bracket.png"))
+        rounds, names = await service.rounds(t.id), await marked_names(service, t.id)
+        png = bracket_png(t.name, rounds, names, t.rounds or 1)
+        text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
+        await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()
@@ -532,7 +534,7 @@ class TournamentFeature(commands.Cog):
                 return
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
-                await message.reply(_sentence(error_text(exc)), allowed_mentions=NO_PINGS)
+                await message.reply(error_sentence(exc), allowed_mentions=NO_PINGS)
 
     # -- the sign-up card ------------------------------------------------------------------
     def redraw_card(self, tid: int, channel: discord.TextChannel | discord.Thread) -> None:
@@ -693,7 +695,3 @@ class TournamentFeature(commands.Cog):
         text = no_show_line(data, mention)
         with contextlib.suppress(discord.HTTPException):
             await room.send(text, allowed_mentions=pinging(data["winner"], data["absent"]))
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -111,7 +111,7 @@ async def test_permission_refusals(world: World) -> None:
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [
-        ({"game": "chess"}, "unknown game"),
+        ({"game": "chess"}, "Unknown game"),
         ({"player2": "alice"}, "two different players"),
         ({"options": "rows"}, "key=value"),
         ({"options": "rows=99"}, "rows"),
@@ -152,7 +152,7 @@ async def test_rules(world: World) -> None:
     designer = answer(await w.alice.slash(w.lobby, "dm rules", game="dotdash"))
     assert "Phil Leduc" in (await designer.attachments[0].read()).decode()  # the credit stays in the full card
     r = answer(await w.alice.slash(w.lobby, "dm rules", game="chess"))
-    assert "unknown game" in r.content
+    assert "Unknown game" in r.content
 
 
 async def test_board_and_status(world: World) -> None:
@@ -171,7 +171,7 @@ async def test_resign(world: World) -> None:
     w = world
     match_id, room = await start(w)
     r = answer(await w.carol.slash(room, "dm resign"))
-    assert r.ephemeral and "only a player" in r.content
+    assert r.ephemeral and "Only a player" in r.content
     r = answer(await resign(w.bob, room))
     assert r.ephemeral and "Confirmed: bob resigns" in r.content
     assert "alice wins by resignation" in board_of(w, room, match_id).content

@@ -129,7 +129,7 @@ async def _season(w: World) -> list[int]:
     return [*ids, third, fourth]
 
 
-async def test_leaderboard_top_with_deviation_or_question_mark_and_the_callers_place(world: World) -> None:
+async def test_leaderboard_top_with_deviation_and_question_mark_and_the_callers_place(world: World) -> None:
     w = world
     await _season(w)
     r = answer(await w.dave.slash(w.lobby, "dm ratings leaderboard", game="boxes"))
@@ -138,18 +138,19 @@ async def test_leaderboard_top_with_deviation_or_question_mark_and_the_callers_p
     lines = (embed.description or "").splitlines()
     expected = await w.bot.ratings.leaderboard(w.guild.id, "boxes")  # type: ignore[attr-defined]
     assert [s.name for s in expected] == ["alice", "dave", "bob"]
+    shown = [f"{s.rating:.0f}? ±{s.deviation:.0f}" for s in expected]  # provisional: marked, deviation shown
     assert lines == [
-        f"1. alice {expected[0].rating:.0f} ? · 3 games, 2 won, 0 lost, 1 drawn",
-        f"2. dave {expected[1].rating:.0f} ? · 2 games, 1 won, 0 lost, 1 drawn",
-        f"3. bob {expected[2].rating:.0f} ? · 3 games, 0 won, 3 lost, 0 drawn",
+        f"1. alice {shown[0]} · 3 games, 2 won, 0 lost, 1 drawn",
+        f"2. dave {shown[1]} · 2 games, 1 won, 0 lost, 1 drawn",
+        f"3. bob {shown[2]} · 3 games, 0 won, 3 lost, 0 drawn",
     ]
-    assert embed.footer.text == f"Your place: 2 of 3, {expected[1].rating:.0f} ?."
+    assert embed.footer.text == f"Your place: 2 of 3, {shown[1]}."
     r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="boxes"))
     assert r.embeds[0].footer.text == "You have no rated match in this game here yet."
     r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="trax"))
     assert r.embeds[0].description == "Nobody has played a rated Trax match in this server yet."
     r = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="chess"))
-    assert r.ephemeral and "unknown game" in r.content
+    assert r.ephemeral and r.content.startswith("Unknown game")
 
 
 async def test_leaderboard_shows_twenty_and_a_settled_deviation(world: World) -> None:
@@ -164,7 +165,8 @@ async def test_leaderboard_shows_twenty_and_a_settled_deviation(world: World) ->
         {
             "guild_key": w.guild.id, "game": "dots", "player_id": str(1000 + i), "name": f"p{i}",
             "rating": 1400.0 + i, "deviation": 60.0 if i == 24 else Rating.new().deviation, "volatility": 0.06,
-            "games": 30, "wins": 10, "losses": 10, "draws": 10, "streak": 0, "last_at": utcnow(), "last_match": 1,
+            "games": 30 if i == 24 else 3, "wins": 10 if i == 24 else 1, "losses": 10 if i == 24 else 1,
+            "draws": 10 if i == 24 else 1, "streak": 0, "last_at": utcnow(), "last_match": 1,
         }
         for i in range(25)
     ]  # fmt: skip
@@ -177,7 +179,7 @@ async def test_leaderboard_shows_twenty_and_a_settled_deviation(world: World) ->
     ).splitlines()
     assert len(lines) == 20
     assert lines[0] == "1. p24 1424 ±60 · 30 games, 10 won, 10 lost, 10 drawn"
-    assert lines[-1].startswith("20. p5 1405 ? ·")
+    assert lines[-1] == "20. p5 1405? ±500 · 3 games, 1 won, 1 lost, 1 drawn"
 
 
 async def test_profile_per_game_with_recent_results_linked_head_to_head_and_a_chart(world: World) -> None:
@@ -190,7 +192,10 @@ async def test_profile_per_game_with_recent_results_linked_head_to_head_and_a_ch
     assert field.name == "Dots-and-Boxes"
     value = field.value or ""
     alice = (await w.bot.ratings.leaderboard(w.guild.id, "boxes"))[0]  # type: ignore[attr-defined]
-    assert value.startswith(f"Rating {alice.rating:.0f} ?, rank 1\n3 games: 2 won, 0 lost, 1 drawn; streak: none\n")
+    assert value.startswith(
+        f"Rating {alice.rating:.0f}? ±{alice.deviation:.0f} (provisional), rank 1\n"
+        "3 games: 2 won, 0 lost, 1 drawn; streak: none\n"
+    )
     assert "Against bob: 2 won, 0 lost, 0 drawn" in value
     assert "Last 3:" in value
     link = f"https://discord.com/channels/{w.guild.id}/{w.lobby.id}"
@@ -244,3 +249,49 @@ async def test_the_result_posted_outside_the_room_shows_the_rating_changes(world
     await resign(w.alice, room)
     posted = [m.content for m in bot_messages(w, w.lobby) if "alice 1258? (-242) · bob 1742? (+242)" in m.content]
     assert len(posted) == 1 and str(match_id) in posted[0]
+
+
+async def test_after_ten_games_nobody_shows_a_question_mark_and_the_profile_shows_the_deviation(world: World) -> None:
+    """Issue 37: two members who played each other 14 times both still showed `?`. A rating is provisional
+    while its deviation is 110 or more (lichess) and its player has fewer than 10 rated games."""
+    from bot.ratings.glicko import PARAMS
+
+    w = world
+    for n in range(1, PARAMS.settled_games + 1):
+        match_id = await resigned(w, w.alice if n % 2 else w.bob)
+        line = board_of(w, w.lobby, match_id).content
+        settled = n >= PARAMS.settled_games
+        assert ("?" not in line.split("**Result:")[1]) is settled, line
+    alice, bob = sorted(await table(w), key=lambda s: s.name)
+    assert alice.deviation >= PARAMS.provisional_from, "lichess's line alone would still say provisional"
+    assert not alice.provisional and not bob.provisional
+    profile = answer(await w.dave.slash(w.lobby, "dm ratings profile", member=w.alice)).embeds[0]
+    value = profile.fields[0].value or ""
+    assert value.startswith(f"Rating {alice.rating:.0f} ±{alice.deviation:.0f}, rank ")
+    board = answer(await w.dave.slash(w.lobby, "dm ratings leaderboard", game="boxes")).embeds[0].description or ""
+    assert "?" not in board and f"alice {alice.rating:.0f} ±{alice.deviation:.0f} · 10 games" in board
+
+
+async def test_a_host_posts_the_leaderboard_and_a_profile_for_everyone(world: World) -> None:
+    w = world
+    await resigned(w, w.bob)
+    before = len(bot_messages(w, w.lobby))
+    refused = answer(await w.dave.slash(w.lobby, "dm ratings leaderboard", game="boxes", public=True))
+    assert refused.ephemeral and "host" in refused.content.lower()
+    assert len(bot_messages(w, w.lobby)) == before
+    posted = answer(await w.carol.slash(w.lobby, "dm ratings leaderboard", game="boxes", public=True))
+    assert not posted.ephemeral and posted.embeds[0].title == "Leaderboard: Dots-and-Boxes"
+    title = "Leaderboard: Dots-and-Boxes"
+    seen = [m for m in w.lobby.history(viewer=w.dave) if m.embeds and m.embeds[0].title == title]
+    assert len(seen) == 1 and "1. alice" in (seen[0].embeds[0].description or "")
+    assert not seen[0].embeds[0].footer.text, "the caller's own place is not posted"
+
+    private = answer(await w.carol.slash(w.lobby, "dm ratings profile", member=w.alice))
+    assert private.ephemeral and "Post in the channel" in str(private.components)
+    await w.carol.click(private, label="Post in the channel")
+    await w.env.settle()
+    (shared,) = [m for m in w.lobby.history(viewer=w.bob) if m.embeds and m.embeds[0].title == "Profile: alice"]
+    assert [a.filename for a in shared.attachments] == ["ratings.png"]
+    assert "Rating " in (shared.embeds[0].fields[0].value or "")
+    plain = answer(await w.dave.slash(w.lobby, "dm ratings profile", member=w.alice))
+    assert plain.ephemeral and "Post in the channel" not in str(plain.components), "only a host gets the button"

@@ -113,15 +113,15 @@ async def test_schedule_reminders_checkin_start(club: Club) -> None:
     assert "Prize: 15 garnets" in board.content  # the stake is on the board
     (event,) = events_of(c)
     assert event.status == 2
-    # the match: alice resigns … bob wins the DM and the prize
+    # the match: alice resigns … bob wins the DM, and the prize is said
     await resign(c.alice, c.lobby)
     await c.env.advance_time(1)
-    assert any("wins the DM and 15 garnets by resignation" in m.content for m in bot_messages(c, c.lobby))
+    assert any("wins the DM by resignation. Prize: 15 garnets." in m.content for m in bot_messages(c, c.lobby))
     (event,) = events_of(c)
     assert event.status == 3
     shown = await c.dave.slash(c.lobby, "dm event results", export=True)
     message = answer(shown)
-    assert "wins the DM and 15 garnets" in message.content
+    assert "wins the DM by resignation. Prize: 15 garnets." in message.content
     (attachment,) = message.attachments
     rows = list(csv.DictReader(io.StringIO((await attachment.read()).decode())))
     assert len(rows) == 1 and rows[0]["prize"] == "15 garnets" and rows[0]["reason"] == "resign"
@@ -139,8 +139,8 @@ async def test_no_show_forfeit_and_both_absent(club: Club) -> None:
     await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))
     ruling = pings(c, c.lobby, c.carol, "by no-show")  # the host is pinged
     assert len(ruling) == 1
-    assert "bob-Dea wins the DM and 15 garnets by no-show" not in ruling[0].content  # names are mentions
-    assert f"<@{c.bob.id}> wins the DM and 15 garnets by no-show." in ruling[0].content
+    assert "bob-Dea wins the DM by no-show" not in ruling[0].content  # names are mentions
+    assert f"<@{c.bob.id}> wins the DM by no-show. Prize: 15 garnets." in ruling[0].content
     assert pings(c, c.lobby, c.alice, "by no-show") and pings(c, c.lobby, c.bob, "by no-show")
     events = {e.name: e for e in events_of(c)}
     assert events[f"DM #{dm}: alice-Dea vs bob-Dea"].status == 3  # active at the start, ended with the ruling
@@ -347,8 +347,10 @@ async def test_room_thread_opens_at_checkin(club: Club) -> None:
     (board,) = [m for m in bot_messages(c, room) if "**Match 1 · Dots-and-Boxes**" in m.content]
     assert "Prize: a crown" in board.content
     await resign(c.bob, room)
-    assert any(f"<@{c.alice.id}> wins the DM and a crown by resignation." in m.content for m in bot_messages(c, room))
-    assert any("wins the DM and a crown" in m.content for m in bot_messages(c, c.lobby))  # told where it was scheduled
+    said = f"<@{c.alice.id}> wins the DM by resignation. Prize: a crown."
+    assert any(said in m.content for m in bot_messages(c, room))
+    told = "wins the DM by resignation. Prize: a crown."
+    assert any(told in m.content for m in bot_messages(c, c.lobby))  # told where it was scheduled
 
 
 async def test_advantage_by_rating_is_decided_from_the_ratings_at_the_start(club: Club) -> None:
@@ -386,3 +388,58 @@ async def test_an_early_here_gets_an_answer_and_a_refused_at_names_the_servers_z
         )
     )
     assert refused.ephemeral and "`/dm config timezone:`" in refused.content and "zone, UTC" in refused.content
+
+
+def rematch_offers(c: Club) -> list[discord.Message]:
+    """The bot's messages carrying a Rematch button, in the lobby and its threads."""
+    rooms = [c.lobby, *c.lobby.threads]
+    return [m for room in rooms for m in bot_messages(c, room) if "Rematch" in str(m.components)]
+
+
+async def test_no_rematch_after_a_no_show(club: Club) -> None:
+    """Issue 37: a no-show forfeit was offered a rematch button; nobody played, so there is nothing to replay.
+    A DM played to its end still gets the offer."""
+    c = club
+    start = now(c) + dt.timedelta(hours=1)
+    await schedule(c, "in 1h", room="channel", prize="a crown")
+    await advance_to(c, start - dt.timedelta(minutes=5))
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, start + dt.timedelta(minutes=10, seconds=1))
+    assert pings(c, c.lobby, c.bob, "wins the DM by no-show. Prize: a crown.")
+    await c.env.advance_time(5)
+    assert rematch_offers(c) == []
+
+    played = now(c) + dt.timedelta(hours=1)
+    await schedule(c, "in 1h", room="channel")
+    await advance_to(c, played - dt.timedelta(minutes=5))
+    await c.alice.send(c.lobby, "here")
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, played + dt.timedelta(seconds=1))
+    await resign(c.alice, c.lobby)
+    await c.env.advance_time(5)
+    assert len(rematch_offers(c)) == 1, "a game that was played is offered its rematch"
+
+
+async def test_a_host_posts_upcoming_and_results_for_everyone(club: Club) -> None:
+    c = club
+    dm = await schedule(c, "in 3h", room="channel", prize="a crown")
+    before = len(bot_messages(c, c.lobby))
+    refused = answer(await c.dave.slash(c.lobby, "dm event upcoming", public=True))
+    assert refused.ephemeral and len(bot_messages(c, c.lobby)) == before
+    posted = answer(await c.carol.slash(c.lobby, "dm event upcoming", public=True))
+    assert not posted.ephemeral and posted.content.startswith("**Scheduled DMs**")
+    seen = [m for m in c.lobby.history(viewer=c.dave) if m.content.startswith("**Scheduled DMs**")]
+    assert len(seen) == 1 and f"#{dm} " in seen[0].content
+
+    await c.carol.slash(c.lobby, "dm event cancel", dm=dm)
+    await schedule(c, "in 1h", room="channel")
+    await advance_to(c, now(c) + dt.timedelta(minutes=55))
+    await c.bob.send(c.lobby, "here")
+    await advance_to(c, now(c) + dt.timedelta(minutes=16))  # alice never came: bob wins by no-show
+    private = answer(await c.carol.slash(c.lobby, "dm event results"))
+    assert private.ephemeral and "Post in the channel" in str(private.components)
+    assert "Post in the channel" not in str(answer(await c.dave.slash(c.lobby, "dm event results")).components)
+    await c.carol.click(private, label="Post in the channel")
+    await c.env.settle()
+    (shared,) = [m for m in c.lobby.history(viewer=c.alice) if m.content.startswith("**Results**")]
+    assert "wins the DM by no-show." in shared.content

@@ -11,7 +11,7 @@ from bot.host.service import PlayerRef
 from bot.records.matchlog import build_log
 from bot.series.core import SERIES
 from bot.wording import log_text
-from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, start
+from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, bot_text, start
 
 ONE_BOX = ["A1-B1", "A1-A2", "B1-B2", "A2-B2"]
 """A 1×1 Dots-and-Boxes game: whoever moves second takes the box with the fourth line and wins 1–0."""
@@ -280,3 +280,26 @@ async def test_no_rematch_is_offered_under_a_tournament_game(world: World) -> No
     await w.carol.slash(w.lobby, "dm host award", winner=w.alice, match=match_id)
     await settle(w)
     assert not [m for m in bot_messages(w, w.lobby) if "Rematch" in str(m.components)]
+
+
+async def test_the_series_result_is_posted_where_game_results_go(world: World) -> None:
+    """Issue 37: the channel got three game results and never the series'. Played in a public thread, each
+    game's result goes to the channel under it, and so does the series' result."""
+    w = world
+    reply = answer(
+        await w.carol.slash(
+            w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob, options="rows=1 cols=1", series=3,
+            room="public",
+        )
+    )  # fmt: skip
+    assert "game 1 of a best of 3" in reply.content
+    (room,) = w.lobby.threads
+    for _game in range(3):
+        (live,) = w.bot.service.live.values()
+        await play_one_box(w, room, w.alice if live.players[1].id == str(w.alice.id) else w.bob)
+    assert w.bot.service.live == {}
+    said = "**bob wins the series**, 2–1 (best of 3)."
+    told = [m for m in w.lobby.history(viewer=w.dave) if said in m.content]
+    assert len(told) == 1, bot_text(w, w.lobby)
+    games = [m for m in bot_messages(w, w.lobby) if "wins with" in m.content or "wins on" in m.content]
+    assert len(games) == 3 and games[-1].id < told[0].id, "after the three game results"

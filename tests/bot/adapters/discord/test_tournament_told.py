@@ -182,9 +182,34 @@ async def test_an_elimination_names_its_semi_finals_and_final(world: World) -> N
     assert "Semi-final" in bot_text(w, w.lobby)
     picture = answer(await w.alice.slash(w.lobby, "dm tournament bracket", tournament=tid))
     assert picture.attachments and picture.attachments[0].filename == "bracket.png"
+    assert picture.content.splitlines()[1].startswith("Semi-final: ")
+    assert picture.content.splitlines()[2] == "Final: TBD vs TBD", "the path ahead, before round 2"
+    await _tables_posted_by_a_host(w, tid)
     await _resign_losers(w, tid, field)
     assert any(m.content.startswith("**Cup**\nFinal") for m in bot_messages(w, w.lobby))
     assert "Round 2" not in bot_text(w, w.lobby)
     await _resign_losers(w, tid, field)
     assert "wins Cup!" in bot_text(w, w.lobby)
     assert any("final standings" in m.content for m in bot_messages(w, w.lobby))
+
+
+async def _tables_posted_by_a_host(w: World, tid: int) -> None:
+    """Issue 37: a host shows any table to the server, with `public:` or the button under the private answer;
+    a member may not post, and gets no button."""
+    refused = answer(await w.alice.slash(w.lobby, "dm tournament pairings", tournament=tid, public=True))
+    assert refused.ephemeral and not [m for m in bot_messages(w, w.lobby) if m.content.startswith("**Cup** — ")]
+    assert "Post in the channel" not in str(
+        answer(await w.alice.slash(w.lobby, "dm tournament standings", tournament=tid)).components
+    )
+    posted = answer(await w.carol.slash(w.lobby, "dm tournament bracket", tournament=tid, public=True))
+    assert not posted.ephemeral
+    (bracket,) = [m for m in w.lobby.history(viewer=w.dave) if m.attachments and "Final: TBD vs TBD" in m.content]
+    assert bracket.attachments[0].filename == "bracket.png"
+    posted = answer(await w.carol.slash(w.lobby, "dm tournament pairings", tournament=tid, public=True))
+    assert not posted.ephemeral and any(m.content.startswith("**Cup** — Semi-final") for m in w.lobby.history())
+    private = answer(await w.carol.slash(w.lobby, "dm tournament standings", tournament=tid))
+    assert private.ephemeral and "Post in the channel" in str(private.components)
+    await w.carol.click(private, label="Post in the channel")
+    await w.env.settle()
+    (table,) = [m for m in w.lobby.history(viewer=w.dave) if m.content.startswith("**Cup** — round 1")]
+    assert table.attachments and table.attachments[0].filename == "standings.png"
