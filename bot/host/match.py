@@ -45,7 +45,7 @@ from bot.host.events import (
 from bot.host.rules import HouseRule, Provisional
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
-from bot.types import ClockKind, EndReason, MatchStatus, TimeControl
+from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -301,12 +301,15 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
 
 
 async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitResult:
-    """A text for a match that is not running here: over (or HostError: there is no such match)."""
+    """A text for a match that is not running here: over, or (still running) hosted by another process now
+    (or HostError: there is no such match)."""
     stored = await store.load(match_id)
     if stored is None:
         raise HostError(Refusal("no_match", data={"match": match_id}))
     if not any(pid == player_id for pid, _ in stored.players.values()):
         return SubmitResult.ignored(Ignored.STRANGER)
+    if stored.status not in OVER_STATUSES:
+        return SubmitResult.rejected(Refusal("taken_over", "error", {"match": match_id}))
     return SubmitResult.rejected(Refusal("stored_over", "finished", {"match": match_id}))
 
 

@@ -420,7 +420,9 @@ class MatchService:
         async with live.lock:
             now = self.now()
             arrived = self._arrival(live, posted_at, now)
-            if live.id not in self.live:
+            if live.id not in self.live:  # over, or let go to another host while this text waited
+                if live.status not in OVER_STATUSES:
+                    return _rejected(live, "taken_over", "error")
                 return _rejected(live, "match_over", "finished")
             if not await self._settled(live):
                 return _rejected(live, "unconfirmed", "error")
@@ -434,8 +436,8 @@ class MatchService:
                 result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
                 self._note_turn_start(live, result, posted_at)
                 return result
-            except NotHosted:
-                return SubmitResult.ignored(Ignored.ELSEWHERE)
+            except NotHosted:  # fenced off: another process took the match over meanwhile
+                return _rejected(live, "taken_over", "error")
             except Unconfirmed:
                 return _rejected(live, "unconfirmed", "error")
             except Unsaved:
@@ -885,6 +887,12 @@ class MatchService:
             self.abandon()  # the store's fencing already forgot the shard: every match of it goes
             raise NotHosted from None
         except Exception:
+            if await self.store.fenced_off(live.guild_id):
+                # The write failed and the shard was taken over meanwhile (a process frozen inside its
+                # transaction loses it to the server's timeout, then its lease): whatever this write did, the
+                # match is the new host's now.
+                self.abandon()
+                raise NotHosted from None
             stood = await self._outcome(live, len(events), snapshot)
             if stood is not True:
                 what = "did not commit" if stood is False else "may or may not have committed"
