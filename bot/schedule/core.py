@@ -47,6 +47,8 @@ RETURN_GRACE_S: Final = 120.0
 """A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 MAX_SLEEP_S: Final = 86400.0 * 30
 OWED_RETRY_S: Final = 1.0
+ACT_RETRY_S: Final = 5.0
+"""A start or no-show ruling whose write failed (the database away for a moment) is tried again this soon."""
 """A match end that could not be recorded is tried again this often."""
 MAX_PRIZE: Final = 100
 MAX_NOTE: Final = 300
@@ -227,7 +229,13 @@ class Scheduler:
             try:
                 await self._act(job, sched)
             except Exception:
-                log.exception("schedule %s: %s failed", sched.id, job.kind)
+                log.exception("schedule %s: %s failed; trying again in %.0f s", sched.id, job.kind, ACT_RETRY_S)
+                # The job is done, but what it was for is not: another one soon (a start is then seconds
+                # late, not until some later job; a no-show is still ruled, across a restart too).
+                try:
+                    await self.store.add_job(sched, job.kind, self.wall() + dt.timedelta(seconds=ACT_RETRY_S))
+                except Exception:
+                    log.exception("schedule %s: the retry could not be stored; a restart takes it up", sched.id)
         return claimed
 
     async def _remind(self, schedule_id: int, due: list[Job], now: dt.datetime) -> int:
@@ -525,11 +533,24 @@ class Scheduler:
         return await self.store.save_settings(guild_id, values)
 
     # -- beginning and ruling ------------------------------------------------------
+    async def _claim(self, sched: Schedule, claim: dict[str, Any]) -> bool:
+        """Move a DM from `scheduled` to a claim (`starting` or `forfeiting` with a fresh token): whether this
+        process holds it now. A commit reported lost is read back: the claim stands if the DM carries its
+        token (it committed after all); otherwise the error is raised (nothing claimed: tried again soon)."""
+        try:
+            return await self.store.change(sched.id, claim, only_if={"status": "scheduled"})
+        except Exception:
+            fresh = await self.store.get(sched.id)
+            if fresh is not None and (fresh.status, fresh.start_token) == (claim["status"], claim["start_token"]):
+                log.warning("schedule %s: the database reported an error, but the claim was stored", sched.id)
+                return True
+            raise
+
     async def _begin(self, sched: Schedule, by: str | None) -> bool:
         """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
         token = uuid.uuid4().hex
         claim = {"status": "starting", "start_token": token}
-        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
+        if not await self._claim(sched, claim):
             return False
         sched = dataclasses.replace(sched, status="starting", start_token=token)
         await self._fallback(sched, "start")
@@ -604,7 +625,7 @@ class Scheduler:
         winner = here[0]
         token = uuid.uuid4().hex
         claim = {"status": "forfeiting", "start_token": token}
-        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
+        if not await self._claim(sched, claim):
             return
         sched = dataclasses.replace(sched, status="forfeiting", start_token=token)
         await self._fallback(sched, "noshow")
