@@ -553,7 +553,7 @@ class Scheduler:
         if not await self._claim(sched, claim):
             return False
         sched = dataclasses.replace(sched, status="starting", start_token=token)
-        await self._fallback(sched, "start")
+        await self._fallback(sched, "start", claim)
         try:
             match_id = await self._create_match(sched, by)
         except Exception as exc:
@@ -591,10 +591,17 @@ class Scheduler:
             also=self._recorder(sched, {"status": "started"}),
         )
 
-    async def _fallback(self, sched: Schedule, kind: str) -> None:
+    async def _fallback(self, sched: Schedule, kind: str, claim: dict[str, Any]) -> None:
         """Should this process stop before its claim is carried out, any process takes the DM up again
-        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on)."""
-        await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on). When that
+        job cannot be stored, the claim is given back before the error goes on (the retry then finds the DM
+        `scheduled`, not claimed and left until the claim is stale)."""
+        try:
+            await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self.store.change(sched.id, {"status": "scheduled"}, only_if=claim)
+            raise
 
     def _recorder(self, sched: Schedule, values: dict[str, Any]) -> AlsoWrite | None:
         """The write that records the match with the claim under way (None: no claim, as for a plain call)."""
@@ -628,7 +635,7 @@ class Scheduler:
         if not await self._claim(sched, claim):
             return
         sched = dataclasses.replace(sched, status="forfeiting", start_token=token)
-        await self._fallback(sched, "noshow")
+        await self._fallback(sched, "noshow", claim)
         match_id: int | None = None
         now = self.wall()
         result = {"status": "forfeited", "winner_seat": winner, "result_reason": "no_show", "finished_at": now}

@@ -76,3 +76,25 @@ async def test_a_lost_no_show_claim_is_ruled_all_the_same(rig: Rig, fault: str, 
     done = await rig.scheduler.get(s.id)
     assert (done.public_status, done.winner_seat, done.result_reason) == ("forfeited", 1, "no_show"), done
     assert len(rig.events.of("forfeited")) == 1 and await _matches(rig) == 1
+
+
+async def test_a_lost_fallback_job_gives_the_claim_back_and_the_dm_starts_seconds_late(rig: Rig) -> None:
+    s = await schedule(rig, hours=1)
+    await until(rig, s.at - dt.timedelta(minutes=10))
+    await rig.scheduler.check_in(s.id, ALICE.id)
+    await rig.scheduler.check_in(s.id, BOB.id)
+    store = rig.scheduler.store
+    real, left = store.add_job, [1]
+
+    async def add_job(schedule: Any, kind: str, due: dt.datetime) -> None:
+        if left and kind == "start" and due > s.at + dt.timedelta(minutes=1):  # the claim's fallback job
+            left.pop()
+            raise OperationalError("INSERT", {}, ConnectionError("injected: a failed commit"))
+        await real(schedule, kind, due)
+
+    store.add_job = add_job  # type: ignore[method-assign]
+    await until(rig, s.at + dt.timedelta(seconds=30))
+    assert left == []
+    ((at, started),) = rig.events.of("started")
+    assert at - s.at <= dt.timedelta(seconds=10), at - s.at
+    assert started.data["match"] in rig.service.live and await _matches(rig) == 1
