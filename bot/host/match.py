@@ -112,6 +112,9 @@ class Live:
     """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
+    acting: bool = False
+    """True while the timer task acts under the match's lock (a write may be in flight): a match let go then
+    leaves that task to finish its action and end by itself, rather than cancelling it inside a write."""
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player id, or None for a non-player."""

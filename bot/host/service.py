@@ -109,6 +109,8 @@ class MatchService:
         self._listeners: list[Listener] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._leaving: set[asyncio.Task[None]] = set()
+        """Timer tasks of matches let go while they acted: awaited, not cancelled (see `_drop`)."""
         self._unsure: set[int] = set()
         """Matches whose last write may or may not have committed: reloaded from the database first thing."""
         self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
@@ -167,6 +169,7 @@ class MatchService:
         tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
         for task in tasks:
             task.cancel()
+        tasks += list(self._leaving)  # let go while acting: they end by themselves
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -646,9 +649,17 @@ class MatchService:
 
     def _drop(self, live: Live) -> None:
         self.live.pop(live.id, None)
-        if live.task is not None and live.task is not asyncio.current_task():
-            live.task.cancel()
-        live.task = None
+        task, live.task = live.task, None
+        if task is None or task is asyncio.current_task() or task.done():
+            return
+        if live.acting:
+            # Its timer is in the middle of an action (let go by `abandon`, which takes no lock): cancelling it
+            # could cut a database call short (the connection is then thrown away mid-statement). It ends by
+            # itself once the action is over, the match being gone from `live`.
+            self._leaving.add(task)
+            task.add_done_callback(self._leaving.discard)
+            return
+        task.cancel()
 
     # -- endings and players' actions --------------------------------------------------
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
@@ -813,6 +824,7 @@ class MatchService:
             async with live.lock:
                 if live.id not in self.live:
                     return
+                live.acting = True
                 try:
                     if not await self._settled(live):
                         raise Unconfirmed
@@ -824,6 +836,8 @@ class MatchService:
                     roll_back(live, self.now())
                 else:
                     continue
+                finally:
+                    live.acting = False
             await asyncio.sleep(1)
 
     async def rule_overdue(self) -> None:
