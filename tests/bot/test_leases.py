@@ -105,3 +105,41 @@ async def test_every_postgresql_session_has_lock_statement_and_idle_timeouts(pg_
     finally:
         await store.close()
     assert shown == {"lock_timeout": "10s", "statement_timeout": "1min", "idle_in_transaction_session_timeout": "5s"}
+
+
+@pytest.mark.looptime
+async def test_letting_go_never_cancels_a_timer_inside_its_action(store: MatchStore) -> None:
+    owner = LeaseTable(store.engine, "me", [0, 1], lease_seconds=60)
+    epochs = await owner.acquire()
+    assert epochs is not None
+    store.fencing = Fencing("me", 2)
+    store.fencing.hold(epochs)
+    service = MatchService(store, owns_guild=store.fencing.holds, heartbeat_seconds=86400)
+    await service.start()
+    inside, go_on, finished, armed = asyncio.Event(), asyncio.Event(), [], []
+
+    async def slow_listener(ev: Any) -> None:  # a subscriber writing in the timer's task (as ratings do)
+        if armed and not inside.is_set():
+            async with store.engine.begin() as conn:
+                await conn.execute(select(1))
+                inside.set()
+                await go_on.wait()
+                await conn.execute(select(1))
+            finished.append(ev.match_id)
+
+    service.subscribe(slow_listener)
+    try:
+        mid = await service.create_match("boxes", [A, B], guild_id=G0, clock={"move": 5.0, "reserve": 60.0})
+        armed.append(True)
+        await asyncio.wait_for(inside.wait(), 30)  # alice's move time ran out: the timer tells of her reserve
+        task = service.live[mid].task
+        assert task is not None and service.live[mid].acting
+        store.fencing.drop({0})  # the shard is taken over now: the process lets go of its matches
+        assert service.abandon() == [mid] and mid not in service.live
+        go_on.set()
+        await asyncio.sleep(1)
+        assert finished == [mid], "the action under way was finished, not cut short"
+        assert task.done() and not task.cancelled()
+    finally:
+        go_on.set()
+        await service.close()
