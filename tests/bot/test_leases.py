@@ -116,7 +116,9 @@ async def test_letting_go_never_cancels_a_timer_inside_its_action(store: MatchSt
     store.fencing.hold(epochs)
     service = MatchService(store, owns_guild=store.fencing.holds, heartbeat_seconds=86400)
     await service.start()
-    inside, go_on, finished, armed = asyncio.Event(), asyncio.Event(), [], []
+    inside, go_on = asyncio.Event(), asyncio.Event()
+    finished: list[int] = []
+    armed: list[bool] = []
 
     async def slow_listener(ev: Any) -> None:  # a subscriber writing in the timer's task (as ratings do)
         if armed and not inside.is_set():
