@@ -107,6 +107,10 @@ class Tournament:
         return self.starts_at - dt.timedelta(seconds=self.checkin_s)
 
 
+class GameTaken(Exception):
+    """A game was claimed or ruled by another process while this one stored its no-show forfeit."""
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """A pairing as stored, with the pure value the pairing code reads."""
@@ -957,7 +961,7 @@ class TournamentService:
                 .values(match_id=match_id, result=result.value, forfeit=True, decided_by="no_show")
             )
             if ruled.rowcount != 1:
-                raise HostError("the game was ruled by another process meanwhile")
+                raise GameTaken(g.id)  # rolls the forfeit back: nothing stored
 
         try:
             if no_show:
