@@ -45,7 +45,7 @@ from bot.host.events import (
 from bot.host.rules import HouseRule, Provisional
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
-from bot.types import ClockKind, EndReason, MatchStatus, TimeControl
+from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -112,6 +112,9 @@ class Live:
     """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
+    acting: bool = False
+    """True while the timer task acts under the match's lock (a write may be in flight): a match let go then
+    leaves that task to finish its action and end by itself, rather than cancelling it inside a write."""
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player id, or None for a non-player."""
@@ -301,12 +304,15 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
 
 
 async def to_stored(store: MatchStore, match_id: int, player_id: str) -> SubmitResult:
-    """A text for a match that is not running here: over (or HostError: there is no such match)."""
+    """A text for a match that is not running here: over, or (still running) hosted by another process now
+    (or HostError: there is no such match)."""
     stored = await store.load(match_id)
     if stored is None:
         raise HostError(Refusal("no_match", data={"match": match_id}))
     if not any(pid == player_id for pid, _ in stored.players.values()):
         return SubmitResult.ignored(Ignored.STRANGER)
+    if stored.status not in OVER_STATUSES:
+        return SubmitResult.rejected(Refusal("taken_over", "error", {"match": match_id}))
     return SubmitResult.rejected(Refusal("stored_over", "finished", {"match": match_id}))
 
 

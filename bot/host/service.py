@@ -111,6 +111,8 @@ class MatchService:
         self._listeners: list[Listener] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._leaving: set[asyncio.Task[None]] = set()
+        """Timer tasks of matches let go while they acted: awaited, not cancelled (see `_drop`)."""
         self._unsure: set[int] = set()
         """Matches whose last write may or may not have committed: reloaded from the database first thing."""
         self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
@@ -189,6 +191,7 @@ class MatchService:
         tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
         for task in tasks:
             task.cancel()
+        tasks += list(self._leaving)  # let go while acting: they end by themselves
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -454,7 +457,9 @@ class MatchService:
         async with live.lock:
             now = self.now()
             arrived = self._arrival(live, posted_at, now)
-            if live.id not in self.live:
+            if live.id not in self.live:  # over, or let go to another host while this text waited
+                if live.status not in OVER_STATUSES:
+                    return _rejected(live, "taken_over", "error")
                 return _rejected(live, "match_over", "finished")
             if not await self._settled(live):
                 return _rejected(live, "unconfirmed", "error")
@@ -468,8 +473,8 @@ class MatchService:
                 result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
                 self._note_turn_start(live, result, posted_at)
                 return result
-            except NotHosted:
-                return SubmitResult.ignored(Ignored.ELSEWHERE)
+            except NotHosted:  # fenced off: another process took the match over meanwhile
+                return _rejected(live, "taken_over", "error")
             except Unconfirmed:
                 return _rejected(live, "unconfirmed", "error")
             except Unsaved:
@@ -678,9 +683,17 @@ class MatchService:
 
     def _drop(self, live: Live) -> None:
         self.live.pop(live.id, None)
-        if live.task is not None and live.task is not asyncio.current_task():
-            live.task.cancel()
-        live.task = None
+        task, live.task = live.task, None
+        if task is None or task is asyncio.current_task() or task.done():
+            return
+        if live.acting:
+            # Its timer is in the middle of an action (let go by `abandon`, which takes no lock): cancelling it
+            # could cut a database call short (the connection is then thrown away mid-statement). It ends by
+            # itself once the action is over, the match being gone from `live`.
+            self._leaving.add(task)
+            task.add_done_callback(self._leaving.discard)
+            return
+        task.cancel()
 
     # -- endings and players' actions --------------------------------------------------
     async def _resign(self, live: Live, seat: int) -> SubmitResult:
@@ -845,6 +858,7 @@ class MatchService:
             async with live.lock:
                 if live.id not in self.live:
                     return
+                live.acting = True
                 try:
                     if not await self._settled(live):
                         raise Unconfirmed
@@ -856,6 +870,8 @@ class MatchService:
                     roll_back(live, self.now())
                 else:
                     continue
+                finally:
+                    live.acting = False
             await asyncio.sleep(1)
 
     async def rule_overdue(self) -> None:
@@ -919,6 +935,12 @@ class MatchService:
             self.abandon()  # the store's fencing already forgot the shard: every match of it goes
             raise NotHosted from None
         except Exception:
+            if await self.store.fenced_off(live.guild_id):
+                # The write failed and the shard was taken over meanwhile (a process frozen inside its
+                # transaction loses it to the server's timeout, then its lease): whatever this write did, the
+                # match is the new host's now.
+                self.abandon()
+                raise NotHosted from None
             stood = await self._outcome(live, len(events), snapshot)
             if stood is not True:
                 what = "did not commit" if stood is False else "may or may not have committed"

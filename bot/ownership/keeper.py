@@ -63,9 +63,13 @@ class LeaseKeeper:
         while True:
             try:
                 epochs = await self.table.acquire()
-            except Exception as exc:  # the database away for a moment: look again
+            except Exception as exc:  # the database away or locked for a moment: look again
                 log.warning("taking the shard leases failed (%s); trying again", exc)
                 epochs = None
+                with contextlib.suppress(Exception):
+                    # SQLite: a writer frozen inside its transaction keeps the lock for as long as it is
+                    # stopped; once its leases have expired it is ended, so a frozen owner cannot block us.
+                    await self.table.end_frozen_writer()
             if epochs is not None:
                 self._lost.clear()
                 self.fencing.hold(epochs)

@@ -47,6 +47,8 @@ RETURN_GRACE_S: Final = 120.0
 """A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 MAX_SLEEP_S: Final = 86400.0 * 30
 OWED_RETRY_S: Final = 1.0
+ACT_RETRY_S: Final = 5.0
+"""A start or no-show ruling whose write failed (the database away for a moment) is tried again this soon."""
 """A match end that could not be recorded is tried again this often."""
 MAX_PRIZE: Final = 100
 MAX_NOTE: Final = 300
@@ -227,7 +229,13 @@ class Scheduler:
             try:
                 await self._act(job, sched)
             except Exception:
-                log.exception("schedule %s: %s failed", sched.id, job.kind)
+                log.exception("schedule %s: %s failed; trying again in %.0f s", sched.id, job.kind, ACT_RETRY_S)
+                # The job is done, but what it was for is not: another one soon (a start is then seconds
+                # late, not until some later job; a no-show is still ruled, across a restart too).
+                try:
+                    await self.store.add_job(sched, job.kind, self.wall() + dt.timedelta(seconds=ACT_RETRY_S))
+                except Exception:
+                    log.exception("schedule %s: the retry could not be stored; a restart takes it up", sched.id)
         return claimed
 
     async def _remind(self, schedule_id: int, due: list[Job], now: dt.datetime) -> int:
@@ -525,14 +533,27 @@ class Scheduler:
         return await self.store.save_settings(guild_id, values)
 
     # -- beginning and ruling ------------------------------------------------------
+    async def _claim(self, sched: Schedule, claim: dict[str, Any]) -> bool:
+        """Move a DM from `scheduled` to a claim (`starting` or `forfeiting` with a fresh token): whether this
+        process holds it now. A commit reported lost is read back: the claim stands if the DM carries its
+        token (it committed after all); otherwise the error is raised (nothing claimed: tried again soon)."""
+        try:
+            return await self.store.change(sched.id, claim, only_if={"status": "scheduled"})
+        except Exception:
+            fresh = await self.store.get(sched.id)
+            if fresh is not None and (fresh.status, fresh.start_token) == (claim["status"], claim["start_token"]):
+                log.warning("schedule %s: the database reported an error, but the claim was stored", sched.id)
+                return True
+            raise
+
     async def _begin(self, sched: Schedule, by: str | None) -> bool:
         """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
         token = uuid.uuid4().hex
         claim = {"status": "starting", "start_token": token}
-        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
+        if not await self._claim(sched, claim):
             return False
         sched = dataclasses.replace(sched, status="starting", start_token=token)
-        await self._fallback(sched, "start")
+        await self._fallback(sched, "start", claim)
         try:
             match_id = await self._create_match(sched, by)
         except Exception as exc:
@@ -570,10 +591,17 @@ class Scheduler:
             also=self._recorder(sched, {"status": "started"}),
         )
 
-    async def _fallback(self, sched: Schedule, kind: str) -> None:
+    async def _fallback(self, sched: Schedule, kind: str, claim: dict[str, Any]) -> None:
         """Should this process stop before its claim is carried out, any process takes the DM up again
-        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on)."""
-        await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on). When that
+        job cannot be stored, the claim is given back before the error goes on (the retry then finds the DM
+        `scheduled`, not claimed and left until the claim is stale)."""
+        try:
+            await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self.store.change(sched.id, {"status": "scheduled"}, only_if=claim)
+            raise
 
     def _recorder(self, sched: Schedule, values: dict[str, Any]) -> AlsoWrite | None:
         """The write that records the match with the claim under way (None: no claim, as for a plain call)."""
@@ -604,10 +632,10 @@ class Scheduler:
         winner = here[0]
         token = uuid.uuid4().hex
         claim = {"status": "forfeiting", "start_token": token}
-        if not await self.store.change(sched.id, claim, only_if={"status": "scheduled"}):
+        if not await self._claim(sched, claim):
             return
         sched = dataclasses.replace(sched, status="forfeiting", start_token=token)
-        await self._fallback(sched, "noshow")
+        await self._fallback(sched, "noshow", claim)
         match_id: int | None = None
         now = self.wall()
         result = {"status": "forfeited", "winner_seat": winner, "result_reason": "no_show", "finished_at": now}

@@ -126,32 +126,51 @@ def sqlite_url_for(path: str | Path) -> str:
     return f"sqlite+aiosqlite:///{Path(path).expanduser().resolve()}"
 
 
+SQLITE_BUSY_SECONDS = 30.0
+"""How long a SQLite write waits for another process's write lock before it fails."""
+
+PG_TIMEOUTS = {
+    "lock_timeout": "10s",
+    "statement_timeout": "60s",
+    "idle_in_transaction_session_timeout": "5s",
+}
+"""Every PostgreSQL session's bounds (issue 38, 6): a write waits at most 10 s for a lock and a statement runs at
+most 60 s (migrations are not bounded), and a transaction left open 5 s with nothing to do is ended by the
+server — so a process frozen inside a write transaction (SIGSTOP, a debugger, a swapped-out machine) loses its
+locks after 5 s and a standby can take its shards over; the frozen process's own commit then fails."""
+
+
 def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, busy timeout and (optionally) foreign keys."""
+    """An async engine; SQLite gets WAL, busy timeout and (optionally) foreign keys; PostgreSQL the lock,
+    statement and idle-in-transaction timeouts of `PG_TIMEOUTS`."""
     if url.startswith("sqlite"):
         # One connection: SQLite runs one writer at a time anyway, and with several pooled connections the
         # writers wait in SQLite's busy handler (sleeps of up to 100 ms) instead of in a fair asyncio
         # queue; under load (benchmarks/soak.py) that made clock deadlines fire up to 90 ms late.
-        engine = create_async_engine(url, echo=echo, connect_args={"timeout": 30}, pool_size=1, max_overflow=0)
+        engine = create_async_engine(
+            url, echo=echo, connect_args={"timeout": SQLITE_BUSY_SECONDS}, pool_size=1, max_overflow=0
+        )
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
             cur.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cur.close()
 
         return engine
     parsed = make_url(url)
-    connect_args: dict[str, Any] = {}
+    settings: dict[str, str] = {}
+    if parsed.get_backend_name() == "postgresql":
+        settings.update(PG_TIMEOUTS)
     schema = parsed.query.get("schema")
     if schema:
         # `?schema=NAME` puts dmhost's tables in a PostgreSQL schema of their own.
-        name = schema if isinstance(schema, str) else schema[0]
-        connect_args["server_settings"] = {"search_path": name}
+        settings["search_path"] = schema if isinstance(schema, str) else schema[0]
         parsed = parsed.difference_update_query(["schema"])
+    connect_args: dict[str, Any] = {"server_settings": settings} if settings else {}
     return create_async_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
 
@@ -235,6 +254,9 @@ async def migrate(url: str, action: str = "upgrade", revision: str = "head") -> 
     engine = make_engine(url, foreign_keys=False)
     try:
         async with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":  # a migration may take long: only locks stay bounded
+                await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+                await conn.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
             await conn.run_sync(_run_alembic, action, revision)
         if url.startswith("sqlite"):
             async with engine.connect() as conn:

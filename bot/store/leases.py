@@ -12,14 +12,32 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import signal
+import struct
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from sqlalchemy import BigInteger, Integer, String, bindparam, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Integer,
+    String,
+    bindparam,
+    func,
+    insert,
+    literal_column,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.store.db import Base, UTCDateTime, utcnow
+from bot.store.db import SQLITE_BUSY_SECONDS, Base, UTCDateTime
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +55,10 @@ class ShardLease(Base):
     epoch: Mapped[int] = mapped_column(BigInteger, default=0)
     expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
     acquired_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+_LONG_AGO = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+"""The expiry of a lease row nobody has held yet."""
 
 
 class LeaseLost(Exception):
@@ -131,17 +153,66 @@ async def fence(conn: AsyncConnection, owner: str, epochs: dict[int, int]) -> se
     return lost
 
 
+def db_now(dialect: str, plus: float = 0.0) -> ColumnElement[Any]:
+    """The database's own clock, `plus` seconds on, as a SQL expression of the lease's time columns: lease
+    times are read and written against one clock, whatever the clocks of the hosts' machines say."""
+    if dialect == "sqlite":  # the text form UTCDateTime stores (microseconds: the milliseconds and 000)
+        return literal_column(f"(strftime('%Y-%m-%d %H:%M:%f', 'now', '{plus:+.3f} seconds') || '000')", UTCDateTime)
+    return literal_column(f"(clock_timestamp() + interval '{plus:.3f} seconds')", UTCDateTime)
+
+
+_WAL_WRITE_LOCK = 120
+"""The byte of a SQLite WAL database's `-shm` file that its writer locks (os_unix.c: UNIX_SHM_BASE + WAL_WRITE_LOCK)."""
+
+
+def sqlite_writer(path: Path) -> int | None:
+    """The process (on this machine) that holds a SQLite WAL database's write lock now, if another one does
+    (Linux only: None elsewhere, and when nobody writes)."""
+    import fcntl
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fd = os.open(f"{path}-shm", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        query = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, _WAL_WRITE_LOCK, 1, 0)
+        kind, _whence, _start, _len, pid = struct.unpack("hhqqi", fcntl.fcntl(fd, fcntl.F_GETLK, query))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return pid if kind != fcntl.F_UNLCK and pid > 0 else None
+
+
+def stopped(pid: int) -> bool:
+    """Whether a process of this machine is stopped (SIGSTOP, Ctrl-Z, a debugger): it runs nothing until resumed."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] in (["T"], ["t"])
+
+
 class LeaseTable:
-    """The lease operations of one process (`owner`) on a set of shards."""
+    """The lease operations of one process (`owner`) on a set of shards. Expiry is the database's clock
+    (`db_now`) at the time of each write, so the hosts' machines need not agree on the time."""
 
     def __init__(self, engine: AsyncEngine, owner: str, shards: list[int], lease_seconds: float) -> None:
         self.engine = engine
         self.owner = owner
         self.shards = sorted(set(shards))
         self.lease_seconds = lease_seconds
+        self.dialect = engine.dialect.name
+        self.acquire_wait = max(1.0, min(5.0, lease_seconds / 2))
+        """How long taking the leases waits for another writer (SQLite) before it looks again."""
 
-    def _until(self, now: dt.datetime) -> dt.datetime:
-        return now + dt.timedelta(seconds=self.lease_seconds)
+    def _now(self) -> ColumnElement[Any]:
+        return db_now(self.dialect)
+
+    def _until(self) -> ColumnElement[Any]:
+        return db_now(self.dialect, self.lease_seconds)
 
     async def holders(self) -> list[Holder]:
         """The current holders of this process's shards (only the rows that exist)."""
@@ -151,9 +222,22 @@ class LeaseTable:
 
     async def acquire(self) -> dict[int, int] | None:
         """Take every shard at once if none is held by a live owner (their epochs rise), else none: the
-        epochs (shard → epoch), or None."""
-        now = utcnow()
-        async with self.engine.begin() as conn:
+        epochs (shard → epoch), or None. On SQLite it waits at most `acquire_wait` for another writer."""
+        async with self.engine.connect() as conn:
+            if self.dialect != "sqlite":
+                return await self._acquire(conn)
+            await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(self.acquire_wait * 1000)}")
+            try:
+                return await self._acquire(conn)
+            finally:
+                await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                await conn.rollback()
+
+    async def _acquire(self, conn: AsyncConnection) -> dict[int, int] | None:
+        if conn.in_transaction():
+            await conn.commit()
+        async with conn.begin():
+            now = self._now()
             existing = {
                 r[0]
                 for r in (await conn.execute(select(ShardLease.shard).where(ShardLease.shard.in_(self.shards)))).all()
@@ -162,7 +246,7 @@ class LeaseTable:
             if missing:
                 await conn.execute(
                     insert(ShardLease),
-                    [{"shard": s, "owner": NOBODY, "epoch": 0, "expires_at": now} for s in missing],
+                    [{"shard": s, "owner": NOBODY, "epoch": 0, "expires_at": _LONG_AGO} for s in missing],
                 )
             taken = (
                 await conn.execute(
@@ -173,7 +257,7 @@ class LeaseTable:
                         | (ShardLease.owner == NOBODY)
                         | (ShardLease.owner == self.owner),
                     )
-                    .values(owner=self.owner, epoch=ShardLease.epoch + 1, expires_at=self._until(now), acquired_at=now)
+                    .values(owner=self.owner, epoch=ShardLease.epoch + 1, expires_at=self._until(), acquired_at=now)
                     .returning(ShardLease.shard, ShardLease.epoch)
                 )
             ).all()
@@ -182,15 +266,55 @@ class LeaseTable:
                 return None
         return {int(s): int(e) for s, e in taken}
 
+    async def end_frozen_writer(self) -> int | None:
+        """SQLite only, after taking the leases failed because the database stayed locked: a process of this
+        machine that holds the write lock while it is stopped (SIGSTOP, Ctrl-Z) blocks every writer for as
+        long as it stays stopped, and nothing but its end frees the lock. When every lease this process wants
+        has expired (no live owner), such a process is ended (SIGKILL: its open transaction is rolled back)
+        and its id returned; otherwise nothing is done (None)."""
+        if self.dialect != "sqlite":
+            return None
+        database = make_url(str(self.engine.url)).database
+        if not database or database == ":memory:":
+            return None
+        pid = sqlite_writer(Path(database))
+        if pid is None or pid == os.getpid() or not stopped(pid):
+            return None
+        async with self.engine.connect() as conn:  # a read: WAL lets it past the writer
+            live = (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(ShardLease)
+                    .where(
+                        ShardLease.shard.in_(self.shards),
+                        ShardLease.owner != NOBODY,
+                        ShardLease.owner != self.owner,
+                        ShardLease.expires_at > self._now(),
+                    )
+                )
+            ).scalar_one()
+        if live:
+            return None
+        log.warning(
+            "process %d holds the database's write lock while stopped, and its leases have expired: ending it "
+            "so that shard(s) %s can be taken over",
+            pid,
+            self.shards,
+        )
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            return None
+        return pid
+
     async def renew(self, epochs: dict[int, int]) -> set[int]:
         """Extend the leases held under `epochs`; the shards that were lost meanwhile."""
-        now = utcnow()
         async with self.engine.begin() as conn:
             kept = (
                 await conn.execute(
                     update(ShardLease)
                     .where(ShardLease.shard.in_(list(epochs)), ShardLease.owner == self.owner)
-                    .values(expires_at=self._until(now))
+                    .values(expires_at=self._until())
                     .returning(ShardLease.shard, ShardLease.epoch)
                 )
             ).all()
@@ -204,5 +328,5 @@ class LeaseTable:
                 await conn.execute(
                     update(ShardLease)
                     .where(ShardLease.shard == shard, ShardLease.owner == self.owner, ShardLease.epoch == epoch)
-                    .values(owner=NOBODY, expires_at=utcnow())
+                    .values(owner=NOBODY, expires_at=self._now())
                 )

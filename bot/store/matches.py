@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
-from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, fence
+from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, ShardLease, fence
 from bot.types import OVER_STATUSES, MatchStatus
 
 
@@ -199,6 +199,32 @@ class MatchStore:
         if lost:
             self.fencing.drop(lost)
             raise LeaseLost(lost)
+
+    async def fenced_off(self, guild_id: int | None) -> bool:
+        """After a write failed: whether this process has lost the lease of the guild's shard meanwhile (read
+        from the lease table; a loss found is dropped from the fencing, as a write's fence would). False when
+        there is no fencing, or the table cannot be read now."""
+        if self.fencing is None:
+            return False
+        epochs, unheld = self.fencing.needed([guild_id])
+        if unheld:
+            return True
+        try:
+            async with self.engine.connect() as conn:
+                rows = (
+                    await conn.execute(
+                        select(ShardLease.shard, ShardLease.owner, ShardLease.epoch).where(
+                            ShardLease.shard.in_(list(epochs))
+                        )
+                    )
+                ).all()
+        except Exception:
+            return False
+        held = {int(s) for s, o, e in rows if o == self.fencing.owner and int(e) == epochs[int(s)]}
+        lost = set(epochs) - held
+        if lost:
+            self.fencing.drop(lost)
+        return bool(lost)
 
     def _batch_guilds(self, batch: list[_Pending]) -> list[int | None]:
         return [self._guilds.get(p.match_id) for p in batch]

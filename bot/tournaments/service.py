@@ -107,6 +107,10 @@ class Tournament:
         return self.starts_at - dt.timedelta(seconds=self.checkin_s)
 
 
+class GameTaken(Exception):
+    """A game was claimed or ruled by another process while this one stored its no-show forfeit."""
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """A pairing as stored, with the pure value the pairing code reads."""
@@ -946,9 +950,21 @@ class TournamentService:
                 await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=found))
             await self._record_match(found)
             return True
+        winner = 1 if g.here[0] is not None else 2
+        result = Result.WHITE if winner == 1 else Result.BLACK
+
+        async def rule_game(conn: AsyncConnection, match_id: int) -> None:
+            """In the transaction that stores the forfeit: the game's result, on this process's claim only."""
+            ruled = await conn.execute(
+                update(GAMES)
+                .where(and_(GAMES.c.id == g.id, GAMES.c.match_id == OPENING, GAMES.c.opening_by == self.instance))
+                .values(match_id=match_id, result=result.value, forfeit=True, decided_by="no_show")
+            )
+            if ruled.rowcount != 1:
+                raise GameTaken(g.id)  # rolls the forfeit back: nothing stored
+
         try:
             if no_show:
-                winner = 1 if g.here[0] is not None else 2
                 mid = await self.host.record_forfeit(
                     t.game,
                     players,
@@ -961,6 +977,7 @@ class TournamentService:
                     channel_id=channel,
                     by=f"tournament:{t.id}",
                     rated=t.rated,
+                    also=rule_game,  # the forfeit match and the game's result: both stored, or neither
                 )
             else:
                 mid = await self.host.create_match(
@@ -977,24 +994,27 @@ class TournamentService:
                 )
         except HostError:
             log.exception("tournament %s: the match of round %s board %s could not open", t.id, g.round, g.board)
-            async with self.engine.begin() as conn:
-                await conn.execute(
-                    update(GAMES)
-                    .where(and_(GAMES.c.id == g.id, GAMES.c.opening_by == self.instance))
-                    .values(match_id=None, opening_after=None)
-                )
-            return False
+            try:
+                stood = await self._ruled_here(g.id) if no_show else None
+            except Exception:  # the database cannot say now: the claim goes stale and the game is looked at again
+                log.exception("tournament %s: reading back game %s failed", t.id, g.id)
+                return False
+            if stood is not None:
+                mid = stood  # the forfeit was stored after all (its commit was only reported lost)
+            else:
+                async with self.engine.begin() as conn:  # still our claim, nothing stored: give it back
+                    await conn.execute(
+                        update(GAMES)
+                        .where(
+                            and_(GAMES.c.id == g.id, GAMES.c.match_id == OPENING, GAMES.c.opening_by == self.instance)
+                        )
+                        .values(match_id=None, opening_after=None)
+                    )
+                return False
         if not no_show:
             async with self.engine.begin() as conn:
                 await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=mid))
             return False
-        result = Result.WHITE if winner == 1 else Result.BLACK
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                update(GAMES)
-                .where(GAMES.c.id == g.id)
-                .values(match_id=mid, result=result.value, forfeit=True, decided_by="no_show")
-            )
         absent = black if winner == 1 else white
         await self._emit(
             t.id,
@@ -1012,6 +1032,24 @@ class TournamentService:
             },
         )
         return True
+
+    async def _ruled_here(self, game_id: int) -> int | None:
+        """The forfeit match of a game this process ruled a no-show on its own claim, if it is stored."""
+        async with self.engine.connect() as conn:
+            found = (
+                await conn.execute(
+                    select(GAMES.c.match_id).where(
+                        and_(
+                            GAMES.c.id == game_id,
+                            GAMES.c.result.is_not(None),
+                            GAMES.c.decided_by == "no_show",
+                            GAMES.c.opening_by == self.instance,
+                            GAMES.c.match_id > 0,
+                        )
+                    )
+                )
+            ).scalar()
+        return None if found is None else int(found)
 
     async def _claim(self, game_id: int, now: dt.datetime) -> int | None:
         """Claim a game to open its match: the highest match id before the first claim (None: not ours)."""
@@ -1242,6 +1280,12 @@ class TournamentService:
                     await self._pair_locked(tid)
                 except TournamentRefused:
                     return  # paired by another process meanwhile
+        opening = self._opening.get(tid)
+        if opening is not None and opening.locked():
+            # A pass over the games runs now (this result may be its own no-show forfeit, heard while it
+            # stores it): waiting for it here would wait for ever; the timer makes the next pass.
+            self.wake()
+            return
         await self._open_matches(tid)
 
     async def _finish(self, t: Tournament, unpaired: PairingError | None = None) -> None:

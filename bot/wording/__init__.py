@@ -265,6 +265,7 @@ _REFUSALS: dict[str, str] = {
     "unsaved": "The host could not save that just now, so it did not happen: please post it again.",
     "failed": "The host could not handle that; the match is unchanged.",
     "not_hosted": "Another host process runs this match now: try again in a moment.",
+    "taken_over": "Another host took over this match, so that did not count here: post your move again.",
     "unconfirmed": (
         "The host lost touch with its database and cannot tell yet whether that counted: "
         "look at the board before posting again."

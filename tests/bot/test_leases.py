@@ -5,12 +5,14 @@ by a writer whose epoch is stale is refused in its own transaction — alone or 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from bot.host.service import MatchService, PlayerRef
-from bot.store.leases import Fencing, LeaseLost, LeaseTable
+from bot.store.leases import Fencing, LeaseLost, LeaseTable, db_now
 from bot.store.matches import MatchStore
 
 A, B, C, D = PlayerRef("a", "alice"), PlayerRef("b", "bob"), PlayerRef("c", "carol"), PlayerRef("d", "dave")
@@ -65,7 +67,8 @@ async def test_a_stale_epoch_is_refused_and_writes_nothing_even_in_a_group_commi
         thief = LeaseTable(store.engine, "thief", [0], lease_seconds=60)
         assert await thief.acquire() == {0: epochs[0] + 1}
         r0, r1 = await asyncio.gather(service.submit(m0, A.id, "A1-B1"), service.submit(m1, C.id, "A1-B1"))
-        assert r0.status == "ignored" and r1.status == "accepted"
+        assert r0.status == "rejected" and r1.status == "accepted"
+        assert r0.refusal is not None and r0.refusal.code == "taken_over"  # the truth, not "the match is over"
         assert lost == [{0}] and m0 not in service.live and m1 in service.live
         stored0 = await store.load(m0, with_events=True)
         assert stored0 is not None and [e.kind for e in stored0.events] == ["created"]  # nothing written
@@ -75,4 +78,70 @@ async def test_a_stale_epoch_is_refused_and_writes_nothing_even_in_a_group_commi
                 guild_id=G0, channel_id=None, snapshot={}, events=[],
             )  # fmt: skip
     finally:
+        await service.close()
+
+
+async def test_lease_times_are_the_databases_clock(store: MatchStore) -> None:
+    table = LeaseTable(store.engine, "me", [0], lease_seconds=600)
+    assert await table.acquire() == {0: 1}
+    async with store.engine.connect() as conn:
+        now = (await conn.execute(select(db_now(store.engine.dialect.name)))).scalar_one()
+    [held] = await table.holders()
+    assert abs((held.expires_at - now).total_seconds() - 600) < 5  # written as the database's now + the lease
+    await table.release({0: 1})
+    [released] = await table.holders()
+    assert released.owner == "" and released.expires_at <= now + dt.timedelta(seconds=5)
+
+
+@pytest.mark.pg
+async def test_every_postgresql_session_has_lock_statement_and_idle_timeouts(pg_url: str) -> None:
+    store = MatchStore(pg_url)
+    try:
+        async with store.engine.connect() as conn:
+            shown = {
+                name: (await conn.exec_driver_sql(f"SHOW {name}")).scalar_one()
+                for name in ("lock_timeout", "statement_timeout", "idle_in_transaction_session_timeout")
+            }
+    finally:
+        await store.close()
+    assert shown == {"lock_timeout": "10s", "statement_timeout": "1min", "idle_in_transaction_session_timeout": "5s"}
+
+
+@pytest.mark.looptime
+async def test_letting_go_never_cancels_a_timer_inside_its_action(store: MatchStore) -> None:
+    owner = LeaseTable(store.engine, "me", [0, 1], lease_seconds=60)
+    epochs = await owner.acquire()
+    assert epochs is not None
+    store.fencing = Fencing("me", 2)
+    store.fencing.hold(epochs)
+    service = MatchService(store, owns_guild=store.fencing.holds, heartbeat_seconds=86400)
+    await service.start()
+    inside, go_on = asyncio.Event(), asyncio.Event()
+    finished: list[int] = []
+    armed: list[bool] = []
+
+    async def slow_listener(ev: Any) -> None:  # a subscriber writing in the timer's task (as ratings do)
+        if armed and not inside.is_set():
+            async with store.engine.begin() as conn:
+                await conn.execute(select(1))
+                inside.set()
+                await go_on.wait()
+                await conn.execute(select(1))
+            finished.append(ev.match_id)
+
+    service.subscribe(slow_listener)
+    try:
+        mid = await service.create_match("boxes", [A, B], guild_id=G0, clock={"move": 5.0, "reserve": 60.0})
+        armed.append(True)
+        await asyncio.wait_for(inside.wait(), 30)  # alice's move time ran out: the timer tells of her reserve
+        task = service.live[mid].task
+        assert task is not None and service.live[mid].acting
+        store.fencing.drop({0})  # the shard is taken over now: the process lets go of its matches
+        assert service.abandon() == [mid] and mid not in service.live
+        go_on.set()
+        await asyncio.sleep(1)
+        assert finished == [mid], "the action under way was finished, not cut short"
+        assert task.done() and not task.cancelled()
+    finally:
+        go_on.set()
         await service.close()

@@ -33,19 +33,28 @@ class Host:
     """One `bot.shardhost` process for shards 0 and 1 of 2, and the JSON events it printed (with the
     monotonic time each was read)."""
 
-    def __init__(self, url: str, tmp: Path, name: str, ids: tuple[int, ...] = (0, 1)) -> None:
+    def __init__(
+        self,
+        url: str,
+        tmp: Path,
+        name: str,
+        ids: tuple[int, ...] = (0, 1),
+        *,
+        module: str = "bot.shardhost",
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.err_path = tmp / f"{name}.txt"
         self.err = self.err_path.open("a")
         args = ["--db", url, "--shard-count", str(COUNT), "--shard-ids", *map(str, ids)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.shardhost", *args, "--heartbeat", "0.2", "--lease", str(LEASE)],
+            [sys.executable, "-m", module, *args, "--heartbeat", "0.2", "--lease", str(LEASE)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.err,
             text=True,
             bufsize=1,
-            env=ENV,
+            env={**ENV, **(env or {})},
         )
         self.events: list[dict[str, Any]] = []
         self._cond = threading.Condition()
