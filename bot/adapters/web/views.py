@@ -26,6 +26,7 @@ from bot.store.db import Match, MatchEvent
 from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
 from bot.types import OVER_STATUSES
+from bot.wording.counts import plural
 from games.base import TITLES
 
 RECENT = 20
@@ -144,7 +145,7 @@ class Views:
         for game in TITLES:
             board = await ratings.leaderboard(gid, game, limit=10)
             if board:
-                rows = [(f"{s.rank}. {s.name} {s.rating:.0f} ({s.games} games)", None) for s in board]
+                rows = [(f"{s.rank}. {s.name} {s.rating:.0f} ({plural(s.games, 'game')})", None) for s in board]
                 sections.append((f"Leaderboard: {TITLES[game]}", rows))
         title = "Server" if gid is None else f"Server {gid}"
         return index_page(title, sections)
@@ -167,7 +168,13 @@ class Views:
         sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
             (
                 "Standings",
-                [(f"{s.rank}. {names.get(s.player, '?')} — {s.points:g} points", None) for s in standings],
+                [
+                    (
+                        f"{s.rank}. {names.get(s.player, '?')} — {s.points:g} {'point' if s.points == 1 else 'points'}",
+                        None,
+                    )
+                    for s in standings
+                ],
             )
         ]
         by_round: dict[int, list[tuple[str, str | None]]] = {}
