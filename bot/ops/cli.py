@@ -140,6 +140,7 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
         events_json=args.events_json,
         png_dir=Path(args.png) if args.png else None,
         scheduled=args.scheduled,
+        analyse=analysis_enabled(),  # as `dmhost room`
     )
     return _host_room(lambda: ScheduledRoom(config))
 

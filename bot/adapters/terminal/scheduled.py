@@ -19,6 +19,7 @@ from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
+from bot.records.analysis_worker import start_analysis_worker
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, loop_wall
 from bot.schedule.when import iso
 from bot.wording.schedule import refusal, say
@@ -74,6 +75,7 @@ class ScheduledRoom(Room):
         """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
         self._terminated = True
         self._changed.set()
+        super().terminate()
 
     # -- what happens ------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
@@ -114,10 +116,17 @@ class ScheduledRoom(Room):
     async def run(self, lines: asyncio.Queue[str | None]) -> int:
         """Wait for the DM, host it, record it; returns the exit code."""
         try:
-            return await self._run(lines)
+            if self.config.analyse and self._own_service:  # as `dmhost room`: the match's analysis is stored
+                self.analysis = start_analysis_worker(self.service, catch_up=False)
+            code = await self._run(lines)
+            if self.finished.is_set() and not self._terminated:
+                await self._await_analysis(lines)
+            return code
         finally:
             if self.scheduler is not None:
                 await self.scheduler.close()
+            if self.analysis is not None:
+                await self.analysis.close()
             await self.host.close()
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:

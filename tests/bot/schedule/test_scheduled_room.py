@@ -9,6 +9,7 @@ import asyncio
 import datetime as dt
 import io
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -191,10 +192,29 @@ async def test_stopped_mid_match_goes_on_with_the_same_command(db_url: str) -> N
     assert (await status(db_url, sid)).public_status == "finished"
 
 
-def dmhost(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProcess[str]:
+def dmhost(
+    *args: str, stdin: str = "", cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.ops.cli", *args], input=stdin, capture_output=True, text=True, timeout=120, cwd=cwd
+        [sys.executable, "-m", "bot.ops.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
     )
+
+
+async def _analysis(db: str, match_id: int) -> list[dict[str, Any]] | None:
+    from bot.records.analysis_store import load_analysis
+
+    store = MatchStore(f"sqlite+aiosqlite:///{db}")
+    await store.open()
+    try:
+        return await load_analysis(store, match_id)
+    finally:
+        await store.close()
 
 
 def test_command_line(tmp_path: Path) -> None:
@@ -208,10 +228,12 @@ def test_command_line(tmp_path: Path) -> None:
     room = dmhost(
         "room", "--db", db, "--scheduled", str(sid), "--events-json",
         stdin="\n".join(["alice: here", "bob: here", *BOB_WINS]) + "\n", cwd=tmp_path,
+        env={"DMHOST_ANALYSIS": "true"},
     )  # fmt: skip
     assert room.returncode == 0, room.stderr
     events = [json.loads(line) for line in room.stdout.splitlines()]
     assert events[-1]["event"] == "finished" and events[-1]["winner"] == "bob"
+    assert asyncio.run(_analysis(db, events[-1]["match"])) is not None  # analysed before the room closed
     listed = json.loads(dmhost("schedule", "list", "--db", db, "--json", cwd=tmp_path).stdout)
     assert [(r["schedule"], r["status"], r["match"]) for r in listed] == [(sid, "finished", events[-1]["match"])]
     again = dmhost("room", "--db", db, "--scheduled", str(sid), cwd=tmp_path)
