@@ -435,6 +435,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         reminders="scheduled DMs: reminders before the start, e.g. `24h 1h 10m`, or `off`",
         checkin="scheduled DMs: minutes before the start when check-in opens",
         no_show="scheduled DMs: minutes after the start before an absent player loses",
+        vacation_days="correspondence: each player's vacation days a year (default 14)",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -460,8 +461,16 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         reminders: str | None = None,
         checkin: app_commands.Range[int, 1, 1440] | None = None,
         no_show: app_commands.Range[int, 1, 1440] | None = None,
+        vacation_days: app_commands.Range[int, 0, 365] | None = None,
     ) -> None:
         """No options: show the settings; options: change them (hosts only)."""
+        if vacation_days is not None:
+            correspondence = self.bot.get_cog("CorrespondenceCog")
+            if correspondence is not None:
+                await correspondence.config(interaction, vacation_days)  # type: ignore[attr-defined]
+            others = (host_role, room_channel, room_mode, game, clock, reset, results_channel)
+            if all(v is None for v in (*others, timezone, reminders, checkin, no_show)):
+                return
         if any(v is not None for v in (timezone, reminders, checkin, no_show)):
             from bot.adapters.discord.schedule._config import schedule_config
 
