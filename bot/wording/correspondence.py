@@ -80,3 +80,25 @@ def allowance_line(days: int) -> str:
 def allowance_saved(days: int) -> str:
     """`/dm config vacation_days:` saved."""
     return "Saved.\n" + allowance_line(days)
+
+
+def notify_saved(how: str) -> str:
+    """`/dm event notify how:` saved."""
+    return f"Saved: for your correspondence games in this server you get {NOTIFY_CHOICES[how]}."
+
+
+def reminder_dm(opponent: str, left_text: str, deadline: str, server: str, link: str) -> str:
+    """A reminder sent as a direct message (`/dm event notify how:dm`)."""
+    return f"Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}. {link}"
+
+
+def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> str:
+    """One game in the daily digest."""
+    return f"• #{match_id} against {opponent}: {left_text} left, time runs out <t:{deadline}:R> · {link}"
+
+
+def digest(server: str, lines: Sequence[str]) -> str:
+    """The daily digest (`/dm event notify how:digest`): every game whose reminder came since the last one."""
+    count = len(lines)
+    head = f"{count} game{'s' if count != 1 else ''} wait{'s' if count == 1 else ''} for your move in {server}:"
+    return "\n".join([head, *lines])
