@@ -31,6 +31,11 @@ def away_note(until: int) -> str:
     return f"(on vacation until <t:{until}:R>)"
 
 
+def history_left(who: str, left: str, away_until: int | None) -> str:
+    """A running correspondence match in `/dm history`: `bob to move, 1d 4h left`."""
+    return f"{who} to move, {left} left" + ("" if away_until is None else " " + away_note(away_until))
+
+
 def match_list(links: Sequence[str]) -> str:
     """Matches named in a reply: `#3, #7`."""
     return ", ".join(links)

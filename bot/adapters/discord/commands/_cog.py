@@ -702,7 +702,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = history_lines(matches)
+        lines = history_lines(matches, self.service)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
 
