@@ -587,6 +587,8 @@ _SHOWN_KINDS = {
     "here": "presence",
     "choice": "first player chosen",
     "finished": "result",
+    "vacation": "on vacation",
+    "vacation_over": "back from vacation",
     "created": "created",
 }
 
