@@ -477,8 +477,13 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
+        correspondence = self.bot.get_cog("CorrespondenceCog")
+        more = None
+        if correspondence is not None and interaction.guild_id is not None:
+            more = await correspondence.shown(interaction.guild_id)  # type: ignore[attr-defined]
         await guild_config(
             interaction,
+            more=more,
             host_role=host_role,
             room_channel=room_channel,
             room_mode=room_mode,

@@ -223,6 +223,6 @@ class CorrespondenceCog(commands.Cog):
         days = await self.store.set_allowance(interaction.guild_id, vacation_days)
         await respond(interaction, words.allowance_saved(days))
 
-    async def allowance(self, guild_id: int) -> int:
-        """The server's yearly vacation allowance (for `/dm config`)."""
-        return await self.store.allowance(guild_id)
+    async def shown(self, guild_id: int) -> str:
+        """The server's correspondence settings as `/dm config` shows them."""
+        return words.allowance_line(await self.store.allowance(guild_id))

@@ -82,8 +82,12 @@ async def test_vacation_stops_both_clocks_then_they_run_again(world: World) -> N
 async def test_allowance_set_by_the_server_and_an_early_return(world: World) -> None:
     w = world
     first, room = await start(w, room="public", options="rows=2 cols=2", clock=SLOW)
+    shown = answer(await w.dave.slash(w.lobby, "dm config")).content
+    assert "**Correspondence**\nVacation allowance: 14 days a year per player" in shown
     saved = answer(await w.carol.slash(w.lobby, "dm config", vacation_days=5)).content
     assert "Vacation allowance: 5 days a year per player" in saved
+    refused_config = answer(await w.dave.slash(w.lobby, "dm config", vacation_days=30)).content
+    assert "Vacation allowance" not in refused_config  # hosts only
     refused = answer(await w.alice.slash(w.lobby, "dm event vacation", days=6)).content
     assert "6 days is more than you have left: 5 of this year's 5 vacation days" in refused
     none = answer(await w.dave.slash(w.lobby, "dm event vacation", days=1)).content
