@@ -10,6 +10,7 @@ import bot.ratings.models
 import bot.records.analysis_store
 import bot.schedule.models
 import bot.series.models
+import bot.store.correspondence
 import bot.store.guilds
 import bot.store.leases
 import bot.tournaments.tables  # noqa: F401

@@ -15,16 +15,16 @@ from typing import Any
 from bot.host.events import EventKind
 from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
-from bot.host.rules.correspondence import REMINDER, days_hours
+from bot.host.rules.correspondence import BACK, REMINDER, VACATION, days_hours
 from bot.store.matches import NewEvent
 from bot.types import ClockNotice, EndReason, MatchStatus
 
 
 def start_turn(live: Live, now: float) -> None:
-    """A fresh action for the player on move (frozen while the match is paused)."""
+    """A fresh action for the player on move (frozen while the match is paused, or the player is on vacation)."""
     seat = live.ruleset.to_move(live.state)
     if seat is not None:
-        live.clocks.start(seat, now, paused=live.status == MatchStatus.PAUSED)
+        live.clocks.start(seat, now, paused=live.status == MatchStatus.PAUSED or seat in live.away)
 
 
 def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
@@ -67,7 +67,12 @@ def change(live: Live, eff: Effects, now: float) -> None:
     for op in eff.clock:
         if op == "pause":
             live.clocks.pause(now)
-        elif op == "resume" and live.status == MatchStatus.ONGOING and not any(r.holds_clock() for r in live.rules):
+        elif (
+            op == "resume"
+            and live.status == MatchStatus.ONGOING
+            and live.clock_may_run()
+            and not any(r.holds_clock() for r in live.rules)
+        ):
             live.clocks.resume(now)
         elif op == "restart":
             start_turn(live, now)
@@ -216,3 +221,24 @@ def reminder(live: Live, seat: int, now: float, wall: dt.datetime) -> Batch:
         "deadline": f"<t:{int(deadline.timestamp())}:R>",
     }
     return Batch([NewEvent(REMINDER, seat, data={"left": round(left)})], [event(live, REMINDER, data, seat, detail)])
+
+
+def away(live: Live, seat: int, until: dt.datetime | None, now: float, wall: dt.datetime) -> Batch:
+    """Correspondence vacation: `seat`'s clock stands still until `until` (aware UTC), or (None) runs again now.
+    The event is addressed to the opponent (its seat), who is the one told; `away` in its data is the player."""
+    if until is not None:
+        unix = int(until.timestamp())
+        live.away[seat] = (now + (until - wall).total_seconds(), unix)
+        if live.clocks.running == seat:
+            live.clocks.pause(now)
+        kind, data = VACATION, {"away": seat, "until": unix}
+    else:
+        live.away.pop(seat, None)
+        if (
+            live.clocks.running == seat
+            and live.status == MatchStatus.ONGOING
+            and not any(r.holds_clock() for r in live.rules)
+        ):
+            live.clocks.resume(now)
+        kind, data = BACK, {"away": seat}
+    return Batch([NewEvent(kind, seat, data=dict(data))], [event(live, kind, data, 3 - seat)])

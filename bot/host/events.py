@@ -119,6 +119,8 @@ class ClockFacts:
     running: int | None
     remaining: Mapping[int, Mapping[str, float]]
     paused: bool = False
+    away: Mapping[int, int] = field(default_factory=dict)
+    """Correspondence: the seats on vacation (their clocks stand still), with the Unix time it ends."""
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,8 @@ class Live:
     started_at: dt.datetime = field(default_factory=utcnow)
     outage: Outage | None = None
     """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
+    away: dict[int, tuple[float, int]] = field(default_factory=dict)
+    """Correspondence vacation: seat → (loop time it ends, its Unix time); that seat's clock stands still."""
     committed: tuple[dict[str, Any], int] | None = None
     """The last snapshot the database has, and the log length with it: where a failed write goes back to."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -139,6 +141,10 @@ class Live:
         """When a rule's timer fires (infinity while the match is paused)."""
         due = self.due.get((rule, name))
         return None if due is None else (math.inf if self.paused_at is not None else due)
+
+    def clock_may_run(self) -> bool:
+        """Whether the clock of the seat on move may run now: not while a player on vacation is on move."""
+        return self.clocks.running not in self.away
 
     def provisional(self) -> Provisional | None:
         """The move a rule keeps provisional, if any."""
@@ -240,6 +246,7 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
         "instance": instance,
         "loop_at": now,
         **({"practice": True} if live.practice else {}),
+        **({"away": {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}} if live.away else {}),
         **({"machine": live.machine} if live.machine is not None else {}),
         **(
             {"wall_at": wall.isoformat()}
@@ -288,6 +295,8 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
     def due(rel: Any) -> float:
         return now + float(rel) if paused else now + max(0.0, float(rel) - down)
 
+    for seat, (rel, unix) in (snap.get("away") or {}).items():
+        live.away[int(seat)] = (now + max(0.0, float(rel) - down), int(unix))
     if "rules" in snap:
         for rule in live.rules:
             saved = snap["rules"].get(rule.key, {})
@@ -336,6 +345,7 @@ def next_due(live: Live, now: float) -> float | None:
         return None
     times = [d.at for d in live.clocks.next_deadlines(now)[:1]] if live.status == MatchStatus.ONGOING else []
     times += list(live.due.values())
+    times += [at for at, _unix in live.away.values()]
     return min(times) if times else None
 
 
@@ -362,7 +372,7 @@ def roll_back(live: Live, now: float) -> None:
         players={},
     )
     fresh = restore(stored, now, max(0.0, now - float(snap["loop_at"])))
-    for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due"):
+    for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due", "away"):
         setattr(live, name, getattr(fresh, name))
     live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
 
@@ -392,7 +402,8 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
     remaining = {seat: clocks.remaining(seat, now) for seat in (1, 2)}
     held = live.status == MatchStatus.ONGOING and any(r.holds_clock() for r in live.rules)
     running = None if held else clocks.running  # while a move is provisional (or presence asked), none runs
-    return ClockFacts(clocks.tc.kind, running, remaining, live.status == MatchStatus.PAUSED)
+    away = {seat: unix for seat, (_at, unix) in live.away.items()}
+    return ClockFacts(clocks.tc.kind, running, remaining, live.status == MatchStatus.PAUSED, away)
 
 
 def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:

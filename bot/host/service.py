@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from bot.host import rules
-from bot.host.effects import after_move, apply, change, clock_deadline, end, ran_out, stamp, start_turn, take
+from bot.host.effects import after_move, apply, away, change, clock_deadline, end, ran_out, stamp, start_turn, take
 from bot.host.events import (
     EventKind,
     Grave,
@@ -797,7 +797,8 @@ class MatchService:
             shift = now - (live.paused_at if live.paused_at is not None else now)
             live.due = {k: v + shift for k, v in live.due.items()}
             live.status, live.paused_at = live.resume_to, None
-            if live.status == MatchStatus.ONGOING and not any(r.holds_clock() for r in live.rules):
+            held = any(r.holds_clock() for r in live.rules)
+            if live.status == MatchStatus.ONGOING and live.clock_may_run() and not held:
                 live.clocks.resume(now)
             unpaused = event(live, EventKind.UNPAUSED, {}, detail={"match": live.id})
             await self._flush(live, Batch([NewEvent("resume", data={"by": by})], [unpaused]))
@@ -832,6 +833,29 @@ class MatchService:
             batch = Batch([NewEvent("award", seat, data={"by": by})])
             end(live, seat, EndReason.AWARD, batch, self.now(), self.wall(), score=False, by=by)
             await self._flush(live, batch)
+
+    # -- correspondence vacation --------------------------------------------------------
+    async def set_away(self, player_id: str, guild_id: int | None, until: dt.datetime | None) -> list[int]:
+        """Correspondence vacation: the player's clock stands still until `until` (aware UTC) in every
+        correspondence match of theirs hosted here in the guild; None ends the vacation now (the clocks run
+        again). Each room hears it, addressed to the opponent. Returns the ids of the matches changed."""
+        changed = []
+        for live in self.live_in_guild(guild_id):
+            seat = live.seat_of(player_id)
+            if seat is None or live.clocks.tc.kind != ClockKind.CORRESPONDENCE:
+                continue
+            async with live.lock:
+                if live.id not in self.live or live.status in OVER_STATUSES or not await self._settled(live):
+                    continue
+                if until is None and seat not in live.away:
+                    continue
+                try:
+                    await self._flush(live, away(live, seat, until, self.now(), self.wall()))
+                except Unsaved:
+                    log.warning("match %s: the vacation of seat %s could not be saved", live.id, seat)
+                    continue
+                changed.append(live.id)
+        return changed
 
     # -- clocks and timers ---------------------------------------------------------
     def _rearm(self, live: Live) -> None:
@@ -887,6 +911,9 @@ class MatchService:
         now = self.now()
         if live.status == MatchStatus.PAUSED:
             return
+        for seat, (at, _unix) in sorted(live.away.items()):
+            if at <= now + 1e-9:  # the vacation is over: the clock runs again
+                await self._flush(live, away(live, seat, None, self.now(), self.wall()))
         for (key, name), at in sorted(live.due.items(), key=lambda kv: kv[1]):
             if at > now + 1e-9 or (key, name) not in live.due:
                 continue

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bot.host.events import ClockFacts, HostError, HostEvent, Ignored, Refusal, SubmitResult, TurnFacts
 from bot.tournaments.refusals import KIND as TOURNAMENT
 from bot.types import ClockKind, ClockNotice
+from bot.wording.correspondence import away_event, away_note
 from bot.wording.counts import plural
 from bot.wording.tournaments import refusal_text as tournament_refusal
 from bot.wording.tournaments import template as tournament_template
@@ -139,7 +140,9 @@ def clock_line(facts: ClockFacts, name: Name) -> str:
         rem = facts.remaining[seat]
         mark = "▶ " if facts.running == seat else ""
         if facts.kind == ClockKind.CORRESPONDENCE:
-            parts.append(f"{mark}{name(seat)} {correspondence_left(rem)}")
+            away = facts.away.get(seat)
+            note = "" if away is None else " " + away_note(away)
+            parts.append(f"{mark}{name(seat)} {correspondence_left(rem)}{note}")
         elif facts.kind == ClockKind.MOVE_RESERVE:
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
         else:
@@ -228,6 +231,8 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         return f"Match {d['match']} continues. {now_turn}"
     if kind == "aborted":
         return f"Match {d['match']} was aborted by the host."
+    if kind in ("vacation", "vacation_over"):
+        return away_event(kind, d, name)
     if kind == "time":
         verb = "gets" if float(d["seconds"]) >= 0 else "loses"
         return f"{name(seat)} {verb} {abs(float(d['seconds'])):g} s. {d.get('clocks', '')}".rstrip()
@@ -610,6 +615,8 @@ _SHOWN_KINDS = {
     "here": "presence",
     "choice": "first player chosen",
     "finished": "result",
+    "vacation": "on vacation",
+    "vacation_over": "back from vacation",
     "created": "created",
 }
 

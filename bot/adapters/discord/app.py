@@ -28,6 +28,7 @@ EXTENSIONS = (
     "bot.adapters.discord.tournament",
     "bot.adapters.discord.ratings",
     "bot.adapters.discord.schedule",
+    "bot.adapters.discord.correspondence",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 

@@ -15,6 +15,10 @@ from bot.host.rules.base import HouseRule
 
 REMINDER = "reminder"
 """The event a reminder publishes: `{"event": "reminder", "player": NAME, "left": SECONDS}`."""
+VACATION = "vacation"
+"""A player's vacation began (`/dm event vacation`): their clock stands still; addressed to the opponent."""
+BACK = "vacation_over"
+"""A player's vacation ended (its time came, or they ended it): their clock runs again."""
 
 
 def days_hours(seconds: float) -> str:
@@ -40,8 +44,8 @@ class Correspondence(HouseRule):
     settable: ClassVar[bool] = False
     default: ClassVar[Any] = None
     in_defaults: ClassVar[bool] = False
-    events: ClassVar[tuple[str, ...]] = (REMINDER,)
-    pings: ClassVar[tuple[str, ...]] = (REMINDER,)
+    events: ClassVar[tuple[str, ...]] = (REMINDER, VACATION, BACK)
+    pings: ClassVar[tuple[str, ...]] = (REMINDER, VACATION)
     words: ClassVar[Mapping[str, str]] = {
         REMINDER: "{player}, your move against {opponent} is waiting: {left_text} left, time runs out {deadline}.",
         "log:reminder": "reminded ({left_text} left)",

@@ -436,6 +436,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         reminders="scheduled DMs: reminders before the start, e.g. `24h 1h 10m`, or `off`",
         checkin="scheduled DMs: minutes before the start when check-in opens",
         no_show="scheduled DMs: minutes after the start before an absent player loses",
+        vacation_days="correspondence: each player's vacation days a year (default 14)",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.choices(
@@ -461,16 +462,29 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         reminders: str | None = None,
         checkin: app_commands.Range[int, 1, 1440] | None = None,
         no_show: app_commands.Range[int, 1, 1440] | None = None,
+        vacation_days: app_commands.Range[int, 0, 365] | None = None,
     ) -> None:
         """No options: show the settings; options: change them (hosts only)."""
+        if vacation_days is not None:
+            correspondence = self.bot.get_cog("CorrespondenceCog")
+            if correspondence is not None:
+                await correspondence.config(interaction, vacation_days)  # type: ignore[attr-defined]
+            others = (host_role, room_channel, room_mode, game, clock, reset, results_channel)
+            if all(v is None for v in (*others, timezone, reminders, checkin, no_show)):
+                return
         if any(v is not None for v in (timezone, reminders, checkin, no_show)):
             from bot.adapters.discord.schedule._config import schedule_config
 
             await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
+        correspondence = self.bot.get_cog("CorrespondenceCog")
+        more = None
+        if correspondence is not None and interaction.guild_id is not None:
+            more = await correspondence.shown(interaction.guild_id)  # type: ignore[attr-defined]
         await guild_config(
             interaction,
+            more=more,
             host_role=host_role,
             room_channel=room_channel,
             room_mode=room_mode,
@@ -697,7 +711,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = history_lines(matches)
+        lines = history_lines(matches, self.service)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)
 

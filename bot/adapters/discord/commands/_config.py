@@ -64,8 +64,10 @@ async def guild_config(
     clock: str | None,
     reset: str | None,
     results_channel: discord.TextChannel | None = None,
+    more: str | None = None,
 ) -> None:
-    """Show the settings (no options), or change the ones given and show the result."""
+    """Show the settings (no options), or change the ones given and show the result; `more`: other features'
+    settings, shown after these (the correspondence vacation allowance)."""
     bot = host_bot(interaction)
     store = bot.guild_settings
     guild_id = interaction.guild_id
@@ -74,7 +76,8 @@ async def guild_config(
     changing = any(v is not None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel))
     if not changing:
         settings = await store.get(guild_id)
-        await respond(interaction, describe(settings, interaction.guild, bot.settings.host_role))
+        shown = describe(settings, interaction.guild, bot.settings.host_role)
+        await respond(interaction, shown if more is None else f"{shown}\n{more}")
         return
     require_host(interaction)
     changes: dict[str, Any] = {}

@@ -32,11 +32,12 @@ from bot.adapters.discord.announce._cog import deadline_line, pending_result, pi
 from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.commands._pages import page_link
 from bot.host.events import MatchResult, Refusal
-from bot.host.service import HostError, HostEvent, Live
+from bot.host.service import HostError, HostEvent, Live, MatchService
 from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
 from bot.types import ClockKind
+from bot.wording import correspondence as correspondence_words
 from bot.wording.decisions import told_result
 from games import registry
 
@@ -135,17 +136,33 @@ def _names(stored: StoredMatch) -> tuple[str, str]:
     )
 
 
-def history_lines(matches: Sequence[StoredMatch]) -> list[str]:
-    """`/dm history`: date, game, players, the result in words, the score and a link to the room."""
+def history_lines(matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
+    """`/dm history`: date, game, players, the result in words, the score and a link to the room; for a
+    correspondence match running here, who is to move and their time left in days and hours."""
     lines = []
     for m in matches:
         result = result_of(m)
+        live = service.live.get(m.id) if service is not None else None
+        if live is not None and live.clocks.tc.kind == ClockKind.CORRESPONDENCE:
+            result = f"{result} · {_time_left(live, service.now() if service is not None else 0.0)}"
         when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
         names = " vs ".join(_names(m))
         lines.append(
             wording.history_line(m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id))
         )
     return lines
+
+
+def _time_left(live: Live, now: float) -> str:
+    """A running correspondence match in `/dm history`: who is to move and their time left."""
+    seat = live.clocks.running
+    if seat not in live.players:
+        return _turn(live)
+    rem = live.clocks.remaining(seat, now)
+    away = live.away.get(seat)
+    return correspondence_words.history_left(
+        wording.seat_name(live, seat), wording.correspondence_left(rem), None if away is None else away[1]
+    )
 
 
 def may_read_record(interaction: discord.Interaction[Any], stored: StoredMatch) -> bool:

@@ -100,3 +100,19 @@ async def test_dm_live_lists_correspondence_matches_apart(world: World) -> None:
     text = "\n".join(e.description or "" for e in shown.embeds)
     head = text.index("**Correspondence**")
     assert text.index(f"#{fast}") < head < text.index(f"#{slow}")
+
+
+async def test_history_and_board_show_the_time_left_in_days_and_hours(world: World) -> None:
+    w = world
+    slow, room = await start(w, options="rows=2 cols=2", clock="kind=correspondence move=3d")
+    fast, _ = await start(w, options="rows=2 cols=2", by=w.carol)
+    await w.env.advance_time(1.5 * DAY + 4 * 3600)  # alice has 1 day and 8 hours left
+    shown = answer(await w.dave.slash(w.lobby, "dm history", player=w.alice))
+    lines = (shown.embeds[0].description or "").splitlines()
+    (slow_line,) = [line for line in lines if line.startswith(f"`#{slow}`")]
+    assert "in play · alice to move, 1d 8h left" in slow_line
+    (fast_line,) = [line for line in lines if line.startswith(f"`#{fast}`")]
+    assert "left" not in fast_line  # a live match is over by now, on time
+    status = answer(await w.dave.slash(room, "dm status", match=slow)).content
+    assert "clocks: ▶ alice 1d 8h | bob 3d" in status  # the board's own line is as of its last event
+    assert "clocks: ▶ alice 3d | bob 3d\nalice: time runs out <t:" in board_of(w, room, slow).content

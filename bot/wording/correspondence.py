@@ -1,0 +1,109 @@
+"""The words of correspondence matches beyond the reminder (issue 41): vacation in the room and on the
+board, the replies to `/dm event vacation` and `/dm event notify`, the reminders sent as direct messages and
+the daily digest, and `/dm config vacation_days:`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+Name = Callable[[int | None], str]
+
+NOTIFY_CHOICES = {
+    "room": "the mention in the room only",
+    "dm": "a direct message with each reminder, besides the mention",
+    "digest": "one direct message a day listing every game that waits for your move",
+}
+"""`/dm event notify how:` choices, as the reply and the choice list say them."""
+
+
+def away_event(kind: str, data: Mapping[str, Any], name: Name) -> str:
+    """A vacation beginning or ending, as the room reads it."""
+    who = name(int(data["away"]))
+    if kind == "vacation":
+        until = int(data["until"])
+        return f"{who} is on vacation until <t:{until}:f> (<t:{until}:R>): {who}'s clock stands still until then."
+    return f"{who} is back from vacation: {who}'s clock runs again."
+
+
+def away_note(until: int) -> str:
+    """What the board's and `/dm status`'s clock line add after a player on vacation."""
+    return f"(on vacation until <t:{until}:R>)"
+
+
+def history_left(who: str, left: str, away_until: int | None) -> str:
+    """A running correspondence match in `/dm history`: `bob to move, 1d 4h left`."""
+    return f"{who} to move, {left} left" + ("" if away_until is None else " " + away_note(away_until))
+
+
+def match_list(links: Sequence[str]) -> str:
+    """Matches named in a reply: `#3, #7`."""
+    return ", ".join(links)
+
+
+def vacation_started(until: int, links: Sequence[str], used: int, allowance: int) -> str:
+    """`/dm event vacation days:N` taken."""
+    return (
+        f"Your vacation runs until <t:{until}:f> (<t:{until}:R>): your clock stands still in "
+        f"{match_list(links)}. {used} of this year's {allowance} vacation days used. "
+        "`/dm event vacation days:0` ends it early."
+    )
+
+
+def vacation_ended(links: Sequence[str], refunded: int, used: int, allowance: int) -> str:
+    """`/dm event vacation days:0`: back early."""
+    where = f"your clock runs again in {match_list(links)}" if links else "no match of yours was waiting"
+    back = f" {refunded} day{'s' if refunded != 1 else ''} given back;" if refunded else ""
+    return f"Welcome back: {where}.{back} {used} of this year's {allowance} vacation days used."
+
+
+_REFUSED = {
+    "vacation_not_away": "You are not on vacation. `/dm event vacation days:N` stops your correspondence clocks.",
+    "vacation_already": (
+        "You are on vacation until <t:{until}:f> already. `/dm event vacation days:0` ends it; then take a new one."
+    ),
+    "vacation_allowance": (
+        "{days} days is more than you have left: {left} of this year's {allowance} vacation days "
+        "(a host sets the allowance with `/dm config vacation_days:`)."
+    ),
+    "vacation_no_match": "You play no correspondence match in this server: there is no clock to stop.",
+    "vacation_in_server": "Vacation belongs to a server's matches: use `/dm event vacation` in one.",
+    "notify_in_server": "Your reminders are set per server: use `/dm event notify` in one.",
+}
+
+
+def refused(code: str, data: Mapping[str, Any]) -> str:
+    """A vacation or notify command refused."""
+    return _REFUSED[code].format(**data)
+
+
+def allowance_line(days: int) -> str:
+    """`/dm config`: the server's yearly vacation allowance."""
+    return f"**Correspondence**\nVacation allowance: {days} day{'s' if days != 1 else ''} a year per player"
+
+
+def allowance_saved(days: int) -> str:
+    """`/dm config vacation_days:` saved."""
+    return "Saved.\n" + allowance_line(days)
+
+
+def notify_saved(how: str) -> str:
+    """`/dm event notify how:` saved."""
+    return f"Saved: for your correspondence games in this server you get {NOTIFY_CHOICES[how]}."
+
+
+def reminder_dm(opponent: str, left_text: str, deadline: str, server: str, link: str) -> str:
+    """A reminder sent as a direct message (`/dm event notify how:dm`)."""
+    return f"Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}. {link}"
+
+
+def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> str:
+    """One game in the daily digest."""
+    return f"• #{match_id} against {opponent}: {left_text} left, time runs out <t:{deadline}:R> · {link}"
+
+
+def digest(server: str, lines: Sequence[str]) -> str:
+    """The daily digest (`/dm event notify how:digest`): every game whose reminder came since the last one."""
+    count = len(lines)
+    head = f"{count} game{'s' if count != 1 else ''} wait{'s' if count == 1 else ''} for your move in {server}:"
+    return "\n".join([head, *lines])
