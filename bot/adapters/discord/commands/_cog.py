@@ -353,8 +353,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         clk = parse_pairs(clock, "clock")
         try:
             ruleset = registry.get(game)
-        except registry.UnknownGameError as exc:
-            raise HostError(str(exc.args[0])) from None
+        except registry.UnknownGameError:
+            raise HostError(
+                Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)})
+            ) from None
         try:
             parsed = ruleset.parse_options(opts)
         except OptionsError as exc:
