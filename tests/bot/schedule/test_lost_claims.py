@@ -12,30 +12,13 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from bot.schedule import ScheduleStore
 from bot.schedule.core import RETURN_GRACE_S
 from bot.store.db import Match
+from tests.bot.schedule.test_lost_status import lose_the_write
 from tests.bot.schedule.test_scheduler import ALICE, BOB, Rig, rig, schedule, until
 
 pytestmark = pytest.mark.looptime
 __all__ = ["rig"]  # the fixture, shared with the scheduler's tests
-
-
-def lose_the_claim(store: ScheduleStore, status: str, fault: str) -> list[int]:
-    """The first write that claims a DM (moves it to `status`) fails, or commits and then reports an error."""
-    real = store.change
-    left = [1]
-
-    async def change(schedule_id: int, values: dict[str, Any], *, only_if: dict[str, Any] | None = None) -> bool:
-        if left and values.get("status") == status:
-            left.pop()
-            if fault == "ambiguous":
-                await real(schedule_id, values, only_if=only_if)
-            raise OperationalError("COMMIT", {}, ConnectionError(f"injected: a {fault} commit"))
-        return await real(schedule_id, values, only_if=only_if)
-
-    store.change = change  # type: ignore[method-assign]
-    return left
 
 
 async def _matches(rig: Rig) -> int:
@@ -49,7 +32,7 @@ async def test_a_lost_start_claim_starts_the_dm_seconds_late_not_minutes(rig: Ri
     await until(rig, s.at - dt.timedelta(minutes=10))
     await rig.scheduler.check_in(s.id, ALICE.id)
     await rig.scheduler.check_in(s.id, BOB.id)
-    left = lose_the_claim(rig.scheduler.store, "starting", fault)
+    left = lose_the_write(rig.scheduler.store, "starting", fault)
     await until(rig, s.at + dt.timedelta(seconds=30))
     assert left == []
     ((at, started),) = rig.events.of("started")
@@ -64,7 +47,7 @@ async def test_a_lost_no_show_claim_is_ruled_all_the_same(rig: Rig, fault: str, 
     s = await schedule(rig, hours=1)
     await until(rig, s.at - dt.timedelta(minutes=10))
     await rig.scheduler.check_in(s.id, ALICE.id)  # bob never comes
-    left = lose_the_claim(rig.scheduler.store, "forfeiting", fault)
+    left = lose_the_write(rig.scheduler.store, "forfeiting", fault)
     deadline = s.at + dt.timedelta(seconds=s.no_show_s)
     await until(rig, deadline + dt.timedelta(seconds=1))
     assert left == []

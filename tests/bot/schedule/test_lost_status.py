@@ -17,13 +17,14 @@ pytestmark = pytest.mark.looptime
 __all__ = ["rig"]  # the fixture, shared with the scheduler's tests
 
 
-def lose_the_end(store: ScheduleStore, fault: str) -> list[int]:
-    """The first write that records a DM's end fails, or commits and then reports an error."""
+def lose_the_write(store: ScheduleStore, status: str, fault: str) -> list[int]:
+    """The first write that moves a DM to `status` fails (`fault` "failed"), or commits and then reports an
+    error ("ambiguous"). The list is emptied when the fault was injected."""
     real = store.change
     left = [1]
 
     async def change(schedule_id: int, values: dict[str, Any], *, only_if: dict[str, Any] | None = None) -> bool:
-        if left and values.get("status") == "finished":
+        if left and values.get("status") == status:
             left.pop()
             if fault == "ambiguous":
                 await real(schedule_id, values, only_if=only_if)
@@ -43,7 +44,7 @@ async def test_a_lost_end_is_recorded_by_the_timer_once(rig: Rig, fault: str) ->
     await until(rig, s.at + dt.timedelta(seconds=1))
     ((_, started),) = rig.events.of("started")
     match_id = started.data["match"]
-    left = lose_the_end(rig.scheduler.store, fault)
+    left = lose_the_write(rig.scheduler.store, "finished", fault)
     await rig.service.resign(match_id, BOB.id)
     await until(rig, s.at + dt.timedelta(seconds=10))  # well before any restart
     assert left == []

@@ -120,12 +120,20 @@ def board_of(w: World, channel: simcord.ChannelHandle, match_id: int) -> discord
 
 
 async def start(
-    w: World, game: str = "boxes", *, room: str = "channel", by: simcord.MemberActor | None = None, **options: Any
+    w: World,
+    game: str = "boxes",
+    *,
+    room: str = "channel",
+    by: simcord.MemberActor | None = None,
+    players: tuple[simcord.MemberActor, simcord.MemberActor] | None = None,
+    **options: Any,
 ) -> tuple[int, simcord.ChannelHandle]:
-    """`/dm start` by the host in the lobby; the match id and its room."""
+    """`/dm start` by the host in the lobby (alice against bob unless `players` says otherwise); the match id
+    and its room."""
     before = {t.id for t in w.lobby.threads}
+    first, second = players or (w.alice, w.bob)
     result = await (by or w.carol).slash(
-        w.lobby, "dm start", game=game, player1=w.alice, player2=w.bob, room=room, **options
+        w.lobby, "dm start", game=game, player1=first, player2=second, room=room, **options
     )
     if "already playing a live match" in answer(result).content:  # the double-booking warning: start anyway
         result = await (by or w.carol).click(answer(result), label="Start anyway")

@@ -16,23 +16,7 @@ SLOW = "kind=correspondence move=2d"
 
 async def second_match(w: World) -> tuple[int, simcord.ChannelHandle]:
     """dave (moving first) against alice, in a thread of its own."""
-    before = {t.id for t in w.lobby.threads}
-    result = await w.carol.slash(
-        w.lobby,
-        "dm start",
-        game="boxes",
-        player1=w.dave,
-        player2=w.alice,
-        room="public",
-        options="rows=2 cols=2",
-        clock=SLOW,
-    )
-    if "already playing a live match" in answer(result).content:
-        result = await w.carol.click(answer(result), label="Start anyway")
-    text = answer(result).content
-    assert "has started" in text, text
-    (thread,) = [t for t in w.lobby.threads if t.id not in before]
-    return int(text.split()[1]), thread
+    return await start(w, players=(w.dave, w.alice), room="public", options="rows=2 cols=2", clock=SLOW)
 
 
 def told(w: World, room: simcord.ChannelHandle, who: simcord.MemberActor) -> list[str]:

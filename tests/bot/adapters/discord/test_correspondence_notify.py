@@ -32,17 +32,7 @@ async def slow_match(
     w: World, first: simcord.MemberActor, second: simcord.MemberActor
 ) -> tuple[int, simcord.ChannelHandle]:
     """A correspondence match in a thread of its own (`first` moves first)."""
-    before = {t.id for t in w.lobby.threads}
-    result = await w.carol.slash(
-        w.lobby, "dm start", game="boxes", player1=first, player2=second, room="public",
-        options="rows=2 cols=2", clock=QUARTER,
-    )  # fmt: skip
-    if "already playing a live match" in answer(result).content:
-        result = await w.carol.click(answer(result), label="Start anyway")
-    text = answer(result).content
-    assert "has started" in text, text
-    (thread,) = [t for t in w.lobby.threads if t.id not in before]
-    return int(text.split()[1]), thread
+    return await start(w, players=(first, second), room="public", options="rows=2 cols=2", clock=QUARTER)
 
 
 async def test_reminder_mention_and_an_opt_in_direct_message(world: World) -> None:
