@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord import app_commands
 
+from bot.adapters.discord._parts import parts
 from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
 
@@ -31,8 +32,8 @@ def mention(player_id: str) -> str:
 def board_linked(bot: DMHost, match_id: int, text: str) -> str:
     """A reply in a match's room with a link to its board at the end (the announcer knows the board; the
     text as it is while none is known)."""
-    linked = getattr(bot.get_cog("Announcer"), "linked", None)
-    return str(linked(match_id, text)) if linked is not None else text
+    announcer = parts(bot).announcer
+    return announcer.linked(match_id, text) if announcer is not None else text
 
 
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:

@@ -9,6 +9,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from bot.adapters.discord._parts import Parts
 from bot.compose import build_host
 from bot.host.service import MatchService
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
@@ -67,6 +68,8 @@ class DMHost(commands.Bot):
             **kwargs,
         )
         self.settings = settings
+        self.parts = Parts()
+        """The Discord features loaded, typed (each puts itself here when it is built)."""
         self.host = build_host(service=service)
         """The host service and the subscribers every face shares (`bot.compose`): the ratings among them."""
         self.service = service

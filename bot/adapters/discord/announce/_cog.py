@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._decider import decider_name
@@ -299,6 +300,7 @@ class Announcer(commands.Cog):
     """Turns host events into board edits (and the few pings a player needs)."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).announcer = self
         self.bot = bot
         self.rooms: dict[int, Room] = {}
         self.writes: dict[int, list[float]] = {}
@@ -312,6 +314,8 @@ class Announcer(commands.Cog):
 
     async def cog_unload(self) -> None:
         """Send what is still buffered."""
+        if parts(self.bot).announcer is self:
+            parts(self.bot).announcer = None
         await self.drain()
 
     # -- collecting ------------------------------------------------------------------

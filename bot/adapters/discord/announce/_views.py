@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import host_bot, same_guild
 from bot.adapters.discord.errors import report_error
 from bot.host import rules
@@ -120,9 +120,8 @@ class MatchButton(
 
 def _board_id(interaction: discord.Interaction[Any], match_id: int) -> int | None:
     """The id of the match's board message in this process, if the announcer knows it."""
-    announcer = interaction.client.get_cog("Announcer") if isinstance(interaction.client, commands.Bot) else None
-    getter = getattr(announcer, "board_message_id", None)
-    return getter(match_id) if getter is not None else None
+    announcer = parts(interaction.client).announcer
+    return announcer.board_message_id(match_id) if announcer is not None else None
 
 
 def buttons(match_id: int, ply: int, choices: Sequence[Choice | str]) -> discord.ui.View:

@@ -9,12 +9,13 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import (
     FIRST_CHOICES,
     NO_PINGS,
@@ -154,12 +155,15 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     host_group = app_commands.Group(name="host", description="Run a match: pause, resume, abort, time, award (hosts)")
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).commands = self
         self.bot = bot
         self._practice: PracticeBot | None = None
         super().__init__()
 
     async def cog_unload(self) -> None:
         """The practice opponent stops thinking."""
+        if parts(self.bot).commands is self:
+            parts(self.bot).commands = None
         if self._practice is not None:
             await self._practice.close()
 
@@ -272,7 +276,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
 
     def _series(self) -> SeriesService | None:
         """The series service, when the series feature is loaded."""
-        return cast("SeriesService | None", getattr(self.bot.get_cog("Series"), "series", None))
+        feature = parts(self.bot).series
+        return feature.series if feature is not None else None
 
     async def _launch(self, interaction: discord.Interaction[Any], plan: StartPlan) -> None:
         """Open the room and start the match (or the series' first game) a checked `/dm start` asked for."""
@@ -468,9 +473,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     ) -> None:
         """No options: show the settings; options: change them (hosts only)."""
         if vacation_days is not None:
-            correspondence = self.bot.get_cog("CorrespondenceCog")
+            correspondence = parts(self.bot).correspondence
             if correspondence is not None:
-                await correspondence.config(interaction, vacation_days)  # type: ignore[attr-defined]
+                await correspondence.config(interaction, vacation_days)
             others = (host_role, room_channel, room_mode, game, clock, reset, results_channel)
             if all(v is None for v in (*others, timezone, reminders, checkin, no_show)):
                 return
@@ -480,10 +485,10 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
             await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
-        correspondence = self.bot.get_cog("CorrespondenceCog")
+        correspondence = parts(self.bot).correspondence
         more = None
         if correspondence is not None and interaction.guild_id is not None:
-            more = await correspondence.shown(interaction.guild_id)  # type: ignore[attr-defined]
+            more = await correspondence.shown(interaction.guild_id)
         await guild_config(
             interaction,
             more=more,

@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import require_host, respond
 from bot.host.events import HostEvent
 from bot.host.rules.correspondence import REMINDER, days_hours
@@ -38,6 +39,7 @@ class CorrespondenceCog(commands.Cog):
     """Vacation and reminders for correspondence players."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).correspondence = self
         self.bot = bot
         self.store = CorrespondenceStore(bot.service.store.engine)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -75,7 +77,8 @@ class CorrespondenceCog(commands.Cog):
 
     def _link(self, guild_id: int | None, channel_id: int | None, match_id: int) -> str:
         """The match's board (its room while no board is known)."""
-        board = getattr(self.bot.get_cog("Announcer"), "board_message_id", lambda _m: None)(match_id)
+        announcer = parts(self.bot).announcer
+        board = announcer.board_message_id(match_id) if announcer is not None else None
         tail = f"/{board}" if board is not None else ""
         return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
 
@@ -165,6 +168,8 @@ class CorrespondenceCog(commands.Cog):
 
     async def cog_unload(self) -> None:
         """Take the commands off `/dm event`."""
+        if parts(self.bot).correspondence is self:
+            parts(self.bot).correspondence = None
         group = self.bot.tree.get_command("dm")
         event = group.get_command("event") if isinstance(group, app_commands.Group) else None
         if isinstance(event, app_commands.Group):

@@ -13,13 +13,14 @@ import contextlib
 import io
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import wording
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import (
     NO_PINGS,
     find_match,
@@ -67,9 +68,8 @@ def _title(game: str) -> str:
 
 
 def _board_id(bot: DMHost, match_id: int) -> int | None:
-    announcer = bot.get_cog("Announcer")
-    getter = getattr(announcer, "board_message_id", None)
-    return cast("int | None", getter(match_id)) if getter is not None else None
+    announcer = parts(bot).announcer
+    return announcer.board_message_id(match_id) if announcer is not None else None
 
 
 def room_link(guild_id: int | None, channel_id: int | None, board_id: int | None = None) -> str:
@@ -114,8 +114,8 @@ def status_reply(bot: DMHost, live: Live) -> str:
 def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
     """`/dm board`: the picture (and, for a large Dots field, the crop round the last move) with whose
     turn it is; the text board when the game has no picture."""
-    announcer = bot.get_cog("Announcer")
-    room = getattr(announcer, "rooms", {}).get(live.id)
+    announcer = parts(bot).announcer
+    room = announcer.rooms.get(live.id) if announcer is not None else None
     prev_state = getattr(room, "prev_state", None)
     last_move = getattr(room, "last_move", None)
     png = picture(live, prev_state=prev_state, last_move=last_move, result=pending_result(live))
@@ -265,6 +265,7 @@ class Overview(commands.Cog):
     """Adds `/dm live` and `/dm moves` to the `/dm` group, and posts each result where people look."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).overview = self
         self.bot = bot
         self.tasks: set[asyncio.Task[None]] = set()
         bot.service.subscribe(self.on_host_event)
@@ -284,6 +285,8 @@ class Overview(commands.Cog):
 
     async def cog_unload(self) -> None:
         """Leave the `/dm` group; finish posting results."""
+        if parts(self.bot).overview is self:
+            parts(self.bot).overview = None
         with contextlib.suppress(RuntimeError):
             group = self._group()
             for name in COMMAND_NAMES:
@@ -297,7 +300,8 @@ class Overview(commands.Cog):
         if ev.kind != "finished":
             return
         live = self.bot.service.live.get(ev.match_id)
-        room = getattr(self.bot.get_cog("Announcer"), "rooms", {}).get(ev.match_id)
+        announcer = parts(self.bot).announcer
+        room = announcer.rooms.get(ev.match_id) if announcer is not None else None
         live = live or getattr(room, "live", None)
         if live is None and ev.detail.get("unplayed") and ev.result is not None:
             task = asyncio.create_task(self._post_unplayed(ev, ev.result), name=f"result-{ev.match_id}")

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import (
     FIRST_CHOICES,
     NO_PINGS,
@@ -95,6 +96,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
     """Scheduled DMs on Discord."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).schedule = self
         self.bot = bot
         settings = bot.settings
         shards = (settings.shard_count, settings.shard_ids) if settings.shard_ids and settings.shard_count else None
@@ -150,10 +152,9 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
     def attach_commands(self) -> None:
         """Put this cog's slash commands under `/dm` (they were added to the tree at the top level), and the
         prize line on the boards of scheduled DMs."""
-        announcer = self.bot.get_cog("Announcer")
-        notes = getattr(announcer, "board_notes", None)
-        if isinstance(notes, list) and self.board_note not in notes:
-            notes.append(self.board_note)
+        announcer = parts(self.bot).announcer
+        if announcer is not None and self.board_note not in announcer.board_notes:
+            announcer.board_notes.append(self.board_note)
         group = self.bot.tree.get_command("dm")
         if not isinstance(group, app_commands.Group):
             return  # without the /dm group the commands stay top-level
@@ -165,6 +166,8 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
 
     async def cog_unload(self) -> None:
         """Stop the timer task and take the commands off `/dm`."""
+        if parts(self.bot).schedule is self:
+            parts(self.bot).schedule = None
         await self.before_close()
         group = self.bot.tree.get_command("dm")
         if isinstance(group, app_commands.Group):

@@ -7,7 +7,8 @@ from typing import Any
 
 import discord
 
-from bot.adapters.discord._shared import host_bot, require_host, respond
+from bot.adapters.discord._parts import parts
+from bot.adapters.discord._shared import require_host, respond
 from bot.host.service import HostError
 from bot.schedule.store import ScheduleSettings
 from bot.schedule.when import WhenError, zone
@@ -68,8 +69,8 @@ async def schedule_config(
     require_host(interaction)
     if interaction.guild_id is None:
         raise HostError("Settings belong to a server: use `/dm config` in one.")
-    cog = host_bot(interaction).get_cog("ScheduleCog")
-    scheduler = getattr(cog, "scheduler", None)
+    cog = parts(interaction.client).schedule
+    scheduler = cog.scheduler if cog is not None else None
     if scheduler is None:
         raise HostError("Scheduling is not running in this process.")
     values: dict[str, Any] = {}

@@ -6,7 +6,8 @@ from typing import Any
 
 import discord
 
-from bot.adapters.discord._shared import host_bot, is_host
+from bot.adapters.discord._parts import parts
+from bot.adapters.discord._shared import is_host
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError
 from bot.schedule.core import ScheduleError
@@ -58,8 +59,8 @@ class ScheduleButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the scheduler; refusals are private."""
-        cog = host_bot(interaction).get_cog("ScheduleCog")
-        scheduler = getattr(cog, "scheduler", None)
+        cog = parts(interaction.client).schedule
+        scheduler = cog.scheduler if cog is not None else None
         try:
             if scheduler is None:
                 raise HostError("Scheduling is not running in this process.")

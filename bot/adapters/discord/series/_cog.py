@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.series._views import rematch_view
 from bot.host import rules as house_rules
@@ -62,6 +63,7 @@ class SeriesCog(commands.Cog, name="Series"):
     """Runs the series service for the bot and words what it reports."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).series = self
         self.bot = bot
         self.series = SeriesService(bot.service)
         self.series.subscribe(self.on_series_news)
@@ -73,9 +75,9 @@ class SeriesCog(commands.Cog, name="Series"):
 
     def attach_notes(self) -> None:
         """The series score and the time odds under every board's header."""
-        notes = getattr(self.bot.get_cog("Announcer"), "board_notes", None)
-        if isinstance(notes, list) and self.board_note not in notes:
-            notes.append(self.board_note)
+        announcer = parts(self.bot).announcer
+        if announcer is not None and self.board_note not in announcer.board_notes:
+            announcer.board_notes.append(self.board_note)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
@@ -86,6 +88,8 @@ class SeriesCog(commands.Cog, name="Series"):
 
     async def cog_unload(self) -> None:
         """Stop the lapse timers and the series' pending work."""
+        if parts(self.bot).series is self:
+            parts(self.bot).series = None
         await self.before_close()
 
     async def before_close(self) -> None:
@@ -165,7 +169,7 @@ class SeriesCog(commands.Cog, name="Series"):
     async def _post_series_result(self, news: SeriesNews, text: str) -> None:
         """The series' result also where game results go (the server's results channel, or a thread room's
         parent channel), as each game's result is."""
-        overview: Any = self.bot.get_cog("Overview")
+        overview = parts(self.bot).overview
         if overview is None:
             return
         with contextlib.suppress(discord.HTTPException):
@@ -220,7 +224,7 @@ class SeriesCog(commands.Cog, name="Series"):
     async def _after_board(self, match_id: int, channel_id: int) -> None:
         """Wait until the announcer drew the final board, then for room within the channel's write limit
         (the announcer's own pacing: a room keeps within Discord's 5 messages per 5 s); the write is counted."""
-        announcer: Any = self.bot.get_cog("Announcer")
+        announcer = parts(self.bot).announcer
         if announcer is None:
             return
         room = announcer.rooms.get(match_id)
@@ -317,12 +321,12 @@ class SeriesCog(commands.Cog, name="Series"):
 
     def _practice_again(self, match_id: int, stored: StoredMatch) -> None:
         """The practice opponent takes its seat in the rematch, at the same level."""
-        commands_cog = self.bot.get_cog("MatchCommands")
+        commands_cog = parts(self.bot).commands
         me = str(self.bot.user.id) if self.bot.user is not None else None
         name = next((n for pid, n in stored.players.values() if pid == me), "")
         level = name.rpartition("(")[2].rstrip(")").strip()
         if commands_cog is not None and level:
-            commands_cog.practice_bot().watch(match_id, level)  # type: ignore[attr-defined]
+            commands_cog.practice_bot().watch(match_id, level)
 
     async def _room(
         self, channel_id: int | None, game: str, players: tuple[PlayerRef, PlayerRef]

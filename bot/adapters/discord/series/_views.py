@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import discord
-from discord.ext import commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord.errors import report_error
 from bot.wording import series as wording
 
@@ -38,11 +38,11 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"d
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the series feature."""
         interaction.extras["match_id"] = self.match_id
-        cog = interaction.client.get_cog("Series") if isinstance(interaction.client, commands.Bot) else None
+        cog = parts(interaction.client).series
         try:
             if cog is None:
                 raise LookupError("the series feature is not loaded")
-            await cog.rematch_click(interaction, self.match_id)  # type: ignore[attr-defined]
+            await cog.rematch_click(interaction, self.match_id)
         except Exception as exc:
             await report_error(interaction, exc)
 

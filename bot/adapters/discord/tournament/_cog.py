@@ -13,7 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord._shared import NO_PINGS, host_bot, mention, pinging, require_host, respond
+from bot.adapters.discord._parts import parts
+from bot.adapters.discord._shared import NO_PINGS, mention, pinging, require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.errors import report_error
 from bot.adapters.discord.public import PUBLIC, answer_table
@@ -67,8 +68,8 @@ def _pairs(text: str | None) -> dict[str, str]:
 
 def feature_of(interaction: discord.Interaction[Any]) -> TournamentFeature:
     """The tournament feature of the bot an interaction arrived on."""
-    feature = host_bot(interaction).get_cog("TournamentFeature")
-    if not isinstance(feature, TournamentFeature):
+    feature = parts(interaction.client).tournaments
+    if feature is None:
         raise HostError("Tournaments are not running on this bot.")
     return feature
 
@@ -227,8 +228,8 @@ def read_start(text: str, tz: str | None) -> dt.datetime:
 
 async def _server_zone(interaction: discord.Interaction[Any]) -> str | None:
     """The server's time zone for reading times (set with `/dm config timezone:`), if the scheduler runs."""
-    cog = host_bot(interaction).get_cog("ScheduleCog")
-    scheduler = getattr(cog, "scheduler", None)
+    cog = parts(interaction.client).schedule
+    scheduler = cog.scheduler if cog is not None else None
     if scheduler is None or interaction.guild_id is None:
         return None
     return str((await scheduler.settings(interaction.guild_id)).timezone)
@@ -454,6 +455,7 @@ class TournamentFeature(commands.Cog):
     """Owns the tournament service of this process, the `/dm tournament` group and the announcements."""
 
     def __init__(self, bot: DMHost) -> None:
+        parts(bot).tournaments = self
         self.bot = bot
         self.tournaments = TournamentService(
             bot.service,
@@ -487,6 +489,8 @@ class TournamentFeature(commands.Cog):
 
     async def cog_unload(self) -> None:
         """Stop the timer and leave `/dm`."""
+        if parts(self.bot).tournaments is self:
+            parts(self.bot).tournaments = None
         await self._stop_redraws()
         await self.tournaments.close()
         dm = self.bot.tree.get_command("dm")
@@ -545,7 +549,7 @@ class TournamentFeature(commands.Cog):
             self._redrawing[tid] = asyncio.create_task(self._redraw(tid, channel), name=f"tournament-card-{tid}")
 
     async def _redraw(self, tid: int, channel: discord.TextChannel | discord.Thread) -> None:
-        announcer: Any = self.bot.get_cog("Announcer")
+        announcer = parts(self.bot).announcer
         try:
             while tid in self._stale:
                 if announcer is not None:

@@ -9,10 +9,11 @@ import datetime as dt
 import io
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import Tournament, TournamentEvent, TournamentService
@@ -104,7 +105,7 @@ class Teller:
         if message_id is None or not isinstance(channel, discord.TextChannel | discord.Thread):
             return
         text, pinged = await self._round_text(t, number)
-        announcer: Any = self.bot.get_cog("Announcer")
+        announcer = parts(self.bot).announcer
         with contextlib.suppress(discord.HTTPException):
             if announcer is not None:
                 await announcer.take_write(channel.id)
