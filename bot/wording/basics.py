@@ -1,0 +1,73 @@
+"""The words every area shares: names for seats, durations, quoted text, and the house rules' own templates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.host.match import Live
+
+Name = Callable[[int | None], str]
+
+
+def namer(names: Mapping[int, str]) -> Name:
+    """Seat → display name, for a match's players (`nobody` for no seat)."""
+
+    def name(seat: int | None) -> str:
+        return display(names[seat]) if seat is not None and seat in names else "nobody"
+
+    return name
+
+
+def seat_name(live: Live, seat: int | None) -> str:
+    """A running match's player in `seat`, by display name."""
+    return namer(live.names())(seat)
+
+
+def seconds(value: float) -> str:
+    """A duration as a clock shows it (`7.5s`, `42s`, `1:05`)."""
+    s = max(0.0, value)
+    if s >= 60:
+        return f"{int(s // 60)}:{int(s % 60):02d}"
+    return f"{s:.1f}s" if s < 10 else f"{int(s)}s"
+
+
+def quote(text: str) -> str:
+    """A player's text, quoted safely (one line, at most 40 characters, cannot ping or break formatting)."""
+    clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
+    clean = clean.replace("`", "'").replace("@", "@\u200b")
+    return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
+
+
+def display(name: str) -> str:
+    """A player's name as the host says it: one line, at most 40 characters, and it can never ping
+    (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
+    clean = clean.replace("@", "@\u200b")
+    return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
+
+
+def named(text: str, name: Name) -> str:
+    """Engine text speaks of seats ("seat 2 to move"); people read names."""
+    return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
+
+
+_SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer")
+"""Data fields that hold a seat: said as the player's name."""
+
+
+def rule_words() -> dict[str, str]:
+    """The templates house rules declare for their own events and refusals (`HouseRule.words`)."""
+    from bot.host.rules import REGISTRY
+
+    return {code: text for rule in REGISTRY for code, text in rule.words.items()}
+
+
+_SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
+"""An engine's "seat 2" in a sentence, replaced by the player's name."""
+
+
+NOT_POSSIBLE = "That is not possible now."
+"""The reply to a refusal no template words."""
