@@ -1,5 +1,5 @@
-"""Whether a stored match's log and its snapshot tell the same game: the log's moves, take-backs and
-mulligans replayed with the engine must reach the snapshot's position at the snapshot's ply. A match whose
+"""Whether a stored match's log and its snapshot tell the same game: the log's moves, less what the rules
+rewound, replayed with the engine must reach the snapshot's position at the snapshot's ply. A match whose
 two records disagree (a lost write, two processes hosting it at once) is told, never printed silently."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.host.rules import log_rewind
 from bot.records.analysis import ANALYSED_GAMES
 from bot.records.matchlog import build_log, result_of
 from bot.records.pageframes import encode_frames, render_frames
@@ -85,10 +86,8 @@ def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, 
             ply += 1
             line.append(ply)
             continue
-        if ev.kind == "takeback" and ply > 0:
-            ply -= 1
-        elif ev.kind == "mulligan":
-            ply = int(ev.data.get("to_ply", ply))
+        rewound = log_rewind(ev.kind, ev.data, ply)
+        ply = ply if rewound is None else rewound
         if ev.kind in _SKIP:
             continue
         notes.setdefault(ply, []).append(_event_text(data, names))

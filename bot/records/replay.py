@@ -1,10 +1,11 @@
-"""Rebuild a match's positions from its stored log: every accepted move, minus take-backs and mulligans."""
+"""Rebuild a match's positions from its stored log: every accepted move, less what a rule rewound."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from bot.host.rules import log_rewind
 from bot.store.matches import StoredMatch
 from bot.types import ClockKind, TimeControl
 from games import registry
@@ -52,10 +53,7 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
             frames.append(Frame(prev.ply + 1, state, e.seat, e.data["move"], used, "", dict(prev.clocks), move))
         elif e.kind == "commit" and frames[-1].used is None:
             frames[-1].used = e.data.get("used")
-        elif e.kind == "takeback" and len(frames) > 1:
-            frames.pop()
-        elif e.kind == "mulligan":
-            to_ply = int(e.data.get("to_ply", frames[-1].ply))
+        elif (to_ply := log_rewind(e.kind, e.data, frames[-1].ply)) is not None:
             frames = frames[: to_ply + 1]
     # Clocks accumulate along the final line of play.
     for i in range(1, len(frames)):

@@ -49,6 +49,7 @@ __all__ = [
     "defaults",
     "describe",
     "keyword_actions",
+    "log_rewind",
     "parse",
 ]
 
@@ -124,6 +125,17 @@ def keyword_actions() -> dict[str, str]:
     for rule in REGISTRY:
         out.update(rule.keywords)
     return out
+
+
+def log_rewind(kind: str, data: Mapping[str, Any] | None, ply: int) -> int | None:
+    """The one reading of a stored log's rewinds (replay, the board's record, the room): the ply the line
+    of play goes back to after the entry `kind` (`data`) read at `ply`, as the rule that logged it says;
+    None when it undoes nothing. The plies after it are gone."""
+    for rule in REGISTRY:
+        to = rule.log_rewind(kind, data or {}, ply)
+        if to is not None:
+            return to
+    return None
 
 
 def describe(settings: Mapping[str, Any]) -> str:

@@ -293,6 +293,12 @@ class HouseRule:
         """The seat a deadline of this rule is about (None: nobody in particular)."""
         return None
 
+    @classmethod
+    def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
+        """The ply a logged entry of this rule (`kind`, `data`) takes the line of play back to, read at `ply`
+        (None: it undoes nothing). Every reader of a stored log rewinds through this (`rules.log_rewind`)."""
+        return None
+
     needs_history: ClassVar[bool] = False
     """The rule rewinds, so the service keeps earlier states."""
     legacy_timers: ClassVar[Mapping[str, str]] = {}

@@ -30,6 +30,11 @@ class Mulligan(HouseRule):
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
 
+    @classmethod
+    def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
+        """A logged mulligan goes back to the ply before the user's own last turn (`to_ply`)."""
+        return min(ply, int(data.get("to_ply", ply))) if kind == "mulligan" else None
+
     def __init__(self, count: int, offer_seconds: float = OFFER_SECONDS) -> None:
         self.count = count
         self.offer_seconds = offer_seconds

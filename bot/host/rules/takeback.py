@@ -36,6 +36,11 @@ class TakeBack(HouseRule):
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
 
+    @classmethod
+    def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
+        """A logged take-back undoes the last ply."""
+        return max(0, ply - 1) if kind == "takeback" else None
+
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.pending: Provisional | None = None

@@ -232,8 +232,8 @@ def changes_board(ev: HostEvent, pings: bool = False) -> bool:
 
 
 def logged_record(events: Sequence[Any]) -> dict[int, str]:
-    """The line played, by ply, from a match's stored log (`move` entries, less what `takeback` and
-    `mulligan` undid): the notation the host stored, which is the game's own (`Ruleset.format`)."""
+    """The line played, by ply, from a match's stored log (`move` entries, less what a rule rewound,
+    `rules.log_rewind`): the notation the host stored, which is the game's own (`Ruleset.format`)."""
     record: dict[int, str] = {}
     for e in events:
         data = e.data or {}
@@ -241,10 +241,7 @@ def logged_record(events: Sequence[Any]) -> dict[int, str]:
             ply = int(data.get("ply") or (max(record, default=0) + 1))
             record = {p: m for p, m in record.items() if p < ply}
             record[ply] = data["move"]
-        elif e.kind == "takeback" and record:
-            record.pop(max(record))
-        elif e.kind == "mulligan":
-            to_ply = int(data.get("to_ply", max(record, default=0)))
+        elif (to_ply := rules.log_rewind(e.kind, data, max(record, default=0))) is not None:
             record = {p: m for p, m in record.items() if p <= to_ply}
     return record
 

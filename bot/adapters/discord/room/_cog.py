@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot import wording
 from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
+from bot.host.rules import log_rewind
 from bot.host.service import HostError, Live, Outcome, SubmitResult
 from bot.store.matches import LogEntry
 from bot.wording import reason_text
@@ -252,11 +253,16 @@ def _reads_as_move(live: Live, text: str) -> bool:
 
 
 def _played_in(events: Sequence[LogEntry], message_id: str) -> str | None:
-    """The move (notation) played from this message and not taken back since, if any."""
-    played: str | None = None
+    """The move (notation) played from this message and not rewound since (`rules.log_rewind`), if any."""
+    played: tuple[int, str] | None = None
+    ply = 0
     for e in events:
-        if e.kind == "move" and e.message_id == message_id:
-            played = str(e.data.get("move") or e.text or "")
-        elif e.kind == "takeback" and played is not None and e.data.get("move") == played:
-            played = None
-    return played
+        if e.kind == "move":
+            ply = int(e.data.get("ply") or ply + 1)
+            if e.message_id == message_id:
+                played = (ply, str(e.data.get("move") or e.text or ""))
+        elif (to_ply := log_rewind(e.kind, e.data, ply)) is not None:
+            ply = to_ply
+            if played is not None and played[0] > to_ply:
+                played = None
+    return None if played is None else played[1]
