@@ -23,15 +23,21 @@ class MatchStatus(StrEnum):
 
     ONGOING = "ongoing"
     PAUSED = "paused"
-    CHOOSING = "choosing"
-    """The advantage player chooses who starts."""
-    MULLIGAN_WAIT = "mulligan_wait"
-    """A win waits for the loser's mulligan answer."""
+    HELD = "held"
+    """A house rule holds the match (a choice, an answer it waits for): which one, the rules' own state says."""
     FINISHED = "finished"
     ABORTED = "aborted"
 
+    @classmethod
+    def _missing_(cls, value: object) -> MatchStatus | None:
+        """A status stored before `held`, named after the rule that held the match (e.g. the advantage's
+        `choosing`): each rule declares its old names (`HouseRule.legacy_statuses`), and they read back as HELD."""
+        return cls.HELD if isinstance(value, str) and value in HELD_BEFORE else None
 
-HOLD_STATUSES = (MatchStatus.CHOOSING, MatchStatus.MULLIGAN_WAIT)
+
+HELD_BEFORE: set[str] = set()
+"""Statuses older versions stored for a match some rule held (filled by the rules that held them)."""
+HOLD_STATUSES = (MatchStatus.HELD,)
 """Statuses in which a rule holds the match (nobody moves until the rule lets go)."""
 OVER_STATUSES = (MatchStatus.FINISHED, MatchStatus.ABORTED)
 """Statuses of a match that is over."""
@@ -177,6 +183,8 @@ class TimeControl:
         )
 
 
+LIVE_CLOCK_KEYS = ("kind", "move", "reserve", "grace", "presence", "takeback")
+"""The settings of a live (not correspondence) time control as `TimeControl.to_json` writes them."""
 ODDS_KEYS = ("move", "reserve", "grace")
 """The clock settings that may differ between the two players (time odds)."""
 

@@ -193,7 +193,7 @@ class PracticeBot:
         text = ruleset.format(state, move)
         current = self.service.live.get(match_id)
         if current is None or current.state is not state:
-            return True  # the position changed while thinking (a take-back, a timeout): look again
+            return True  # the position changed while thinking (a rewind, a timeout): look again
         result = await self.service.submit(match_id, self.player_id, text)
         if result.status == Outcome.REJECTED and result.kind == "confirm":
             result = await self.service.submit(match_id, self.player_id, "confirm")

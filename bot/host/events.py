@@ -55,21 +55,13 @@ class PlayerRef:
 
 
 class EventKind(StrEnum):
-    """The kinds of host events the core and the built-in rules publish (the `event` field of
-    `--events-json`); a house rule may add kinds of its own (`HouseRule.events`)."""
+    """The kinds of host events the core publishes (the `event` field of `--events-json`); every house rule
+    declares its own kinds (`HouseRule.events`: the choice of who starts, a provisional move, ...)."""
 
     STARTED = "started"
     RESUMED = "resumed"
-    CHOOSE = "choose"
-    CHOICE_TIMEOUT = "choice_timeout"
     MOVE = "move"
-    PROVISIONAL = "provisional"
     TURN = "turn"
-    TAKEBACK = "takeback"
-    MULLIGAN = "mulligan"
-    MULLIGAN_OFFER = "mulligan_offer"
-    PRESENCE = "presence"
-    PRESENCE_OK = "presence_ok"
     CLOCK = "clock"
     ILLEGAL = "illegal"
     HINT = "hint"
@@ -109,6 +101,8 @@ class TurnFacts:
     to_move: int | None
     prompt: str = ""
     provisional: int | None = None
+    held_by: str | None = None
+    """The key of the house rule holding the match (status `held`)."""
 
 
 @dataclass(frozen=True)

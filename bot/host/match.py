@@ -428,7 +428,8 @@ def turn_facts(live: Live) -> TurnFacts:
     to_move = None if held else live.to_move()
     prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
     status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
-    return TurnFacts(status, to_move, prompt, None if p is None else p.seat)
+    held_by = next((rule.key for rule in live.rules if rule.holding()), None) if held else None
+    return TurnFacts(status, to_move, prompt, None if p is None else p.seat, held_by)
 
 
 def event(

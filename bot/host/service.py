@@ -231,8 +231,8 @@ class MatchService:
         `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
         `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
         `practice`: one player is the practice opponent; `machine`: its player id, when it plays here (its moves are
-        final at once: no take-back window); `also(conn, match_id)` writes more in the transaction that stores
-        the match (see `MatchStore.create_match`); `private`: whether its room is private (None: asked of
+        final at once: no rule keeps them provisional); `also(conn, match_id)` writes more in the transaction
+        that stores the match (see `MatchStore.create_match`); `private`: whether its room is private (None: asked of
         `room_privacy`), stored with the match."""
         live = new_live(game, players, options, clock, rules, first, advantage)
         live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
@@ -706,8 +706,7 @@ class MatchService:
 
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
         """A player's action from a button or a command: `resign`, or one a rule of the match declares
-        (`mulligan`, `decline`, `ready`, `here`, `offer_draw`, ...; `NAME:via` says how, e.g.
-        `takeback:button`). Refused: HostError."""
+        (`ready`, `here`, `offer_draw`, ...; `NAME:via` says how, e.g. `NAME:button`). Refused: HostError."""
         live = self.get(match_id)
         async with self._host_action(live):
             seat = live.seat_of(player_id)
@@ -727,12 +726,16 @@ class MatchService:
         """A player gives up."""
         return await self.act(match_id, player_id, "resign")
 
-    async def takeback(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
-        """Take back a provisional move (by delete, edit, button or text); `message_id`: only the move posted there."""
+    async def withdraw(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
+        """Withdraw a provisional move (by delete, edit, button or text) through the rule that declares it
+        (`HouseRule.withdraw`); `message_id`: only the move posted there."""
         arrived = self.now()
         live = self.live.get(match_id)
+        name = rules.withdraw_action()
         if live is None:
             return SubmitResult.ignored(Ignored.NOT_RUNNING)
+        if name is None:
+            return SubmitResult.ignored(Ignored.NOT_PROVISIONAL)
         async with live.lock:
             seat = live.seat_of(player_id)
             if seat is None:
@@ -741,21 +744,21 @@ class MatchService:
             if message_id is not None and (pending is None or pending.message_id != message_id):
                 return SubmitResult.ignored(Ignored.NOT_PROVISIONAL)
             try:
-                result = await self._keyword(live, seat, f"takeback:{via}", arrived)
+                result = await self._keyword(live, seat, f"{name}:{via}", arrived)
             except Unsaved:
                 return _rejected(live, "unsaved", "error")
             if result is None:
-                return _rejected(live, "no_rule:takeback")
+                return _rejected(live, f"no_rule:{name}")
             return result
 
-    async def takeback_message(
+    async def withdraw_message(
         self, channel_id: int, message_id: str, author_id: str | None, via: str
     ) -> SubmitResult | None:
-        """Take back the provisional move posted in message `message_id` of this room, if there is one."""
+        """Withdraw the provisional move posted in message `message_id` of this room, if there is one."""
         for live in self.matches_in_channel(channel_id):
             if (pending := live.provisional()) is not None and pending.message_id == message_id:
                 player = author_id or live.players[pending.seat].id
-                return await self.takeback(live.id, player, message_id=message_id, via=via)
+                return await self.withdraw(live.id, player, message_id=message_id, via=via)
         return None
 
     @contextlib.asynccontextmanager

@@ -455,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         nargs="+",
         metavar="K=V",
-        help="house rules, e.g. takeback=5 mulligan=1 clock=grace (see the rule cards); rated=off: a casual match",
+        help="house rules, e.g. draw=on clock=grace (see the rule cards); rated=off: a casual match",
     )
     room.add_argument(
         "--db",

@@ -57,10 +57,8 @@ def _event_text(ev: Mapping[str, Any], names: Mapping[int, str]) -> str:
     bits = [label, who]
     if kind in ("illegal", "syntax", "turn", "finished") and ev.get("text"):
         bits.append(f"{ev['text']!r}: {ev.get('reason', '')}")
-    elif kind == "takeback":
-        bits.append(f"{ev.get('move', '')} by {ev.get('via', '')}")
-    elif kind == "mulligan":
-        bits.append(f"rewound {ev.get('rewound_plies', 0)} plies")
+    elif (detail := rule_words().get(f"logline:{kind}")) is not None:  # a house rule's own detail
+        bits.append(detail.format_map(_Blank(ev)))
     elif kind == "clock":
         bits.append(str(ev.get("notice", "")))
     elif kind == "time":
@@ -68,6 +66,13 @@ def _event_text(ev: Mapping[str, Any], names: Mapping[int, str]) -> str:
     elif kind in ("draw_offer", "draw", "draw_declined") or "draw" in kind:
         bits.append(str(ev.get("text", "")))
     return " ".join(b for b in bits if b).strip()
+
+
+class _Blank(dict[str, Any]):
+    """An event's data for a rule's `logline:` template: a field it lacks is said as nothing."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 _SKIP = {"created", "move", "commit", "finished", "confirm"}
@@ -167,7 +172,7 @@ def match_page(
         ("Game", TITLES.get(stored.game, stored.game)),
         ("Players", f"{names.get(1, '?')} (1) vs {names.get(2, '?')} (2)"),
         ("Options", ", ".join(f"{k}={v}" for k, v in stored.options.items()) or "defaults"),
-        ("Clock", clock_words(stored.clock, with_takeback=log.get("rules") is None)),
+        ("Clock", clock_words(stored.clock, with_window=log.get("rules") is None)),
         (
             "House rules",
             ", ".join(f"{k}={v}" for k, v in (log.get("rules") or {}).items() if v not in (None, False)) or "defaults",

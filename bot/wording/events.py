@@ -21,16 +21,16 @@ def turn_line(turn: TurnFacts | None, name: Name) -> str:
     """Whose turn it is, or what the match waits for."""
     if turn is None:
         return ""
-    return named(_turn(turn.status, turn.to_move, turn.prompt, turn.provisional, name), name)
+    return named(_turn(turn.status, turn.to_move, turn.prompt, turn.provisional, name, turn.held_by), name)
 
 
-def _turn(status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name) -> str:
-    if status == "choosing":
-        return "Waiting for the advantage player to choose who starts."
+def _turn(
+    status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name, held_by: str | None = None
+) -> str:
     if status in ("finished", "aborted"):
         return "The match is over."
-    if status == "mulligan_wait":
-        return "Waiting for the mulligan answer."
+    if status == "held":  # the holding rule says what it waits for
+        return rule_words().get(f"held:{held_by}") or "Waiting for a player's answer."
     if provisional is not None:
         return f"{name(provisional)}'s move becomes final in a few seconds."
     if to_move is None:
@@ -64,17 +64,28 @@ def event_text(ev: HostEvent) -> str:
     if isinstance(refused, Refusal):
         return refusal_text(refused)
     data = {**ev.data, **ev.detail}
-    own = rule_words().get(ev.kind)
+    own = rule_event_text(ev, ev.kind)
     if own is not None:  # a house rule's own event, in the words it declares
-        seat = ev.seat
-        values = {k: name(v) if k in _SEAT_FIELDS else v for k, v in data.items()}
-        values.update(player=name(seat), opponent=name(None if seat is None else 3 - seat))
-        return named(own.format(**values), name)
+        return own
     if ev.kind == "move":
         data["said"] = describe(data.get("events") or [], name)
     if ev.kind == "time" and ev.clocks is not None:
         data["clocks"] = clock_line(ev.clocks, name)
     return named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name)
+
+
+def rule_event_text(ev: HostEvent, code: str) -> str | None:
+    """A house rule's template `code` (its event kind, or `ping:<kind>`) filled with the event: seats by name,
+    `{player}` the event's seat, `{opponent}` the other one, `{turn}` the turn line (None: no rule has it)."""
+    own = rule_words().get(code)
+    if own is None:
+        return None
+    name = namer(ev.names)
+    seat = ev.seat
+    values = {k: name(v) if k in _SEAT_FIELDS else v for k, v in {**ev.data, **ev.detail}.items()}
+    values.update(player=name(seat), opponent=name(None if seat is None else 3 - seat))
+    values.setdefault("turn", turn_line(ev.turn, name))
+    return named(own.format(**values).rstrip(), name)
 
 
 def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
@@ -141,26 +152,12 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         )
     if kind == "choice_timeout":
         return f"{name(seat)} did not choose in time, so {name(seat)} moves first."
-    if kind == "provisional":
-        return (
-            f"{name(seat)} played {d['move']}. It becomes final in {float(d['seconds']):g} s "
-            "(delete or edit your message, or post `take back`, to take it back)."
-        )
     if kind == "move" and d.get("final"):
         return f"{name(seat)}'s move {d['move']} is final." + str(d.get("said", ""))
     if kind == "move":
         return f"{name(seat)} played {d['move']}." + str(d.get("said", ""))
     if kind == "turn":
         return now_turn
-    if kind == "takeback":
-        return f"{name(seat)} took back {d['move']}. {now_turn}"
-    if kind == "mulligan":
-        return f"{name(seat)} used their mulligan: the last {d['rewound']} turn(s) are rewound. {now_turn}"
-    if kind == "mulligan_offer":
-        return (
-            f"{name(d['winner'])} completed a {d['reason']}. {name(d['loser'])}, you still have your mulligan: "
-            f"post `mulligan` to rewind, or `decline` (you have {float(d['seconds']):g} s)."
-        )
     if kind == "presence":
         return (
             f"{name(d['asker'])} is ready to move from grace. {name(d['confirmer'])}, please confirm you are here "
@@ -189,8 +186,6 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
 
 
 _DEADLINES = {
-    "final": "{who}'s move becomes final {at}",
-    "mulligan_offer": "The mulligan offer ends {at}",
     "choose": "The choice of who starts ends {at}",
     "presence": "The presence check ends {at}",
     "clock": "{who}: {words} {at}",

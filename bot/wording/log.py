@@ -6,18 +6,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.wording.basics import display, named, namer, rule_words, seconds
-from bot.wording.counts import plural
 from bot.wording.overview import result_sentence
 from games.base import TITLES
 
 
 def state_words(status: str) -> str:
-    """A match's state as `/dm` answers say it (`mulligan_wait` → "waiting for a mulligan decision")."""
+    """A match's state as `/dm` answers say it (`held` → "waiting for a player's answer")."""
     return {
         "ongoing": "in play",
         "paused": "paused by the host",
-        "choosing": "waiting for the choice of who starts",
-        "mulligan_wait": "waiting for a mulligan decision",
+        "held": "waiting for a player's answer",
         "finished": "finished",
         "aborted": "aborted",
     }.get(status, status.replace("_", " "))
@@ -29,10 +27,6 @@ _SHOWN_KINDS = {
     "illegal": "illegal",
     "syntax": "unreadable",
     "turn": "out of turn",
-    "takeback": "take-back",
-    "mulligan": "mulligan",
-    "mulligan_offer": "mulligan offered",
-    "mulligan_declined": "mulligan declined",
     "clock": "clock",
     "timeout": "timeout",
     "pause": "paused",
@@ -59,7 +53,7 @@ def log_text(data: Mapping[str, Any]) -> str:
         f"Match {data['match']} — {TITLES.get(data['game'], data['game'])} — {state_words(str(data['status']))}",
         f"Players: {p['1']['name']} vs {p['2']['name']}",
         f"Options: {_kv(data['options'])}",
-        f"Clock: {clock_words(data['clock'], with_takeback=data.get('rules') is None)}",
+        f"Clock: {clock_words(data['clock'], with_window=data.get('rules') is None)}",
         *([odds] if (odds := odds_line(data["clock"], {int(k): v["name"] for k, v in p.items()})) else []),
         f"House rules: {_rules(data.get('rules'))}",
         f"Created: {data['created_at']}",
@@ -85,10 +79,8 @@ def log_text(data: Mapping[str, Any]) -> str:
             line += f" {e.get('notice', '')}"
         elif e["kind"] == "time":
             line += f" {e.get('seconds', 0):+g} s"
-        elif e["kind"] == "takeback":
-            line += f" {e.get('move', '')} by {e.get('via', '')}"
-        elif e["kind"] == "mulligan":
-            line += f" rewound {plural(int(e.get('rewound_plies', 0)), 'ply', 'plies')}"
+        elif (detail := rule_words().get(f"logline:{e['kind']}")) is not None:
+            line += " " + detail.format_map(_Blank(e))
         elif e["kind"] == "finished":
             r = data["result"]
             same = r.get("words") and (r.get("winner"), r.get("reason")) == (e.get("winner"), e.get("reason"))
@@ -105,14 +97,21 @@ def log_text(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class _Blank(dict[str, Any]):
+    """A logged entry's data for a rule's `logline:` template: a field the entry lacks is said as nothing."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
 def _shown_names(players: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
     return {int(seat): display(str(player["name"])) for seat, player in players.items()}
 
 
-def clock_words(clock: Mapping[str, Any], *, with_takeback: bool = True) -> str:
+def clock_words(clock: Mapping[str, Any], *, with_window: bool = True) -> str:
     """A match's time control in words, only what is set: "1:00 a move, then a 5:00 reserve"; "30s a
     move, one grace of 2:00 (presence check 2:00)". The take-back window is a house rule and is said
-    with them unless asked for (`with_takeback`, for matches stored before house rules)."""
+    with them unless asked for (`with_window`, for matches stored before house rules)."""
     move = float(clock.get("move") or 0)
     parts = [f"{seconds(move)} a move"]
     if clock.get("kind") == "grace":
@@ -123,7 +122,7 @@ def clock_words(clock: Mapping[str, Any], *, with_takeback: bool = True) -> str:
         reserve = float(clock.get("reserve") or 0)
         parts.append(f"then a {seconds(reserve)} reserve" if reserve else "no reserve")
     takeback = clock.get("takeback")
-    if with_takeback and takeback is not None:
+    if with_window and takeback is not None:
         parts.append(f"moves final after {float(takeback):g} s" if takeback else "moves final at once")
     return ", ".join(parts)
 
@@ -155,7 +154,7 @@ def _rules(rules: Mapping[str, Any] | None) -> str:
             continue  # the clock's kind is the Clock line's; a rule that is off is not there
         if isinstance(value, int | float) and not isinstance(value, bool) and value == 0:
             continue
-        words = _RULE_WORDS.get(key)
+        words = _RULE_WORDS.get(key) or rule_words().get(f"setting:{key}")
         if words is not None and not isinstance(value, bool):
             said.append(words.format(value=value, s="" if value == 1 else "s"))
         elif key in _OFF_SAID and value is False:
@@ -168,8 +167,6 @@ def _rules(rules: Mapping[str, Any] | None) -> str:
 
 
 _RULE_WORDS = {
-    "takeback": "a move can be taken back for {value:g} s",
-    "mulligan": "{value} mulligan{s} each",
     "draw": "draw offers",
     "threesame": "the first three-of-a-colour turn restarts the clock",
 }

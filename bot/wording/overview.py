@@ -47,7 +47,7 @@ def result_sentence(
     `players` are the seats' names as `display` says them (a seat without one is called by its `colours` word, "Red");
     `score` is the final position's, by seat: the winner's count is said first, a draw's in seat order,
     and a score nobody has scored in is left out. `pending`: a result on the board that may still be
-    undone (a mulligan open, the move still provisional): "alice would win with a loop (not final yet)"."""
+    undone (a rule holding the match, the move still provisional): "alice would win with a loop (not final yet)"."""
 
     def who(seat: int) -> str:
         if players.get(seat):

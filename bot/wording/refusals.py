@@ -14,14 +14,7 @@ from bot.wording.tournaments import template as tournament_template
 from games.base import OptionProblem
 
 _REFUSALS: dict[str, str] = {
-    "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",
-    "takeback_late": "Too late: the move is already final.",
     "not_final": "Wait: the last move is not final yet.",
-    "mulligan_used": "You have already used your mulligan.",
-    "mulligan_own_turn": "You can use your mulligan on your own turn.",
-    "mulligan_winner": "Only the player who lost can use a mulligan now.",
-    "mulligan_nothing": "You have no turn of your own to rewind yet.",
-    "mulligan_no_offer": "There is no mulligan offer for you to decline.",
     "over": "The game is over.",
     "late": "Too late: your time had run out before you posted this.",
     "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
@@ -49,11 +42,8 @@ _REFUSALS: dict[str, str] = {
         "The host lost touch with its database and cannot tell yet whether that counted: "
         "look at the board before posting again."
     ),
-    "no_rule:mulligan": "This match has no mulligans.",
-    "no_rule:decline": "There is no mulligan offer for you to decline.",
     "no_rule:ready": "`ready` is for a player in grace, on their turn.",
     "no_rule:here": "Nobody is waiting for your confirmation.",
-    "no_rule:takeback": "Moves are final at once in this match.",
     "no_rule:first": "That choice is not open any more.",
     "no_rule:second": "That choice is not open any more.",
     "not_saved": "the match could not be saved; try again in a moment",
@@ -65,8 +55,6 @@ _REFUSALS: dict[str, str] = {
     "seat": "seat must be 1 or 2",
     "not_player": "only a player of this match can do that",
     "not_player:resign": "only a player of this match can resign",
-    "not_player:mulligan": "only a player of this match can use a mulligan",
-    "not_player:decline": "only a player of this match can decline",
     "not_player:here": "only the opponent can confirm presence",
     "pause_paused": "match {match} is paused, not running",
     "pause_over": "match {match} is over, not running",
@@ -81,9 +69,7 @@ _REFUSALS: dict[str, str] = {
     "rule_count": "{rule} is a number of {rule}s per player (0 = off), not {value!r}",
     "rule_choice": "{rule} is {choices}, not {value!r}",
     "stale": "That is not open any more.",
-    "stale:takeback": "That move is already final.",
     "not_actor": "Only {actor} can do that.",
-    "not_actor:takeback": "Only {actor} can take back {move}.",
     "not_player:first": "Only a player of this match can choose.",
     "not_player:second": "Only a player of this match can choose.",
 }

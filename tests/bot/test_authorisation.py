@@ -44,7 +44,7 @@ async def test_strangers_are_ignored_and_cannot_use_player_actions(host: tuple[M
     for action in ("resign", "mulligan", "decline", "ready", "here"):
         with pytest.raises(HostError):
             await service.act(mid, STRANGER.id, action)
-    assert (await service.takeback(mid, STRANGER.id, message_id=None, via="delete")).status == "ignored"
+    assert (await service.withdraw(mid, STRANGER.id, message_id=None, via="delete")).status == "ignored"
     assert snapshot(service, mid) == before  # not even a log entry
 
 
@@ -76,10 +76,10 @@ async def test_only_the_author_takes_a_move_back(host: tuple[MatchService, Recor
     assert (await service.submit(mid, W.id, "@0+", message_id="m1")).status == "accepted"
     refused = await service.submit(mid, R.id, "take back")
     assert refused.status == "rejected"
-    refused = await service.takeback(mid, R.id, message_id="m1", via="delete")
+    refused = await service.withdraw(mid, R.id, message_id="m1", via="delete")
     assert refused.status == "rejected"
     assert service.get(mid).provisional() is not None
-    assert (await service.takeback(mid, W.id, message_id="m1", via="delete")).status == "accepted"
+    assert (await service.withdraw(mid, W.id, message_id="m1", via="delete")).status == "accepted"
     assert service.get(mid).ply == 0
 
 
@@ -95,7 +95,7 @@ async def test_only_the_loser_may_use_or_decline_the_mulligan(host: tuple[MatchS
         await service.act(mid, winner.id, "mulligan")
     with pytest.raises(HostError):
         await service.act(mid, STRANGER.id, "decline")
-    assert service.get(mid).status == "mulligan_wait"
+    assert service.get(mid).status == "held"
     assert (await service.submit(mid, loser.id, "mulligan")).status == "accepted"
 
 
@@ -122,7 +122,7 @@ async def test_only_the_player_with_advantage_chooses(host: tuple[MatchService, 
     mid = await service.create_match("boxes", [ALICE, BOB], advantage=1)
     assert (await service.submit(mid, STRANGER.id, "first")).status == "ignored"
     assert (await service.submit(mid, BOB.id, "first")).status == "rejected"
-    assert service.get(mid).status == "choosing"
+    assert service.get(mid).status == "held"
     assert (await service.submit(mid, ALICE.id, "second")).status == "accepted"
     assert service.get(mid).players[1] == BOB
 

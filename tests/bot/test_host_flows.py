@@ -79,7 +79,7 @@ async def test_trax_take_back_within_five_seconds(host: tuple[MatchService, Reco
     if via == "text":
         taken = await service.submit(mid, R.id, "take back")
     else:
-        taken = await service.takeback(mid, R.id, message_id="m2", via=via)
+        taken = await service.withdraw(mid, R.id, message_id="m2", via=via)
     assert taken.status == "accepted", reason_text(taken)
     live = service.get(mid)
     assert live.ruleset.extra(live.state)["tiles"] == 1
@@ -98,9 +98,9 @@ async def test_trax_late_take_back_is_refused(host: tuple[MatchService, Recorder
     await asyncio.sleep(5.5)
     late = await service.submit(mid, W.id, "undo")
     assert late.status == "rejected"
-    assert (await service.takeback(mid, W.id, message_id=None, via="delete")).status == "rejected"
+    assert (await service.withdraw(mid, W.id, message_id=None, via="delete")).status == "rejected"
     # Deleting some other message is not a take-back.
-    assert (await service.takeback(mid, W.id, message_id="other", via="delete")).status == "ignored"
+    assert (await service.withdraw(mid, W.id, message_id="other", via="delete")).status == "ignored"
     live = service.get(mid)
     assert live.ruleset.extra(live.state)["tiles"] == 1
 

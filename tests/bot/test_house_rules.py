@@ -171,7 +171,7 @@ async def test_the_advantage_choice_is_timed_and_pausable(host: tuple[MatchServi
     await asyncio.sleep(100)
     assert service.get(mid).status == "paused"
     await service.resume(mid, "host")
-    assert service.get(mid).status == "choosing"
+    assert service.get(mid).status == "held"
     t1 = now()
     started = await rec.wait("started")
     assert now() - t1 == pytest.approx(30, abs=0.05)
@@ -208,7 +208,7 @@ async def test_a_match_saved_in_the_old_snapshot_format_resumes(db_url: str) -> 
         assert pending is not None and pending.seat == 2 and pending.message_id == "m-legacy"
         used = await service.submit(mid, R.id, "mulligan")
         assert used.status == "rejected" and "already used" in (reason_text(used) or "")
-        taken = await service.takeback(mid, R.id, message_id="m-legacy", via="delete")
+        taken = await service.withdraw(mid, R.id, message_id="m-legacy", via="delete")
         assert taken.status == "accepted", reason_text(taken)
         assert live.ply == 1 and live.ruleset.to_move(live.state) == 2
         stored = await service.store.load(mid)

@@ -186,7 +186,7 @@ class Room:
             ply -= 1
         result = winner = None
         names = {seat: p.name for seat, p in live.players.items()}
-        final = live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
+        final = live.status != MatchStatus.HELD and live.provisional() is None
         if ev.kind == "finished":
             winner = ev.data.get("winner")
             result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
@@ -203,7 +203,7 @@ class Room:
             history=history[::-1],
             result=result,
             winner=winner,
-            final=final,  # a result on the board that a mulligan or take-back may still undo is not a win yet
+            final=final,  # a result on the board that a rule may still undo is not a win yet
         )
         self._shown = live.state
         self._frame += 1
@@ -401,16 +401,16 @@ class Room:
             return
         if speaker_name is None and self.bot is not None:  # the one person here speaks, never the bot
             player = next(p for p in live.players.values() if p.id != BOT_ID)
-        elif speaker_name is None and words.is_take_back(text) and (seat := words.take_back_seat(live)):
-            player = live.players[seat]  # an unnamed `take back` is the player who just moved
+        elif speaker_name is None and words.is_withdraw(text) and (seat := words.withdrawer_seat(live)):
+            player = live.players[seat]  # an unnamed withdrawal is the player who just moved
         elif speaker_name is None:
             seat = live.ruleset.to_move(live.state) or 1
             player = live.players[seat]
         else:
             player = next(p for p in live.players.values() if p.name.lower() == speaker_name.lower())
         try:
-            if words.is_take_back(text):  # a take-back even where moves are final at once (then refused)
-                result = await self.service.takeback(self.match_id, player.id, via="text")
+            if words.is_withdraw(text):  # a withdrawal even where moves are final at once (then refused)
+                result = await self.service.withdraw(self.match_id, player.id, via="text")
             else:
                 result = await self.service.submit(self.match_id, player.id, text)
         except HostError as exc:

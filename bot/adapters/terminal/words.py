@@ -1,12 +1,13 @@
 """What the terminal room itself answers, before a line goes to the host: `help`/`?` (a short card: how to
 write this game's moves, the match's keywords, how to leave), `quit`/`exit` (and Ctrl-C: leave, the match
-stays resumable), and who an unnamed `take back` belongs to (the player who just moved)."""
+stays resumable), and who an unnamed withdrawal of a provisional move belongs to (the player who just moved)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any, Final
 
+from bot.host import rules as house_rules
 from bot.host.match import keyword
 
 HELP_WORDS: Final = frozenset({"help", "?", "/help", "commands"})
@@ -31,9 +32,10 @@ def is_leave(text: str) -> bool:
     return text == INTERRUPT or word(text) in LEAVE_WORDS
 
 
-def is_take_back(text: str) -> bool:
-    """`take back`, `takeback`, `undo` (what the take-back rule answers)."""
-    return keyword(text) == "takeback"
+def is_withdraw(text: str) -> bool:
+    """A phrase of the action that withdraws a provisional move (`HouseRule.withdraw`), if a rule declares one."""
+    name = house_rules.withdraw_action()
+    return name is not None and keyword(text) == name
 
 
 def moves_card(game: str) -> str:
@@ -62,15 +64,25 @@ def help_card(live: Any, resume: str) -> str:
         [
             moves_card(live.game),
             keywords_line(live),
-            "In this room: `NAME: text` speaks as NAME; a line without a name is the player to move's "
-            "(`take back` without a name is the player who just moved). `help` or `?` shows this card.",
+            "In this room: `NAME: text` speaks as NAME; a line without a name is the player to move's"
+            + _withdraw_note()
+            + ". `help` or `?` shows this card.",
             f"Leave with `quit`, `exit` or Ctrl-C: the match stays resumable with: {resume}",
         ]
     )
 
 
-def take_back_seat(live: Any) -> int | None:
-    """The seat an unnamed `take back` is for: the provisional move's author, else the last mover."""
+def _withdraw_note() -> str:
+    """` (`take back` without a name is the player who just moved)`, in the phrase of the rule that withdraws."""
+    name = house_rules.withdraw_action()
+    declared = None if name is None else house_rules.action(name)
+    if declared is None or not declared.keywords:
+        return ""
+    return f" (`{declared.keywords[0]}` without a name is the player who just moved)"
+
+
+def withdrawer_seat(live: Any) -> int | None:
+    """The seat an unnamed withdrawal is for: the provisional move's author, else the last mover."""
     pending = live.provisional()
     if pending is not None:
         return int(pending.seat)

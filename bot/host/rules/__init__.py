@@ -51,6 +51,8 @@ __all__ = [
     "keyword_actions",
     "log_rewind",
     "parse",
+    "redraw_kinds",
+    "withdraw_action",
 ]
 
 for _module in pkgutil.iter_modules(__path__):
@@ -117,6 +119,16 @@ def build(game: str, settings: Mapping[str, Any]) -> list[HouseRule]:
 def action(name: str) -> Action | None:
     """The action of that name some rule declares."""
     return next((a for rule in REGISTRY for a in rule.actions if a.name == name), None)
+
+
+def withdraw_action() -> str | None:
+    """The action that withdraws a provisional move (a deleted or edited message), if some rule declares one."""
+    return next((rule.withdraw for rule in REGISTRY if rule.withdraw), None)
+
+
+def redraw_kinds() -> frozenset[str]:
+    """The event kinds after which the position is not the one last shown (`HouseRule.redraws`)."""
+    return frozenset(kind for rule in REGISTRY for kind in rule.redraws)
 
 
 def keyword_actions() -> dict[str, str]:

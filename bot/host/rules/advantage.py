@@ -18,18 +18,20 @@ class AdvantageChoice(HouseRule):
     key: ClassVar[str] = "advantage"
     order: ClassVar[int] = 10
     settable: ClassVar[bool] = False
-    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.CHOOSING,)
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.HELD,)
+    legacy_statuses: ClassVar[tuple[str, ...]] = ("choosing",)
     actions: ClassVar[tuple[Action, ...]] = (FIRST, SECOND)
     deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
     events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
     pings: ClassVar[tuple[str, ...]] = ("choose",)
+    words: ClassVar[Mapping[str, str]] = {"held:advantage": "Waiting for the advantage player to choose who starts."}
 
     def __init__(self) -> None:
         self.chooser: int | None = None
 
     def open_actions(self, m: MatchView) -> list[OpenAction]:
         """First or second, while the choice is open."""
-        if self.chooser is None or m.status != MatchStatus.CHOOSING:
+        if self.chooser is None or m.status != MatchStatus.HELD:
             return []
         return [OpenAction(FIRST, 0), OpenAction(SECOND, 0)]
 
@@ -40,7 +42,7 @@ class AdvantageChoice(HouseRule):
         self.chooser = advantage
         limit = m.clocks.tc.move
         return Effects(
-            status=MatchStatus.CHOOSING,
+            status=MatchStatus.HELD,
             timers={"choose": limit},
             say=[Note("choose", {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
         )
@@ -48,7 +50,7 @@ class AdvantageChoice(HouseRule):
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:
         """`first` or `second` from the chooser."""
         chooser = self.chooser
-        if chooser is None or m.status != MatchStatus.CHOOSING:
+        if chooser is None or m.status != MatchStatus.HELD:
             return None
         if seat != chooser:
             raise Refused("choose_not_you", chooser=chooser)
@@ -75,9 +77,13 @@ class AdvantageChoice(HouseRule):
             return None
         return self._choose(m, first=self.chooser, how="timeout")
 
+    def holding(self) -> bool:
+        """While the choice is open."""
+        return self.chooser is not None
+
     def gate(self, m: MatchView, seat: int) -> None:
         """Nobody moves before the choice."""
-        if self.chooser is not None and m.status == MatchStatus.CHOOSING:
+        if self.chooser is not None and m.status == MatchStatus.HELD:
             raise Refused("choose_first", kind="turn", chooser=self.chooser)
 
     def dump(self, now: float) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Protocol
 
 from bot.host.clocks import Clocks
 from bot.host.events import Refusal
-from bot.types import HOLD_STATUSES, MatchStatus
+from bot.types import HELD_BEFORE, HOLD_STATUSES, MatchStatus
 from games.base import AnyRuleset
 
 __all__ = [
@@ -222,7 +222,9 @@ class HouseRule:
     in_defaults: ClassVar[bool] = True
     """Its default is written into every match's settings (False: only a value the host chose)."""
     holds: ClassVar[tuple[MatchStatus, ...]] = ()
-    """The statuses in which this rule holds the match."""
+    """The statuses in which this rule may hold the match (`MatchStatus.HELD`; which rule holds it: `holding`)."""
+    legacy_statuses: ClassVar[tuple[str, ...]] = ()
+    """The status names older versions stored while this rule held the match (read back as HELD)."""
     actions: ClassVar[tuple[Action, ...]] = ()
     """What players may do under it (keywords, buttons)."""
     deadline_labels: ClassVar[Mapping[str, str]] = {}
@@ -249,6 +251,7 @@ class HouseRule:
         cls.keywords = {phrase: a.name for a in cls.actions for phrase in a.keywords}
         if cls.key:
             _check_declarations(cls)
+            HELD_BEFORE.update(cls.legacy_statuses)
             HouseRule.registry.append(cls)
             HouseRule.registry.sort(key=lambda rule: rule.order)
 
@@ -299,6 +302,8 @@ class HouseRule:
         (None: it undoes nothing). Every reader of a stored log rewinds through this (`rules.log_rewind`)."""
         return None
 
+    withdraw: ClassVar[str | None] = None
+    """The action a deleted or edited message of the provisional move stands for (`MatchService.withdraw`)."""
     needs_history: ClassVar[bool] = False
     """The rule rewinds, so the service keeps earlier states."""
     legacy_timers: ClassVar[Mapping[str, str]] = {}
@@ -347,6 +352,10 @@ class HouseRule:
         """The match ended."""
 
     # -- reading -------------------------------------------------------------------
+    def holding(self) -> bool:
+        """Whether this rule is the one holding the match now (its words: `held:<key>`)."""
+        return False
+
     def holds_clock(self) -> bool:
         """The mover's clock must stay stopped (a provisional move, a presence check)."""
         return False

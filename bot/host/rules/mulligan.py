@@ -21,7 +21,8 @@ class Mulligan(HouseRule):
     order: ClassVar[int] = 30
     default: ClassVar[Any] = 0
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 1}
-    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.MULLIGAN_WAIT,)
+    holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.HELD,)
+    legacy_statuses: ClassVar[tuple[str, ...]] = ("mulligan_wait",)
     actions: ClassVar[tuple[Action, ...]] = (USE, DECLINE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"offer": "mulligan_offer"}
     events: ClassVar[tuple[str, ...]] = ("mulligan", "mulligan_offer")
@@ -29,6 +30,33 @@ class Mulligan(HouseRule):
     redraws: ClassVar[tuple[str, ...]] = ("mulligan",)
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
+    words: ClassVar[Mapping[str, str]] = {
+        "mulligan": "{player} used their mulligan: the last {rewound} turn(s) are rewound. {turn}",
+        "mulligan_offer": (
+            "{winner} completed a {reason}. {loser}, you still have your mulligan: "
+            "post `mulligan` to rewind, or `decline` (you have {seconds:g} s)."
+        ),
+        "ping:mulligan_offer": (
+            "{winner} completed a {reason}; you still have your mulligan: post "
+            "`mulligan` to rewind, or `decline` (you have {seconds:g} s)."
+        ),
+        "mulligan_used": "You have already used your mulligan.",
+        "mulligan_own_turn": "You can use your mulligan on your own turn.",
+        "mulligan_winner": "Only the player who lost can use a mulligan now.",
+        "mulligan_nothing": "You have no turn of your own to rewind yet.",
+        "mulligan_no_offer": "There is no mulligan offer for you to decline.",
+        "no_rule:mulligan": "This match has no mulligans.",
+        "no_rule:decline": "There is no mulligan offer for you to decline.",
+        "not_player:mulligan": "only a player of this match can use a mulligan",
+        "not_player:decline": "only a player of this match can decline",
+        "deadline:mulligan_offer": "The mulligan offer ends {at}",
+        "log:mulligan": "mulligan",
+        "log:mulligan_offer": "mulligan offered",
+        "log:mulligan_declined": "mulligan declined",
+        "logline:mulligan": "rewound to ply {to_ply}",
+        "setting:mulligan": "{value} mulligan{s} each",
+        "held:mulligan": "Waiting for the mulligan answer.",
+    }
 
     @classmethod
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
@@ -117,7 +145,7 @@ class Mulligan(HouseRule):
             return None
         self.offer = (winner, reason)
         return Effects(
-            status=MatchStatus.MULLIGAN_WAIT,
+            status=MatchStatus.HELD,
             clock=["stop"],
             timers={"offer": self.offer_seconds},
             log=[Log("mulligan_offer", loser, {"winner": winner, "reason": reason})],
@@ -129,6 +157,10 @@ class Mulligan(HouseRule):
                 )
             ],
         )
+
+    def holding(self) -> bool:
+        """While a win waits for the loser's answer."""
+        return self.offer is not None
 
     def gate(self, m: MatchView, seat: int) -> None:
         """While the loser decides, the game is over for moves."""

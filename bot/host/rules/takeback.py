@@ -33,8 +33,25 @@ class TakeBack(HouseRule):
     deadline_labels: ClassVar[Mapping[str, str]] = {"commit": "final"}
     events: ClassVar[tuple[str, ...]] = ("provisional", "takeback")
     redraws: ClassVar[tuple[str, ...]] = ("takeback",)
+    withdraw: ClassVar[str | None] = TAKE_BACK.name
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
+    words: ClassVar[Mapping[str, str]] = {
+        "provisional": (
+            "{player} played {move}. It becomes final in {seconds:g} s "
+            "(delete or edit your message, or post `take back`, to take it back)."
+        ),
+        "takeback": "{player} took back {move}. {turn}",
+        "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",
+        "takeback_late": "Too late: the move is already final.",
+        "no_rule:takeback": "Moves are final at once in this match.",
+        "stale:takeback": "That move is already final.",
+        "not_actor:takeback": "Only {actor} can take back {move}.",
+        "deadline:final": "{who}'s move becomes final {at}",
+        "log:takeback": "take-back",
+        "logline:takeback": "{move} by {via}",
+        "setting:takeback": "a move can be taken back for {value:g} s",
+    }
 
     @classmethod
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:

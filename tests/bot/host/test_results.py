@@ -33,7 +33,7 @@ async def test_each_ignored_text_says_why_with_a_code(host: tuple[MatchService, 
         assert reason_text(result) == words
     accepted = await service.submit(mid, ALICE.id, "A1-B1", message_id="m1")
     assert accepted.status == Outcome.ACCEPTED and accepted.reason is None and reason_text(accepted) is None
-    other = await service.takeback(mid, ALICE.id, message_id="m2", via="delete")
+    other = await service.withdraw(mid, ALICE.id, message_id="m2", via="delete")
     assert (other.status, other.reason) == (Outcome.IGNORED, Ignored.NOT_PROVISIONAL)
     refused = await service.submit(mid, BOB.id, "A1-B1")
     assert refused.status == Outcome.REJECTED and refused.reason is None and refused.refusal is not None

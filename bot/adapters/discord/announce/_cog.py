@@ -5,8 +5,8 @@ names and the last move, the last 20 moves in the game's notation, whose turn it
 running deadline as a Discord timestamp that every client counts down by itself), so a move costs one
 edit. The moves are a record of their own, apart from the few latest event lines, so no clock warning
 ever pushes them out; a provisional move is one marker on its move. Only events that need a player's
-attention while it is not obviously their turn (the choice of who starts, a presence check, a mulligan
-offer, the first clock warning of a turn) also post a short message that pings exactly that player, at
+attention while it is not obviously their turn (an event a house rule `pings` for, such as the choice of
+who starts, the first clock warning of a turn) also post a short message that pings exactly that player, at
 most once per player and turn; later warnings only change the board. Everything the bot posts below
 the board links back to it, and once more than 10 messages have piled up below it, the board's next
 update posts it anew at the bottom (the old message shrinks to a link). The buttons for whatever is
@@ -148,13 +148,13 @@ def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result
 
 
 def result_is_final(live: Live) -> bool:
-    """Whether a result the engine sees on the board is the match's: not while a mulligan may undo it or
-    the move that made it is still provisional."""
-    return live.status != MatchStatus.MULLIGAN_WAIT and live.provisional() is None
+    """Whether a result the engine sees on the board is the match's: not while a rule holds it (an answer that
+    may undo it) or the move that made it is still provisional."""
+    return live.status != MatchStatus.HELD and live.provisional() is None
 
 
 def pending_result(live: Live) -> str | None:
-    """The result the board shows while a mulligan or take-back may still undo it (None: there is none)."""
+    """The result the board shows while a rule may still undo it (None: there is none)."""
     if result_is_final(live):
         return None
     try:
@@ -327,7 +327,7 @@ class Announcer(commands.Cog):
                 if ev.kind in ("move", "provisional"):
                     room.prev_state = room.seen_state
                     room.last_move = self._move_of(live, room.seen_state, ev)
-                elif ev.kind in ("takeback", "mulligan", "started", "resumed"):
+                elif ev.kind in ("started", "resumed") or ev.kind in rules.redraw_kinds():
                     room.prev_state = room.last_move = None
                 room.seen_state = live.state
             self._note_move(room, live, ev)

@@ -1,7 +1,7 @@
 """Per-match buttons that survive restarts: the custom id carries the match, the ply and the action.
 
 The buttons only hand requests to the host service, which checks everything (who may act, whether the
-take-back window is still open by the stored move time, ...). No game logic lives here.
+rule's window is still open by the stored move time, ...). No game logic lives here.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.host.events import HostEvent
-from bot.wording import display, event_text, namer, seconds
+from bot.wording import display, event_text, namer, rule_event_text, seconds
 
 RECORD_PREFIX = "Moves: "
 PENDING = "provisional"
@@ -71,11 +71,8 @@ def ping_text(ev: HostEvent) -> str:
         )
     if ev.kind == "presence_ok":
         return f"you may move now ({d.get('how', '')})." if d.get("how") else "you may move now."
-    if ev.kind == "mulligan_offer":
-        return (
-            f"{name(d.get('winner'))} completed a {d.get('reason')}; you still have your mulligan: post "
-            f"`mulligan` to rewind, or `decline` (you have {float(d.get('seconds', 0)):g} s)."
-        )
+    if (own := rule_event_text(ev, f"ping:{ev.kind}")) is not None:  # a house rule's words for the one it pings
+        return own
     if ev.kind == "choose" and seat is not None:
         return (
             f"you have the advantage: post `first` to move first or `second` to let {name(3 - seat)} start "

@@ -213,7 +213,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock in seconds, e.g. `move=90 reserve=600`; time odds: `bob:reserve=120` or `p2:reserve=120`",
         room="a public thread everyone can watch (default), a private thread, or this channel",
-        rules="house rules, e.g. `mulligan=1 takeback=5 clock=grace` (see /dm rules)",
+        rules="house rules, e.g. `draw=on clock=grace` (see /dm rules)",
         rated="false: a casual match, left out of the ratings (default: rated)",
         series="best of N games (3, 5, 7 or 9), first move alternating; default: one game",
     )

@@ -187,7 +187,7 @@ async def _readable_record(interaction: discord.Interaction[Any], match: int | N
 
 
 def move_record(stored: StoredMatch) -> list[str]:
-    """Every move of the line played (take-backs and mulligans left out), numbered, with who and time."""
+    """Every move of the line played (what the rules rewound left out), numbered, with who and time."""
     _ruleset, frames = replay_match(stored)
     names = dict(enumerate(_names(stored), 1))
     return [wording.move_line(f.ply, names.get(f.seat or 0, "?"), f.move or "?", f.used) for f in frames[1:]]

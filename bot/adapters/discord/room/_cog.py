@@ -1,5 +1,5 @@
 """Messages in a game room → `service.submit` (a resignation or a play-ending move is confirmed first); deleted or
-edited provisional moves → `service.takeback`; any other edit of a move gets one short answer and changes nothing."""
+edited provisional moves → `service.withdraw`; any other edit of a move gets one short answer and changes nothing."""
 
 from __future__ import annotations
 
@@ -187,21 +187,19 @@ class GameRoom(commands.Cog):
         except discord.HTTPException:
             log.warning("room %s: could not post the catch-up replies", first.channel.id)
 
-    async def _take_back(
-        self, channel_id: int, message_id: int, author_id: str | None, via: str
-    ) -> SubmitResult | None:
-        """Take back the provisional move posted in this message, if there is one."""
-        return await self.bot.service.takeback_message(channel_id, str(message_id), author_id, via)
+    async def _withdraw(self, channel_id: int, message_id: int, author_id: str | None, via: str) -> SubmitResult | None:
+        """Withdraw the provisional move posted in this message, if there is one."""
+        return await self.bot.service.withdraw_message(channel_id, str(message_id), author_id, via)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
-        """Deleting a provisional move's message takes it back (within the window)."""
+        """Deleting a provisional move's message withdraws it (as the rule that keeps it provisional says)."""
         author = payload.cached_message.author.id if payload.cached_message else None
-        await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "delete")
+        await self._withdraw(payload.channel_id, payload.message_id, str(author) if author else None, "delete")
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
-        """Editing a provisional move's text takes it back (embed unfurls are not edits)."""
+        """Editing a provisional move's text withdraws it (embed unfurls are not edits)."""
         data = payload.data
         cached = payload.cached_message
         if data.get("edited_timestamp") is None:
@@ -211,7 +209,7 @@ class GameRoom(commands.Cog):
         author = data.get("author", {}).get("id")
         if self.bot.user is not None and str(author) == str(self.bot.user.id):
             return  # the bot's own edits (its board, prompts) are never moves, even in a practice match
-        taken = await self._take_back(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
+        taken = await self._withdraw(payload.channel_id, payload.message_id, str(author) if author else None, "edit")
         if (taken is None or taken.status != Outcome.ACCEPTED) and author is not None:
             await self._answer_edit(payload, str(author), data.get("content"))
 

@@ -441,7 +441,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
         room="where the room opens at check-in",
-        rules="house rules, e.g. `mulligan=1 takeback=5`",
+        rules="house rules, e.g. `draw=on clock=grace`",
         prize="what the winner gets, e.g. `15 garnets`",
         note="anything players should know",
     )

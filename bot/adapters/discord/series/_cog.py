@@ -19,6 +19,7 @@ from bot.host import rules as house_rules
 from bot.host.service import HostError, HostEvent, PlayerRef
 from bot.series import Series, SeriesNews, SeriesService
 from bot.store.matches import StoredMatch
+from bot.types import LIVE_CLOCK_KEYS
 from bot.wording import odds_line
 from bot.wording import series as wording
 from games import registry
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 REMATCH_SECONDS = 600.0
 """How long a rematch offer stays open (10 minutes)."""
-CLOCK_KEYS = ("kind", "move", "reserve", "grace", "presence", "takeback")
+CLOCK_KEYS = LIVE_CLOCK_KEYS
 
 
 @dataclass

@@ -249,7 +249,7 @@ class TournamentGroup(app_commands.Group):
         rounds="Swiss only: how many rounds (default: log2 of the field)",
         options="game options as key=value pairs, e.g. `rows=2 cols=2`",
         clock="clock overrides in seconds, e.g. `move=90 reserve=600`",
-        rules="house rules, e.g. `mulligan=1`",
+        rules="house rules, e.g. `draw=on`",
         prize="what the winner gets",
         rated="whether results feed ratings",
         max_players="the most players who may join",

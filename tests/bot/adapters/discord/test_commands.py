@@ -318,7 +318,7 @@ async def test_advantage_choice_buttons(world: World) -> None:
     w = world
     match_id, room = await start(w, first="a2")
     live = w.bot.service.live[match_id]
-    assert live.status == "choosing"
+    assert live.status == "held"
     board = board_of(w, room, match_id)
     assert "choosing" not in board.content.replace("chooses", "")
     assert "chooses who starts" in answer(await w.alice.click(board, label="I move first")).content

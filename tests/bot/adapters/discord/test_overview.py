@@ -262,7 +262,7 @@ async def test_the_board_names_no_winner_while_a_mulligan_can_undo_the_result(wo
     w = world
     match_id, room = await start(w, options="rows=1 cols=1", rules="mulligan=1")
     await _play_boxes_1x1(w, room)  # bob closes the box: alice may still take her mulligan
-    assert w.bot.service.live[match_id].status == "mulligan_wait"
+    assert w.bot.service.live[match_id].status == "held"
 
     async def board_ink() -> tuple[int, int]:
         board = next(m for m in bot_messages(w, room) if f"**Match {match_id} · " in m.content)

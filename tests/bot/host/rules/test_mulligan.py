@@ -39,8 +39,8 @@ def test_opponent_won_after_your_turn_both_turns_are_rewound(match: FakeMatch) -
     rule = Mulligan(1)
     match.history, match.ply, match.mover = history([1, 2, 1]), 3, None  # seat 1's move won
     offer = rule.at_result(match, 1, "loop")
-    assert offer is not None and offer.status == "mulligan_wait" and offer.say[0].seat == 2
-    match.status = "mulligan_wait"
+    assert offer is not None and offer.status == "held" and offer.say[0].seat == 2
+    match.status = "held"
     with pytest.raises(Refused):
         rule.on_keyword(match, 1, "mulligan", 0.0)  # the winner has nothing to rewind here
     eff = rule.on_keyword(match, 2, "mulligan", 0.0)

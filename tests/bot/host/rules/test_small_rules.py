@@ -50,8 +50,8 @@ def test_games_whose_moves_never_lose_by_shifting_are_never_held() -> None:
 def choosing(match: FakeMatch, chooser: int) -> AdvantageChoice:
     rule = AdvantageChoice()
     eff = rule.on_create(match, chooser)
-    assert eff is not None and eff.status == "choosing" and eff.timers == {"choose": 60}
-    match.status = "choosing"
+    assert eff is not None and eff.status == "held" and eff.timers == {"choose": 60}
+    match.status = "held"
     return rule
 
 
