@@ -11,7 +11,7 @@ import pytest
 
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.store.matches import MatchStore, NewEvent
-from bot.wording import error_text, event_text, reason_text
+from bot.wording import error_text, event_text, reason_text, status_lines
 from tests import DATA
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import _trax_until_win
@@ -214,6 +214,49 @@ async def test_a_match_saved_in_the_old_snapshot_format_resumes(db_url: str) -> 
         stored = await service.store.load(mid)
         assert stored is not None and "rules" in stored.snapshot and "flags" not in stored.snapshot
         assert stored.snapshot["rules"]["mulligan"]["state"]["used"] == {"1": 0, "2": 1}
+    finally:
+        await service.close()
+        await service.store.close()
+
+
+async def test_a_match_held_under_the_old_status_names_resumes_held(db_url: str) -> None:
+    # Before `held`, a held match stored the holding rule's own status: `mulligan_wait` (and the advantage's
+    # `choosing`). Such a row and snapshot must read back as HELD, with the mulligan still waiting for its answer.
+    rec = Recorder()
+    service = await make_service(db_url, rec)
+    try:
+        mid = await _trax_until_win(service)
+        await rec.wait("mulligan_offer")
+        assert service.get(mid).status == "held"
+        stored = await service.store.load(mid)
+        assert stored is not None
+    finally:
+        await service.close()
+        await service.store.close()
+    snapshot = {**stored.snapshot, "status": "mulligan_wait"}
+    store = MatchStore(db_url)
+    await store.open()
+    old = await store.create_match(
+        game="trax",
+        options=stored.options,
+        clock=stored.clock,
+        status="mulligan_wait",  # the name an older version wrote
+        players=stored.players,
+        guild_id=None,
+        channel_id=None,
+        snapshot=snapshot,
+        events=[NewEvent("created", data={})],
+    )
+    await store.close()
+    service = await make_service(db_url, Recorder())
+    try:
+        live = service.get(old)
+        mulligan = next(rule for rule in live.rules if rule.key == "mulligan")
+        assert live.status == "held" and mulligan.holding()
+        assert status_lines(live, now())[0] == "Waiting for the mulligan answer."
+        winner = mulligan.dump(now())["offer"][0]
+        used = await service.act(old, live.players[3 - winner].id, "mulligan")
+        assert used.status == "accepted" and live.status == "ongoing"
     finally:
         await service.close()
         await service.store.close()
