@@ -71,3 +71,17 @@ _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)
 
 NOT_POSSIBLE = "That is not possible now."
 """The reply to a refusal no template words."""
+
+
+def rule_keywords_line(game: str) -> str | None:
+    """The words the house rules a game takes answer, from their declarations (`HouseRule.actions`):
+    "- House rules' words (when a match has the rule): `take back`, `undo`; `mulligan`, `decline`; …"."""
+    from bot.host.rules import REGISTRY
+
+    said = []
+    for rule in REGISTRY:
+        if rule.takes(game):
+            phrases = [f"`{a.keywords[0]}`" for a in rule.actions if a.keywords]
+            if phrases:
+                said.append(", ".join(phrases))
+    return None if not said else "- House rules' words (when a match has the rule): " + "; ".join(said) + "."

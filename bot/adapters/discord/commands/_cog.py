@@ -49,7 +49,16 @@ from bot.ratings.service import ADVANTAGE_MODES
 from bot.records.analysis_store import load_analysis
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
-from bot.wording import display, error_sentence, options_text, refusal_text, result_sentence, seat_name, state_words
+from bot.wording import (
+    display,
+    error_sentence,
+    options_text,
+    refusal_text,
+    result_sentence,
+    rule_keywords_line,
+    seat_name,
+    state_words,
+)
 from bot.wording import series as series_words
 from bot.wording.decisions import name_decider
 from games import registry
@@ -522,6 +531,8 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         if text is None:
             raise HostError(Refusal("no_rule_card", data={"title": _title(key)}))
         card = moves_card(key) or text
+        if (said := rule_keywords_line(key)) is not None:
+            card = f"{card}\n{said}"
         if len(card) > MAX_EMBED:
             card = card[: MAX_EMBED - 40] + "\n… (the full card is attached)"
         embed = discord.Embed(title=f"Rules: {_title(key)}", description=card)

@@ -1,0 +1,124 @@
+"""A house rule is one module: take it out of the registry and nothing of it is left in what the bot says
+or answers (keywords, buttons, option keys and defaults, words, log lines, deadlines, event kinds, the
+terminal's help card), and a match plays as if the rule never existed. Each case first checks that the
+same collection does name the rule while it is registered, so the test cannot pass by looking nowhere."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.adapters.terminal.words import help_card
+from bot.host import rules
+from bot.host.events import EventKind
+from bot.host.rules import REGISTRY, HouseRule
+from bot.host.service import MatchService, PlayerRef
+from bot.wording import _REFUSALS, _SHOWN_KINDS, deadline_text, event_text, reason_text, rule_words, state_words
+from games import registry
+from tests.bot.conftest import Recorder, make_service
+from tests.bot.test_host_flows import _trax_until_win
+
+W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
+pytestmark = pytest.mark.looptime
+
+TRACES = {"takeback": re.compile(r"take.?back|\bundo\b|final after", re.I), "mulligan": re.compile(r"mulligan", re.I)}
+"""What would give each rule away, wherever the bot says or answers something."""
+
+
+def everything_declared(live_card: str) -> str:
+    """Every name, phrase, code and sentence the host and its faces take from the registered rules and the
+    wording tables, as one text."""
+    parts: list[str] = [live_card]
+    parts += [f"{k} {v}" for k, v in rules.keyword_actions().items()]
+    parts += [f"{a.name} {a.button} {a.label}" for rule in REGISTRY for a in rule.actions]
+    for game in registry.ids():
+        parts += [*rules.accepted(game), rules.describe(rules.defaults(game))]
+    parts += [f"{k} {v}" for k, v in {**rule_words(), **_REFUSALS, **_SHOWN_KINDS}.items()]
+    parts += [str(kind) for kind in EventKind] + sorted(rules.redraw_kinds())
+    parts += [str(rules.withdraw_action()), state_words("held")]
+    parts += [kind for rule in REGISTRY for kind in (*rule.events, *rule.pings, *rule.legacy_statuses)]
+    parts += [label for rule in REGISTRY for label in rule.deadline_labels.values()]
+    return "\n".join(parts)
+
+
+def _take_out(key: str) -> tuple[int, type[HouseRule]]:
+    rule = next(r for r in REGISTRY if r.key == key)
+    at = REGISTRY.index(rule)
+    REGISTRY.remove(rule)
+    return at, rule
+
+
+async def _card(service: MatchService) -> tuple[int, str]:
+    mid = await service.create_match("trax", [W, R])
+    return mid, help_card(service.get(mid), "dmhost room --resume")
+
+
+@pytest.mark.parametrize("key", sorted(TRACES))
+async def test_an_unregistered_rule_leaves_no_trace(db_url: str, key: str) -> None:
+    trace = TRACES[key]
+    service = await make_service(db_url, Recorder())
+    try:
+        _mid, card = await _card(service)
+        assert trace.search(everything_declared(card)), "the collection must see the rule while it is registered"
+    finally:
+        await service.close()
+        await service.store.close()
+    at, rule = _take_out(key)
+    try:
+        service = await make_service(db_url, Recorder())
+        try:
+            _mid, card = await _card(service)
+            said = everything_declared(card)
+            assert not trace.search(said), trace.findall(said)
+            assert rules.log_rewind(key, {"to_ply": 0}, 4) is None  # its logged rewinds mean nothing now
+            assert all(deadline_text(label, "wendy", "soon") is None for label in rule.deadline_labels.values())
+            with pytest.raises(rules.RulesError):
+                rules.parse("trax", {key: "1"})
+        finally:
+            await service.close()
+            await service.store.close()
+    finally:
+        REGISTRY.insert(at, rule)
+
+
+async def test_a_trax_match_without_the_take_back_rule_is_final_at_once(db_url: str) -> None:
+    # Trax's default is a 5-second take-back window: with the rule gone, a move is final when played and
+    # `take back` is only chat.
+    at, rule = _take_out("takeback")
+    try:
+        rec = Recorder()
+        service = await make_service(db_url, rec)
+        try:
+            mid = await service.create_match("trax", [W, R])
+            assert (await service.submit(mid, W.id, "@0+")).status == "accepted"
+            assert service.pending_move(mid) is None and not rec.of("provisional")
+            moved = rec.of("move")[-1][1]
+            assert not TRACES["takeback"].search(event_text(moved))
+            answer = await service.submit(mid, W.id, "take back")
+            assert answer.status != "accepted" and service.get(mid).ply == 1
+            assert not TRACES["takeback"].search(reason_text(answer) or "")
+        finally:
+            await service.close()
+            await service.store.close()
+    finally:
+        REGISTRY.insert(at, rule)
+
+
+async def test_a_trax_win_without_the_mulligan_rule_is_final(db_url: str) -> None:
+    # Trax's default is one mulligan each: with the rule gone, a win ends the match at once, no offer.
+    at, rule = _take_out("mulligan")
+    try:
+        rec = Recorder()
+        service = await make_service(db_url, rec)
+        try:
+            mid = await _trax_until_win(service)
+            await rec.wait("finished")
+            stored = await service.store.load(mid)
+            assert not rec.of("mulligan_offer") and stored is not None and stored.status == "finished"
+            assert all(not TRACES["mulligan"].search(event_text(ev)) for _m, ev in rec.events)
+        finally:
+            await service.close()
+            await service.store.close()
+    finally:
+        REGISTRY.insert(at, rule)
