@@ -29,7 +29,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
-from bot.adapters.discord.announce._cog import deadline_line, pending_result, picture, zoom_picture
+from bot.adapters.discord.announce._board import deadline_line, pending_result, picture, zoom_picture
 from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.commands._pages import page_link
 from bot.host.events import MatchResult, Refusal
