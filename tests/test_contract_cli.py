@@ -86,7 +86,7 @@ def test_a_rule_the_game_cannot_take_is_one_line_naming_its_rules(game: str, tmp
     done = run([*args, "--db", str(tmp_path / "rules.db")], cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
-    accepted = {"takeback", "mulligan", "clock", "draw", *OWN_RULES.get(game, set())}
+    accepted = {"takeback", "mulligan", "clock", "draw", "adjourn", *OWN_RULES.get(game, set())}
     named = set(line.rpartition("accepts")[2].replace(",", " ").split())
     assert "nosuch" in line and named == accepted
 

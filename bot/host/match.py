@@ -74,7 +74,7 @@ def keyword(text: str) -> str | None:
     if len(text) > 40 or any(q in text for q in "?？¿"):
         return None
     norm = _TRAILING.sub("", " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split()))
-    return _RESIGN.get(norm) or rules.keyword_actions().get(norm)
+    return _RESIGN.get(norm) or rules.keyword_actions().get(norm) or rules.phrase_action(norm)
 
 
 @dataclass

@@ -51,6 +51,7 @@ __all__ = [
     "keyword_actions",
     "log_rewind",
     "parse",
+    "phrase_action",
     "redraw_kinds",
     "withdraw_action",
 ]
@@ -129,6 +130,11 @@ def withdraw_action() -> str | None:
 def redraw_kinds() -> frozenset[str]:
     """The event kinds after which the position is not the one last shown (`HouseRule.redraws`)."""
     return frozenset(kind for rule in REGISTRY for kind in rule.redraws)
+
+
+def phrase_action(norm: str) -> str | None:
+    """The action a phrase with a value stands for, as some rule reads it (`HouseRule.phrase_action`)."""
+    return next((said for rule in REGISTRY if (said := rule.phrase_action(norm)) is not None), None)
 
 
 def keyword_actions() -> dict[str, str]:

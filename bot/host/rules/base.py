@@ -297,6 +297,12 @@ class HouseRule:
         return None
 
     @classmethod
+    def phrase_action(cls, norm: str) -> str | None:
+        """An action said with a value, which no fixed phrase covers (`adjourn for 2h` → `adjourn:7200`):
+        `norm` is the player's text normalised as `keyword` does; None: not this rule's phrase."""
+        return None
+
+    @classmethod
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """The ply a logged entry of this rule (`kind`, `data`) takes the line of play back to, read at `ply`
         (None: it undoes nothing). Every reader of a stored log rewinds through this (`rules.log_rewind`)."""
