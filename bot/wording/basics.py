@@ -54,7 +54,7 @@ def named(text: str, name: Name) -> str:
     return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
-_SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer", "winner", "loser")
+_SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer", "winner", "loser", "asker", "confirmer")
 """Data fields that hold a seat: said as the player's name."""
 
 

@@ -150,21 +150,12 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
             f"{name(seat)} has the advantage: post `first` to move first or `second` to let {name(3 - (seat or 1))} "
             f"start (within {seconds(float(d['seconds']))}; after that {name(seat)} moves first)."
         )
-    if kind == "choice_timeout":
-        return f"{name(seat)} did not choose in time, so {name(seat)} moves first."
     if kind == "move" and d.get("final"):
         return f"{name(seat)}'s move {d['move']} is final." + str(d.get("said", ""))
     if kind == "move":
         return f"{name(seat)} played {d['move']}." + str(d.get("said", ""))
     if kind == "turn":
         return now_turn
-    if kind == "presence":
-        return (
-            f"{name(d['asker'])} is ready to move from grace. {name(d['confirmer'])}, please confirm you are here "
-            f"(button or `here`) within {float(d['seconds']):g} s."
-        )
-    if kind == "presence_ok":
-        return f"{name(seat)}, you may move now ({d['how']})."
     if kind == "clock":
         return notice(ClockNotice(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
     if kind == "finished":
@@ -186,8 +177,6 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
 
 
 _DEADLINES = {
-    "choose": "The choice of who starts ends {at}",
-    "presence": "The presence check ends {at}",
     "clock": "{who}: {words} {at}",
 }
 _CLOCK_DEADLINES = {

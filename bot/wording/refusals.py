@@ -17,16 +17,6 @@ _REFUSALS: dict[str, str] = {
     "not_final": "Wait: the last move is not final yet.",
     "over": "The game is over.",
     "late": "Too late: your time had run out before you posted this.",
-    "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
-    "ready_cleared": "You are cleared to move.",
-    "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",
-    "here_nobody": "Nobody is waiting for your confirmation.",
-    "grace_ready": "You are in grace: post `ready` and wait for {other} to confirm, then move.",
-    "grace_wait": "Waiting for {other} to confirm they are here.",
-    "shift_confirm": "That move lowers your five-row count and loses at once. Post `confirm` to play it anyway.",
-    "confirm_nothing": "There is nothing for you to confirm.",
-    "choose_not_you": "{chooser} chooses who starts.",
-    "choose_first": "{chooser} must first choose who starts.",
     "paused": "The match is paused.",
     "match_over": "The match is over.",
     "stored_over": "Match {match} is over.",
@@ -42,10 +32,6 @@ _REFUSALS: dict[str, str] = {
         "The host lost touch with its database and cannot tell yet whether that counted: "
         "look at the board before posting again."
     ),
-    "no_rule:ready": "`ready` is for a player in grace, on their turn.",
-    "no_rule:here": "Nobody is waiting for your confirmation.",
-    "no_rule:first": "That choice is not open any more.",
-    "no_rule:second": "That choice is not open any more.",
     "not_saved": "the match could not be saved; try again in a moment",
     "not_running": "match {match} is not running",
     "no_match": "there is no match {match}",
@@ -55,7 +41,6 @@ _REFUSALS: dict[str, str] = {
     "seat": "seat must be 1 or 2",
     "not_player": "only a player of this match can do that",
     "not_player:resign": "only a player of this match can resign",
-    "not_player:here": "only the opponent can confirm presence",
     "pause_paused": "match {match} is paused, not running",
     "pause_over": "match {match} is over, not running",
     "not_paused": "match {match} is not paused",
@@ -70,8 +55,6 @@ _REFUSALS: dict[str, str] = {
     "rule_choice": "{rule} is {choices}, not {value!r}",
     "stale": "That is not open any more.",
     "not_actor": "Only {actor} can do that.",
-    "not_player:first": "Only a player of this match can choose.",
-    "not_player:second": "Only a player of this match can choose.",
 }
 _REFUSALS.update(
     {  # the Discord commands' own refusals (adapters raise `HostError(Refusal(code, data=…))`)

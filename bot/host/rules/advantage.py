@@ -24,7 +24,17 @@ class AdvantageChoice(HouseRule):
     deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
     events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
     pings: ClassVar[tuple[str, ...]] = ("choose",)
-    words: ClassVar[Mapping[str, str]] = {"held:advantage": "Waiting for the advantage player to choose who starts."}
+    words: ClassVar[Mapping[str, str]] = {
+        "choose_not_you": "{chooser} chooses who starts.",
+        "choose_first": "{chooser} must first choose who starts.",
+        "no_rule:first": "That choice is not open any more.",
+        "no_rule:second": "That choice is not open any more.",
+        "not_player:first": "Only a player of this match can choose.",
+        "not_player:second": "Only a player of this match can choose.",
+        "held:advantage": "Waiting for the advantage player to choose who starts.",
+        "choice_timeout": "{player} did not choose in time, so {player} moves first.",
+        "deadline:choose": "The choice of who starts ends {at}",
+    }
 
     def __init__(self) -> None:
         self.chooser: int | None = None

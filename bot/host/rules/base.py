@@ -240,9 +240,11 @@ class HouseRule:
     words: ClassVar[Mapping[str, str]] = {}
     """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
     event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name), its log
-    lines (`log:<kind>`), its deadline labels (`deadline:<label>`, with `{who}` and `{at}`) and its
-    answers in a match without it (`no_rule:<action>`). The rules built into the host have their words
-    in `bot.wording` itself."""
+    lines (`log:<kind>` the label, `logline:<kind>` the detail after it), its deadline labels
+    (`deadline:<label>`, with `{who}` and `{at}`), its answers in a match without it (`no_rule:<action>`),
+    what the turn line says while it holds the match (`held:<key>`), how a match's settings say it
+    (`setting:<key>`, with `{value}` and `{s}`) and, for an event it pings, the words spoken to that player
+    (`ping:<kind>`). `{turn}` in an event's template is the turn line after it."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 

@@ -24,6 +24,26 @@ class GracePresence(HouseRule):
     events: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
     pings: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
+    words: ClassVar[Mapping[str, str]] = {
+        "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
+        "ready_cleared": "You are cleared to move.",
+        "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",
+        "here_nobody": "Nobody is waiting for your confirmation.",
+        "grace_ready": "You are in grace: post `ready` and wait for {other} to confirm, then move.",
+        "grace_wait": "Waiting for {other} to confirm they are here.",
+        "no_rule:ready": "`ready` is for a player in grace, on their turn.",
+        "no_rule:here": "Nobody is waiting for your confirmation.",
+        "not_player:here": "only the opponent can confirm presence",
+        "presence": (
+            "{asker} is ready to move from grace. {confirmer}, please confirm you are here "
+            "(button or `here`) within {seconds:g} s."
+        ),
+        "ping:presence": (
+            "{asker} is ready to move from grace: please confirm you are here (button or `here`) within {seconds:g} s."
+        ),
+        "presence_ok": "{player}, you may move now ({how}).",
+        "deadline:presence": "The presence check ends {at}",
+    }
 
     def __init__(self) -> None:
         self.waiting = False

@@ -17,6 +17,10 @@ class ShiftConfirm(HouseRule):
     default: ClassVar[Any] = True
     actions: ClassVar[tuple[Action, ...]] = (Action("confirm", ("confirm",)),)
     events: ClassVar[tuple[str, ...]] = ("confirm",)
+    words: ClassVar[Mapping[str, str]] = {
+        "shift_confirm": "That move lowers your five-row count and loses at once. Post `confirm` to play it anyway.",
+        "confirm_nothing": "There is nothing for you to confirm.",
+    }
 
     def __init__(self) -> None:
         self.held: tuple[int, str, str | None] | None = None

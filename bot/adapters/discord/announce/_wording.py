@@ -64,11 +64,6 @@ def ping_text(ev: HostEvent) -> str:
             )
         if kind == "restart":
             return "that turn would leave three same-coloured tracks, so your clock is restarted once."
-    if ev.kind == "presence":
-        return (
-            f"{name(d.get('asker'))} is ready to move from grace: please confirm you are here "
-            f"(button or `here`) within {float(d.get('seconds', 0)):g} s."
-        )
     if ev.kind == "presence_ok":
         return f"you may move now ({d.get('how', '')})." if d.get("how") else "you may move now."
     if (own := rule_event_text(ev, f"ping:{ev.kind}")) is not None:  # a house rule's words for the one it pings
