@@ -80,7 +80,7 @@ _SKIP = {"created", "move", "commit", "finished", "confirm"}
 
 def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, Mapping[str, Any]]) -> str:
     """The move list: one `li[data-ply]` per ply of the final line, with the other events (illegal tries,
-    take-backs, presence, pauses...) after the ply they happened at."""
+    rewinds, presence, pauses...) after the ply they happened at."""
     names = {s: n for s, (_pid, n) in stored.players.items()}
     notes: dict[int, list[str]] = {}
     line: list[int] = []  # the ply counter along the log, as the replay counts it

@@ -75,7 +75,7 @@ NOT_POSSIBLE = "That is not possible now."
 
 def rule_keywords_line(game: str) -> str | None:
     """The words the house rules a game takes answer, from their declarations (`HouseRule.actions`):
-    "- House rules' words (when a match has the rule): `take back`, `undo`; `mulligan`, `decline`; …"."""
+    "- House rules' words (when a match has the rule): `offer draw`, `accept draw`; …"."""
     from bot.host.rules import REGISTRY
 
     said = []
