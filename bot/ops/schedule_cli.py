@@ -89,6 +89,7 @@ async def _with_scheduler(db: str | None, must_exist: bool, action: Any) -> Any:
 
 def cmd_add(args: argparse.Namespace) -> int:
     """Store a scheduled DM between two local players."""
+    from bot.compose import build_scheduler  # noqa: F401  (imported before `--at` is read: `in 2s` stays ahead)
     from bot.host.match import HostError, PlayerRef
     from bot.playernames import name_problem
     from bot.schedule.core import ScheduleError
