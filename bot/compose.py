@@ -1,31 +1,115 @@
-"""The composition root of the terminal faces: one place builds the store, the host service and the
-subscribers every finished match needs (today: the ratings), so `dmhost room`, `room --scheduled`,
-`dmhost tournament …` and `dmhost ratings` rate the same way.
+"""The composition root: the one place that builds the store, every service and the event bus, for every
+face — the Discord bot (`build_app`), the terminal room (`build_host`), the scheduled room
+(`build_scheduler`), the tournament commands (`build_tournaments`), the review pages (`build_readers`) and
+the command lines (`build_store`, `build_keeper`, …). Faces (`bot.adapters`, `bot.ops`) construct no
+service or store themselves (`tests/test_compose.py` walks their source); they receive what is built here.
 
-`Host.open()` runs the start-up every face shares: the migrations, then the catch-up of what a
-finished match still owes (a match that ended while no process listened, or whose rating could not be
-stored, is rated here, in the order the matches ended). The Discord bot still wires its own
-(`bot.adapters.discord`), with the same `Ratings` and the same catch-up at its start.
+The host's events reach their subscribers through one `Bus`, in stages the root fixes:
+
+1. `Stage.RECORD` — the ratings: a finished match is rated before any face reports its end.
+2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
+   room's lines): they note what to say and never wait on the outside world here.
+3. `Stage.FOLLOW` — the feature cores that move things on from a result: series, tournaments, schedules
+   (in that order); what they announce comes after the board has heard the end.
+
+`Host.open()` runs the start-up every face shares: the migrations, then the catch-up of what a finished
+match still owes (a match that ended while no process listened, or whose rating could not be stored, is
+rated here, in the order the matches ended).
 """
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 
+from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
+from bot.ownership.keeper import LeaseKeeper
 from bot.ratings.service import Ratings
+from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
+from bot.schedule import Scheduler, ScheduleStore
+from bot.series import SeriesService
+from bot.settings import Settings
+from bot.store.correspondence import CorrespondenceStore
+from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore
+from bot.tournaments.service import Entry, RatingOrder, Tournament, TournamentService
 
-__all__ = ["Host", "build_host"]
+__all__ = [
+    "App",
+    "Bus",
+    "Host",
+    "Readers",
+    "Stage",
+    "build_app",
+    "build_guild_settings",
+    "build_host",
+    "build_keeper",
+    "build_ratings",
+    "build_readers",
+    "build_scheduler",
+    "build_service",
+    "build_store",
+    "build_tournaments",
+]
+
+log = logging.getLogger(__name__)
+
+
+class Stage(IntEnum):
+    """When a subscriber hears a host event, relative to the others (see the module's docstring)."""
+
+    RECORD = 1
+    TELL = 2
+    FOLLOW = 3
+
+
+class Bus:
+    """The host service's events, handed to every subscriber in stage order (and, within a stage, in the
+    order they subscribed). One listener of the service; a failing subscriber is logged and the others
+    still hear the event, as the service does for its own listeners."""
+
+    def __init__(self, service: MatchService) -> None:
+        self._stages: dict[Stage, list[Listener]] = {stage: [] for stage in Stage}
+        service.subscribe(self.publish)
+
+    def subscribe(self, listener: Listener, stage: Stage = Stage.TELL) -> None:
+        """Hear every stored host event at `stage` (faces: `Stage.TELL`)."""
+        self._stages[stage].append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        """Stop hearing (a face that goes away); unknown listeners are ignored."""
+        for listeners in self._stages.values():
+            if listener in listeners:
+                listeners.remove(listener)
+
+    def listeners(self) -> list[tuple[Stage, Listener]]:
+        """Every subscriber in the order it hears an event."""
+        return [(stage, listener) for stage in Stage for listener in self._stages[stage]]
+
+    async def publish(self, event: HostEvent) -> None:
+        """Hand `event` to every subscriber in order."""
+        for _stage, listener in self.listeners():
+            try:
+                result = listener(event)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("subscriber failed for %s in match %s", event.kind, event.match_id)
 
 
 @dataclass
 class Host:
-    """The store, the host service on it, and the subscribers attached to it."""
+    """The store, the host service on it, its event bus, and the subscribers every face shares."""
 
     store: MatchStore
     service: MatchService
     ratings: Ratings
+    bus: Bus
 
     async def open(self) -> None:
         """Migrate the database, then catch up what finished matches still owe."""
@@ -36,11 +120,39 @@ class Host:
         """Rate every finished rated match that is not rated yet; returns how many."""
         return await self.ratings.catch_up()
 
+    def start_analysis(
+        self, *, owns: Callable[[int | None], bool] | None = None, catch_up: bool = True
+    ) -> AnalysisWorker:
+        """The background analysis of finished matches (it hears the service after every bus subscriber);
+        `catch_up`: queue the recent matches never analysed. The caller closes it."""
+        return start_analysis_worker(self.service, owns=owns, catch_up=catch_up)
+
     async def close(self) -> None:
         """Stop the subscribers' retries, the host service and the store (in that order)."""
         await self.ratings.close()
         await self.service.close()
         await self.store.close()
+
+
+def build_store(url: str) -> MatchStore:
+    """The match store of a database URL (nothing connects until it is opened)."""
+    return MatchStore(url)
+
+
+def build_service(
+    store: MatchStore,
+    *,
+    heartbeat_seconds: float = 1.0,
+    owns_guild: Callable[[int | None], bool] | None = None,
+    wall: Callable[[], dt.datetime] | None = None,
+) -> MatchService:
+    """The host service on a store, with no subscriber (`dmhost shardhost`; every other face: `build_host`)."""
+    return MatchService(store, heartbeat_seconds=heartbeat_seconds, owns_guild=owns_guild, wall=wall)
+
+
+def build_ratings(store: MatchStore) -> Ratings:
+    """The ratings of a store's database, subscribed to nothing (`dmhost ratings`: read, catch up, rebuild)."""
+    return Ratings(store)
 
 
 def build_host(
@@ -49,17 +161,176 @@ def build_host(
     store: MatchStore | None = None,
     service: MatchService | None = None,
     heartbeat_seconds: float = 1.0,
+    owns_guild: Callable[[int | None], bool] | None = None,
+    wall: Callable[[], dt.datetime] | None = None,
 ) -> Host:
-    """Build the host for a database URL (or around a given store or service): the ratings subscribe
-    first, so a finished match is rated before any face reports its end."""
+    """The host for a database URL (or around a given store or service): its bus, with the ratings
+    subscribed first, so a finished match is rated before any face reports its end."""
     if service is not None:
         store = service.store
     if store is None:
         if url is None:
             raise ValueError("build_host needs a database URL, a store or a service")
-        store = MatchStore(url)
+        store = build_store(url)
     if service is None:
-        service = MatchService(store, heartbeat_seconds=heartbeat_seconds)
-    ratings = Ratings(store)
-    ratings.attach(service)
-    return Host(store, service, ratings)
+        service = build_service(store, heartbeat_seconds=heartbeat_seconds, owns_guild=owns_guild, wall=wall)
+    bus = Bus(service)
+    ratings = build_ratings(store)
+    bus.subscribe(ratings.on_event, Stage.RECORD)
+    return Host(store, service, ratings, bus)
+
+
+def build_keeper(
+    host: Host | MatchService, shard_ids: list[int], shard_count: int, *, lease_seconds: float
+) -> LeaseKeeper:
+    """The lease keeper of a host process's shards (it fences the store's writes)."""
+    service = host.service if isinstance(host, Host) else host
+    return LeaseKeeper(service.store, service.instance, shard_ids, shard_count, lease_seconds=lease_seconds)
+
+
+def build_guild_settings(store: MatchStore) -> GuildSettingsStore:
+    """The servers' settings on a store's database (load them before reading)."""
+    return GuildSettingsStore(store.engine)
+
+
+def build_scheduler(
+    host: Host | MatchStore,
+    *,
+    only: int | None = None,
+    shards: tuple[int, list[int]] | None = None,
+    local: bool = True,
+    wall: Callable[[], dt.datetime] | None = None,
+    poll_seconds: float | None = 60.0,
+) -> Scheduler:
+    """The scheduler of scheduled DMs. On a `Host` it records the ends of its matches (subscribed at
+    `Stage.FOLLOW`); on a bare store it only reads and writes schedules (`dmhost schedule …`).
+    `only`: this one DM's jobs (the scheduled terminal room); `shards`: (count, ids) of this process."""
+    store = host.store if isinstance(host, Host) else host
+    schedules = ScheduleStore(store.engine, shards, local=local)
+    schedules.only = only
+    if not isinstance(host, Host):
+        return Scheduler(schedules, wall=wall, poll_seconds=poll_seconds)
+    scheduler = Scheduler(schedules, host.service, wall=wall, poll_seconds=poll_seconds)
+    host.bus.subscribe(scheduler.on_host_event, Stage.FOLLOW)
+    return scheduler
+
+
+def build_tournaments(
+    host: Host | MatchStore,
+    *,
+    wall: Callable[[], dt.datetime] | None = None,
+    rate: bool = False,
+) -> TournamentService:
+    """The tournament service. On a `Host` it records its games' results and moves rounds on (subscribed at
+    `Stage.FOLLOW`); `rate`: `--seeding rating` seeds by the host's ratings. On a bare store it only reads
+    (the review pages). A face sets its own hooks afterwards (`open_room`, `left_server`, …)."""
+    if not isinstance(host, Host):
+        return TournamentService(build_service(host))
+    tournaments = TournamentService(host.service, wall=wall)
+    if rate:
+        tournaments.rating_order = _by_rating(host.ratings)
+    host.bus.subscribe(tournaments.on_host_event, Stage.FOLLOW)
+    return tournaments
+
+
+def _by_rating(ratings: Ratings) -> RatingOrder:
+    """Seeding by the ratings of a tournament's server and game (`--seeding rating`)."""
+
+    async def order(t: Tournament, entries: Sequence[Entry]) -> Sequence[Entry]:
+        ranked = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
+        by_player = {e.player_id: e for e in entries}
+        return [by_player[p] for p in ranked]
+
+    return order
+
+
+@dataclass
+class Readers:
+    """What the review pages read: the store, the servers' settings, the ratings and the tournaments."""
+
+    store: MatchStore
+    guilds: GuildSettingsStore
+    ratings: Ratings
+    tournaments: TournamentService
+    analysis: AnalysisWorker
+    """Where a finished match without a stored analysis is queued (started by its first page)."""
+
+    async def close(self) -> None:
+        """Stop the analysis, then close the store."""
+        await self.analysis.close()
+        await self.store.close()
+
+
+def build_readers(store: MatchStore | str) -> Readers:
+    """The read-only services of a database (`dmhost web`): nothing subscribes, nothing is hosted."""
+    store = build_store(store) if isinstance(store, str) else store
+    guilds, tournaments = build_guild_settings(store), build_tournaments(store)
+    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store))
+
+
+@dataclass
+class App:
+    """Everything the Discord bot's features receive: the host (store, service, bus, ratings), the servers'
+    settings, the correspondence settings, and the feature cores (series, tournaments, schedules)."""
+
+    host: Host
+    guilds: GuildSettingsStore
+    correspondence: CorrespondenceStore
+    series: SeriesService
+    tournaments: TournamentService
+    scheduler: Scheduler
+
+    @property
+    def store(self) -> MatchStore:
+        return self.host.store
+
+    @property
+    def service(self) -> MatchService:
+        return self.host.service
+
+    @property
+    def ratings(self) -> Ratings:
+        return self.host.ratings
+
+    @property
+    def bus(self) -> Bus:
+        return self.host.bus
+
+    def keeper(self, shard_ids: list[int], shard_count: int, *, lease_seconds: float) -> LeaseKeeper:
+        """The lease keeper of this process's shards (`dmhost run` with ownership)."""
+        return build_keeper(self.host, shard_ids, shard_count, lease_seconds=lease_seconds)
+
+    async def close(self) -> None:
+        """Stop the host (the features stopped their timers first)."""
+        await self.host.close()
+
+
+def build_app(
+    settings: Settings,
+    *,
+    service: MatchService | None = None,
+    owns_guild: Callable[[int | None], bool] | None = None,
+    wall: Callable[[], dt.datetime] | None = None,
+) -> App:
+    """The Discord bot's application, built once: the store and host service (unless a test passes its
+    service), the bus with the ratings, then the feature cores in their bus order (series, tournaments,
+    schedules). `wall` is Discord's clock; the faces set the cores' hooks (rooms, starters) when loaded."""
+    if service is None:
+        store = build_store(settings.db_url)
+        service = build_service(store, heartbeat_seconds=settings.heartbeat_seconds, owns_guild=owns_guild, wall=wall)
+    host = build_host(service=service)
+    series = SeriesService(service, listening=False)
+    host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
+    tournaments = build_tournaments(host, wall=wall)
+    shards = (settings.shard_count, list(settings.shard_ids)) if settings.shard_ids and settings.shard_count else None
+    scheduler = build_scheduler(
+        host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds
+    )
+    return App(
+        host,
+        build_guild_settings(host.store),
+        CorrespondenceStore(host.store.engine),
+        series,
+        tournaments,
+        scheduler,
+    )

@@ -194,14 +194,14 @@ def _match_problem(
 
 def cmd_log(args: argparse.Namespace) -> int:
     """Print a match's log."""
+    from bot.compose import build_store
     from bot.records.matchlog import build_log, format_log
-    from bot.store.matches import MatchStore
 
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
 
     async def main() -> int:
-        store = MatchStore(url)
+        store = build_store(url)
         try:
             await store.open()
             stored = await store.load(args.match_id, with_events=True)
@@ -377,19 +377,18 @@ async def configured_rooms(db: str | None) -> dict[int, int]:
     """Guild id → game-room channel set with `/dm config`, read from the database (`--db`, else the
     configured one). A default SQLite database that does not exist yet has none (nothing is created);
     a `--db` that does not exist is an operator's mistake."""
+    from bot.compose import build_guild_settings, build_store
     from bot.opserrors import sqlite_path
-    from bot.store.guilds import GuildSettingsStore
-    from bot.store.matches import MatchStore
 
     url = db_url(db)
     path = sqlite_path(url)
     if db is None and path is not None and not path.is_file():
         return {}
     check_database_url(url, must_exist=True)
-    store = MatchStore(url)
+    store = build_store(url)
     try:
         await store.open()
-        guilds = GuildSettingsStore(store.engine)
+        guilds = build_guild_settings(store)
         await guilds.load()
         return guilds.rooms()
     finally:

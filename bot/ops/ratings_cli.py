@@ -7,9 +7,8 @@ import asyncio
 import json
 import sys
 
+from bot.compose import build_ratings, build_store
 from bot.opserrors import id_argument
-from bot.ratings.service import Ratings
-from bot.store.matches import MatchStore
 from bot.wording.ratings import table_text
 
 
@@ -41,10 +40,10 @@ def run(args: argparse.Namespace, url: str) -> int:
         return 2
 
     async def main() -> int:
-        store = MatchStore(url)
+        store = build_store(url)
         try:
             await store.open()
-            ratings = Ratings(store)
+            ratings = build_ratings(store)
             await ratings.catch_up()  # as every face does at its start: what finished matches owe is rated
             if args.action == "rebuild":
                 print(json.dumps((await ratings.rebuild()).as_json()))

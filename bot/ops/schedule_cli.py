@@ -72,25 +72,24 @@ def _row(s: Any) -> dict[str, Any]:
 
 
 async def _with_scheduler(db: str | None, must_exist: bool, action: Any) -> Any:
+    from bot.compose import build_scheduler, build_store
     from bot.ops.dburl import db_url
     from bot.opserrors import check_database_url
-    from bot.schedule.core import Scheduler
-    from bot.schedule.store import ScheduleStore
     from bot.store.db import migrate
-    from bot.store.matches import MatchStore
 
     url = db_url(db)
     check_database_url(url, must_exist=must_exist)
-    store = MatchStore(url)
+    store = build_store(url)
     try:
         await migrate(url)
-        return await action(Scheduler(ScheduleStore(store.engine)))
+        return await action(build_scheduler(store))
     finally:
         await store.close()
 
 
 def cmd_add(args: argparse.Namespace) -> int:
     """Store a scheduled DM between two local players."""
+    from bot.compose import build_scheduler  # noqa: F401  (imported before `--at` is read: `in 2s` stays ahead)
     from bot.host.match import HostError, PlayerRef
     from bot.playernames import name_problem
     from bot.schedule.core import ScheduleError

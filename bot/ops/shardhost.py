@@ -28,7 +28,6 @@ from typing import Any
 
 from bot.adapters.terminal.room import stdin_lines
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
-from bot.store.matches import MatchStore
 from bot.wording import error_text, event_text, reason_text
 
 
@@ -56,12 +55,13 @@ async def serve(
 ) -> int:
     """Host the matches of these shards while holding their leases (waiting as a standby while another live
     process holds any of them), until end of input or SIGTERM; then release the leases at once."""
-    from bot.ownership.keeper import LeaseKeeper, until
+    from bot.compose import build_keeper, build_service, build_store
+    from bot.ownership.keeper import until
 
-    store = MatchStore(url)
+    store = build_store(url)
     await store.open()
-    service = MatchService(store, heartbeat_seconds=heartbeat)
-    keeper = LeaseKeeper(store, service.instance, shard_ids or [0], shard_count or 1, lease_seconds=lease)
+    service = build_service(store, heartbeat_seconds=heartbeat)
+    keeper = build_keeper(service, shard_ids or [0], shard_count or 1, lease_seconds=lease)
     service.owns_guild = keeper.holds
     let_go: set[int] = set()  # the matches of shards taken over, noted the moment the store learns of it
 

@@ -141,9 +141,12 @@ class SeriesService:
     _listeners: list[Listener] = field(default_factory=list)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    listening: bool = True
+    """Subscribe to the service at once (the composition root subscribes it to its bus instead)."""
 
     def __post_init__(self) -> None:
-        self.service.subscribe(self.on_host_event)
+        if self.listening:
+            self.service.subscribe(self.on_host_event)
 
     @property
     def _engine(self) -> Any:

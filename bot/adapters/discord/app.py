@@ -10,12 +10,11 @@ import discord
 from discord.ext import commands
 
 from bot.adapters.discord._parts import Parts
-from bot.compose import build_host
+from bot.compose import App, build_app
 from bot.host.service import MatchService
-from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
+from bot.records.analysis_worker import AnalysisWorker
 from bot.settings import Settings
-from bot.store.guilds import GuildSettingsStore
-from bot.store.matches import MatchStore, StoredMatch
+from bot.store.matches import StoredMatch
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +56,9 @@ def owns_guild(settings: Settings, guild_id: int | None) -> bool:
 
 
 class DMHost(commands.Bot):
-    """The bot: Discord client plus the match service it adapts."""
+    """The bot: Discord client plus the application it adapts (`bot.compose.App`)."""
 
-    def __init__(self, settings: Settings, service: MatchService, *, sync_commands: bool, **kwargs: Any) -> None:
+    def __init__(self, settings: Settings, app: App, *, sync_commands: bool, **kwargs: Any) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=make_intents(),
@@ -70,12 +69,14 @@ class DMHost(commands.Bot):
         self.settings = settings
         self.parts = Parts()
         """The Discord features loaded, typed (each puts itself here when it is built)."""
-        self.host = build_host(service=service)
-        """The host service and the subscribers every face shares (`bot.compose`): the ratings among them."""
-        self.service = service
-        service.room_privacy = self.room_is_private  # stored with each match: lists leave private rooms out
-        self.ratings = self.host.ratings
-        self.guild_settings = GuildSettingsStore(service.store.engine)
+        self.app = app
+        """Every service and store, built once by the composition root (`bot.compose.build_app`); the
+        features receive theirs from it."""
+        self.host = app.host
+        self.service = app.service
+        self.service.room_privacy = self.room_is_private  # stored with each match: lists leave private rooms out
+        self.ratings = app.ratings
+        self.guild_settings = app.guilds
         self.sync_commands = sync_commands
         self.resumed: list[int] = []
         self.analysis: AnalysisWorker | None = None
@@ -108,7 +109,7 @@ class DMHost(commands.Bot):
         self.service.caught_up.clear()  # overdue correspondence deadlines wait for the room catch-up
         self.resumed = await self.service.start(select=self.owns)
         if self.settings.analysis:
-            self.analysis = start_analysis_worker(self.service, owns=lambda g: owns_guild(self.settings, g))
+            self.analysis = self.host.start_analysis(owns=lambda g: owns_guild(self.settings, g))
         await self.guild_settings.load()
         log.info("resumed %d match(es): %s", len(self.resumed), self.resumed)
         if self.sync_commands:
@@ -134,20 +135,20 @@ class ShardedDMHost(DMHost, commands.AutoShardedBot):
 
 
 def create_bot(settings: Settings, *, service: MatchService | None = None, sync_commands: bool = True) -> DMHost:
-    """Build the bot (nothing connects until it is started). Tests pass their own service and no sync."""
-    if service is None:
-        service = MatchService(
-            MatchStore(settings.db_url),
-            heartbeat_seconds=settings.heartbeat_seconds,
-            owns_guild=lambda guild_id: owns_guild(settings, guild_id),
-            wall=discord.utils.utcnow,  # Discord's time, which message times are read against
-        )
+    """Build the bot on the application the composition root builds (nothing connects until it is started).
+    Tests pass their own service and no sync."""
+    app = build_app(
+        settings,
+        service=service,
+        owns_guild=lambda guild_id: owns_guild(settings, guild_id),
+        wall=discord.utils.utcnow,  # Discord's time, which message times are read against
+    )
     if settings.shard_count:
         return ShardedDMHost(
             settings,
-            service,
+            app,
             sync_commands=sync_commands,
             shard_ids=settings.shard_ids,
             shard_count=settings.shard_count,
         )
-    return DMHost(settings, service, sync_commands=sync_commands)
+    return DMHost(settings, app, sync_commands=sync_commands)

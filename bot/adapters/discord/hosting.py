@@ -15,7 +15,7 @@ import discord
 
 from bot.adapters.discord.startup import explain_discord
 from bot.opserrors import OperatorError
-from bot.ownership.keeper import LeaseKeeper, until
+from bot.ownership.keeper import until
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ async def host(settings: Settings, token: str) -> None:
         bot = create_bot(settings)
         store = bot.service.store
         await store.open()
-        keeper = LeaseKeeper(store, bot.service.instance, ids, count, lease_seconds=settings.lease_seconds)
+        keeper = bot.app.keeper(ids, count, lease_seconds=settings.lease_seconds)  # built by `bot.compose`
         bot.service.owns_guild = _both(bot.service.owns_guild, keeper.holds)
         try:
             got = await until(stopping, keeper.wait_for_leases())

@@ -20,7 +20,7 @@ from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
-from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
+from bot.records.analysis_worker import AnalysisWorker
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording.ratings import change_line
@@ -91,7 +91,7 @@ class Room:
         self.match_id: int | None = None
         self.finished = asyncio.Event()
         self.ratings = self.host.ratings  # subscribed first: a match is rated before the room reports the end
-        self.service.subscribe(self._on_event)
+        self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before a scheduled DM records the end
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
         self._live: Any = None
@@ -213,7 +213,7 @@ class Room:
         cfg = self.config
         try:
             if cfg.analyse and self._own_service:  # a shared service's owner analyses its matches
-                self.analysis = start_analysis_worker(self.service, catch_up=False)
+                self.analysis = self.host.start_analysis(catch_up=False)
             if cfg.resume is not None:
                 self.match_id = cfg.resume
                 if self.bot is not None:  # its solver made ready before the match's clocks run again

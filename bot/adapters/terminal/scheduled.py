@@ -17,10 +17,10 @@ from typing import Any, Final, TextIO
 
 from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
+from bot.compose import build_scheduler
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
-from bot.records.analysis_worker import start_analysis_worker
-from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, loop_wall
+from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
 from bot.schedule.when import iso
 from bot.wording.schedule import refusal, say
 
@@ -117,7 +117,7 @@ class ScheduledRoom(Room):
         """Wait for the DM, host it, record it; returns the exit code."""
         try:
             if self.config.analyse and self._own_service:  # as `dmhost room`: the match's analysis is stored
-                self.analysis = start_analysis_worker(self.service, catch_up=False)
+                self.analysis = self.host.start_analysis(catch_up=False)
             code = await self._run(lines)
             if self.finished.is_set() and not self._terminated:
                 await self._await_analysis(lines)
@@ -131,11 +131,11 @@ class ScheduledRoom(Room):
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:
         await self.service.store.open()  # migrations (idempotent)
-        store = ScheduleStore(self.service.store.engine)
-        store.only = self.schedule_id  # this DM's jobs only: other DMs wait for their own room
-        self.scheduler = Scheduler(store, self.service, wall=self._wall or loop_wall(), poll_seconds=POLL_S)
+        self.scheduler = build_scheduler(  # this DM's jobs only: other DMs wait for their own room
+            self.host, only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
+        )
+        store = self.scheduler.store
         self.scheduler.subscribe(self._on_schedule)
-        self.service.subscribe(self.scheduler.on_host_event)
         sched = await store.get(self.schedule_id)
         if sched is None:
             raise HostError(

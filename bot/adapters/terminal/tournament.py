@@ -17,10 +17,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bot.compose import build_host
+from bot.compose import build_host, build_store, build_tournaments
 from bot.playernames import name_problem
-from bot.ratings.service import Ratings
-from bot.store.matches import MatchStore
 from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
@@ -37,7 +35,7 @@ async def open_tournaments(
     """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
     tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
     level searches with is made ready first, before any of the matches' clocks runs again."""
-    store = MatchStore(url)
+    store = build_store(url)
     await store.open()
     wanted: set[int] = set()
     if resume_of is not None:
@@ -54,10 +52,9 @@ async def open_tournaments(
     parts = build_host(store=store, heartbeat_seconds=5.0)  # the ratings subscribe first: `--rated` rates
     host = parts.service
     await host.start(select=lambda m: m.id in wanted)
-    service = TournamentService(host, rating_order=_by_rating(parts.ratings))
+    service = build_tournaments(parts, rate=True)  # listening to the host, seeded by its ratings
     try:
         await parts.catch_up()  # matches that ended while no command listened are rated, in order
-        service.listen()
         await service.catch_up()
         await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
@@ -80,17 +77,6 @@ async def _prepare_solver(game: str, level: str) -> None:
     from games.solver import ensure_compiled
 
     await asyncio.to_thread(ensure_compiled)
-
-
-def _by_rating(ratings: Ratings) -> Any:
-    """Seeding by the terminal room's ratings (no server), for `--seeding rating`."""
-
-    async def order(t: Any, entries: Any) -> list[Any]:
-        ranked = await ratings.seed_order(t.guild_id, t.game, [e.player_id for e in entries])
-        by_player = {e.player_id: e for e in entries}
-        return [by_player[p] for p in ranked]
-
-    return order
 
 
 async def check_in(service: TournamentService, tid: int, name: str) -> None:

@@ -14,9 +14,8 @@ import sys
 from aiohttp import web
 
 from bot.adapters.web.views import Views
-from bot.records.analysis_worker import AnalysisWorker
+from bot.compose import build_readers
 from bot.records.pagetoken import valid
-from bot.store.matches import MatchStore
 
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; "
@@ -64,10 +63,10 @@ def make_app(views: Views) -> web.Application:
 
 async def serve(url: str, host: str, port: int, secret: bytes, *, ready: asyncio.Event | None = None) -> None:
     """Serve the pages of database `url` on host:port until SIGINT or SIGTERM."""
-    store = MatchStore(url)
+    readers = build_readers(url)
+    store, worker = readers.store, readers.analysis  # the worker: a page asked for before its analysis is stored
     await store.open()
-    worker = AnalysisWorker(store)  # a finished match's page asked for before its analysis is stored
-    runner = web.AppRunner(make_app(Views(store, secret, analysis=worker)), access_log=None)
+    runner = web.AppRunner(make_app(Views(store, secret, analysis=worker, readers=readers)), access_log=None)
     await runner.setup()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
+from bot.compose import Readers, build_readers
 from bot.records.analysis import ANALYSED_GAMES
 from bot.records.analysis_store import MatchAnalysis, load_analysis
 from bot.records.analysis_worker import AnalysisWorker
@@ -23,7 +24,6 @@ from bot.records.page import build_match_page, index_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
 from bot.store.db import Match, MatchEvent
-from bot.store.guilds import GuildSettingsStore
 from bot.store.matches import MatchStore, StoredMatch
 from bot.types import OVER_STATUSES
 from bot.wording.counts import plural
@@ -38,9 +38,16 @@ class Views:
     """The pages of one database; match pages are kept once built (a finished match never changes)."""
 
     def __init__(
-        self, store: MatchStore, secret: bytes, base: str = "", analysis: AnalysisWorker | None = None
+        self,
+        store: MatchStore,
+        secret: bytes,
+        base: str = "",
+        analysis: AnalysisWorker | None = None,
+        readers: Readers | None = None,
     ) -> None:
         self.store = store
+        self.readers = readers or build_readers(store)
+        """The servers' settings, the ratings and the tournaments, built by the composition root."""
         self.secret = secret
         self.base = base
         self.analysis = analysis
@@ -102,7 +109,7 @@ class Views:
             stored = {int(mid): (data or {}).get("private") for mid, data in rows}
         hidden = {mid for mid, private in stored.items() if private is True}
         unknown = [m for m in matches if stored.get(m.id) is None]
-        guilds = GuildSettingsStore(self.store.engine)
+        guilds = self.readers.guilds
         for g in {m.guild_id for m in unknown if m.guild_id is not None}:
             if (await guilds.get(g)).room_mode == "private":
                 hidden |= {m.id for m in unknown if m.guild_id == g}
@@ -133,10 +140,8 @@ class Views:
 
     async def server(self, guild_id: int) -> str:
         """The server page: live matches, recent results, leaderboards (this server's rows only)."""
-        from bot.ratings.service import Ratings
-
         live, recent = await self._guild_matches(guild_id)
-        ratings = Ratings(self.store)
+        ratings = self.readers.ratings
         gid = guild_id or None
         sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
             ("Live matches", [self._row(m) for m in live]),
@@ -152,11 +157,9 @@ class Views:
 
     async def tournament(self, tid: int) -> str | None:
         """The tournament page: standings, pairings per round (with links to their matches), bracket."""
-        from bot.host.service import MatchService
         from bot.tournaments.rounds import Bye
-        from bot.tournaments.service import TournamentService
 
-        service = TournamentService(MatchService(self.store))
+        service = self.readers.tournaments
         try:
             t = await service.get(tid)
         except Exception:

@@ -87,7 +87,7 @@ class Announcer(commands.Cog):
         """Match → (room, board message id, its link) of the latest boards, kept after the match is over."""
         self.board_notes: list[Callable[[int], str | None]] = []
         """Other features' lines under a board's header, by match id (a scheduled DM's prize)."""
-        bot.service.subscribe(self.on_host_event)
+        bot.app.bus.subscribe(self.on_host_event)  # `Stage.TELL`: after the ratings, before the cores move on
 
     async def cog_unload(self) -> None:
         """Send what is still buffered."""

@@ -38,13 +38,13 @@ DIGEST_RETRY_SECONDS = 3600.0
 class CorrespondenceCog(commands.Cog):
     """Vacation and reminders for correspondence players."""
 
-    def __init__(self, bot: DMHost) -> None:
+    def __init__(self, bot: DMHost, store: CorrespondenceStore) -> None:
         parts(bot).correspondence = self
         self.bot = bot
-        self.store = CorrespondenceStore(bot.service.store.engine)
+        self.store = store  # built by the composition root (`bot.compose.build_app`)
         self._tasks: set[asyncio.Task[None]] = set()
         self._digests: asyncio.Task[None] | None = None
-        bot.service.subscribe(self.on_host_event)
+        bot.app.bus.subscribe(self.on_host_event)
 
     # -- reminders as direct messages ------------------------------------------------
     def on_host_event(self, ev: HostEvent) -> None:

@@ -268,7 +268,7 @@ class Overview(commands.Cog):
         parts(bot).overview = self
         self.bot = bot
         self.tasks: set[asyncio.Task[None]] = set()
-        bot.service.subscribe(self.on_host_event)
+        bot.app.bus.subscribe(self.on_host_event)
 
     def _group(self) -> app_commands.Group:
         group = self.bot.tree.get_command("dm")

@@ -16,7 +16,7 @@ __all__ = ["ScheduleButton", "ScheduleCog", "setup"]
 
 async def setup(bot: DMHost) -> None:
     """Load the scheduling commands (under `/dm`) and register their persistent buttons."""
-    cog = ScheduleCog(bot)
+    cog = ScheduleCog(bot, bot.app.scheduler)
     await bot.add_cog(cog)
     cog.attach_commands()
     bot.add_dynamic_items(ScheduleButton)

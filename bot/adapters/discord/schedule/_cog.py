@@ -37,7 +37,7 @@ from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
 from bot.ratings.service import ADVANTAGE_MODES
-from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, WhenError, parse_when
+from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, WhenError, parse_when
 from bot.schedule.when import iso
 from bot.wording import schedule as words
 from bot.wording.zone_note import zone_note
@@ -95,24 +95,15 @@ def results_csv(rows: list[Schedule]) -> str:
 class ScheduleCog(commands.Cog, name="ScheduleCog"):
     """Scheduled DMs on Discord."""
 
-    def __init__(self, bot: DMHost) -> None:
+    def __init__(self, bot: DMHost, scheduler: Scheduler) -> None:
         parts(bot).schedule = self
         self.bot = bot
-        settings = bot.settings
-        shards = (settings.shard_count, settings.shard_ids) if settings.shard_ids and settings.shard_count else None
-        self.scheduler = Scheduler(
-            ScheduleStore(bot.service.store.engine, shards, local=False),
-            bot.service,
-            wall=discord.utils.utcnow,  # Discord's time (SimCord's virtual time in tests)
-            poll_seconds=settings.schedule_poll_seconds,
-            starter=self._start_match,
-            advantage=self._rated_advantage,
-        )
+        self.scheduler = scheduler  # built (and subscribed) by the composition root (`bot.compose`)
+        scheduler.starter, scheduler.advantage = self._start_match, self._rated_advantage
         self._prizes: dict[int, str] = {}
         """Match id → the prize of its DM (shown on the board)."""
         self._starting: dict[frozenset[str], str] = {}
         self.scheduler.subscribe(self.on_schedule_event)
-        bot.service.subscribe(self.scheduler.on_host_event)
         self._started = False
         self._tail: asyncio.Task[None] | None = None
 

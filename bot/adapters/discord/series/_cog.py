@@ -63,12 +63,12 @@ def rematch_clock(tc: dict[str, Any]) -> dict[str, Any]:
 class SeriesCog(commands.Cog, name="Series"):
     """Runs the series service for the bot and words what it reports."""
 
-    def __init__(self, bot: DMHost) -> None:
+    def __init__(self, bot: DMHost, series: SeriesService) -> None:
         parts(bot).series = self
         self.bot = bot
-        self.series = SeriesService(bot.service)
+        self.series = series  # built by the composition root (`bot.compose.build_app`)
         self.series.subscribe(self.on_series_news)
-        bot.service.subscribe(self.on_host_event)
+        bot.app.bus.subscribe(self.on_host_event)
         self.offers: dict[int, Offer] = {}
         self._odds: dict[int, str | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()

@@ -15,5 +15,5 @@ __all__ = ["GameHereButton", "SignupButton", "TournamentFeature", "setup"]
 
 async def setup(bot: DMHost) -> None:
     """Load the feature (after `/dm`, whose group it joins) and register the sign-up buttons."""
-    await bot.add_cog(TournamentFeature(bot))
+    await bot.add_cog(TournamentFeature(bot, bot.app.tournaments))
     bot.add_dynamic_items(SignupButton, GameHereButton)

@@ -454,16 +454,12 @@ class TournamentGroup(app_commands.Group):
 class TournamentFeature(commands.Cog):
     """Owns the tournament service of this process, the `/dm tournament` group and the announcements."""
 
-    def __init__(self, bot: DMHost) -> None:
+    def __init__(self, bot: DMHost, tournaments: TournamentService) -> None:
         parts(bot).tournaments = self
         self.bot = bot
-        self.tournaments = TournamentService(
-            bot.service,
-            open_room=self.open_room,
-            wall=discord.utils.utcnow,
-            rating_order=self.rating_order,
-            left_server=self.left_server,
-        )
+        self.tournaments = tournaments  # built (and subscribed) by the composition root (`bot.compose`)
+        tournaments.open_room, tournaments.rating_order = self.open_room, self.rating_order
+        tournaments.left_server = self.left_server
         self.tournaments.subscribe(self.announce)
         self.teller = Teller(bot, self.tournaments, stamp)
         self.group: TournamentGroup | None = None
@@ -480,7 +476,6 @@ class TournamentFeature(commands.Cog):
             raise RuntimeError("the /dm commands must be loaded before the tournament feature")
         self.group = TournamentGroup(dm)
         dm.add_command(self.group, override=True)
-        self.tournaments.listen()
 
     async def before_close(self) -> None:
         """The bot is closing: stop the timer and the card redraws before the database closes."""
