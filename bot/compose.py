@@ -37,7 +37,9 @@ class Host:
         return await self.ratings.catch_up()
 
     async def close(self) -> None:
-        """Stop the subscribers' retries, the host service and the store (in that order)."""
+        """Let the subscribers apply what finished matches queued, stop their retries, then the host service
+        and the store (in that order)."""
+        await self.service.drained()
         await self.ratings.close()
         await self.service.close()
         await self.store.close()
@@ -50,8 +52,10 @@ def build_host(
     service: MatchService | None = None,
     heartbeat_seconds: float = 1.0,
 ) -> Host:
-    """Build the host for a database URL (or around a given store or service): the ratings subscribe
-    first, so a finished match is rated before any face reports its end."""
+    """Build the host for a database URL (or around a given store or service). The ratings subscribe after
+    the commit (`bot.host.subscribers`): a finished match is rated by their own task, in a batch, not
+    before the faces hear of its end; a face that reports a rating asks for it with `ratings.settle`,
+    which rates the match at once when its batch has not come yet (exactly once either way)."""
     if service is not None:
         store = service.store
     if store is None:
