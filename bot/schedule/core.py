@@ -25,7 +25,6 @@ from typing import Any, Final
 
 from bot.host.match import HostError, HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
-from bot.host.subscribers import after_commit
 from bot.schedule.store import (
     DONE,
     Job,
@@ -663,7 +662,6 @@ class Scheduler:
         await self._emit("forfeited", await self._fresh(sched.id), winner=winner, match=match_id)
 
     # -- the matches' ends (a host-event subscriber) ----------------------------------
-    @after_commit("finished", "aborted")  # off the move path: in its own task, after the commit
     async def on_host_event(self, event: HostEvent) -> None:
         """Subscribe this to the match service: a scheduled DM's match that ends records its result."""
         if event.kind in ("finished", "aborted"):

@@ -36,7 +36,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.host.match import HostError, HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
-from bot.host.subscribers import after_commit
 from bot.store.db import Match, MatchPlayer, utcnow
 from bot.tournaments.liveness import gone, process_name
 from bot.tournaments.progress import check_field, next_round, rematches, round_finished
@@ -1184,7 +1183,6 @@ class TournamentService:
                 await self._emit(tid, TournamentEventKind.CANCELLED, {"by": None, "refusal": exc.refusal})
 
     # -- results -------------------------------------------------------------------
-    @after_commit("finished")  # off the move path: in its own task, after the commit (bot.host.subscribers)
     async def on_host_event(self, event: HostEvent) -> None:
         """The host's event stream: a finished match of a tournament records its result and moves it on."""
         if event.kind != "finished":
