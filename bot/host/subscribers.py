@@ -4,12 +4,13 @@ Two kinds of listener:
 
 - **Inline** (the faces: rooms, announcers): called with every event in order, inside the match's lock,
   before the action that made it returns.
-- **After the commit** (a finished match's consequences; so far its rating): marked with `@after_commit(kinds...)`. The host only appends the event to that
-  listener's own queue (never waits); the listener's own task drains it, off every match's lock, in the
-  order the events were committed. A `batch=True` listener is called once with everything queued since
-  its last call (the ratings rate them in one transaction); the others once per event. A consequence
-  listener must be idempotent and caught up at start from the stored matches: its queue is in memory
-  and dies with the process.
+- **After the commit** (a finished match's consequences; so far its rating): marked with
+  `@after_commit(kinds...)`. The host only appends the event to that listener's own queue (never
+  waits); the listener's own task drains it, off every match's lock, in the order the events were
+  committed. A `batch=True` listener is called once with everything queued since its last call (the
+  ratings rate them in one transaction); the others once per event. A consequence listener must be
+  idempotent and caught up at start from the stored matches: its queue is in memory and dies with the
+  process.
 """
 
 from __future__ import annotations
