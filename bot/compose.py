@@ -6,7 +6,9 @@ service or store themselves (`tests/test_compose.py` walks their source); they r
 
 The host's events reach their subscribers through one `Bus`, in stages the root fixes:
 
-1. `Stage.RECORD` — the ratings: a finished match is rated before any face reports its end.
+1. `Stage.RECORD` — the ratings. They are an after-commit listener (`bot.host.subscribers`): the bus
+   hands them to the service's queues, so a finished match is rated in a batch by their own task, off the
+   move path; a face that reports a rating asks for it first (`Ratings.settle`).
 2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
    room's lines): they note what to say and never wait on the outside world here.
 3. `Stage.FOLLOW` — the feature cores that move things on from a result: series, tournaments, schedules
@@ -28,6 +30,7 @@ from enum import IntEnum
 
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
+from bot.host.subscribers import mark_of
 from bot.ownership.keeper import LeaseKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
@@ -75,11 +78,15 @@ class Bus:
 
     def __init__(self, service: MatchService) -> None:
         self._stages: dict[Stage, list[Listener]] = {stage: [] for stage in Stage}
+        self._service = service
         service.subscribe(self.publish)
 
     def subscribe(self, listener: Listener, stage: Stage = Stage.TELL) -> None:
-        """Hear every stored host event at `stage` (faces: `Stage.TELL`)."""
+        """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
+        is handed to the service's after-commit queues instead (it runs in its own task, off the move path)."""
         self._stages[stage].append(listener)
+        if mark_of(listener) is not None:
+            self._service.subscribe(listener)
 
     def unsubscribe(self, listener: Listener) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""
@@ -94,6 +101,8 @@ class Bus:
     async def publish(self, event: HostEvent) -> None:
         """Hand `event` to every subscriber in order."""
         for _stage, listener in self.listeners():
+            if mark_of(listener) is not None:
+                continue  # after the commit, from the service's queue
             try:
                 result = listener(event)
                 if asyncio.iscoroutine(result):
@@ -128,7 +137,9 @@ class Host:
         return start_analysis_worker(self.service, owns=owns, catch_up=catch_up)
 
     async def close(self) -> None:
-        """Stop the subscribers' retries, the host service and the store (in that order)."""
+        """Let the subscribers apply what finished matches queued, stop their retries, then the host service
+        and the store (in that order)."""
+        await self.service.drained()
         await self.ratings.close()
         await self.service.close()
         await self.store.close()
@@ -164,8 +175,10 @@ def build_host(
     owns_guild: Callable[[int | None], bool] | None = None,
     wall: Callable[[], dt.datetime] | None = None,
 ) -> Host:
-    """The host for a database URL (or around a given store or service): its bus, with the ratings
-    subscribed first, so a finished match is rated before any face reports its end."""
+    """Build the host for a database URL (or around a given store or service). The ratings subscribe after
+    the commit (`bot.host.subscribers`): a finished match is rated by their own task, in a batch, not
+    before the faces hear of its end; a face that reports a rating asks for it with `ratings.settle`,
+    which rates the match at once when its batch has not come yet (exactly once either way)."""
     if service is not None:
         store = service.store
     if store is None:
@@ -176,7 +189,7 @@ def build_host(
         service = build_service(store, heartbeat_seconds=heartbeat_seconds, owns_guild=owns_guild, wall=wall)
     bus = Bus(service)
     ratings = build_ratings(store)
-    bus.subscribe(ratings.on_event, Stage.RECORD)
+    bus.subscribe(ratings.on_finished, Stage.RECORD)
     return Host(store, service, ratings, bus)
 
 

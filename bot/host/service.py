@@ -52,6 +52,7 @@ from bot.host.match import (
     to_stored,
 )
 from bot.host.rules import Effects, Provisional, Refused
+from bot.host.subscribers import BatchListener, Subscribers
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
 from bot.store.matches import AlsoWrite, MatchStore, NewEvent, StoredMatch
@@ -108,7 +109,7 @@ class MatchService:
         self.heartbeat_seconds = heartbeat_seconds
         self.owns_guild = owns_guild or (lambda _g: True)
         self.live: dict[int, Live] = {}
-        self._listeners: list[Listener] = []
+        self._subscribers = Subscribers()
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
         self._leaving: set[asyncio.Task[None]] = set()
@@ -132,9 +133,14 @@ class MatchService:
         """The event loop's clock."""
         return asyncio.get_running_loop().time()
 
-    def subscribe(self, listener: Listener) -> None:
-        """Receive every committed host event, in order (see `bot.host.events` for the contract)."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: Listener | BatchListener) -> None:
+        """Receive every committed host event, in order: inline, or after the commit when the listener is
+        marked `@after_commit` (see `bot.host.events` and `bot.host.subscribers` for the contract)."""
+        self._subscribers.add(listener)
+
+    async def drained(self) -> None:
+        """Wait until every after-commit listener has handled the events committed so far."""
+        await self._subscribers.drained()
 
     async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
         """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
@@ -186,7 +192,9 @@ class MatchService:
         return resumed
 
     async def close(self) -> None:
-        """Stop timers and the heartbeat (matches stay resumable in the database)."""
+        """Stop timers and the heartbeat (matches stay resumable in the database); the consequences of
+        finished matches still queued are applied first."""
+        await self._subscribers.close()
         self._closed = True
         tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
         for task in tasks:
@@ -1065,13 +1073,7 @@ class MatchService:
         await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
 
     async def _publish(self, event: HostEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if asyncio.iscoroutine(result):
-                    await result
-            except Exception:
-                log.exception("listener failed for %s in match %s", event.kind, event.match_id)
+        await self._subscribers.publish(event)
 
     # -- overview queries (issue 28: /dm live, /dm status, results) ---------------------------------
     def live_in_guild(self, guild_id: int | None) -> list[Live]:

@@ -1,7 +1,9 @@
 """Ratings, profiles and leaderboards per server and game (Glicko-2), beside the host core.
 
-`bot.ratings.glicko` is the arithmetic, `bot.ratings.models` the tables, `bot.ratings.service` the
-subscriber that rates finished matches and answers the look-ups (leaderboard, profile, seeding).
+`bot.ratings.glicko` is the arithmetic, `bot.ratings.replay` which matches are rated and their replay
+into tables (pure), `bot.ratings.models` the tables, `bot.ratings.store` their SQL, `bot.ratings.views`
+the answers as values, `bot.ratings.service` the subscriber that rates finished matches (after the
+commit, in batches) and answers the look-ups (leaderboard, profile, seeding).
 """
 
 from collections.abc import Mapping

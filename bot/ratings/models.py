@@ -11,10 +11,10 @@ import datetime as dt
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from bot.ratings.replay import NO_GUILD
 from bot.store.db import Base, UTCDateTime
 
-NO_GUILD = 0
-"""The `guild_key` of matches hosted under no server."""
+__all__ = ["NO_GUILD", "PlayerRating", "RatingChange"]
 
 
 class PlayerRating(Base):

@@ -37,7 +37,7 @@ async def test_stages_order_the_subscribers_and_a_failure_stops_nobody(
         assert "face fails" in caplog.text
         stages = [stage for stage, _listener in host.bus.listeners()]
         assert stages == sorted(stages) and stages[0] == Stage.RECORD  # the ratings hear first
-        assert host.bus.listeners()[0][1] == host.ratings.on_event
+        assert host.bus.listeners()[0][1] == host.ratings.on_finished
     finally:
         await host.close()
 

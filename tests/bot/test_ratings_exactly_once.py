@@ -30,10 +30,10 @@ KILLED_AFTER_THE_LAST_MOVE = """
 import os, signal, sys
 from bot.ratings.service import Ratings
 
-async def die(self, match_id):  # the match's end is committed; the process dies before rating it
+async def die(self, match_ids):  # the match's end is committed; the process dies before rating it
     os.kill(os.getpid(), signal.SIGKILL)
 
-Ratings.settle = die
+Ratings.settle_many = die  # the subscriber's batch (after the commit)
 from bot.ops.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -109,24 +109,27 @@ async def test_a_ratings_commit_that_fails_or_lies_is_caught_up_once(db_url: str
     host = build_host(db_url)
     await host.open()
     await host.service.start()
-    real = host.ratings.settle
+    real = host.ratings.settle_many
     faults = [1]
 
-    async def settle(match_id: int) -> Any:
+    async def settle_many(match_ids: Any) -> int:  # the subscriber's batch, after the commit
         if not faults:
-            return await real(match_id)
+            return await real(match_ids)
         faults.pop()
         if fault == "ambiguous":
-            await real(match_id)  # the rating commits, then the connection drops
+            await real(match_ids)  # the rating commits, then the connection drops
         raise OperationalError("COMMIT", {}, ConnectionError("injected: the commit's answer was lost"))
 
-    host.ratings.settle = settle  # type: ignore[method-assign]
+    host.ratings.settle_many = settle_many  # type: ignore[method-assign]
     try:
         mid = await _finish(host)
         assert host.service.store is not None and mid
+        await host.service.drained()  # the batch ran (and failed): the rating is owed
+        assert not faults and await rating_rows(db_url) == (2 if fault == "ambiguous" else 0)
         await asyncio.sleep(5)  # the retry catches up (the looptime clock: no wall time)
         assert await rating_rows(db_url) == 2
-        second = await _finish(host)  # the next match is rated at once, exactly once
+        second = await _finish(host)  # the next match is rated by its batch, exactly once
+        await host.service.drained()
         assert second != mid and await rating_rows(db_url) == 4
         report = await host.ratings.rebuild()
         assert report.changed == 0

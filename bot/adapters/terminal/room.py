@@ -90,7 +90,7 @@ class Room:
         self.service = self.host.service
         self.match_id: int | None = None
         self.finished = asyncio.Event()
-        self.ratings = self.host.ratings  # subscribed first: a match is rated before the room reports the end
+        self.ratings = self.host.ratings  # the room asks for a finished match's rating (`settle`) before it reports it
         self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before a scheduled DM records the end
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
@@ -148,7 +148,7 @@ class Room:
             }
         self.emit(obj, None if ev.kind == "turn" else text)
         if ev.kind == "finished" and not self.config.events_json:
-            rated = await self.ratings.of_match(ev.match_id)
+            rated = await self.ratings.settle(ev.match_id)  # rated now if its batch has not come yet
             if rated is not None:
                 self.emit({}, f"Ratings: {change_line(rated)}")
         if ev.kind in _redraws() and ev.match_id in self.service.live:

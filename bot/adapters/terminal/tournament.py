@@ -49,7 +49,7 @@ async def open_tournaments(
             game = await conn.scalar(select(TOURNAMENTS.c.game).where(TOURNAMENTS.c.id == resume_of))
         if bot_level is not None and game is not None:
             await _prepare_solver(str(game), bot_level)
-    parts = build_host(store=store, heartbeat_seconds=5.0)  # the ratings subscribe first: `--rated` rates
+    parts = build_host(store=store, heartbeat_seconds=5.0)  # with the ratings: `--rated` rates
     host = parts.service
     await host.start(select=lambda m: m.id in wanted)
     service = build_tournaments(parts, rate=True)  # listening to the host, seeded by its ratings

@@ -313,6 +313,7 @@ async def test_no_show_forfeit_publishes_the_finished_event_and_is_rated_at_once
     assert ev.result is not None and ev.result.winner_id == BOB.id and ev.result.reason == "no_show"
     ((_, forfeited),) = rig.events.of("forfeited")
     assert ev.match_id == forfeited.data["match"]
+    await rig.service.drained()  # the ratings rate after the commit, in their own task
     table = {st.player_id: st for st in await ratings.table(7, "boxes")}  # rated by then: no catch-up needed
     assert table[BOB.id].wins == 1 and table[ALICE.id].losses == 1
     assert table[BOB.id].rating > 1500 > table[ALICE.id].rating

@@ -198,6 +198,7 @@ async def test_a_rated_tournament_feeds_ratings_and_a_bye_does_not(host: MatchSe
                 assert mid is not None
                 loser = next(e.player_id for e in await service.entries(tid) if e.id == game.black)
                 await host.resign(mid, loser)
+        await host.drained()  # the ratings rate after the commit, in their own task
         async with host.store.engine.connect() as conn:
             rows = (await conn.execute(select(PlayerRating.player_id, PlayerRating.games))).all()
         by_player = dict(rows)
