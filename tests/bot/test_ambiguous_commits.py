@@ -56,9 +56,9 @@ class CommitThenFail(MatchStore):
 
 
 @pytest.fixture
-async def lying(db_url: str) -> Any:
+async def lying(migrated_db_url: str) -> Any:
     rec = Recorder()
-    store = CommitThenFail(db_url)
+    store = CommitThenFail(migrated_db_url)
     service = MatchService(store)
     service.subscribe(rec)
     await service.start()
@@ -145,8 +145,8 @@ class CreateThenFail(MatchStore):
         return match_id
 
 
-async def test_a_match_whose_creation_committed_is_hosted(db_url: str) -> None:
-    store = CreateThenFail(db_url)
+async def test_a_match_whose_creation_committed_is_hosted(migrated_db_url: str) -> None:
+    store = CreateThenFail(migrated_db_url)
     service = MatchService(store)
     await service.start()
     try:

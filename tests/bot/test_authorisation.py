@@ -127,13 +127,13 @@ async def test_only_the_player_with_advantage_chooses(host: tuple[MatchService, 
     assert service.get(mid).players[1] == BOB
 
 
-async def test_a_shard_resumes_only_its_own_guilds(db_url: str) -> None:
+async def test_a_shard_resumes_only_its_own_guilds(migrated_db_url: str) -> None:
     shard = {g: g << 22 for g in range(4)}  # guild g falls in shard g % 2 of 2
-    s1 = await make_service(db_url)
+    s1 = await make_service(migrated_db_url)
     mids = {g: await s1.create_match("boxes", [ALICE, BOB], guild_id=gid) for g, gid in shard.items()}
     await s1.close()
     await s1.store.close()
-    s2 = await make_service(db_url, owns_guild=lambda gid: gid is not None and (gid >> 22) % 2 == 1)
+    s2 = await make_service(migrated_db_url, owns_guild=lambda gid: gid is not None and (gid >> 22) % 2 == 1)
     try:
         assert sorted(s2.live) == sorted(mids[g] for g in (1, 3))
         with pytest.raises(HostError):

@@ -46,9 +46,9 @@ class FlakyStore(MatchStore):
 
 
 @pytest.fixture
-async def flaky(db_url: str) -> Any:
+async def flaky(migrated_db_url: str) -> Any:
     rec = Recorder()
-    store = FlakyStore(db_url)
+    store = FlakyStore(migrated_db_url)
     service = MatchService(store)
     service.subscribe(rec)
     await service.start()
@@ -191,14 +191,14 @@ def test_the_games_used_are_registered() -> None:
         assert registry.get(game).id == game
 
 
-async def test_a_resume_that_cannot_be_saved_leaves_the_match_for_the_next_start(db_url: str) -> None:
-    first = MatchService(MatchStore(db_url))
+async def test_a_resume_that_cannot_be_saved_leaves_the_match_for_the_next_start(migrated_db_url: str) -> None:
+    first = MatchService(MatchStore(migrated_db_url))
     await first.start()
     mid = await first.create_match("boxes", [A, B])
     assert (await first.submit(mid, A.id, "A1-B1")).status == "accepted"
     await first.close()
     await first.store.close()
-    store = FlakyStore(db_url)
+    store = FlakyStore(migrated_db_url)
     store.fail_next = 1
     second = MatchService(store)
     try:
@@ -206,7 +206,7 @@ async def test_a_resume_that_cannot_be_saved_leaves_the_match_for_the_next_start
     finally:
         await second.close()
         await store.close()
-    third = MatchService(MatchStore(db_url))
+    third = MatchService(MatchStore(migrated_db_url))
     try:
         assert await third.start() == [mid] and third.get(mid).ply == 1
         await assert_logs_replay(third, mid)

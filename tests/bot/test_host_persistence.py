@@ -17,9 +17,9 @@ ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 
 
 @pytest.mark.looptime
-async def test_match_survives_close_and_reopen_with_identical_state_and_clocks(db_url: str) -> None:
+async def test_match_survives_close_and_reopen_with_identical_state_and_clocks(migrated_db_url: str) -> None:
     rec = Recorder()
-    s1 = await make_service(db_url, rec)
+    s1 = await make_service(migrated_db_url, rec)
     mid = await s1.create_match("boxes", [ALICE, BOB], clock={"move": 60, "reserve": 300})
     for who, move in [(ALICE, "A1-B1"), (BOB, "A1-A2")]:
         assert (await s1.submit(mid, who.id, move)).status == "accepted"
@@ -30,7 +30,7 @@ async def test_match_survives_close_and_reopen_with_identical_state_and_clocks(d
     await s1.close()
     await asyncio.sleep(3600)  # the host is down for an hour: nobody is charged for it
     rec2 = Recorder()
-    s2 = await make_service(db_url, rec2)
+    s2 = await make_service(migrated_db_url, rec2)
     try:
         assert mid in s2.live
         live2 = s2.get(mid)

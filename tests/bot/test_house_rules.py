@@ -183,10 +183,10 @@ async def test_the_advantage_choice_is_timed_and_pausable(host: tuple[MatchServi
 # -- a match saved before this change still resumes -------------------------------------------------------
 
 
-async def test_a_match_saved_in_the_old_snapshot_format_resumes(db_url: str) -> None:
+async def test_a_match_saved_in_the_old_snapshot_format_resumes(migrated_db_url: str) -> None:
     old = json.loads((DATA / "host" / "legacy_snapshot_trax.json").read_text())
     assert {"flags", "timers", "pending"} <= set(old["snapshot"]) and "rules" not in old["snapshot"]
-    store = MatchStore(db_url)
+    store = MatchStore(migrated_db_url)
     await store.open()
     mid = await store.create_match(
         game=old["game"],
@@ -201,7 +201,7 @@ async def test_a_match_saved_in_the_old_snapshot_format_resumes(db_url: str) -> 
     )
     await store.close()
     rec = Recorder()
-    service = await make_service(db_url, rec)
+    service = await make_service(migrated_db_url, rec)
     try:
         live = service.get(mid)
         pending = service.pending_move(mid)

@@ -49,10 +49,10 @@ async def used_by_bob(service: MatchService, mid: int) -> float:
     return float(move.data["used"])
 
 
-async def test_a_move_posted_during_the_outage_is_charged_up_to_its_time(sqlite_url: str) -> None:
-    mid, gone = await bob_to_move_then_away(sqlite_url, 20)
+async def test_a_move_posted_during_the_outage_is_charged_up_to_its_time(migrated_sqlite_url: str) -> None:
+    mid, gone = await bob_to_move_then_away(migrated_sqlite_url, 20)
     await asyncio.sleep(100)  # the host is away 100 s; bob posted 15 s into it
-    second = await fresh(sqlite_url)
+    second = await fresh(migrated_sqlite_url)
     try:
         result = await second.submit(mid, BOB.id, "A2-B2", posted_at=gone + dt.timedelta(seconds=15))
         assert result.status == "accepted"
@@ -63,10 +63,10 @@ async def test_a_move_posted_during_the_outage_is_charged_up_to_its_time(sqlite_
         await stop(second)
 
 
-async def test_a_move_posted_after_the_time_ran_out_during_the_outage_loses_on_time(sqlite_url: str) -> None:
-    mid, gone = await bob_to_move_then_away(sqlite_url, 20)
+async def test_a_move_posted_after_the_time_ran_out_during_the_outage_loses_on_time(migrated_sqlite_url: str) -> None:
+    mid, gone = await bob_to_move_then_away(migrated_sqlite_url, 20)
     await asyncio.sleep(100)
-    second = await fresh(sqlite_url)
+    second = await fresh(migrated_sqlite_url)
     try:
         result = await second.submit(mid, BOB.id, "A2-B2", posted_at=gone + dt.timedelta(seconds=71))  # 91 s
         assert result.status == "rejected" and result.kind == "time"
@@ -76,10 +76,10 @@ async def test_a_move_posted_after_the_time_ran_out_during_the_outage_loses_on_t
         await stop(second)
 
 
-async def test_without_a_late_message_the_outage_is_not_charged(sqlite_url: str) -> None:
-    mid, _gone = await bob_to_move_then_away(sqlite_url, 20)
+async def test_without_a_late_message_the_outage_is_not_charged(migrated_sqlite_url: str) -> None:
+    mid, _gone = await bob_to_move_then_away(migrated_sqlite_url, 20)
     await asyncio.sleep(500)
-    second = await fresh(sqlite_url)
+    second = await fresh(migrated_sqlite_url)
     try:
         await asyncio.sleep(5)
         assert second.get(mid).clocks.remaining(2, second.now())["move"] == pytest.approx(35, abs=0.01)
@@ -89,8 +89,8 @@ async def test_without_a_late_message_the_outage_is_not_charged(sqlite_url: str)
         await stop(second)
 
 
-async def test_a_message_missed_while_the_host_ran_counts_back_from_now(sqlite_url: str) -> None:
-    service = await fresh(sqlite_url)
+async def test_a_message_missed_while_the_host_ran_counts_back_from_now(migrated_sqlite_url: str) -> None:
+    service = await fresh(migrated_sqlite_url)
     try:
         mid = await service.create_match("boxes", [ALICE, BOB], clock={"move": 60, "reserve": 30})
         assert (await service.submit(mid, ALICE.id, "A1-B1")).status == "accepted"

@@ -20,8 +20,8 @@ G0, G1 = (2 << 22) + 1, (3 << 22) + 1  # guilds on shard 0 and shard 1 of 2
 
 
 @pytest.fixture
-async def store(db_url: str) -> Any:
-    s = MatchStore(db_url)
+async def store(migrated_db_url: str) -> Any:
+    s = MatchStore(migrated_db_url)
     await s.open()
     yield s
     await s.close()

@@ -73,9 +73,9 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
         assert bot_moves[0]["move"] in ("take red", "take blue")
 
 
-async def test_bot_chooses_who_starts_when_it_has_the_advantage(sqlite_url: str) -> None:
+async def test_bot_chooses_who_starts_when_it_has_the_advantage(migrated_sqlite_url: str) -> None:
     rec = Recorder()
-    service = await make_service(sqlite_url, rec)
+    service = await make_service(migrated_sqlite_url, rec)
     bot = PracticeBot(service, "medium", nodes=NODES["pathing"], seed=SEED)
     try:
         mid = await service.create_match(
@@ -92,11 +92,11 @@ async def test_bot_chooses_who_starts_when_it_has_the_advantage(sqlite_url: str)
         await service.store.close()
 
 
-async def test_bot_makes_the_pathing_penalty_pick_it_owes(sqlite_url: str) -> None:
+async def test_bot_makes_the_pathing_penalty_pick_it_owes(migrated_sqlite_url: str) -> None:
     # Al (seat 1) plays the round's moves from a script until the bot loses the round; the bot must then
     # pick a square without being asked twice.
     rec = Recorder()
-    service = await make_service(sqlite_url, rec)
+    service = await make_service(migrated_sqlite_url, rec)
     al = PlayerRef("local:al", "al")
     bot = PracticeBot(service, "random", nodes=NODES["pathing"], seed=SEED)
     rng = random.Random(SEED)
@@ -137,11 +137,11 @@ def test_budget_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("level", "answer"), [("easy", "mulligan_declined")])
-async def test_bot_answers_the_trax_mulligan_offer(sqlite_url: str, level: str, answer: str) -> None:
+async def test_bot_answers_the_trax_mulligan_offer(migrated_sqlite_url: str, level: str, answer: str) -> None:
     # Al plays hard against the bot until he completes a loop or line; the bot then owes a decision on
     # its mulligan: easy declines at once (medium and hard would use it).
     rec = Recorder()
-    service = await make_service(sqlite_url, rec)
+    service = await make_service(migrated_sqlite_url, rec)
     al = PlayerRef("local:al", "al")
     bot = PracticeBot(service, level, nodes=NODES["trax"], seed=SEED)
     rng = random.Random(SEED)

@@ -14,8 +14,8 @@ ALICE, MACHINE = PlayerRef("a", "alice"), PlayerRef("local:dmhost-bot", "dmhost 
 
 
 @pytest.mark.looptime
-async def test_the_machines_moves_are_final_at_once_also_after_a_restart(sqlite_url: str) -> None:
-    s1 = await make_service(sqlite_url)
+async def test_the_machines_moves_are_final_at_once_also_after_a_restart(migrated_sqlite_url: str) -> None:
+    s1 = await make_service(migrated_sqlite_url)
     try:
         # Trax: moves are provisional for 5 s by default
         mid = await s1.create_match("trax", [MACHINE, ALICE], practice=True, machine=MACHINE.id, rated=False)
@@ -27,7 +27,7 @@ async def test_the_machines_moves_are_final_at_once_also_after_a_restart(sqlite_
         assert live.provisional() is not None, "alice's own move keeps its window"
     finally:
         await s1.close()
-    s2 = await make_service(sqlite_url)
+    s2 = await make_service(migrated_sqlite_url)
     try:
         live2 = s2.get(mid)
         assert live2.machine == 1, "the machine's seat is in the snapshot"
@@ -40,8 +40,8 @@ async def test_the_machines_moves_are_final_at_once_also_after_a_restart(sqlite_
         await s2.store.close()
 
 
-async def test_grave_texts(sqlite_url: str) -> None:
-    service = await make_service(sqlite_url)
+async def test_grave_texts(migrated_sqlite_url: str) -> None:
+    service = await make_service(migrated_sqlite_url)
     try:
         mid = await service.create_match("dots", [ALICE, MACHINE], options={"width": 8, "height": 8})
         assert service.grave(mid, ALICE.id, "ground") is not None

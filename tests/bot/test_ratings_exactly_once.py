@@ -58,9 +58,9 @@ def rebuild_changed(url: str) -> int:
     return int(json.loads(done.stdout)["changed"])
 
 
-async def test_a_room_killed_after_the_last_move_is_rated_at_the_next_start(db_url: str) -> None:
+async def test_a_room_killed_after_the_last_move_is_rated_at_the_next_start(migrated_db_url: str) -> None:
     killed = subprocess.run(
-        [sys.executable, "-c", KILLED_AFTER_THE_LAST_MOVE, *ROOM, "--db", db_url],
+        [sys.executable, "-c", KILLED_AFTER_THE_LAST_MOVE, *ROOM, "--db", migrated_db_url],
         input="alice: A1-B1\nbob: resign\n",
         capture_output=True,
         text=True,
@@ -68,16 +68,16 @@ async def test_a_room_killed_after_the_last_move_is_rated_at_the_next_start(db_u
         timeout=300,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert await rating_rows(db_url) == 0, "the kill came before the rating"
-    again = dmhost("room", "--resume", "1", "--db", db_url)  # the next start of a face catches up
+    assert await rating_rows(migrated_db_url) == 0, "the kill came before the rating"
+    again = dmhost("room", "--resume", "1", "--db", migrated_db_url)  # the next start of a face catches up
     assert again.returncode == 2 and "nothing to resume" in again.stderr
-    assert await rating_rows(db_url) == 2
-    assert rebuild_changed(db_url) == 0
-    assert await rating_rows(db_url) == 2
+    assert await rating_rows(migrated_db_url) == 2
+    assert rebuild_changed(migrated_db_url) == 0
+    assert await rating_rows(migrated_db_url) == 2
 
 
-async def test_tournament_play_on_a_rated_tournament_rates_its_matches(db_url: str) -> None:
-    db = db_url
+async def test_tournament_play_on_a_rated_tournament_rates_its_matches(migrated_db_url: str) -> None:
+    db = migrated_db_url
     made = dmhost(
         "tournament", "create", "Cup", "--game", "boxes", "--format", "swiss", "--rounds", "2",
         "--opt", "rows=2 cols=2", "--rated", "--db", db,
@@ -105,8 +105,8 @@ async def _finish(host: Any) -> int:
 
 @pytest.mark.looptime
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])
-async def test_a_ratings_commit_that_fails_or_lies_is_caught_up_once(db_url: str, fault: str) -> None:
-    host = build_host(db_url)
+async def test_a_ratings_commit_that_fails_or_lies_is_caught_up_once(migrated_db_url: str, fault: str) -> None:
+    host = build_host(migrated_db_url)
     await host.open()
     await host.service.start()
     real = host.ratings.settle_many
@@ -125,12 +125,12 @@ async def test_a_ratings_commit_that_fails_or_lies_is_caught_up_once(db_url: str
         mid = await _finish(host)
         assert host.service.store is not None and mid
         await host.service.drained()  # the batch ran (and failed): the rating is owed
-        assert not faults and await rating_rows(db_url) == (2 if fault == "ambiguous" else 0)
+        assert not faults and await rating_rows(migrated_db_url) == (2 if fault == "ambiguous" else 0)
         await asyncio.sleep(5)  # the retry catches up (the looptime clock: no wall time)
-        assert await rating_rows(db_url) == 2
+        assert await rating_rows(migrated_db_url) == 2
         second = await _finish(host)  # the next match is rated by its batch, exactly once
         await host.service.drained()
-        assert second != mid and await rating_rows(db_url) == 4
+        assert second != mid and await rating_rows(migrated_db_url) == 4
         report = await host.ratings.rebuild()
         assert report.changed == 0
     finally:

@@ -11,8 +11,8 @@ from bot.records.review import build_review
 from tests.bot.conftest import make_service
 
 
-async def _finished_boxes(sqlite_url: str) -> object:
-    service = await make_service(sqlite_url)
+async def _finished_boxes(migrated_sqlite_url: str) -> object:
+    service = await make_service(migrated_sqlite_url)
     try:
         match_id = await service.create_match(
             "boxes", [PlayerRef("1", "ann"), PlayerRef("2", "ben")], options={"rows": 1, "cols": 2}
@@ -28,8 +28,8 @@ async def _finished_boxes(sqlite_url: str) -> object:
     return stored
 
 
-async def test_everything_fits_a_large_limit(sqlite_url: str) -> None:
-    stored = await _finished_boxes(sqlite_url)
+async def test_everything_fits_a_large_limit(migrated_sqlite_url: str) -> None:
+    stored = await _finished_boxes(migrated_sqlite_url)
     review = build_review(stored, 10_000_000)  # type: ignore[arg-type]
     names = [n for n, _ in review.files]
     assert names == ["match-1.gif", "match-1-analysis.txt"] and review.notes == []
@@ -37,8 +37,8 @@ async def test_everything_fits_a_large_limit(sqlite_url: str) -> None:
     assert gif.n_frames == 8  # the start and seven moves
 
 
-async def test_frames_then_files_are_dropped_to_fit(sqlite_url: str) -> None:
-    stored = await _finished_boxes(sqlite_url)
+async def test_frames_then_files_are_dropped_to_fit(migrated_sqlite_url: str) -> None:
+    stored = await _finished_boxes(migrated_sqlite_url)
     full = build_review(stored, 10_000_000)  # type: ignore[arg-type]
     gif_size = len(full.files[0][1])
     analysis_size = len(full.files[1][1])
@@ -51,10 +51,10 @@ async def test_frames_then_files_are_dropped_to_fit(sqlite_url: str) -> None:
     assert nothing.files == [] and len(nothing.notes) == 2
 
 
-async def test_the_replay_and_the_log_say_the_result_in_the_rooms_words(sqlite_url: str) -> None:
+async def test_the_replay_and_the_log_say_the_result_in_the_rooms_words(migrated_sqlite_url: str) -> None:
     from bot.records.matchlog import build_log, format_log, result_of
 
-    stored = await _finished_boxes(sqlite_url)
+    stored = await _finished_boxes(migrated_sqlite_url)
     assert result_of(stored) == "ann wins on score, 2–0"  # type: ignore[arg-type]
     data = build_log(stored)  # type: ignore[arg-type]
     assert data["result"]["words"] == "ann wins on score, 2–0" and data["result"]["score"] == (2, 0)

@@ -85,16 +85,16 @@ def test_players_are_named_by_name_mention_or_seat() -> None:
 
 
 @pytest.mark.looptime
-async def test_odds_survive_a_restart_and_decide_on_time(sqlite_url: str) -> None:
+async def test_odds_survive_a_restart_and_decide_on_time(migrated_sqlite_url: str) -> None:
     rec = Recorder()
-    s1 = await make_service(sqlite_url, rec)
+    s1 = await make_service(migrated_sqlite_url, rec)
     players = [PlayerRef("a", "alice"), PlayerRef("b", "bob")]
     mid = await s1.create_match("boxes", players, clock={"move": 10, "reserve": 100, "p1:reserve": 5}, first=2)
     assert s1.live[mid].players[2].name == "alice" and s1.live[mid].clocks.tc.for_seat(2).reserve == 5
     await s1.close()
     await s1.store.close()
     rec2 = Recorder()
-    s2 = await make_service(sqlite_url, rec2)
+    s2 = await make_service(migrated_sqlite_url, rec2)
     try:
         live = s2.live[mid]
         assert live.clocks.tc.for_seat(2).reserve == 5 and live.clocks.tc.for_seat(1).reserve == 100

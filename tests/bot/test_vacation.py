@@ -23,11 +23,14 @@ pytestmark = pytest.mark.looptime
 
 
 @pytest.fixture
-async def slow(db_url: str) -> AsyncIterator[tuple[MatchService, CorrespondenceStore, Recorder]]:
+async def slow(migrated_db_url: str) -> AsyncIterator[tuple[MatchService, CorrespondenceStore, Recorder]]:
     """A service whose wall clock follows the loop's (so days pass for both)."""
     rec = Recorder()
     service = await make_service(
-        db_url, rec, heartbeat_seconds=3600.0, wall=lambda: T0 + dt.timedelta(seconds=asyncio.get_running_loop().time())
+        migrated_db_url,
+        rec,
+        heartbeat_seconds=3600.0,
+        wall=lambda: T0 + dt.timedelta(seconds=asyncio.get_running_loop().time()),
     )
     yield service, CorrespondenceStore(service.store.engine), rec
     await service.close()

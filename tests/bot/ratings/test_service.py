@@ -20,8 +20,8 @@ T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
 @pytest.fixture
-async def store(db_url: str) -> AsyncIterator[MatchStore]:
-    s = MatchStore(db_url)
+async def store(migrated_db_url: str) -> AsyncIterator[MatchStore]:
+    s = MatchStore(migrated_db_url)
     await s.open()
     try:
         yield s
@@ -264,8 +264,8 @@ async def _random_history(store: MatchStore, ratings: Ratings, n: int, seed: int
     return rated
 
 
-async def test_rebuild_equals_the_stored_tables_after_a_random_history(sqlite_url: str) -> None:
-    store = MatchStore(sqlite_url)
+async def test_rebuild_equals_the_stored_tables_after_a_random_history(migrated_sqlite_url: str) -> None:
+    store = MatchStore(migrated_sqlite_url)
     await store.open()
     try:
         ratings = Ratings(store, clock=lambda: T0 + dt.timedelta(days=800))

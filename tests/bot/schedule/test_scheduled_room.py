@@ -91,11 +91,11 @@ async def until(clock: Callable[[], dt.datetime], at: dt.datetime) -> None:
 
 
 @pytest.mark.looptime
-async def test_waits_checks_in_plays_and_records(db_url: str) -> None:
+async def test_waits_checks_in_plays_and_records(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock, hours=2, prize="3 garnets")
+    sid = await add(migrated_db_url, clock, hours=2, prize="3 garnets")
     start = BASE + dt.timedelta(hours=2)
-    t = Terminal(db_url, sid, clock)
+    t = Terminal(migrated_db_url, sid, clock)
     t.type("alice: here", *BOB_WINS[:1])  # typed long before: held until the check-in opens / the match begins
     await until(clock, start - dt.timedelta(minutes=16))
     assert t.kinds() == ["waiting_room"] and t.reminders() == [3600] and not t.task.done()
@@ -124,16 +124,16 @@ async def test_waits_checks_in_plays_and_records(db_url: str) -> None:
         "reason": "score",
         "text": events[-1]["text"],
     }
-    s = await status(db_url, sid)
+    s = await status(migrated_db_url, sid)
     assert (s.public_status, s.match_id, s.winner_seat, s.result_reason) == ("finished", match_id, 2, "score")
 
 
 @pytest.mark.looptime
-async def test_no_show_forfeits_in_the_terminal(db_url: str) -> None:
+async def test_no_show_forfeits_in_the_terminal(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock)
+    sid = await add(migrated_db_url, clock)
     start = BASE + dt.timedelta(hours=1)
-    t = Terminal(db_url, sid, clock)
+    t = Terminal(migrated_db_url, sid, clock)
     await until(clock, start - dt.timedelta(minutes=5))
     t.type("bob: here")
     await until(clock, start + dt.timedelta(minutes=1))
@@ -143,9 +143,9 @@ async def test_no_show_forfeits_in_the_terminal(db_url: str) -> None:
     assert clock() == start + dt.timedelta(minutes=10)  # the ruling ends the room
     last = t.events()[-1]
     assert (last["event"], last["winner"], last["reason"]) == ("finished", "bob", "no_show")
-    s = await status(db_url, sid)
+    s = await status(migrated_db_url, sid)
     assert (s.public_status, s.match_id, s.winner_seat) == ("forfeited", last["match"], 2)
-    store = MatchStore(db_url)
+    store = MatchStore(migrated_db_url)
     try:
         table = {st.name: st for st in await Ratings(store).table(None, "boxes")}  # terminal matches: no guild
     finally:
@@ -154,42 +154,42 @@ async def test_no_show_forfeits_in_the_terminal(db_url: str) -> None:
 
 
 @pytest.mark.looptime
-async def test_both_absent_cancels_and_a_finished_dm_is_not_hosted_again(db_url: str) -> None:
+async def test_both_absent_cancels_and_a_finished_dm_is_not_hosted_again(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock)
-    t = Terminal(db_url, sid, clock)
+    sid = await add(migrated_db_url, clock)
+    t = Terminal(migrated_db_url, sid, clock)
     assert await t.task == 0
     last = t.events()[-1]
     assert (last["event"], last["kind"], last["reason"]) == ("schedule", "cancelled", "no_show")
     assert clock() == BASE + dt.timedelta(hours=1, minutes=10)
-    assert (await status(db_url, sid)).public_status == "cancelled"
-    again = Terminal(db_url, sid, clock)
+    assert (await status(migrated_db_url, sid)).public_status == "cancelled"
+    again = Terminal(migrated_db_url, sid, clock)
     with pytest.raises(HostError, match="is cancelled; nothing to host"):
         await again.task
-    unknown = Terminal(db_url, 999, clock)
+    unknown = Terminal(migrated_db_url, 999, clock)
     with pytest.raises(HostError, match="no scheduled DM 999"):
         await unknown.task
 
 
 @pytest.mark.looptime
-async def test_stopped_mid_match_goes_on_with_the_same_command(db_url: str) -> None:
+async def test_stopped_mid_match_goes_on_with_the_same_command(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock)
+    sid = await add(migrated_db_url, clock)
     start = BASE + dt.timedelta(hours=1)
-    t = Terminal(db_url, sid, clock)
+    t = Terminal(migrated_db_url, sid, clock)
     t.type("alice: here", "bob: here", *BOB_WINS[:2])
     t.lines.put_nowait(None)  # end of input before the start: the room still waits for the DM
     assert await t.task == 0
     assert clock() == start
     assert t.events()[-1]["event"] == "eof"
-    match_id = (await status(db_url, sid)).match_id
-    assert (await status(db_url, sid)).public_status == "started"
-    t2 = Terminal(db_url, sid, clock)
+    match_id = (await status(migrated_db_url, sid)).match_id
+    assert (await status(migrated_db_url, sid)).public_status == "started"
+    t2 = Terminal(migrated_db_url, sid, clock)
     t2.type(*BOB_WINS[2:])
     assert await t2.task == 0
     assert t2.events()[0]["event"] == "resumed" and t2.events()[0]["match"] == match_id
     assert t2.events()[-1]["winner"] == "bob"
-    assert (await status(db_url, sid)).public_status == "finished"
+    assert (await status(migrated_db_url, sid)).public_status == "finished"
 
 
 def dmhost(
@@ -243,17 +243,17 @@ def test_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.looptime
-async def test_a_match_that_ended_while_no_room_listened_is_recorded(db_url: str) -> None:
+async def test_a_match_that_ended_while_no_room_listened_is_recorded(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock)
-    store = MatchStore(db_url)
+    sid = await add(migrated_db_url, clock)
+    store = MatchStore(migrated_db_url)
     try:  # the DM's match ended (here: as a win for bob) but the room stopped before the schedule heard of it
         service = MatchService(store, wall=clock)
         match_id = await service.record_forfeit("boxes", [ALICE, BOB], 2, "resign", options={"rows": 1, "cols": 1})
         assert await ScheduleStore(store.engine).change(sid, {"status": "started", "match_id": match_id})
     finally:
         await store.close()
-    t = Terminal(db_url, sid, clock)
+    t = Terminal(migrated_db_url, sid, clock)
     assert await t.task == 0
-    s = await status(db_url, sid)
+    s = await status(migrated_db_url, sid)
     assert (s.public_status, s.match_id, s.winner_seat, s.result_reason) == ("finished", match_id, 2, "resign")

@@ -70,12 +70,12 @@ def make_scheduler(service: MatchService, events: Events, wall: Callable[[], dt.
 
 
 @pytest.fixture
-async def rig(db_url: str) -> AsyncIterator[Rig]:
-    service = await make_service(db_url, Recorder(), heartbeat_seconds=10 * 86400)
+async def rig(migrated_db_url: str) -> AsyncIterator[Rig]:
+    service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=10 * 86400)
     wall = virtual_wall()
     events = Events(wall)
     scheduler = make_scheduler(service, events, wall)
-    r = Rig(service, scheduler, events, wall, db_url)
+    r = Rig(service, scheduler, events, wall, migrated_db_url)
     try:
         yield r
     finally:

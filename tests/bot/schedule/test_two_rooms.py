@@ -22,13 +22,13 @@ from tests.bot.schedule.test_scheduled_room import BASE, BOB_WINS, Terminal, add
 
 
 @pytest.mark.looptime
-async def test_a_here_in_either_room_counts_and_one_match_is_played(db_url: str) -> None:
+async def test_a_here_in_either_room_counts_and_one_match_is_played(migrated_db_url: str) -> None:
     clock = wall()
-    sid = await add(db_url, clock, hours=1)
+    sid = await add(migrated_db_url, clock, hours=1)
     start = BASE + dt.timedelta(hours=1)
-    a = Terminal(db_url, sid, clock)
+    a = Terminal(migrated_db_url, sid, clock)
     await asyncio.sleep(1)  # one process at a time runs Alembic's upgrade (its context is process-global)
-    b = Terminal(db_url, sid, clock)
+    b = Terminal(migrated_db_url, sid, clock)
     await until(clock, start - dt.timedelta(minutes=14))
     a.type("alice: here")
     b.type("bob: here")
@@ -39,9 +39,9 @@ async def test_a_here_in_either_room_counts_and_one_match_is_played(db_url: str)
     assert other.kinds()[-1] == "elsewhere" and await other.task == 0
     playing[0].type(*BOB_WINS)
     assert await playing[0].task == 0
-    s = await status(db_url, sid)
+    s = await status(migrated_db_url, sid)
     assert (s.public_status, s.winner_seat) == ("finished", 2)
-    store = MatchStore(db_url)
+    store = MatchStore(migrated_db_url)
     try:
         async with store.engine.connect() as conn:
             ids = set((await conn.execute(select(Match.id))).scalars())

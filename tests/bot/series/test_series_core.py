@@ -29,8 +29,8 @@ def news_log(series: SeriesService) -> list[SeriesNews]:
 
 
 @pytest.mark.looptime
-async def test_best_of_3_alternates_and_stops_once_decided(db_url: str) -> None:
-    service = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+async def test_best_of_3_alternates_and_stops_once_decided(migrated_db_url: str) -> None:
+    service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series = SeriesService(service)
     heard = news_log(series)
     try:
@@ -56,8 +56,8 @@ async def test_best_of_3_alternates_and_stops_once_decided(db_url: str) -> None:
 
 
 @pytest.mark.looptime
-async def test_a_new_process_scores_a_game_that_ended_unheard_and_opens_the_next(db_url: str) -> None:
-    s1 = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+async def test_a_new_process_scores_a_game_that_ended_unheard_and_opens_the_next(migrated_db_url: str) -> None:
+    s1 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series1 = SeriesService(s1)
     _made, first = await series1.create("boxes", PLAYERS, 5, options={"rows": 1, "cols": 1}, first=2)
     series1._by_match.clear()  # the process stops listening just before game 1 ends
@@ -66,7 +66,7 @@ async def test_a_new_process_scores_a_game_that_ended_unheard_and_opens_the_next
     await series1.close()
     await s1.close()
     await s1.store.close()
-    s2 = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+    s2 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series2 = SeriesService(s2)
     heard = news_log(series2)
     try:

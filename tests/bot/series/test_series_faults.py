@@ -33,8 +33,8 @@ class LostScore(SeriesService):
 
 @pytest.mark.looptime
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])
-async def test_a_lost_score_is_stored_once_and_the_next_game_opens_once(db_url: str, fault: str) -> None:
-    service = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+async def test_a_lost_score_is_stored_once_and_the_next_game_opens_once(migrated_db_url: str, fault: str) -> None:
+    service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series = LostScore(service)
     series.fault = fault
     try:
@@ -52,8 +52,8 @@ async def test_a_lost_score_is_stored_once_and_the_next_game_opens_once(db_url: 
 
 
 @pytest.mark.looptime
-async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_next_start(db_url: str) -> None:
-    s1 = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_next_start(migrated_db_url: str) -> None:
+    s1 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series1 = LostScore(s1)
     series1.fault = "ambiguous"
     made, first = await series1.create("boxes", PLAYERS, 3, options={"rows": 1, "cols": 1})
@@ -63,7 +63,7 @@ async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_nex
     await s1.close()
     await s1.store.close()
     stored = None
-    s2 = await make_service(db_url, Recorder(), heartbeat_seconds=3600)
+    s2 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
     series2 = SeriesService(s2)
     try:
         stored = await series2.get(made.id)

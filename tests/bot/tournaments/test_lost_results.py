@@ -35,8 +35,8 @@ class LostResult(TournamentService):
 
 
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])
-async def test_a_lost_result_is_recorded_once_and_the_tournament_goes_on(db_url: str, fault: str) -> None:
-    host = await make_service(db_url)
+async def test_a_lost_result_is_recorded_once_and_the_tournament_goes_on(migrated_db_url: str, fault: str) -> None:
+    host = await make_service(migrated_db_url)
     service = LostResult(host)
     service.fault = fault
     await service.start()

@@ -40,8 +40,8 @@ class ForfeitFault(MatchStore):
 
 
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])
-async def test_a_no_show_forfeit_stores_one_match_for_its_pairing(db_url: str, fault: str) -> None:
-    store = ForfeitFault(db_url)
+async def test_a_no_show_forfeit_stores_one_match_for_its_pairing(migrated_db_url: str, fault: str) -> None:
+    store = ForfeitFault(migrated_db_url)
     store.fault = fault
     host = MatchService(store, heartbeat_seconds=86400.0)
     await host.start()

@@ -36,8 +36,8 @@ class Events:
 
 
 @pytest.fixture
-async def tour(db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
-    host = await make_service(db_url)
+async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
+    host = await make_service(migrated_db_url)
     service = TournamentService(host)
     events = Events()
     service.subscribe(events)
@@ -216,8 +216,8 @@ async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> No
     assert events.kinds()[-1] == "cancelled"
 
 
-async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(db_url: str) -> None:
-    host_a = await make_service(db_url)
+async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(migrated_db_url: str) -> None:
+    host_a = await make_service(migrated_db_url)
     a = TournamentService(host_a)  # not listening: results are recorded by hand below
     tid = await a.create("Twice", "boxes", "roundrobin", options=OPTIONS)
     await _field(a, tid, 4)
@@ -226,7 +226,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     for mid, game in await _running(a, tid):
         await host_a.resign(mid, entries[game.black].player_id)
         await a._record_match(mid)
-    host_b = await make_service(db_url, heartbeat_seconds=60)
+    host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
     b = TournamentService(host_b)
     outcomes = await asyncio.gather(a.pair_next_round(tid), b.pair_next_round(tid), return_exceptions=True)
     assert sorted(type(o).__name__ for o in outcomes) == ["TournamentRefused", "int"]
@@ -236,7 +236,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     # the first process goes away mid-round; a new one resumes the matches and the tournament goes on
     await host_a.close()
     await host_a.store.close()
-    host_c = await make_service(db_url)
+    host_c = await make_service(migrated_db_url)
     c = TournamentService(host_c)
     await c.start()
     try:

@@ -68,21 +68,21 @@ async def check_matches(url: str) -> None:
         await store.close()
 
 
-def test_a_kill_between_every_two_commits_of_start(db_url: str) -> None:
-    clean = create(db_url, "clean")
-    counted = start_killed_at(0, clean, db_url)
+def test_a_kill_between_every_two_commits_of_start(migrated_db_url: str) -> None:
+    clean = create(migrated_db_url, "clean")
+    counted = start_killed_at(0, clean, migrated_db_url)
     assert counted.returncode == 0, counted.stderr
     commits = int(counted.stderr.strip().splitlines()[-1].removeprefix("commits: "))
     assert commits >= 3, counted.stderr  # its own start and round 1 at least, then the matches
     for n in range(1, commits + 1):
-        tid = create(db_url, f"cup {n}")
-        killed = start_killed_at(n, tid, db_url)
+        tid = create(migrated_db_url, f"cup {n}")
+        killed = start_killed_at(n, tid, migrated_db_url)
         assert killed.returncode == -9, (n, killed.stderr)
-        again, _, said = dmhost("tournament", "start", str(tid), "--db", db_url)  # what an operator does next
+        again, _, said = dmhost("tournament", "start", str(tid), "--db", migrated_db_url)  # what an operator does next
         assert again == 0 or "has already started" in said, (n, said)
-        code, out, err = dmhost("tournament", "play", str(tid), "--json", "--db", db_url)
+        code, out, err = dmhost("tournament", "play", str(tid), "--json", "--db", migrated_db_url)
         assert code == 0, (n, err)
         state: dict[str, Any] = json.loads(out)
         assert state["tournament"]["status"] == "finished" and len(state["rounds"]) == 1, (n, state)
         assert all(g.get("result") for rnd in state["rounds"] for g in rnd if "black" in g), (n, state)
-    asyncio.run(check_matches(db_url))
+    asyncio.run(check_matches(migrated_db_url))

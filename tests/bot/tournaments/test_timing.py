@@ -39,8 +39,8 @@ class Events(list[TournamentEvent]):
 
 
 @pytest.fixture
-async def host(db_url: str) -> AsyncIterator[MatchService]:
-    service = await make_service(db_url, heartbeat_seconds=86400.0)
+async def host(migrated_db_url: str) -> AsyncIterator[MatchService]:
+    service = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     yield service
     await service.close()
     await service.store.close()
@@ -213,9 +213,9 @@ async def _count_matches(host: MatchService) -> int:
         return int((await conn.execute(select(func.count()).select_from(Match))).scalar_one())
 
 
-async def test_two_processes_racing_open_each_match_once(db_url: str) -> None:
-    host_a = await make_service(db_url, heartbeat_seconds=86400.0)
-    host_b = await make_service(db_url, heartbeat_seconds=86400.0)
+async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -> None:
+    host_a = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
+    host_b = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     a = TournamentService(host_a, wall=loop_wall(), instance="a")
     b = TournamentService(host_b, wall=loop_wall(), instance="b")
     try:
@@ -264,8 +264,8 @@ async def test_two_processes_racing_open_each_match_once(db_url: str) -> None:
             await h.store.close()
 
 
-async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(db_url: str) -> None:
-    host = await make_service(db_url, heartbeat_seconds=86400.0)
+async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(migrated_db_url: str) -> None:
+    host = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     wall = loop_wall()  # one wall clock for both processes
     service = TournamentService(host, wall=wall)
     tid = await service.create(
@@ -275,7 +275,7 @@ async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(db_u
     await host.close()
     await host.store.close()
     await asyncio.sleep(20 * MIN)  # no process runs over the start time
-    host = await make_service(db_url, heartbeat_seconds=86400.0)
+    host = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     again, events = await _tour(host, wall)
     try:
         await asyncio.sleep(1)

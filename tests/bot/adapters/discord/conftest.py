@@ -15,11 +15,15 @@ from bot.settings import Settings
 
 
 @pytest.fixture
-def settings(sqlite_url: str) -> Settings:
+def settings(migrated_sqlite_url: str) -> Settings:
     """Long heartbeat (a 1 s heartbeat keeps SimCord's world from ever settling), no announcement delay, and
     no background analysis (a process per finished match; tests of the analysis turn it on)."""
     return Settings(  # type: ignore[call-arg]
-        _env_file=None, database_url=sqlite_url, heartbeat_seconds=3600.0, announce_batch_seconds=0.0, analysis=False
+        _env_file=None,
+        database_url=migrated_sqlite_url,
+        heartbeat_seconds=3600.0,
+        announce_batch_seconds=0.0,
+        analysis=False,
     )
 
 

@@ -36,12 +36,12 @@ async def test_restart_resumes_the_match_and_its_clocks(world: World, settings: 
 
 
 async def test_resume_only_the_matches_of_this_shard(
-    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    migrated_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     from bot.host.service import PlayerRef
 
-    service = await make_service(db_url)
+    service = await make_service(migrated_db_url)
     players = [PlayerRef("1", "a"), PlayerRef("2", "b")]
     on_shard_0 = 0 << 22
     on_shard_1 = (1 << 22) + 5
@@ -50,7 +50,7 @@ async def test_resume_only_the_matches_of_this_shard(
     await service.close()
     await service.store.close()
 
-    settings = Settings(_env_file=None, database_url=db_url, shard_ids=[1], shard_count=2)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=migrated_db_url, shard_ids=[1], shard_count=2)  # type: ignore[call-arg]
     bot = create_bot(settings, sync_commands=False)
     assert isinstance(bot, DMHost) and bot.shard_count == 2
     await bot._async_setup_hook()

@@ -41,13 +41,13 @@ def test_the_shards_of_a_process() -> None:
 
 
 async def test_run_waits_as_a_standby_while_a_live_process_holds_the_shards(
-    sqlite_url: str, caplog: pytest.LogCaptureFixture
+    migrated_sqlite_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = MatchStore(sqlite_url)
+    store = MatchStore(migrated_sqlite_url)
     await store.open()
     other = LeaseTable(store.engine, "the-live-owner", [0], lease_seconds=60)
     assert await other.acquire() is not None
-    settings = Settings(_env_file=None, database_url=sqlite_url, token="not-used", lease_seconds=5)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=migrated_sqlite_url, token="not-used", lease_seconds=5)  # type: ignore[call-arg]
     caplog.set_level(logging.INFO)
     running = asyncio.create_task(host(settings, "not-used"))
     try:
@@ -58,7 +58,7 @@ async def test_run_waits_as_a_standby_while_a_live_process_holds_the_shards(
         assert "standby: shard(s) [0] are hosted by another process" in caplog.text
         await asyncio.sleep(0.5)
         assert not running.done()
-        assert await newest_heartbeat(sqlite_url) is None  # no host service runs: no clocks, no heartbeat
+        assert await newest_heartbeat(migrated_sqlite_url) is None  # no host service runs: no clocks, no heartbeat
         assert "discord" not in " ".join(r.name for r in caplog.records)  # nothing reached the gateway
     finally:
         running.cancel()

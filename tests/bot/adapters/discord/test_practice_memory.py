@@ -23,8 +23,8 @@ def _no_limit_left_behind() -> Iterator[None]:
     set_memory_limit(None)
 
 
-async def test_the_bot_applies_the_limit_at_start(sqlite_url: str, solver_compiled: None) -> None:
-    settings = Settings(_env_file=None, database_url=sqlite_url, solver_memory="1M")  # type: ignore[call-arg]
+async def test_the_bot_applies_the_limit_at_start(migrated_sqlite_url: str, solver_compiled: None) -> None:
+    settings = Settings(_env_file=None, database_url=migrated_sqlite_url, solver_memory="1M")  # type: ignore[call-arg]
     bot = create_bot(settings, sync_commands=False)
     await bot._async_setup_hook()
     await bot.setup_hook()

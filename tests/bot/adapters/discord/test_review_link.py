@@ -16,11 +16,15 @@ BASE = "https://dm.example.org"
 
 
 @pytest.fixture
-def settings(sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+def settings(migrated_sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.delenv("DMHOST_WEB_SECRET", raising=False)
     return Settings(  # type: ignore[call-arg]
-        _env_file=None, database_url=sqlite_url, heartbeat_seconds=3600.0, announce_batch_seconds=0.0, web_url=BASE
+        _env_file=None,
+        database_url=migrated_sqlite_url,
+        heartbeat_seconds=3600.0,
+        announce_batch_seconds=0.0,
+        web_url=BASE,
     )
 
 

@@ -35,9 +35,9 @@ def make_settings(url: str) -> Settings:
 
 
 @pytest.fixture
-def settings(sqlite_url: str) -> Settings:
+def settings(migrated_sqlite_url: str) -> Settings:
     """The shared SimCord fixtures run the bot with these settings (long polls: days pass in these tests)."""
-    return make_settings(sqlite_url)
+    return make_settings(migrated_sqlite_url)
 
 
 Club = World
@@ -241,7 +241,7 @@ async def test_cancel_and_two_servers(club: Club) -> None:
     assert all(str(d.alice.id) not in m.content for m in bot_messages(c, c.lobby))
 
 
-async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: str) -> None:
+async def test_bot_away_across_a_reminder_and_the_start(club: Club, migrated_sqlite_url: str) -> None:
     c = club
     start = now(c) + dt.timedelta(hours=5)
     dm = await schedule(c, "in 5h", room="channel")
@@ -258,7 +258,7 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, sqlite_url: 
     await env.advance_time(2.5 * HOUR)  # the bot is away over the 1 h and 10 min reminders and the start
     back = now(c)
     assert back == start + dt.timedelta(minutes=30)
-    await _attach_bot(env, create_bot(make_settings(sqlite_url), sync_commands=True))
+    await _attach_bot(env, create_bot(make_settings(migrated_sqlite_url), sync_commands=True))
     await env.advance_time(1)
     late = pings(c, c.lobby, c.alice, "Reminder")
     assert len(late) == 1 and "missed while the host was away" in late[0].content

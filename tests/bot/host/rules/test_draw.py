@@ -80,14 +80,14 @@ async def test_refused_where_the_rule_is_off(host: tuple[MatchService, Recorder]
     assert not rec.of("draw_offer") and service.get(mid).status == "ongoing"
 
 
-async def test_a_standing_offer_survives_a_restart(db_url: str) -> None:
+async def test_a_standing_offer_survives_a_restart(migrated_db_url: str) -> None:
     from tests.bot.conftest import make_service
 
-    service = await make_service(db_url)
+    service = await make_service(migrated_db_url)
     mid = await service.create_match("boxes", [A, B], rules={"draw": "on"})
     assert await say(service, mid, A, "offer draw") == "accepted"
     await service.close()
-    again = await make_service(db_url)
+    again = await make_service(migrated_db_url)
     try:
         assert await say(again, mid, B, "accept draw") == "accepted"
         stored = await again.record(mid)
