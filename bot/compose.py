@@ -26,11 +26,12 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 from enum import IntEnum
 
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
-from bot.host.subscribers import mark_of
+from bot.host.subscribers import BatchListener, mark_of
 from bot.ownership.keeper import LeaseKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
@@ -77,24 +78,24 @@ class Bus:
     still hear the event, as the service does for its own listeners."""
 
     def __init__(self, service: MatchService) -> None:
-        self._stages: dict[Stage, list[Listener]] = {stage: [] for stage in Stage}
+        self._stages: dict[Stage, list[Listener | BatchListener]] = {stage: [] for stage in Stage}
         self._service = service
         service.subscribe(self.publish)
 
-    def subscribe(self, listener: Listener, stage: Stage = Stage.TELL) -> None:
+    def subscribe(self, listener: Listener | BatchListener, stage: Stage = Stage.TELL) -> None:
         """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
         is handed to the service's after-commit queues instead (it runs in its own task, off the move path)."""
         self._stages[stage].append(listener)
         if mark_of(listener) is not None:
             self._service.subscribe(listener)
 
-    def unsubscribe(self, listener: Listener) -> None:
+    def unsubscribe(self, listener: Listener | BatchListener) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""
         for listeners in self._stages.values():
             if listener in listeners:
                 listeners.remove(listener)
 
-    def listeners(self) -> list[tuple[Stage, Listener]]:
+    def listeners(self) -> list[tuple[Stage, Listener | BatchListener]]:
         """Every subscriber in the order it hears an event."""
         return [(stage, listener) for stage in Stage for listener in self._stages[stage]]
 
@@ -104,7 +105,7 @@ class Bus:
             if mark_of(listener) is not None:
                 continue  # after the commit, from the service's queue
             try:
-                result = listener(event)
+                result = cast(Listener, listener)(event)  # inline: marked ones were skipped above
                 if asyncio.iscoroutine(result):
                     await result
             except Exception:
