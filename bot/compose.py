@@ -26,8 +26,8 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
 from enum import IntEnum
+from typing import cast
 
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
