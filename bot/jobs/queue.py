@@ -267,11 +267,14 @@ class JobQueue:
         while not self._closed:
             self._dirty = False
             try:
-                ran = await self.run_due()
+                await self._settle()
                 nxt = await self.next_due()
                 now = await self.now()
+                ran = await self.run_due() if nxt is not None and nxt <= now else 0
+                if ran:
+                    continue  # what is due next is read afresh
                 wait = MAX_SLEEP_S if nxt is None else (nxt - now).total_seconds()
-                if wait <= 0 and not ran:
+                if wait <= 0:
                     wait = MIN_SLEEP_S  # due, yet not claimable here (held by a claim just going stale)
             except Exception:
                 log.exception("the jobs runner failed; looking again in %.0f s", self.retry_s)

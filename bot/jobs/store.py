@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -190,11 +190,22 @@ async def next_due(
     base = and_(JOBS.c.done.is_(False), JOBS.c.kind.in_(list(kinds)), scope.where())
     free = select(JOBS.c.due_at).where(base, JOBS.c.claimed_by.is_(None)).order_by(JOBS.c.due_at).limit(1)
     held = select(func.min(JOBS.c.claimed_at)).where(base, JOBS.c.claimed_at.is_not(None))
-    first = cast(dt.datetime | None, (await conn.execute(free)).scalar_one_or_none())
-    claimed = cast(dt.datetime | None, (await conn.execute(held)).scalar_one_or_none())
+    row = (await conn.execute(select(free.scalar_subquery(), held.scalar_subquery()))).one()  # one round trip
+    first, claimed = (_aware(v) for v in row)
     if claimed is not None:
-        claimed = (claimed if claimed.tzinfo is not None else claimed.replace(tzinfo=dt.UTC)) + lease
+        claimed += lease
     return min((t for t in (first, claimed) if t is not None), default=None)
+
+
+def _aware(value: object) -> dt.datetime | None:
+    """A time read through a subquery (SQLite gives its text, PostgreSQL an aware datetime)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    if not isinstance(value, dt.datetime):
+        raise TypeError(f"not a time: {value!r}")
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
 async def claim(conn: AsyncConnection, job_id: int, token: str, now: dt.datetime, stale_before: dt.datetime) -> bool:
