@@ -32,6 +32,7 @@ from typing import cast
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
 from bot.host.subscribers import BatchListener, mark_of
+from bot.jobs import JobQueue, Scope
 from bot.ownership.keeper import LeaseKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
@@ -215,6 +216,7 @@ def build_scheduler(
     local: bool = True,
     wall: Callable[[], dt.datetime] | None = None,
     poll_seconds: float | None = 60.0,
+    jobs: JobQueue | None = None,
 ) -> Scheduler:
     """The scheduler of scheduled DMs. On a `Host` it records the ends of its matches (subscribed at
     `Stage.FOLLOW`); on a bare store it only reads and writes schedules (`dmhost schedule …`).
@@ -224,7 +226,7 @@ def build_scheduler(
     schedules.only = only
     if not isinstance(host, Host):
         return Scheduler(schedules, wall=wall, poll_seconds=poll_seconds)
-    scheduler = Scheduler(schedules, host.service, wall=wall, poll_seconds=poll_seconds)
+    scheduler = Scheduler(schedules, host.service, wall=wall, poll_seconds=poll_seconds, jobs=jobs)
     host.bus.subscribe(scheduler.on_host_event, Stage.FOLLOW)
     return scheduler
 
@@ -293,6 +295,8 @@ class App:
     series: SeriesService
     tournaments: TournamentService
     scheduler: Scheduler
+    jobs: JobQueue
+    """The process's one durable jobs runner (`bot.jobs`): each feature registers its kinds once ready."""
 
     @property
     def store(self) -> MatchStore:
@@ -337,8 +341,14 @@ def build_app(
     host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
     tournaments = build_tournaments(host, wall=wall)
     shards = (settings.shard_count, list(settings.shard_ids)) if settings.shard_ids and settings.shard_count else None
+    jobs = JobQueue(
+        host.store.engine,
+        clock=service.wall,  # Discord's time (SimCord's virtual time in tests)
+        scope=Scope(shards=shards, local=False),
+        poll_s=settings.schedule_poll_seconds,
+    )
     scheduler = build_scheduler(
-        host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds
+        host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds, jobs=jobs
     )
     return App(
         host,
@@ -347,4 +357,5 @@ def build_app(
         series,
         tournaments,
         scheduler,
+        jobs,
     )

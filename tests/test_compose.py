@@ -29,6 +29,7 @@ BUILT_BY_THE_ROOT = frozenset(
         "Scheduler",
         "SeriesService",
         "LeaseKeeper",
+        "JobQueue",
         "AnalysisWorker",
     }
 )
