@@ -26,7 +26,7 @@ from bot.ratings.service import Ratings
 from bot.store.leases import Holder
 from bot.store.matches import MatchStore
 
-__all__ = ["Host", "HostLease", "Scope", "build_host", "hold"]
+__all__ = ["Host", "HostLease", "Scope", "build_host", "hold", "scope_of_match"]
 
 
 @dataclass
@@ -158,3 +158,21 @@ async def hold(
         on_wait(holder)
     await lease.wait(host.service)
     return None
+
+
+async def scope_of_match(store: MatchStore, match_id: int) -> tuple[Scope, int]:
+    """The lease a match is hosted under: its tournament's, its scheduled DM's, else its own (so that
+    `dmhost room --resume` and `tournament play` never host one match at once)."""
+    from sqlalchemy import select
+
+    from bot.schedule.store import SCHEDULES
+    from bot.tournaments.tables import GAMES
+
+    async with store.engine.connect() as conn:
+        tid = await conn.scalar(select(GAMES.c.tournament_id).where(GAMES.c.match_id == match_id).limit(1))
+        if tid is not None:
+            return Scope.TOURNAMENT, int(tid)
+        sid = await conn.scalar(select(SCHEDULES.c.id).where(SCHEDULES.c.match_id == match_id).limit(1))
+    if sid is not None:
+        return Scope.SCHEDULE, int(sid)
+    return Scope.MATCH, match_id

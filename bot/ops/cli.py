@@ -86,6 +86,7 @@ def cmd_room(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         bot_level=args.bot,
         analyse=analysis_enabled(),  # stored before the room closes (`dmhost log --html` shows it); DMHOST_ANALYSIS
+        lease=True,  # hosted under the match's lease (its tournament's or DM's): never by two processes at once
     )
 
     from bot.ops.runtime import tune_gc
@@ -141,6 +142,7 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         scheduled=args.scheduled,
         analyse=analysis_enabled(),  # as `dmhost room`
+        lease=True,  # the DM's lease: a second room for it waits as a standby
     )
     return _host_room(lambda: ScheduledRoom(config))
 
