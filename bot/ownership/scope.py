@@ -11,6 +11,7 @@ command that was killed on this machine is taken over at once instead of after i
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import socket
 import uuid
@@ -104,18 +105,21 @@ class ScopeKeeper(LeaseKeeper):
     async def take(self) -> Holder | None:
         """Try once to take the lease: None when taken (this process hosts the scope now), else who holds it.
         A holder that is a process of this machine no longer running (killed) is taken over at once."""
-        for _ in range(2):
+        last = Holder(self.key, "", 0, dt.datetime.min.replace(tzinfo=dt.UTC))
+        for _ in range(3):
             epochs = await self.table.acquire()
             if epochs is not None:
                 self.fencing.hold(epochs)
                 self._lost.clear()
                 return None
-            holders = [h for h in await self.table.holders() if h.owner]
-            holder = holders[0] if holders else None
-            if holder is None or not _gone(holder.owner):
-                return holder
-            await self._expire(holder)
-        return holder
+            holders = await self.table.holders()
+            if not holders or not holders[0].owner:
+                continue  # given up between the two looks: try again
+            last = holders[0]
+            if not _gone(last.owner):
+                return last
+            await self._expire(last)
+        return last
 
     async def _expire(self, holder: Holder) -> None:
         """End the lease of a killed process of this machine (only if it still holds it under that epoch)."""

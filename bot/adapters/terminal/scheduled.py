@@ -365,6 +365,25 @@ class ScheduledRoom(Room):
             self._elsewhere(fresh)
 
 
+    async def _check_in(self, player_id: str) -> None:
+        """A `here`. In a standby room once the start time has come, the check-in is only written (with a start
+        job due now): the room that hosts the DM begins it at its next look, never this one."""
+        assert self.scheduler is not None and self.schedule is not None
+        if not self._standby or self.scheduler.wall() < self.schedule.at:
+            await self.scheduler.check_in(self.schedule_id, player_id)
+            return
+        sched = await self.scheduler.get(self.schedule_id)
+        seat = sched.seat_of(player_id)
+        if sched.status != "scheduled" or seat is None:
+            raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
+        column = f"here{seat}"
+        now = self.scheduler.wall()
+        if not await self.scheduler.store.change(sched.id, {column: now}, only_if={"status": "scheduled", column: None}):
+            raise ScheduleError("already_here", schedule=sched.id)
+        fresh = await self.scheduler.get(sched.id)
+        await self.scheduler.store.add_job(fresh, "start", now)
+        await self._on_schedule(ScheduleEvent("checked_in", fresh, {"seat": seat}))
+
     def again(self) -> str:
         """The command that continues this DM (before, during or after its match begins)."""
         return f"dmhost room --db {shlex.quote(shown_url(self.config.db_url))} --scheduled {self.schedule_id}"
@@ -389,7 +408,7 @@ class ScheduledRoom(Room):
             player = next((p for p in self.schedule.players if p.name.lower() == m.group(1).strip().lower()), None)
         if player is not None and m is not None and is_here(m.group(2)):
             try:
-                await self.scheduler.check_in(self.schedule_id, player.id)
+                await self._check_in(player.id)
             except ScheduleError as exc:
                 said = refusal(exc.code, exc.data)
                 self.emit(
