@@ -243,9 +243,7 @@ class ScheduledRoom(Room):
     def _elsewhere(self, fresh: Schedule) -> None:
         """The DM began (or was decided) in another room: this room stops."""
         text = f"DM #{fresh.id} is {fresh.public_status} in another room: this room stops."
-        self.emit(
-            {"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status}, text
-        )
+        self.emit({"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status}, text)
         self._decided = self._ended = True
         self._settle()
 
@@ -358,12 +356,15 @@ class ScheduledRoom(Room):
         if fresh.public_status == "cancelled" and not self._decided:
             await self._on_schedule(ScheduleEvent("cancelled", fresh, {"reason": fresh.result_reason}))
         elif (
-            (fresh.status == "started" and fresh.match_id is not None)
-            or (self._standby and fresh.public_status in ("finished", "forfeited"))
-        ) and not self._decided and not self._playing():
+            (
+                (fresh.status == "started" and fresh.match_id is not None)
+                or (self._standby and fresh.public_status in ("finished", "forfeited"))
+            )
+            and not self._decided
+            and not self._playing()
+        ):
             # Another room for this DM began it (or ruled it): that room hosts it; this one leaves.
             self._elsewhere(fresh)
-
 
     async def _check_in(self, player_id: str) -> None:
         """A `here`. In a standby room once the start time has come, the check-in is only written (with a start
@@ -378,7 +379,10 @@ class ScheduledRoom(Room):
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         column = f"here{seat}"
         now = self.scheduler.wall()
-        if not await self.scheduler.store.change(sched.id, {column: now}, only_if={"status": "scheduled", column: None}):
+        wrote = await self.scheduler.store.change(
+            sched.id, {column: now}, only_if={"status": "scheduled", column: None}
+        )
+        if not wrote:
             raise ScheduleError("already_here", schedule=sched.id)
         fresh = await self.scheduler.get(sched.id)
         await self.scheduler.store.add_job(fresh, "start", now)

@@ -51,10 +51,10 @@ async def open_tournaments(
     url: str, resume_of: int | None, bot_level: str | None = None, leases: list[HostLease] | None = None
 ) -> AsyncIterator[TournamentService]:
     """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
-    tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
-    level searches with is made ready first, before any of the matches' clocks runs again. With `resume_of`
-the tournament's lease is taken first (`Elsewhere` while another process holds it) and appended to
-`leases`."""
+        tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
+        level searches with is made ready first, before any of the matches' clocks runs again. With `resume_of`
+    the tournament's lease is taken first (`Elsewhere` while another process holds it) and appended to
+    `leases`."""
     store = MatchStore(url)
     await store.open()
     wanted: set[int] = set()
