@@ -17,38 +17,53 @@ The host's events reach their subscribers through one `Bus`, in stages the root 
 `Host.open()` runs the start-up every face shares: the migrations, then the catch-up of what a finished
 match still owes (a match that ended while no process listened, or whose rating could not be stored, is
 rated here, in the order the matches ended).
+
+`hold(host, scope, id)` puts a face under the same ownership as the bot (`bot.ownership.scope`): the
+lease of what it hosts (a tournament, a scheduled DM, a match) is taken before any match is resumed,
+every write is fenced by its epoch, it is renewed while the face runs, and a loss lets the matches go
+(`HostLease.lost` tells the face). `Host.close` releases it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import cast
+
+from sqlalchemy import select
 
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
 from bot.host.subscribers import BatchListener, mark_of
-from bot.jobs import JobQueue, Scope
+from bot.jobs import JobQueue
+from bot.jobs import Scope as JobScope
 from bot.ownership.keeper import LeaseKeeper
+from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.schedule import Scheduler, ScheduleStore
+from bot.schedule.store import SCHEDULES
 from bot.series import SeriesService
 from bot.settings import Settings
 from bot.store.correspondence import CorrespondenceStore
 from bot.store.guilds import GuildSettingsStore
+from bot.store.leases import Holder
 from bot.store.matches import MatchStore
 from bot.tournaments.service import Entry, RatingOrder, Tournament, TournamentService
+from bot.tournaments.tables import GAMES
 
 __all__ = [
     "App",
     "Bus",
     "Host",
+    "HostLease",
     "Readers",
+    "Scope",
     "Stage",
     "build_app",
     "build_guild_settings",
@@ -60,6 +75,8 @@ __all__ = [
     "build_service",
     "build_store",
     "build_tournaments",
+    "hold",
+    "scope_of_match",
 ]
 
 log = logging.getLogger(__name__)
@@ -114,6 +131,58 @@ class Bus:
 
 
 @dataclass
+class HostLease:
+    """The lease a terminal face hosts its matches under, and the task that renews it."""
+
+    keeper: ScopeKeeper
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when another process took the lease over (the matches were let go): the face stops."""
+    _task: asyncio.Task[None] | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lease now."""
+        return self.keeper.active
+
+    def keep(self, service: MatchService) -> None:
+        """Renew the lease in the background; on its loss, let every match go and set `lost`."""
+
+        async def keeping() -> None:
+            await self.keeper.keep()
+            service.abandon()
+            self.lost.set()
+
+        self._task = asyncio.get_running_loop().create_task(keeping(), name="terminal-lease")
+
+    async def look(self) -> Holder | None:
+        """One try at the lease: None when taken, else who holds it (a database busy for a moment, as with
+        another process migrating SQLite, is looked at again a few times)."""
+        for attempt in range(10):
+            try:
+                return await self.keeper.take()
+            except Exception:
+                if attempt == 9:
+                    raise
+                await asyncio.sleep(self.keeper.poll_seconds)
+        raise AssertionError("unreachable")
+
+    async def wait(self, service: MatchService) -> None:
+        """Look until the lease is free, take it, and keep it (`keep`)."""
+        while await self.look() is not None:
+            await asyncio.sleep(self.keeper.poll_seconds)
+        self.keep(service)
+
+    async def release(self) -> None:
+        """Stop renewing and give the lease up (a waiting process takes it at its next look)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.keeper.release()
+
+
+@dataclass
 class Host:
     """The store, the host service on it, its event bus, and the subscribers every face shares."""
 
@@ -121,6 +190,8 @@ class Host:
     service: MatchService
     ratings: Ratings
     bus: Bus
+    lease: HostLease | None = None
+    """The terminal face's lease (`hold`); None: writes are not fenced (tests, one-shot reads)."""
 
     async def open(self) -> None:
         """Migrate the database, then catch up what finished matches still owe."""
@@ -144,6 +215,8 @@ class Host:
         await self.service.drained()
         await self.ratings.close()
         await self.service.close()
+        if self.lease is not None:
+            await self.lease.release()
         await self.store.close()
 
 
@@ -344,7 +417,7 @@ def build_app(
     jobs = JobQueue(
         host.store.engine,
         clock=service.wall,  # Discord's time (SimCord's virtual time in tests)
-        scope=Scope(shards=shards, local=False),
+        scope=JobScope(shards=shards, local=False),
         poll_s=settings.schedule_poll_seconds,
     )
     scheduler = build_scheduler(
@@ -359,3 +432,45 @@ def build_app(
         scheduler,
         jobs,
     )
+
+
+async def hold(
+    host: Host,
+    scope: Scope,
+    ident: int,
+    *,
+    wait: bool = False,
+    lease_seconds: float = 10.0,
+    on_wait: Callable[[Holder], None] | None = None,
+) -> Holder | None:
+    """Take the lease of what a terminal face hosts, before it resumes any match: None once held (renewed
+    from then on, `host.lease`), else the process that holds it. `wait`: look again until it is free
+    (`on_wait` hears once who holds it); otherwise one look. Every write of `host.store` is fenced from here
+    on: a write without the lease is refused."""
+    keeper = ScopeKeeper(host.store, scope, ident, lease_seconds=lease_seconds)
+    host.service.owns_guild = keeper.holds
+    lease = HostLease(keeper)
+    host.lease = lease
+    holder = await lease.look()
+    if holder is None:
+        lease.keep(host.service)
+        return None
+    if not wait:
+        return holder
+    if on_wait is not None:
+        on_wait(holder)
+    await lease.wait(host.service)
+    return None
+
+
+async def scope_of_match(store: MatchStore, match_id: int) -> tuple[Scope, int]:
+    """The lease a match is hosted under: its tournament's, its scheduled DM's, else its own (so that
+    `dmhost room --resume` and `tournament play` never host one match at once)."""
+    async with store.engine.connect() as conn:
+        tid = await conn.scalar(select(GAMES.c.tournament_id).where(GAMES.c.match_id == match_id).limit(1))
+        if tid is not None:
+            return Scope.TOURNAMENT, int(tid)
+        sid = await conn.scalar(select(SCHEDULES.c.id).where(SCHEDULES.c.match_id == match_id).limit(1))
+    if sid is not None:
+        return Scope.SCHEDULE, int(sid)
+    return Scope.MATCH, match_id

@@ -86,6 +86,8 @@ def cmd_room(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         bot_level=args.bot,
         analyse=analysis_enabled(),  # stored before the room closes (`dmhost log --html` shows it); DMHOST_ANALYSIS
+        # Not yet under a lease (RoomConfig.lease): with it, two Trax take-back window tests of
+        # test_room_terminal.py fail under load (not understood yet); the scheduled room and tournaments hold theirs.
     )
 
     from bot.ops.runtime import tune_gc
@@ -141,6 +143,7 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         scheduled=args.scheduled,
         analyse=analysis_enabled(),  # as `dmhost room`
+        lease=True,  # the DM's lease: a second room for it waits as a standby
     )
     return _host_room(lambda: ScheduledRoom(config))
 
@@ -226,8 +229,10 @@ def cmd_log(args: argparse.Namespace) -> int:
         from bot.records.agreement import disagreement
 
         problem = disagreement(stored)
-        if problem is not None:  # said first, on stderr, and the log is printed all the same
-            print(f"dmhost: warning: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
+        done = EXIT_OK
+        if problem is not None:  # said first, on stderr, the log printed all the same, and exit 1 (a failed check)
+            print(f"dmhost log: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
+            done = EXIT_FAIL
         if args.sgf and stored.game != "dots":
             return _usage("SGF export is for dots matches")
         written = []
@@ -243,7 +248,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             written.append(f"Wrote the SGF record of match {args.match_id} to {Path(args.sgf).resolve()}")
         if written and not args.json and not args.analyse:
             print("\n".join(written))  # the files were asked for, not the log
-            return EXIT_OK
+            return done
         for line in written:
             print(line, file=sys.stderr)
         data = build_log(stored)
@@ -256,7 +261,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             names = {seat: name for seat, (_pid, name) in stored.players.items()}
             text += "\n" + format_analysis(data["analysis"], names)
         print(json.dumps(data, indent=2) if args.json else text)
-        return EXIT_OK
+        return done
 
     return asyncio.run(main())
 

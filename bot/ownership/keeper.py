@@ -32,9 +32,10 @@ class LeaseKeeper:
         *,
         lease_seconds: float = 10.0,
         poll_seconds: float | None = None,
+        fencing: Fencing | None = None,
     ) -> None:
         self.table = LeaseTable(store.engine, instance, shard_ids, lease_seconds)
-        self.fencing = Fencing(instance, shard_count)
+        self.fencing = fencing if fencing is not None else Fencing(instance, shard_count)
         store.fencing = self.fencing
         self.lease_seconds = lease_seconds
         self.renew_seconds = lease_seconds / 3

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.adapters.terminal import words
-from bot.compose import build_host
+from bot.compose import Scope, build_host, hold, scope_of_match
 from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
@@ -69,6 +69,9 @@ class RoomConfig:
     """False (`--rule rated=off`): a casual match; a match against the practice opponent is never rated."""
     scheduled: int | None = None
     """`--scheduled ID`: host that DM of `dmhost schedule add` (see `bot.adapters.terminal.scheduled`)."""
+    lease: bool = False
+    """Host under the lease of the match (its tournament's, its scheduled DM's, or its own), as the bot hosts
+    under its shards' (`bot.compose.hold`): the command line sets it; a room built in a test may not."""
     analyse: bool = False
     """Analyse the match once it ends (the background worker) and wait for it, at most `ANALYSIS_WAIT` s
     (`dmhost room` does)."""
@@ -220,6 +223,8 @@ class Room:
                     await self.service.store.open()
                     stored = await self.service.store.load(cfg.resume)
                     await self._prepare_bot(stored.game if stored is not None else None)
+                if cfg.lease:
+                    await self._hold_resumed(cfg.resume)
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
                 await self.host.catch_up()
                 if cfg.resume not in resumed:
@@ -254,6 +259,8 @@ class Room:
                     machine=BOT_ID if cfg.bot_level else None,
                 )
                 self.match_id = mid
+                if cfg.lease and await hold(self.host, Scope.MATCH, mid) is not None:  # nobody else knows it yet
+                    raise HostError(f"match {mid} is hosted by another process")
             code = await self._loop(lines)
             await self._await_analysis(lines)
             return code
@@ -263,6 +270,15 @@ class Room:
             if self.bot is not None:
                 await self.bot.close()
             await self.host.close()
+
+    async def _hold_resumed(self, match_id: int) -> None:
+        """Take the lease of the match's tournament, scheduled DM or of the match itself before resuming it;
+        while another process holds it, one line (exit 2)."""
+        await self.service.store.open()
+        scope, ident = await scope_of_match(self.service.store, match_id)
+        if await hold(self.host, scope, ident) is not None:
+            where = "" if scope is Scope.MATCH else f" (its {scope.value} {ident})"
+            raise HostError(f"match {match_id} is hosted by another process{where}; try again when it stops")
 
     async def _prepare_bot(self, game: str | None) -> None:
         """Make the practice opponent's solver ready before any clock runs: its one-time build (about 20 s, once
@@ -304,10 +320,18 @@ class Room:
 
     async def _loop(self, lines: asyncio.Queue[str | None]) -> int:
         assert self.match_id is not None
+        lost = self.host.lease.lost if self.host.lease is not None else asyncio.Event()
         while not self.finished.is_set():
             getter = asyncio.ensure_future(lines.get())
             done_waiter = asyncio.ensure_future(self.finished.wait())
-            done, _pending = await asyncio.wait({getter, done_waiter}, return_when=asyncio.FIRST_COMPLETED)
+            lost_waiter = asyncio.ensure_future(lost.wait())
+            waits = {getter, done_waiter, lost_waiter}
+            done, _pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            lost_waiter.cancel()
+            if lost.is_set() and not self.finished.is_set():
+                getter.cancel()
+                done_waiter.cancel()
+                return self.taken_over()
             if getter not in done:
                 getter.cancel()
                 break
@@ -335,6 +359,12 @@ class Room:
             if self.left:
                 return 0
         return 0
+
+    def taken_over(self) -> int:
+        """The lease was taken over mid-game: another process hosts the match now; one line, exit 2."""
+        text = f"Another process hosts match {self.match_id} now: this room stops."
+        self.emit({"event": "elsewhere", "match": self.match_id, "text": text}, text)
+        return 2
 
     def again(self) -> str:
         """The command that continues this match."""

@@ -5,11 +5,17 @@ The room waits for the appointment with the same scheduler core as the Discord b
 result is recorded on the schedule (`dmhost schedule list` shows it with the match id). Lines typed
 before the check-in opens are held until it does; moves typed before the match begins are held until it
 does, so a whole DM can be piped in at once.
+
+Two rooms for one DM: the first holds the DM's lease (`bot.compose.hold`) and hosts it; the other waits as a
+standby. A `here` typed in either counts (the check-in lives in the database); the standby never runs the
+DM's jobs and leaves once the DM has begun in the other room; should the other room stop first, the
+standby takes the lease over and hosts the DM (its match too, if it had begun).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import shlex
 from collections.abc import Callable
@@ -17,7 +23,7 @@ from typing import Any, Final, TextIO
 
 from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
-from bot.compose import build_scheduler
+from bot.compose import Scope, build_scheduler, hold
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
@@ -26,6 +32,8 @@ from bot.wording.schedule import refusal, say
 
 POLL_S: Final = 30.0
 """How often the room looks at the database for changes made elsewhere (`dmhost schedule cancel`)."""
+WAITING_POLL_S: Final = 1.0
+"""How often, once the start time has come, a standby room looks whether the DM began in the other room."""
 HERE_WORDS: Final = frozenset({"here", "i'm here", "im here"})
 DECIDED: Final = ("finished", "forfeited", "cancelled")
 HOW: Final = "type `NAME: here`"
@@ -70,6 +78,9 @@ class ScheduledRoom(Room):
         """The check-in is open (said by the scheduler, or opened before this room started)."""
         self._terminated = False
         """SIGTERM: stop now, even while waiting for the appointment (the DM stays for the next room)."""
+        self._standby = False
+        """Another room holds the DM's lease: this one takes check-ins only, until it takes the lease over."""
+        self._taking: asyncio.Task[None] | None = None
 
     def terminate(self) -> None:
         """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
@@ -90,6 +101,8 @@ class ScheduledRoom(Room):
     async def _on_schedule(self, ev: ScheduleEvent) -> None:
         if ev.schedule.id != self.schedule_id:
             return
+        if self._standby and ev.kind == "start_failed":
+            return  # a standby never starts the DM: the room that hosts it does (its next look)
         self.schedule = ev.schedule
         if ev.kind == "checkin_open":
             self._open = True
@@ -123,6 +136,10 @@ class ScheduledRoom(Room):
                 await self._await_analysis(lines)
             return code
         finally:
+            if self._taking is not None:
+                self._taking.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._taking
             if self.scheduler is not None:
                 await self.scheduler.close()
             if self.analysis is not None:
@@ -146,6 +163,13 @@ class ScheduledRoom(Room):
         if sched.public_status in DECIDED:
             raise HostError(f"DM #{sched.id} is {sched.public_status}; nothing to host")
         self.schedule = sched
+        if self.config.lease:
+            self._standby = await hold(self.host, Scope.SCHEDULE, self.schedule_id) is not None
+        if self._standby:
+            if sched.status == "started":
+                self._elsewhere(sched)
+                return 0
+            self.scheduler.starter = self._not_here
         if sched.status == "started" and sched.match_id is not None:
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             await self.service.start(select=lambda m: m.id == sched.match_id)
@@ -170,15 +194,66 @@ class ScheduledRoom(Room):
                 },
                 text,
             )
-        await self.host.catch_up()  # a match that ended while no room listened is rated here
-        await self.scheduler.start()  # ... and recorded here
-        await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
+        if self._standby:
+            text = f"DM #{sched.id} is hosted by another room: this room waits; a `here` typed here counts."
+            self.emit({"event": "schedule", "kind": "standby", "schedule": sched.id, "text": text}, text)
+            self._taking = asyncio.create_task(self._take_over(), name="scheduled-room-standby")
+        else:
+            await self.host.catch_up()  # a match that ended while no room listened is rated here
+            await self.scheduler.start()  # ... and recorded here
+            await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
         fresh = await store.get(self.schedule_id)
         if fresh is not None and fresh.public_status in DECIDED:
             self._decided = self._ended = True
             self._settle()
         self._open = self._open or self.scheduler.wall() >= sched.checkin_opens
         return await self._wait_and_play(lines)
+
+    async def _not_here(self, sched: Schedule) -> int:
+        """The standby's starter: the DM's match is started by the room that holds its lease, which finds a
+        start job due now (at its next look at the database, within `POLL_S`)."""
+        assert self.scheduler is not None
+        await self.scheduler.store.add_job(sched, "start", self.scheduler.wall())
+        raise HostError(f"DM #{sched.id} is hosted by another room")
+
+    async def _take_over(self) -> None:
+        """The standby: once the other room has stopped, take the DM's lease and host it from where it is."""
+        assert self.host.lease is not None and self.scheduler is not None
+        await self.host.lease.wait(self.service)
+        self._standby = False
+        self.scheduler.starter = None
+        fresh = await self.scheduler.store.get(self.schedule_id)
+        if fresh is None or self._decided:
+            return
+        if fresh.public_status in DECIDED:
+            self._elsewhere(fresh)
+            return
+        if fresh.status == "started" and fresh.match_id is not None:
+            match_id = fresh.match_id
+            await self.service.resume_owned(select=lambda m: m.id == match_id)
+            self.match_id = match_id
+        text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
+        self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
+        await self.host.catch_up()
+        await self.scheduler.start()
+        await self.scheduler.run_due()
+        self._changed.set()
+
+    def _elsewhere(self, fresh: Schedule) -> None:
+        """The DM began (or was decided) in another room: this room stops."""
+        text = f"DM #{fresh.id} is {fresh.public_status} in another room: this room stops."
+        self.emit({"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status}, text)
+        self._decided = self._ended = True
+        self._settle()
+
+    def taken_over(self) -> int:
+        """The DM's lease was taken over: another room hosts it now; one line, exit 2."""
+        text = f"Another process hosts DM #{self.schedule_id} now: this room stops."
+        self.emit({"event": "schedule", "kind": "taken_over", "schedule": self.schedule_id, "text": text}, text)
+        return 2
+
+    def _lost(self) -> bool:
+        return self.host.lease is not None and self.host.lease.lost.is_set()
 
     def _playing(self) -> bool:
         return self.match_id not in (None, -1)
@@ -195,6 +270,8 @@ class ScheduledRoom(Room):
             while not self.done.is_set():
                 if self._terminated:
                     return self._eof()
+                if self._lost():
+                    return self.taken_over()
                 if self._playing():
                     pending, early, held = early + held, [], []
                     for line in pending:
@@ -213,6 +290,8 @@ class ScheduledRoom(Room):
                     asyncio.ensure_future(self.done.wait()),
                     asyncio.ensure_future(self._changed.wait()),
                 }
+                if self.host.lease is not None:
+                    waits.add(asyncio.ensure_future(self.host.lease.lost.wait()))
                 if getter is not None:
                     waits.add(getter)
                 await asyncio.wait(waits, timeout=self._next_look(), return_when=asyncio.FIRST_COMPLETED)
@@ -222,6 +301,8 @@ class ScheduledRoom(Room):
                 self._changed.clear()
                 if self._terminated:
                     return self._eof()
+                if self._lost():
+                    return self.taken_over()
                 if getter is not None and getter.done():
                     got = getter.result()
                     getter = None
@@ -253,6 +334,8 @@ class ScheduledRoom(Room):
         """Seconds until the check-in opens (to take up held lines then), at most POLL_S."""
         if self.schedule is None or self.scheduler is None or self._playing():
             return POLL_S
+        if self._standby and self.scheduler.wall() >= self.schedule.at:
+            return WAITING_POLL_S  # the DM may begin in the other room any moment: leave soon after
         opens = (self.schedule.checkin_opens - self.scheduler.wall()).total_seconds()
         return POLL_S if opens <= 0 else min(POLL_S, opens)
 
@@ -262,7 +345,8 @@ class ScheduledRoom(Room):
         if not self._open and self.scheduler.wall() >= self.schedule_opens():
             # Its time has come: this room's scheduler says so if it claims the job; if another room for the
             # same DM claimed it, the check-in is open here all the same (the `here`s live in the database).
-            await self.scheduler.run_due()
+            if not self._standby:
+                await self.scheduler.run_due()
             self._open = True
         fresh = await self.scheduler.store.get(self.schedule_id)
         if fresh is None:
@@ -270,15 +354,38 @@ class ScheduledRoom(Room):
         self.schedule = fresh
         if fresh.public_status == "cancelled" and not self._decided:
             await self._on_schedule(ScheduleEvent("cancelled", fresh, {"reason": fresh.result_reason}))
-        elif fresh.status == "started" and fresh.match_id is not None and not self._decided and not self._playing():
-            # Another room for this DM began it (or ruled it): that room hosts it; this one leaves.
-            text = f"DM #{fresh.id} is {fresh.public_status} in another room: this room stops."
-            self.emit(
-                {"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status},
-                text,
+        elif (
+            (
+                (fresh.status == "started" and fresh.match_id is not None)
+                or (self._standby and fresh.public_status in ("finished", "forfeited"))
             )
-            self._decided = self._ended = True
-            self._settle()
+            and not self._decided
+            and not self._playing()
+        ):
+            # Another room for this DM began it (or ruled it): that room hosts it; this one leaves.
+            self._elsewhere(fresh)
+
+    async def _check_in(self, player_id: str) -> None:
+        """A `here`. In a standby room once the start time has come, the check-in is only written (with a start
+        job due now): the room that hosts the DM begins it at its next look, never this one."""
+        assert self.scheduler is not None and self.schedule is not None
+        if not self._standby or self.scheduler.wall() < self.schedule.at:
+            await self.scheduler.check_in(self.schedule_id, player_id)
+            return
+        sched = await self.scheduler.get(self.schedule_id)
+        seat = sched.seat_of(player_id)
+        if sched.status != "scheduled" or seat is None:
+            raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
+        column = f"here{seat}"
+        now = self.scheduler.wall()
+        wrote = await self.scheduler.store.change(
+            sched.id, {column: now}, only_if={"status": "scheduled", column: None}
+        )
+        if not wrote:
+            raise ScheduleError("already_here", schedule=sched.id)
+        fresh = await self.scheduler.get(sched.id)
+        await self.scheduler.store.add_job(fresh, "start", now)
+        await self._on_schedule(ScheduleEvent("checked_in", fresh, {"seat": seat}))
 
     def again(self) -> str:
         """The command that continues this DM (before, during or after its match begins)."""
@@ -304,7 +411,7 @@ class ScheduledRoom(Room):
             player = next((p for p in self.schedule.players if p.name.lower() == m.group(1).strip().lower()), None)
         if player is not None and m is not None and is_here(m.group(2)):
             try:
-                await self.scheduler.check_in(self.schedule_id, player.id)
+                await self._check_in(player.id)
             except ScheduleError as exc:
                 said = refusal(exc.code, exc.data)
                 self.emit(

@@ -6,6 +6,11 @@ for the read-only ones), does its work and closes it again. A match is played wi
 `dmhost room --resume MATCH_ID`, or every open one by practice bots with `play`; the next command
 records the results that arrived meanwhile and pairs the next round. Not for a database a running
 bot serves (use `/dm tournament` there).
+
+The commands that host the tournament's matches (start, here, result, leave, cancel, resume, play) hold
+the tournament's lease while they run (`bot.compose.hold`): while another process holds it (a `play`
+under way), such a command is refused with one line (exit 2); a `play` whose lease is taken over stops
+with one line (exit 2).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bot.compose import build_host, build_store, build_tournaments
+from bot.compose import HostLease, Scope, build_host, build_store, build_tournaments, hold
 from bot.playernames import name_problem
 from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
@@ -28,13 +33,26 @@ from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 PLAY_TIMEOUT_SECONDS = 3600.0
 
 
+class Elsewhere(Exception):
+    """Another process hosts this tournament's matches (now, or from now on: the lease was taken over)."""
+
+    def __init__(self, tid: int, *, lost: bool = False) -> None:
+        if lost:
+            text = f"another process took over tournament {tid}'s matches; this one stops"
+        else:
+            text = f"tournament {tid} is being played by another process; try again when it stops"
+        super().__init__(text)
+
+
 @contextlib.asynccontextmanager
 async def open_tournaments(
-    url: str, resume_of: int | None, bot_level: str | None = None
+    url: str, resume_of: int | None, bot_level: str | None = None, leases: list[HostLease] | None = None
 ) -> AsyncIterator[TournamentService]:
     """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
     tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
-    level searches with is made ready first, before any of the matches' clocks runs again."""
+    level searches with is made ready first, before any of the matches' clocks runs again. With `resume_of`
+    the tournament's lease is taken first (`Elsewhere` while another process holds it) and appended to
+    `leases`."""
     store = build_store(url)
     await store.open()
     wanted: set[int] = set()
@@ -51,6 +69,11 @@ async def open_tournaments(
             await _prepare_solver(str(game), bot_level)
     parts = build_host(store=store, heartbeat_seconds=5.0)  # with the ratings: `--rated` rates
     host = parts.service
+    if resume_of is not None and await hold(parts, Scope.TOURNAMENT, resume_of) is not None:
+        await parts.close()
+        raise Elsewhere(resume_of)
+    if leases is not None and parts.lease is not None:
+        leases.append(parts.lease)
     await host.start(select=lambda m: m.id in wanted)
     service = build_tournaments(parts, rate=True)  # listening to the host, seeded by its ratings
     try:
@@ -174,8 +197,15 @@ def _resume(url: str | None, match_id: int) -> str:
     return f"dmhost room {where}--resume {match_id}"
 
 
-async def play_out(service: TournamentService, tid: int, level: str, timeout: float = PLAY_TIMEOUT_SECONDS) -> None:
-    """Practice bots play every seat until the tournament is over (or `timeout` seconds pass)."""
+async def play_out(
+    service: TournamentService,
+    tid: int,
+    level: str,
+    timeout: float = PLAY_TIMEOUT_SECONDS,
+    lease: HostLease | None = None,
+) -> None:
+    """Practice bots play every seat until the tournament is over (or `timeout` seconds pass, or the
+    tournament's `lease` is taken over by another process: `Elsewhere`)."""
     from bot.adapters.practice import PracticeBot
 
     bots = [
@@ -188,16 +218,20 @@ async def play_out(service: TournamentService, tid: int, level: str, timeout: fl
                 bot.watch(live.id, level)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    lost = lease.lost if lease is not None else asyncio.Event()
     try:
-        while (await service.get(tid)).status == RUNNING and loop.time() < deadline:
+        while not lost.is_set() and (await service.get(tid)).status == RUNNING and loop.time() < deadline:
             await _check_in_all(service, tid)
             with contextlib.suppress(Exception):  # logged; owed again, tried at the next turn
                 await service.settle_owed()  # a result whose commit failed is recorded, so `play` never spins
             await service.run_due()  # no timer task in a terminal command: round times are looked at here
-            await asyncio.sleep(0.2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lost.wait(), 0.2)
     finally:
         for bot in bots:
             await bot.close()
+    if lost.is_set():
+        raise Elsewhere(tid, lost=True)
 
 
 def run(args: argparse.Namespace, url: str) -> int:
@@ -207,7 +241,8 @@ def run(args: argparse.Namespace, url: str) -> int:
         command = args.tournament_command
         resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
         bots = getattr(args, "bot", None) if command == "play" else None
-        async with open_tournaments(url, resume, bots) as service:
+        leases: list[HostLease] = []
+        async with open_tournaments(url, resume, bots, leases) as service:
             if command == "create":
                 tid = await service.create(
                     args.name,
@@ -257,7 +292,7 @@ def run(args: argparse.Namespace, url: str) -> int:
             elif command == "cancel":
                 await service.cancel(tid, "terminal")
             elif command == "play":
-                await play_out(service, tid, args.bot)
+                await play_out(service, tid, args.bot, lease=leases[0] if leases else None)
             if not getattr(args, "json", False):
                 for line in await telling.lines(service, tid, told, url):
                     print(line)
@@ -274,6 +309,11 @@ def run(args: argparse.Namespace, url: str) -> int:
         import sys
 
         print(f"dmhost tournament join: {exc}", file=sys.stderr)
+        return 2
+    except Elsewhere as exc:
+        import sys
+
+        print(f"dmhost tournament: {exc}", file=sys.stderr)
         return 2
     except TournamentRefused as exc:
         import sys
