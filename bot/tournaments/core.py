@@ -199,6 +199,18 @@ class TournamentCore(ABC):
             ).all()
         return [game_of(r) for r in rows if r.black is not None]
 
+    async def decided_in(self, room_id: int) -> list[Tournament]:
+        """Tournaments with a game in this room that has its result (decided before or after its match opened)."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(GAMES.c.tournament_id)
+                    .where(and_(GAMES.c.room_id == room_id, GAMES.c.result.is_not(None)))
+                    .distinct()
+                )
+            ).all()
+        return [await self.get(int(tid)) for (tid,) in rows]
+
     async def signup_in(self, channel_id: int) -> list[Tournament]:
         """Tournaments taking sign-up (and check-in) in this channel."""
         async with self.engine.connect() as conn:
