@@ -12,6 +12,7 @@ import pytest
 
 import bot.adapters.terminal.tournament as terminal_module
 import bot.tournaments.core
+import bot.tournaments.due
 import bot.tournaments.model
 import bot.tournaments.opening
 import bot.tournaments.registration
@@ -35,6 +36,7 @@ SERVICE = [
     bot.tournaments.running,
     bot.tournaments.results,
     bot.tournaments.opening,
+    bot.tournaments.due,
     bot.tournaments.timer,
 ]
 """The tournament service and the modules of its parts."""
