@@ -96,8 +96,12 @@ class TournamentCore(ABC):
         """Every running tournament this process owns, caught up (`timer`)."""
 
     @abstractmethod
-    def wake(self) -> None:
-        """Something may have fallen due sooner than the timer sleeps: look again now (`timer`)."""
+    async def _due_changed(self, tid: int, *, soon: bool = False) -> None:
+        """Something of `tid` may fall due sooner than the timer knows (`soon`: look at it again now) (`timer`)."""
+
+    @abstractmethod
+    def _owe(self) -> None:
+        """A result the database did not take: `settle_owed` is tried again until it succeeds (`timer`)."""
 
     @abstractmethod
     async def _catch_up(self, tid: int) -> None:

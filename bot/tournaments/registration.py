@@ -127,7 +127,7 @@ class Registration(TournamentCore):
             int(tid), TournamentEventKind.CREATED, {"name": name, "game": live.ruleset.id, "format": fmt.value}
         )
         if starts_at is not None:
-            self.wake()
+            await self._due_changed(int(tid))
         return int(tid)
 
     async def check_in(self, tid: int, player_id: str) -> Entry:

@@ -39,8 +39,7 @@ class Results(TournamentCore):
                 await self._advance(tid)
         except Exception:
             log.exception("recording match %s in its tournament failed; the timer catches it up", event.match_id)
-            self.owed = True
-            self.wake()
+            self._owe()
 
     async def settle_owed(self) -> None:
         """When a result could not be stored: catch up (every step is idempotent: a result stored by an
@@ -114,7 +113,7 @@ class Results(TournamentCore):
                 except IntegrityError:
                     return  # another process added them
                 await self._emit(tid, TournamentEventKind.REMATCH, {"round": t.round, "pairings": again})
-                self.wake()
+                await self._due_changed(tid)
             elif round_finished(t.format, last):
                 try:
                     await self._pair_locked(tid)
@@ -124,7 +123,7 @@ class Results(TournamentCore):
         if opening is not None and opening.locked():
             # A pass over the games runs now (this result may be its own no-show forfeit, heard while it
             # stores it): waiting for it here would wait for ever; the timer makes the next pass.
-            self.wake()
+            await self._due_changed(tid, soon=True)
             return
         await self._open_matches(tid)
 

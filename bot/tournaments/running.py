@@ -86,7 +86,7 @@ class Running(TournamentCore):
             await self.pair_next_round(tid)
             return
         await self._emit(tid, TournamentEventKind.ROUND, {"round": 1, "pairings": first, "starts_at": now})
-        self.wake()
+        await self._due_changed(tid)
         await self._open_matches(tid)
 
     async def pair_next_round(self, tid: int) -> int:
@@ -127,7 +127,7 @@ class Running(TournamentCore):
             starts = self._round_start(t, number)
             await self._insert(conn, tid, number, 1, pairings, starts)
         await self._emit(tid, TournamentEventKind.ROUND, {"round": number, "pairings": pairings, "starts_at": starts})
-        self.wake()  # the timer learns the round's start and no-show times
+        await self._due_changed(tid)  # the timer learns the round's start and no-show times
         return number
 
     def _round_start(self, t: Tournament, number: int) -> dt.datetime:

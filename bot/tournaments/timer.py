@@ -43,6 +43,15 @@ class Timer(Due):
             self._task.cancel()  # only ever while it sleeps, never in the middle of its work
             self._task = asyncio.create_task(self._timer(), name="tournament-timer")
 
+    async def _due_changed(self, tid: int, *, soon: bool = False) -> None:
+        """Something may fall due sooner than the timer sleeps: it looks again now."""
+        self.wake()
+
+    def _owe(self) -> None:
+        """A result the database did not take: the timer settles it."""
+        self.owed = True
+        self.wake()
+
     async def _timer(self) -> None:
         while not self._closed:
             self._dirty = False
