@@ -1,6 +1,7 @@
 """Scheduled Death Matches: a time, reminders, check-in, no-shows and stakes (beside the host core)."""
 
 from bot.schedule.core import ScheduleError, ScheduleEvent, Scheduler, loop_wall
+from bot.schedule.status import ScheduleStatus
 from bot.schedule.store import Schedule, ScheduleSettings, ScheduleStore
 from bot.schedule.when import WhenError, parse_when
 
@@ -9,6 +10,7 @@ __all__ = [
     "ScheduleError",
     "ScheduleEvent",
     "ScheduleSettings",
+    "ScheduleStatus",
     "ScheduleStore",
     "Scheduler",
     "WhenError",

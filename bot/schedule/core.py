@@ -1,82 +1,67 @@
-"""The scheduler: one task sleeps until the earliest due job, claims it in the database, and acts.
+"""The scheduler: a DM's due actions are durable jobs (`bot.jobs`), run once across processes.
 
 No Discord here. Adapters call `add`/`check_in`/`reschedule`/… and subscribe to `ScheduleEvent`s; the
-sentences are in `bot.wording.schedule`. Every action that must happen once (a reminder, the start, a
-no-show ruling) is claimed with a conditional UPDATE first (`… WHERE state = 'pending'` on the job,
-`… WHERE status = 'scheduled'` on the DM): only the process whose update changed the row acts, so
-several processes on one database never both fire.
+sentences are in `bot.wording.schedule`. Each DM has its jobs (reminders, the check-in, the start, the
+no-show ruling: kinds `schedule.<kind>`, keys `schedule:<id>:…`) added and cancelled in the transaction that
+changes the DM; the jobs runner claims each once, and the handlers here act only while the DM's own status
+allows it (`… WHERE status = 'scheduled'`), so several processes on one database never both act.
 
-Times are wall-clock instants (aware UTC) from `wall`; the task sleeps the difference with
-`asyncio.sleep`, so a virtual clock that moves both (SimCord, looptime with a loop-anchored wall)
-drives it in tests.
+Times are wall-clock instants (aware UTC) from `wall`; the runner sleeps the difference with the event loop,
+so a virtual clock that moves both (SimCord, looptime with a loop-anchored wall) drives it in tests.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from bot.host.match import HostError, HostEvent, PlayerRef, new_live
+from bot.host.match import PlayerRef, new_live
 from bot.host.service import MatchService
-from bot.schedule.store import (
-    DONE,
-    Job,
-    Schedule,
-    ScheduleSettings,
-    ScheduleStore,
+from bot.jobs import Job, JobQueue
+from bot.schedule.rulings import (
+    OWED_RETRY_S,
+    STALE_S,
+    AdvantageResolver,
+    Listener,
+    Rulings,
+    ScheduleError,
+    ScheduleEvent,
+    Starter,
 )
+from bot.schedule.status import CLAIMED, DONE, ScheduleStatus
+from bot.schedule.store import KINDS, Schedule, ScheduleSettings, ScheduleStore, job_prefix
 from bot.store.db import utcnow
-from bot.store.matches import AlsoWrite
+
+__all__ = [
+    "ACT_RETRY_S",
+    "LATE_S",
+    "OWED_RETRY_S",
+    "RETURN_GRACE_S",
+    "STALE_S",
+    "AdvantageResolver",
+    "Listener",
+    "ScheduleError",
+    "ScheduleEvent",
+    "Scheduler",
+    "Starter",
+    "loop_wall",
+]
 
 log = logging.getLogger(__name__)
 
 LATE_S: Final = 60.0
 """A reminder sent more than this after its time was missed while the bot was away (it says so)."""
-CLAIMED: Final = ("starting", "forfeiting")
-"""A DM one process is starting or ruling on right now (a claim that goes stale if that process stops)."""
-STALE_S: Final = 300.0
-"""A DM left half-started or half-ruled this long (its process stopped in the middle) is taken up again."""
 RETURN_GRACE_S: Final = 120.0
 """A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
-MAX_SLEEP_S: Final = 86400.0 * 30
-OWED_RETRY_S: Final = 1.0
 ACT_RETRY_S: Final = 5.0
 """A start or no-show ruling whose write failed (the database away for a moment) is tried again this soon."""
-"""A match end that could not be recorded is tried again this often."""
 MAX_PRIZE: Final = 100
 MAX_NOTE: Final = 300
-
-
-class ScheduleError(Exception):
-    """A refused request; `code` names it for the wording, `data` the facts it needs."""
-
-    def __init__(self, code: str, **data: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.data = data
-
-
-@dataclass(frozen=True)
-class ScheduleEvent:
-    """Something about a scheduled DM that the players, the host or the room should hear."""
-
-    kind: str
-    schedule: Schedule
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-Listener = Callable[[ScheduleEvent], Awaitable[None] | None]
-Starter = Callable[[Schedule], Awaitable[int]]
-"""Creates the match of a DM whose time has come; returns the match id."""
-AdvantageResolver = Callable[[Schedule], Awaitable[int | None]]
-"""Turns an advantage rule that is not a seat (such as `lower-rated`) into seat 1 or 2 (ratings seam)."""
 
 
 def loop_wall() -> Callable[[], dt.datetime]:
@@ -86,7 +71,7 @@ def loop_wall() -> Callable[[], dt.datetime]:
     return lambda: base_wall + dt.timedelta(seconds=loop.time() - base_loop)
 
 
-class Scheduler:
+class Scheduler(Rulings):
     """Scheduled Death Matches of one process (or of its shards' guilds)."""
 
     def __init__(
@@ -99,39 +84,43 @@ class Scheduler:
         poll_seconds: float | None = 60.0,
         starter: Starter | None = None,
         advantage: AdvantageResolver | None = None,
+        jobs: JobQueue | None = None,
     ) -> None:
-        self.store = store
-        self.service = service
-        self.wall = wall or utcnow
-        store.now = self.wall
+        super().__init__(store, service, wall or utcnow, starter, advantage)
         self.instance = instance or f"schedule-{uuid.uuid4().hex[:12]}"
-        self.poll_seconds = poll_seconds
-        """Also look at the database this often (jobs added by other processes); None: only when woken."""
-        self.starter = starter
-        self.advantage = advantage
-        self._listeners: list[Listener] = []
-        self._task: asyncio.Task[None] | None = None
-        self._sleeping_until: dt.datetime | None = None
-        self._owed: set[int] = set()
-        """Matches whose end could not be recorded (a failed or ambiguous commit): the timer records them."""
-        self._closed = False
-        self._dirty = False
+        self._own_jobs = jobs is None
+        """Without a shared runner the scheduler has one of its own (the terminal, the command lines, tests)."""
+        self.jobs = jobs or JobQueue(
+            store.engine,
+            clock=self.wall,
+            instance=self.instance,
+            scope=store.scope(),
+            retry_s=ACT_RETRY_S,
+            lease_s=STALE_S,
+            poll_s=poll_seconds,
+        )
+        if self._own_jobs:
+            self._register()
 
     # -- lifecycle -----------------------------------------------------------------
-    def subscribe(self, listener: Listener) -> None:
-        """Receive every schedule event."""
-        self._listeners.append(listener)
+    def _register(self) -> None:
+        for kind in KINDS:
+            self.jobs.register(f"schedule.{kind}", self._remind if kind == "remind" else self._act)
 
     async def start(self) -> None:
         """Take up what a stopped process left, give waiting players back the time the bot was away, then
-        start the timer task."""
+        run the DMs' jobs."""
         now = self.wall()
         for sched in await self.store.listing(statuses=CLAIMED):
             # Claimed by a process that stopped in the middle (or is still at it): a job to look again once
-            # the claim is stale, when `run_due` takes it over.
+            # the claim is stale, when the handler takes it over.
             due = max(now, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
-            await self.store.add_job(sched, "noshow" if sched.status == "forfeiting" else "start", due)
-        for sched in await self.store.listing(statuses=("scheduled",), until=now + dt.timedelta(microseconds=1)):
+            kind = "noshow" if sched.status == ScheduleStatus.FORFEITING else "start"
+            await self.store.add_job(sched, kind, due)
+        scheduled = await self.store.listing(
+            statuses=(ScheduleStatus.SCHEDULED,), until=now + dt.timedelta(microseconds=1)
+        )
+        for sched in scheduled:
             if sched.at <= now:
                 # The no-show deadline is the appointment's (start + wait, with the host's extensions, all
                 # stored): a restart gives nobody the whole wait again. Only a deadline that passed (or
@@ -139,120 +128,67 @@ class Scheduler:
                 # who could not check in meanwhile can do it now.
                 grace = min(float(sched.no_show_s), RETURN_GRACE_S)
                 await self.store.move_noshow(sched.id, now + dt.timedelta(seconds=grace), only_later=True)
-        for sched in await self.store.listing(statuses=("started",)):
+        for sched in await self.store.listing(statuses=(ScheduleStatus.STARTED,)):
             if sched.match_id is not None:
                 await self._match_over(sched.match_id)
-        self._closed = False
-        self._restart()
+        if self._own_jobs:
+            self.jobs.start()
+        else:
+            self._register()
 
     async def close(self) -> None:
-        """Stop the timer task (everything stays in the database)."""
-        self._closed = True
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-
-    def _restart(self) -> None:
-        if self._closed:
-            return
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-        self._task = asyncio.create_task(self._run(), name="schedule-timer")
-
-    def _wake(self, due: dt.datetime) -> None:
-        """A job due at `due` was added: restart the sleeping task if it would wake later than that."""
-        if self._task is None or self._closed:
-            return
-        self._dirty = True  # a look-up in flight may have missed it: look again before sleeping
-        if self._sleeping_until is not None and due < self._sleeping_until:
-            self._sleeping_until = None
-            self._restart()
-
-    async def _run(self) -> None:
-        while not self._closed:
-            self._dirty = False
-            await self._settle_owed()
-            try:
-                nxt = await self.store.next_due()
-            except Exception:
-                log.exception("reading the next due job failed")
-                nxt = None
-            now = self.wall()
-            if self._dirty:
-                continue
-            if nxt is None or nxt > now:
-                wait = MAX_SLEEP_S if nxt is None else (nxt - now).total_seconds()
-                if self.poll_seconds is not None:
-                    wait = min(wait, self.poll_seconds)
-                if self._owed:
-                    wait = min(wait, OWED_RETRY_S)
-                self._sleeping_until = now + dt.timedelta(seconds=wait)
-                try:
-                    await asyncio.sleep(wait)
-                finally:
-                    self._sleeping_until = None
-                continue
-            try:
-                await self.run_due()
-            except Exception:
-                log.exception("scheduled jobs failed")
-                await asyncio.sleep(5)
+        """Stop acting on jobs (everything stays in the database)."""
+        if self._own_jobs:
+            await self.jobs.close()
+        else:
+            for kind in KINDS:
+                self.jobs.unregister(f"schedule.{kind}")
+        await self._stop_settling()
 
     async def run_due(self) -> int:
-        """Act on every job due now; returns how many this process claimed."""
-        now = self.wall()
-        jobs = await self.store.due(now)
-        claimed = 0
-        reminders: dict[int, list[Job]] = {}
-        for job in jobs:
-            if job.kind == "remind":
-                reminders.setdefault(job.schedule_id, []).append(job)
-        for schedule_id, due in reminders.items():
-            claimed += await self._remind(schedule_id, due, now)
-        for job in jobs:
-            if job.kind == "remind":
-                continue
-            sched = await self.store.get(job.schedule_id)
-            if sched is not None and sched.status in CLAIMED:
-                sched = await self._take_over(sched, now)
-                if sched.status in CLAIMED:  # another process is at it: look again once its claim is stale
-                    await self.store.postpone(job.id, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
-                    continue
-            live = sched is not None and sched.status == "scheduled"
-            if not await self.store.claim(job.id, "done" if live else "dropped", self.instance, now):
-                continue
-            claimed += 1
-            if sched is None or not live:
-                continue
-            try:
-                await self._act(job, sched)
-            except Exception:
-                log.exception("schedule %s: %s failed; trying again in %.0f s", sched.id, job.kind, ACT_RETRY_S)
-                # The job is done, but what it was for is not: another one soon (a start is then seconds
-                # late, not until some later job; a no-show is still ruled, across a restart too).
-                try:
-                    await self.store.add_job(sched, job.kind, self.wall() + dt.timedelta(seconds=ACT_RETRY_S))
-                except Exception:
-                    log.exception("schedule %s: the retry could not be stored; a restart takes it up", sched.id)
-        return claimed
+        """Act on every job due now; returns how many were claimed here (the terminal room, tests)."""
+        return await self.jobs.run_due()
 
-    async def _remind(self, schedule_id: int, due: list[Job], now: dt.datetime) -> int:
-        """Reminders due for one DM: only the latest is sent (several missed while away make one), and
-        only while the DM has not begun."""
+    # -- the jobs' handlers --------------------------------------------------------
+    async def _remind(self, job: Job) -> None:
+        """A reminder: only while the DM has not begun, and of several missed while away only the latest."""
+        schedule_id = int(job.payload["schedule"])
         sched = await self.store.get(schedule_id)
-        send = sched is not None and sched.status == "scheduled"
-        latest = max(due, key=lambda j: (j.due_at, j.id))
-        claimed = 0
-        for job in due:
-            to = "done" if send and job is latest else "dropped"
-            if await self.store.claim(job.id, to, self.instance, now):
-                claimed += 1
-                if to == "done" and sched is not None:
-                    late = (now - job.due_at).total_seconds() > LATE_S
-                    await self._emit("reminder", sched, offset_s=job.offset_s, late=late)
-        return claimed
+        if sched is None or sched.status != ScheduleStatus.SCHEDULED:
+            return
+        now = self.wall()
+        later = [
+            j
+            for j in await self.jobs.listing(job_prefix(schedule_id) + "remind:", pending=True)
+            if j.key != job.key and job.due <= j.due <= now
+        ]
+        if later:
+            return  # a later reminder is due as well: it is the one sent
+        late = (now - job.due).total_seconds() > LATE_S
+        await self._emit("reminder", sched, offset_s=job.payload.get("offset"), late=late)
+
+    async def _act(self, job: Job) -> None:
+        """The check-in opening, the start or the no-show ruling (raising: tried again ACT_RETRY_S later)."""
+        kind = job.kind.removeprefix("schedule.")
+        sched = await self.store.get(int(job.payload["schedule"]))
+        now = self.wall()
+        if sched is not None and sched.status in CLAIMED:
+            sched = await self._take_over(sched, now)
+            if sched.status in CLAIMED:  # another process is at it: look again once its claim is stale
+                await self.store.add_job(sched, kind, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
+                return
+        if sched is None or sched.status != ScheduleStatus.SCHEDULED:
+            return
+        if kind == "checkin":
+            await self._emit("checkin_open", sched)
+        elif kind == "start":
+            if all(sched.here):
+                await self._begin(sched, None)
+            else:
+                missing = [seat for seat in (1, 2) if sched.here[seat - 1] is None]
+                await self._emit("waiting", sched, missing=missing, until=sched.wait_until)
+        elif kind == "noshow":
+            await self._rule_no_show(sched)
 
     async def _take_over(self, sched: Schedule, now: dt.datetime) -> Schedule:
         """A DM claimed for its start or no-show ruling by a process that stopped in the middle (its claim
@@ -261,38 +197,11 @@ class Scheduler:
         if sched.updated_at is None or sched.updated_at > now - dt.timedelta(seconds=STALE_S):
             return sched
         await self.store.change(
-            sched.id, {"status": "scheduled"}, only_if={"status": sched.status, "start_token": sched.start_token}
+            sched.id,
+            {"status": ScheduleStatus.SCHEDULED},
+            only_if={"status": sched.status, "start_token": sched.start_token},
         )
         return await self._fresh(sched.id)
-
-    async def _act(self, job: Job, sched: Schedule) -> None:
-        if job.kind == "checkin":
-            await self._emit("checkin_open", sched)
-        elif job.kind == "start":
-            if all(sched.here):
-                await self._begin(sched, None)
-            else:
-                missing = [seat for seat in (1, 2) if sched.here[seat - 1] is None]
-                await self._emit("waiting", sched, missing=missing, until=sched.wait_until)
-        elif job.kind == "noshow":
-            await self._rule_no_show(sched)
-
-    # -- events --------------------------------------------------------------------
-    async def _emit(self, kind: str, sched: Schedule, **data: Any) -> None:
-        ev = ScheduleEvent(kind, sched, data)
-        for listener in list(self._listeners):
-            try:
-                result = listener(ev)
-                if asyncio.iscoroutine(result):
-                    await result
-            except Exception:
-                log.exception("schedule listener failed for %s of schedule %s", kind, sched.id)
-
-    async def _fresh(self, schedule_id: int) -> Schedule:
-        sched = await self.store.get(schedule_id)
-        if sched is None:
-            raise ScheduleError("unknown", schedule=schedule_id)
-        return sched
 
     # -- asking --------------------------------------------------------------------
     async def get(self, schedule_id: int, guild_id: int | bool | None = False) -> Schedule:
@@ -304,7 +213,9 @@ class Scheduler:
 
     async def upcoming(self, guild_id: int | bool | None = False, limit: int | None = 25) -> list[Schedule]:
         """DMs not begun yet, soonest first."""
-        return await self.store.listing(guild_id=guild_id, statuses=("scheduled", "starting"), limit=limit)
+        return await self.store.listing(
+            guild_id=guild_id, statuses=(ScheduleStatus.SCHEDULED, ScheduleStatus.STARTING), limit=limit
+        )
 
     async def results(
         self,
@@ -328,7 +239,7 @@ class Scheduler:
 
     async def waiting_in(self, room_id: int) -> list[Schedule]:
         """DMs whose room is this channel and which have not begun."""
-        return await self.store.listing(statuses=("scheduled",), room_id=room_id)
+        return await self.store.listing(statuses=(ScheduleStatus.SCHEDULED,), room_id=room_id)
 
     async def settings(self, guild_id: int | None) -> ScheduleSettings:
         """A guild's scheduling settings."""
@@ -399,21 +310,23 @@ class Scheduler:
             "reminders": list(settings.reminders),
             "checkin_s": settings.checkin_s,
             "no_show_s": settings.no_show_s,
-            "status": "scheduled",
+            "status": ScheduleStatus.SCHEDULED,
             "wait_until": at + dt.timedelta(seconds=settings.no_show_s),
             "created_at": now,
             "updated_at": now,
         }
         sched = await self.store.insert(values, settings, now)
         await self._emit("scheduled", sched)
-        self._wake(min(sched.checkin_opens, *(at - dt.timedelta(seconds=r) for r in settings.reminders)))
+        self.jobs.wake()
         return sched
 
     async def cancel(self, schedule_id: int, by: str | None, *, guild_id: int | bool | None = False) -> Schedule:
         """A host calls the DM off (before it begins)."""
         sched = await self.get(schedule_id, guild_id)
-        if sched.status != "scheduled" or not await self.store.change(
-            sched.id, {"status": "cancelled", "result_reason": "cancelled"}, only_if={"status": "scheduled"}
+        if sched.status != ScheduleStatus.SCHEDULED or not await self.store.change(
+            sched.id,
+            {"status": ScheduleStatus.CANCELLED, "result_reason": "cancelled"},
+            only_if={"status": ScheduleStatus.SCHEDULED},
         ):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         await self.store.retire_jobs(sched.id, self.wall())
@@ -429,14 +342,14 @@ class Scheduler:
         now = self.wall()
         if at <= now:
             raise ScheduleError("past", at=at)
-        if sched.status != "scheduled":
+        if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         if not await self.store.move(sched, at, at + dt.timedelta(seconds=sched.no_show_s), now):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         before = sched.at
         sched = await self._fresh(sched.id)
         await self._emit("rescheduled", sched, by=by, before=before)
-        self._wake(now)
+        self.jobs.wake()
         return sched
 
     async def propose(
@@ -449,7 +362,7 @@ class Scheduler:
         if at <= self.wall():
             raise ScheduleError("past", at=at)
         if not await self.store.change(
-            sched.id, {"proposed_at": at, "proposed_by": player_id}, only_if={"status": "scheduled"}
+            sched.id, {"proposed_at": at, "proposed_by": player_id}, only_if={"status": ScheduleStatus.SCHEDULED}
         ):
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         sched = await self._fresh(sched.id)
@@ -474,13 +387,15 @@ class Scheduler:
         seat = sched.seat_of(player_id)
         if seat is None:
             raise ScheduleError("not_player", schedule=sched.id)
-        if sched.status != "scheduled":
+        if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         now = self.wall()
         if now < sched.checkin_opens:
             raise ScheduleError("too_early", opens=sched.checkin_opens)
         column = f"here{seat}"
-        if not await self.store.change(sched.id, {column: now}, only_if={"status": "scheduled", column: None}):
+        if not await self.store.change(
+            sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
+        ):
             raise ScheduleError("already_here", schedule=sched.id)
         sched = await self._fresh(sched.id)
         await self._emit("checked_in", sched, seat=seat)
@@ -495,20 +410,20 @@ class Scheduler:
         sched = await self.get(schedule_id, guild_id)
         if minutes <= 0 or minutes > 24 * 60:
             raise ScheduleError("bad_minutes")
-        if sched.status != "scheduled":
+        if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         until = max(sched.wait_until, self.wall()) + dt.timedelta(minutes=minutes)
         if not await self.store.move_noshow(sched.id, until, only_later=False):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         sched = await self._fresh(sched.id)
         await self._emit("extended", sched, by=by, until=until)
-        self._wake(until)
+        self.jobs.wake()
         return sched
 
     async def start_now(self, schedule_id: int, by: str | None, *, guild_id: int | bool | None = False) -> Schedule:
         """The host starts the DM now, checked in or not."""
         sched = await self.get(schedule_id, guild_id)
-        if sched.status != "scheduled":
+        if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         if not await self._begin(sched, by):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
@@ -531,179 +446,3 @@ class Scheduler:
     async def save_settings(self, guild_id: int, **values: Any) -> ScheduleSettings:
         """Change a guild's scheduling settings (`timezone`, `reminders`, `checkin_s`, `no_show_s`)."""
         return await self.store.save_settings(guild_id, values)
-
-    # -- beginning and ruling ------------------------------------------------------
-    async def _claim(self, sched: Schedule, claim: dict[str, Any]) -> bool:
-        """Move a DM from `scheduled` to a claim (`starting` or `forfeiting` with a fresh token): whether this
-        process holds it now. A commit reported lost is read back: the claim stands if the DM carries its
-        token (it committed after all); otherwise the error is raised (nothing claimed: tried again soon)."""
-        try:
-            return await self.store.change(sched.id, claim, only_if={"status": "scheduled"})
-        except Exception:
-            fresh = await self.store.get(sched.id)
-            if fresh is not None and (fresh.status, fresh.start_token) == (claim["status"], claim["start_token"]):
-                log.warning("schedule %s: the database reported an error, but the claim was stored", sched.id)
-                return True
-            raise
-
-    async def _begin(self, sched: Schedule, by: str | None) -> bool:
-        """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
-        token = uuid.uuid4().hex
-        claim = {"status": "starting", "start_token": token}
-        if not await self._claim(sched, claim):
-            return False
-        sched = dataclasses.replace(sched, status="starting", start_token=token)
-        await self._fallback(sched, "start", claim)
-        try:
-            match_id = await self._create_match(sched, by)
-        except Exception as exc:
-            log.exception("schedule %s: the match could not be started", sched.id)
-            await self.store.change(sched.id, {"status": "scheduled"}, only_if=claim)
-            await self._emit("start_failed", sched, reason=str(exc) if isinstance(exc, HostError) else None)
-            return False
-        # Recorded already in the match's own transaction (`recorder`), unless a starter created it otherwise.
-        await self.store.change(sched.id, {"status": "started", "match_id": match_id}, only_if=claim)
-        await self.store.retire_jobs(sched.id, self.wall())
-        sched = await self._fresh(sched.id)
-        await self._emit("started", sched, match=match_id, by=by)
-        return True
-
-    async def _create_match(self, sched: Schedule, by: str | None) -> int:
-        if self.starter is not None:
-            return await self.starter(sched)
-        return await self.create_match(sched, by)
-
-    async def create_match(self, sched: Schedule, by: str | None = None) -> int:
-        """Start a DM's match through the host service (what a `starter` wraps)."""
-        if self.service is None:
-            raise HostError("no match service to start the DM in")
-        return await self.service.create_match(
-            sched.game,
-            list(sched.players),
-            options=sched.options,
-            clock=sched.clock,
-            rules=sched.rules,
-            first=sched.first,
-            advantage=await self.seat_advantage(sched),
-            guild_id=sched.guild_id,
-            channel_id=sched.room_id or sched.channel_id,
-            by=by or sched.host_id,
-            also=self._recorder(sched, {"status": "started"}),
-        )
-
-    async def _fallback(self, sched: Schedule, kind: str, claim: dict[str, Any]) -> None:
-        """Should this process stop before its claim is carried out, any process takes the DM up again
-        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on). When that
-        job cannot be stored, the claim is given back before the error goes on (the retry then finds the DM
-        `scheduled`, not claimed and left until the claim is stale)."""
-        try:
-            await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
-        except Exception:
-            with contextlib.suppress(Exception):
-                await self.store.change(sched.id, {"status": "scheduled"}, only_if=claim)
-            raise
-
-    def _recorder(self, sched: Schedule, values: dict[str, Any]) -> AlsoWrite | None:
-        """The write that records the match with the claim under way (None: no claim, as for a plain call)."""
-        if sched.start_token is None or sched.status not in ("starting", "forfeiting"):
-            return None
-        return self.store.recorder(sched.id, sched.start_token, values)
-
-    async def seat_advantage(self, sched: Schedule) -> int | None:
-        """The seat with the advantage (a rule such as `lower-rated` goes through the resolver)."""
-        if sched.advantage in ("1", "2"):
-            return int(sched.advantage)
-        if sched.advantage and self.advantage is not None:
-            return await self.advantage(sched)
-        return None
-
-    async def _rule_no_show(self, sched: Schedule) -> None:
-        here = [seat for seat in (1, 2) if sched.here[seat - 1] is not None]
-        if len(here) == 2:
-            await self._begin(sched, None)
-            return
-        if not here:
-            if await self.store.change(
-                sched.id, {"status": "cancelled", "result_reason": "no_show"}, only_if={"status": "scheduled"}
-            ):
-                await self.store.retire_jobs(sched.id, self.wall())
-                await self._emit("cancelled", await self._fresh(sched.id), by=None, reason="no_show")
-            return
-        winner = here[0]
-        token = uuid.uuid4().hex
-        claim = {"status": "forfeiting", "start_token": token}
-        if not await self._claim(sched, claim):
-            return
-        sched = dataclasses.replace(sched, status="forfeiting", start_token=token)
-        await self._fallback(sched, "noshow", claim)
-        match_id: int | None = None
-        now = self.wall()
-        result = {"status": "forfeited", "winner_seat": winner, "result_reason": "no_show", "finished_at": now}
-        if self.service is not None:
-            try:
-                match_id = await self.service.record_forfeit(
-                    sched.game,
-                    list(sched.players),
-                    winner,
-                    "no_show",
-                    options=sched.options,
-                    clock=sched.clock,
-                    rules=sched.rules,
-                    guild_id=sched.guild_id,
-                    channel_id=sched.room_id or sched.channel_id,
-                    by="schedule",
-                    also=self._recorder(sched, result),
-                )
-            except HostError:
-                log.exception("schedule %s: the no-show could not be recorded as a match", sched.id)
-        if match_id is None and not await self.store.change(sched.id, result, only_if=claim):
-            return  # the claim went to another process meanwhile (else: no match stored, the ruling stands)
-        await self.store.retire_jobs(sched.id, now)
-        await self._emit("forfeited", await self._fresh(sched.id), winner=winner, match=match_id)
-
-    # -- the matches' ends (a host-event subscriber) ----------------------------------
-    async def on_host_event(self, event: HostEvent) -> None:
-        """Subscribe this to the match service: a scheduled DM's match that ends records its result."""
-        if event.kind in ("finished", "aborted"):
-            try:
-                await self._match_over(event.match_id)
-            except Exception:
-                log.exception("recording the end of match %s failed; the timer records it", event.match_id)
-                self._owed.add(event.match_id)
-                if self._sleeping_until is not None:
-                    self._sleeping_until = None
-                    self._restart()
-
-    async def _settle_owed(self) -> None:
-        """Record the ends that could not be recorded (idempotent: only a `started` DM changes)."""
-        for match_id in sorted(self._owed):
-            try:
-                await self._match_over(match_id)
-                self._owed.discard(match_id)
-            except Exception:
-                log.exception("recording the end of match %s failed again", match_id)
-
-    async def _match_over(self, match_id: int) -> None:
-        sched = await self.store.by_match(match_id)
-        if sched is None or sched.status != "started" or self.service is None:
-            return
-        stored = await self.service.store.load(match_id)
-        if stored is None or stored.status not in ("finished", "aborted"):
-            return
-        winner: int | None = None
-        if stored.winner_seat in stored.players:
-            winner = sched.seat_of(stored.players[stored.winner_seat][0])
-        now = self.wall()
-        if stored.status == "aborted":
-            values: dict[str, Any] = {"status": "cancelled", "result_reason": "aborted", "finished_at": now}
-        else:
-            values = {
-                "status": "finished",
-                "winner_seat": winner,
-                "result_reason": stored.result_reason,
-                "finished_at": now,
-            }
-        if await self.store.change(sched.id, values, only_if={"status": "started"}):
-            sched = await self._fresh(sched.id)
-            kind = "cancelled" if stored.status == "aborted" else "finished"
-            await self._emit(kind, sched, winner=winner, reason=sched.result_reason, match=match_id, by=None)

@@ -1,4 +1,5 @@
-"""The scheduler's tables: scheduled Death Matches, their due actions (jobs), and per-guild settings.
+"""The scheduler's tables: scheduled Death Matches and per-guild settings (their due actions are rows of
+`bot.jobs`).
 
 They hang on the host's declarative `Base`, so `Base.metadata` has them as soon as this module is
 imported (`bot.schedule` imports it); migration `0007_schedule` creates them.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.store.db import PK, Base, UTCDateTime, utcnow
@@ -60,26 +61,6 @@ class ScheduleRow(Base):
     card_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-
-class ScheduleJob(Base):
-    """One due action of a schedule (a reminder, the check-in, the start, the no-show ruling).
-
-    `state` goes from `pending` to `done` or `dropped` by a conditional UPDATE: the one process whose
-    update changed the row does the action, so each happens once however many processes run."""
-
-    __tablename__ = "schedule_jobs"
-    __table_args__ = (Index("ix_schedule_jobs_state_due", "state", "due_at"),)
-
-    id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
-    schedule_id: Mapped[int] = mapped_column(ForeignKey("schedules.id", ondelete="CASCADE"), index=True)
-    guild_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    offset_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    due_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
-    state: Mapped[str] = mapped_column(String(16))
-    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    claimed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class ScheduleSettingsRow(Base):

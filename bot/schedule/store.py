@@ -1,4 +1,5 @@
-"""Database access of the scheduler: schedules, their jobs, claims, and per-guild settings."""
+"""Database access of the scheduler: schedules, their jobs (rows of `bot.jobs`, added and cancelled in the
+transaction that changes the schedule), claims, and per-guild settings."""
 
 from __future__ import annotations
 
@@ -7,17 +8,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from sqlalchemy import ColumnElement, Table, and_, func, insert, literal, or_, select, update
+from sqlalchemy import Table, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.host.match import PlayerRef
-from bot.schedule.models import ScheduleJob, ScheduleRow, ScheduleSettingsRow
+from bot.jobs import NewJob, Scope
+from bot.jobs import store as jobs
+from bot.schedule.models import ScheduleRow, ScheduleSettingsRow
+from bot.schedule.status import CLAIMED, DONE, OPEN, ScheduleStatus
 from bot.store.db import utcnow
 from bot.store.matches import AlsoWrite
 
 SCHEDULES: Final = cast(Table, ScheduleRow.__table__)
-JOBS: Final = cast(Table, ScheduleJob.__table__)
 SETTINGS: Final = cast(Table, ScheduleSettingsRow.__table__)
 
 DEFAULT_REMINDERS: Final = (86400, 3600, 600)
@@ -25,9 +28,10 @@ DEFAULT_REMINDERS: Final = (86400, 3600, 600)
 DEFAULT_CHECKIN_S: Final = 15 * 60
 DEFAULT_NO_SHOW_S: Final = 10 * 60
 
-OPEN: Final = ("scheduled", "starting", "forfeiting")
-"""Statuses of a DM that has not begun (the last two only for a moment, while one process acts)."""
-DONE: Final = ("finished", "forfeited")
+KINDS: Final = ("remind", "checkin", "start", "noshow")
+"""A DM's jobs: the reminders, the check-in opening, the start and the no-show ruling (job kind
+`schedule.<kind>`, key `schedule:<id>:<kind>`, a reminder's `schedule:<id>:remind:<offset>`)."""
+__all__ = ["CLAIMED", "DONE", "KINDS", "OPEN", "Schedule", "ScheduleSettings", "ScheduleStore", "StartLost"]
 
 
 class StartLost(Exception):
@@ -68,7 +72,7 @@ class Schedule:
     reminders: tuple[int, ...]
     checkin_s: int
     no_show_s: int
-    status: str
+    status: ScheduleStatus
     here: tuple[dt.datetime | None, dt.datetime | None]
     wait_until: dt.datetime
     proposed_at: dt.datetime | None
@@ -85,9 +89,9 @@ class Schedule:
     updated_at: dt.datetime | None = field(default=None, compare=False)
 
     @property
-    def public_status(self) -> str:
+    def public_status(self) -> ScheduleStatus:
         """The status as the contract lists it (a DM being started or ruled on is still `scheduled`)."""
-        return "scheduled" if self.status in OPEN else self.status
+        return ScheduleStatus.SCHEDULED if self.status in OPEN else self.status
 
     @property
     def checkin_opens(self) -> dt.datetime:
@@ -135,7 +139,7 @@ def schedule_from(row: RowMapping) -> Schedule:
         reminders=tuple(int(x) for x in row["reminders"] or ()),
         checkin_s=int(row["checkin_s"]),
         no_show_s=int(row["no_show_s"]),
-        status=row["status"],
+        status=ScheduleStatus(row["status"]),
         here=(row["here1"], row["here2"]),
         wait_until=row["wait_until"],
         proposed_at=row["proposed_at"],
@@ -152,43 +156,40 @@ def schedule_from(row: RowMapping) -> Schedule:
     )
 
 
-@dataclass(frozen=True)
-class Job:
-    """A due action of a schedule."""
+def job_key(schedule_id: int, kind: str, offset: int | None = None) -> str:
+    """The key of a DM's job."""
+    return f"schedule:{schedule_id}:{kind}" + (f":{offset}" if kind == "remind" else "")
 
-    id: int
-    schedule_id: int
-    kind: str
-    offset_s: int | None
-    due_at: dt.datetime
+
+def job_prefix(schedule_id: int) -> str:
+    """The keys of every job of a DM start with this."""
+    return f"schedule:{schedule_id}:"
+
+
+def new_job(schedule_id: int, guild_id: int | None, kind: str, due: dt.datetime, offset: int | None = None) -> NewJob:
+    """One job of a DM."""
+    return NewJob(
+        f"schedule.{kind}",
+        job_key(schedule_id, kind, offset),
+        due,
+        {"schedule": schedule_id, "offset": offset},
+        guild_id,
+    )
 
 
 def plan_jobs(
     schedule_id: int, guild_id: int | None, at: dt.datetime, settings: ScheduleSettings | Schedule, now: dt.datetime
-) -> list[dict[str, Any]]:
+) -> list[NewJob]:
     """The jobs of a DM starting at `at`: the reminders still ahead, the check-in, the start and the
     no-show ruling."""
-    rows: list[dict[str, Any]] = []
-
-    def job(kind: str, due: dt.datetime, offset: int | None = None) -> None:
-        rows.append(
-            {
-                "schedule_id": schedule_id,
-                "guild_id": guild_id,
-                "kind": kind,
-                "offset_s": offset,
-                "due_at": due,
-                "state": "pending",
-            }
-        )
-
+    rows: list[NewJob] = []
     for offset in sorted(set(settings.reminders), reverse=True):
         due = at - dt.timedelta(seconds=offset)
         if due > now:
-            job("remind", due, offset)
-    job("checkin", max(at - dt.timedelta(seconds=settings.checkin_s), now))
-    job("start", at)
-    job("noshow", at + dt.timedelta(seconds=settings.no_show_s))
+            rows.append(new_job(schedule_id, guild_id, "remind", due, offset))
+    rows.append(new_job(schedule_id, guild_id, "checkin", max(at - dt.timedelta(seconds=settings.checkin_s), now)))
+    rows.append(new_job(schedule_id, guild_id, "start", at))
+    rows.append(new_job(schedule_id, guild_id, "noshow", at + dt.timedelta(seconds=settings.no_show_s)))
     return rows
 
 
@@ -212,17 +213,11 @@ class ScheduleStore:
         self.only: int | None = None
         """Act on this one schedule's jobs only (a terminal room hosting one scheduled DM)."""
 
-    def _owned(self) -> ColumnElement[bool]:
+    def scope(self) -> Scope:
+        """The jobs a runner of this store's scheduler looks at."""
         if self.only is not None:
-            return JOBS.c.schedule_id == self.only
-        guild = JOBS.c.guild_id
-        if self.shard_filter is None:
-            return literal(True) if self.local else guild.is_not(None)
-        count, ids = self.shard_filter
-        shard = (guild / 4194304) % count  # Discord's shard formula, (guild_id >> 22) % count
-        if self.local:
-            return or_(guild.is_(None), shard.in_(list(ids)))
-        return and_(guild.is_not(None), shard.in_(list(ids)))
+            return Scope(prefix=job_prefix(self.only))
+        return Scope(shards=self.shard_filter, local=self.local)
 
     # -- schedules -----------------------------------------------------------------
     async def insert(self, values: dict[str, Any], settings: ScheduleSettings, now: dt.datetime) -> Schedule:
@@ -231,7 +226,7 @@ class ScheduleStore:
             new_id = int(
                 (await conn.execute(insert(SCHEDULES).values(**values).returning(SCHEDULES.c.id))).scalar_one()
             )
-            await conn.execute(insert(JOBS), plan_jobs(new_id, values["guild_id"], values["at"], settings, now))
+            await jobs.put(conn, plan_jobs(new_id, values["guild_id"], values["at"], settings, now), now)
             row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.id == new_id))).mappings().one()
         return schedule_from(row)
 
@@ -319,16 +314,12 @@ class ScheduleStore:
                     "proposed_at": None,
                     "proposed_by": None,
                 },
-                {"status": "scheduled"},
+                {"status": ScheduleStatus.SCHEDULED},
             )
             if not moved:
                 return False
-            await conn.execute(
-                update(JOBS)
-                .where(JOBS.c.schedule_id == schedule.id, JOBS.c.state == "pending")
-                .values(state="moved", claimed_at=now)
-            )
-            await conn.execute(insert(JOBS), plan_jobs(schedule.id, schedule.guild_id, at, schedule, now))
+            await jobs.cancel_prefix(conn, job_prefix(schedule.id))
+            await jobs.put(conn, plan_jobs(schedule.id, schedule.guild_id, at, schedule, now), now)
         return True
 
     def recorder(self, schedule_id: int, token: str, values: dict[str, Any]) -> AlsoWrite:
@@ -336,14 +327,14 @@ class ScheduleStore:
         `MatchService.create_match`/`record_forfeit`): `values` plus the match id, only while the claim
         under `token` still holds. Otherwise it raises, and the match is not stored either: a process that
         stopped after its claim, or lost it to another, never leaves a second match behind."""
-        claimed = ("starting", "forfeiting")
+        claimed = CLAIMED
 
         async def write(conn: AsyncConnection, match_id: int) -> None:
             done = await conn.execute(
                 update(SCHEDULES)
                 .where(
                     SCHEDULES.c.id == schedule_id,
-                    SCHEDULES.c.status.in_(claimed),
+                    SCHEDULES.c.status.in_(list(claimed)),
                     SCHEDULES.c.start_token == token,
                 )
                 .values(**values, match_id=match_id, updated_at=self.now())
@@ -356,81 +347,35 @@ class ScheduleStore:
     async def retire_jobs(self, schedule_id: int, now: dt.datetime) -> None:
         """Drop every pending job of a schedule (it started, was cancelled or was ruled on)."""
         async with self.engine.begin() as conn:
-            await conn.execute(
-                update(JOBS)
-                .where(JOBS.c.schedule_id == schedule_id, JOBS.c.state == "pending")
-                .values(state="dropped", claimed_at=now)
-            )
+            await jobs.cancel_prefix(conn, job_prefix(schedule_id))
 
     async def move_noshow(self, schedule_id: int, wait_until: dt.datetime, *, only_later: bool) -> bool:
         """Set a waiting DM's no-show deadline (and its pending job); `only_later`: never earlier than it was."""
         async with self.engine.begin() as conn:
-            query = update(SCHEDULES).where(SCHEDULES.c.id == schedule_id, SCHEDULES.c.status == "scheduled")
+            query = update(SCHEDULES).where(
+                SCHEDULES.c.id == schedule_id, SCHEDULES.c.status == ScheduleStatus.SCHEDULED
+            )
             if only_later:
                 query = query.where(SCHEDULES.c.wait_until < wait_until)
             done = await conn.execute(query.values(wait_until=wait_until, updated_at=self.now()))
             if int(done.rowcount or 0) != 1:
                 return False
-            await conn.execute(
-                update(JOBS)
-                .where(JOBS.c.schedule_id == schedule_id, JOBS.c.kind == "noshow", JOBS.c.state == "pending")
-                .values(due_at=wait_until)
-            )
+            await jobs.move(conn, job_key(schedule_id, "noshow"), wait_until)
         return True
 
     async def add_job(self, schedule: Schedule, kind: str, due: dt.datetime) -> None:
-        """One more job for a schedule."""
+        """A job of a schedule (again, when it is stored already: it is then due at `due`)."""
         async with self.engine.begin() as conn:
-            await conn.execute(
-                insert(JOBS).values(
-                    schedule_id=schedule.id, guild_id=schedule.guild_id, kind=kind, due_at=due, state="pending"
-                )
-            )
-
-    async def postpone(self, job_id: int, due: dt.datetime) -> None:
-        """Move a pending job later (a DM another process claimed a moment ago: look again when it is stale)."""
-        async with self.engine.begin() as conn:
-            await conn.execute(update(JOBS).where(JOBS.c.id == job_id, JOBS.c.state == "pending").values(due_at=due))
-
-    # -- jobs ----------------------------------------------------------------------
-    async def next_due(self) -> dt.datetime | None:
-        """The earliest pending job's time (an index seek on (state, due_at))."""
-        query = select(JOBS.c.due_at).where(JOBS.c.state == "pending", self._owned()).order_by(JOBS.c.due_at).limit(1)
-        async with self.engine.connect() as conn:
-            value = (await conn.execute(query)).scalar_one_or_none()
-        return cast(dt.datetime | None, value)
-
-    async def due(self, now: dt.datetime, limit: int = 500) -> list[Job]:
-        """Pending jobs due by `now`, earliest first."""
-        query = (
-            select(JOBS.c.id, JOBS.c.schedule_id, JOBS.c.kind, JOBS.c.offset_s, JOBS.c.due_at)
-            .where(JOBS.c.state == "pending", JOBS.c.due_at <= now, self._owned())
-            .order_by(JOBS.c.due_at, JOBS.c.id)
-            .limit(limit)
-        )
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [Job(int(r[0]), int(r[1]), str(r[2]), r[3], r[4]) for r in rows]
-
-    async def claim(self, job_id: int, to: str, instance: str, now: dt.datetime) -> bool:
-        """Take a pending job (`to`: `done` or `dropped`): True for exactly one caller, ever."""
-        async with self.engine.begin() as conn:
-            done = await conn.execute(
-                update(JOBS)
-                .where(JOBS.c.id == job_id, JOBS.c.state == "pending")
-                .values(state=to, claimed_by=instance, claimed_at=now)
-            )
-        return int(done.rowcount or 0) == 1
+            await jobs.put(conn, [new_job(schedule.id, schedule.guild_id, kind, due)], self.now())
 
     async def jobs_of(self, schedule_id: int) -> list[tuple[str, int | None, dt.datetime, str]]:
-        """(kind, offset, due, state) of every job of a schedule, in due order (for tests and logs)."""
-        query = (
-            select(JOBS.c.kind, JOBS.c.offset_s, JOBS.c.due_at, JOBS.c.state)
-            .where(JOBS.c.schedule_id == schedule_id)
-            .order_by(JOBS.c.due_at, JOBS.c.id)
-        )
+        """(kind, offset, due, `pending` or `done`) of every job of a schedule, in due order (tests, logs)."""
         async with self.engine.connect() as conn:
-            return [(str(r[0]), r[1], r[2], str(r[3])) for r in (await conn.execute(query)).all()]
+            found = await jobs.listing(conn, job_prefix(schedule_id))
+        return [
+            (j.kind.removeprefix("schedule."), j.payload.get("offset"), j.due, "done" if j.done else "pending")
+            for j in found
+        ]
 
     async def stale(self, statuses: Sequence[str], before: dt.datetime) -> list[Schedule]:
         """Schedules left in a passing status since before `before` (a process stopped in the middle)."""

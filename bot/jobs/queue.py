@@ -1,0 +1,283 @@
+"""The runner of the jobs table: one asyncio task per process sleeps until the next due job, claims it in the
+database and hands it to the handler registered for its kind.
+
+- **Once across processes.** A job is claimed with a conditional UPDATE (`… WHERE claimed_by IS NULL`);
+  only the runner whose update changed the row runs it. A claim whose commit is reported lost is read back:
+  the job runs only if the row carries this claim's token, so an ambiguous commit never runs a job twice.
+- **Retried.** A handler that raises gives its job back, due `retry_s` later. A runner that stopped in the
+  middle of a job leaves a claim that goes stale after `lease_s`; another runner (or the next start) then
+  takes the job up. Handlers therefore finish well within the lease and tolerate a rare second run after a
+  crash (the features guard their effects by their own conditional updates).
+- **Durable.** Jobs are rows: a job due while no process ran is due at the next start.
+- **Only registered kinds.** A runner claims only the kinds registered with it, so a feature registers once
+  it is ready (after its own catch-up) and a process without a feature leaves its jobs to others.
+
+Times are absolute UTC. The clock is the database's by default (one clock for every process); a face with
+a clock of its own (Discord's, a virtual clock in tests) passes it, and the task sleeps the difference with
+the event loop, so virtual time drives it in tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.jobs import store
+from bot.jobs.store import Job, NewJob, Scope
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Job], Awaitable[None]]
+"""Runs one job; raising gives the job back for a retry."""
+Clock = Callable[[], dt.datetime]
+
+MAX_SLEEP_S: Final = 86400.0
+OWED_RETRY_S: Final = 1.0
+MIN_SLEEP_S: Final = 0.05
+CLOSE_WAIT_S: Final = 10.0
+
+
+class JobQueue:
+    """Durable jobs of one process (or of its shards' guilds)."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        clock: Clock | None = None,
+        instance: str | None = None,
+        scope: Scope | None = None,
+        retry_s: float = 5.0,
+        lease_s: float = 300.0,
+        poll_s: float | None = 60.0,
+        batch: int = 200,
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        """None: the database's clock."""
+        self.instance = instance or f"jobs-{uuid.uuid4().hex[:12]}"
+        self.scope = scope or Scope()
+        self.retry_s = retry_s
+        self.lease = dt.timedelta(seconds=lease_s)
+        self.poll_s = poll_s
+        """Also look at the table this often (jobs added by other processes); None: only when woken."""
+        self.batch = batch
+        self._handlers: dict[str, Handler] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._woken = asyncio.Event()
+        self._closed = True
+        self._owed: dict[int, str] = {}
+        """Jobs that ran but could not be marked done (a failed commit): marked again by the task."""
+
+    # -- time ------------------------------------------------------------------------------------
+    async def now(self) -> dt.datetime:
+        """The queue's clock."""
+        if self.clock is not None:
+            return self.clock()
+        async with self.engine.connect() as conn:
+            return await store.database_now(conn)
+
+    # -- handlers and lifecycle ------------------------------------------------------------------
+    def register(self, kind: str, handler: Handler) -> None:
+        """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them)."""
+        self._handlers[kind] = handler
+        self.wake()
+
+    def unregister(self, kind: str) -> None:
+        """Stop running jobs of `kind` here (they stay for another process or a later start)."""
+        self._handlers.pop(kind, None)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds this runner claims."""
+        return tuple(self._handlers)
+
+    @property
+    def running(self) -> bool:
+        """Whether the runner task is alive."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the runner task (idempotent)."""
+        self._closed = False
+        if not self.running:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"jobs-{self.instance}")
+
+    async def close(self) -> None:
+        """Stop the runner: the job in hand finishes (for at most CLOSE_WAIT_S), everything else stays stored."""
+        self._closed = True
+        self._woken.set()
+        task, self._task = self._task, None
+        if task is None:
+            return
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(task), CLOSE_WAIT_S)
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def wake(self) -> None:
+        """Look at the table again now (a job was added, maybe earlier than the runner sleeps)."""
+        self._woken.set()
+
+    # -- adding and cancelling -------------------------------------------------------------------
+    async def add(
+        self,
+        kind: str,
+        key: str,
+        due: dt.datetime,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        scope: int | None = None,
+    ) -> None:
+        """Add a job (the same key again: that job, with the new time and payload, pending anew)."""
+        await self.add_all([NewJob(kind, key, due, payload or {}, scope)])
+
+    async def add_all(self, jobs: Sequence[NewJob]) -> None:
+        """Add several jobs in one transaction."""
+        if due_aware(jobs):
+            async with self.engine.begin() as conn:
+                await store.put(conn, jobs, dt.datetime.now(dt.UTC))
+            self.wake()
+
+    async def cancel(self, key: str) -> bool:
+        """Drop a job that has not run; True when there was one."""
+        async with self.engine.begin() as conn:
+            return await store.cancel(conn, key)
+
+    async def cancel_prefix(self, prefix: str) -> int:
+        """Drop every job not run yet whose key starts with `prefix`."""
+        async with self.engine.begin() as conn:
+            return await store.cancel_prefix(conn, prefix)
+
+    async def move(self, key: str, due: dt.datetime) -> bool:
+        """A new due time for a job that has not run."""
+        async with self.engine.begin() as conn:
+            moved = await store.move(conn, key, due)
+        self.wake()
+        return moved
+
+    async def get(self, key: str) -> Job | None:
+        """One job by its key (run or not)."""
+        async with self.engine.connect() as conn:
+            return await store.read(conn, key)
+
+    async def listing(self, prefix: str, *, pending: bool = False) -> list[Job]:
+        """Jobs whose key starts with `prefix`, in due order."""
+        async with self.engine.connect() as conn:
+            return await store.listing(conn, prefix, pending=pending)
+
+    # -- running ---------------------------------------------------------------------------------
+    async def next_due(self) -> dt.datetime | None:
+        """When the next job of a registered kind is claimable (None: there is none)."""
+        if not self._handlers:
+            return None
+        async with self.engine.connect() as conn:
+            return await store.next_due(conn, self.kinds, self.scope, self.lease)
+
+    async def run_due(self) -> int:
+        """Claim and run every job due now (in due order); returns how many this runner ran."""
+        await self._settle()
+        kinds = self.kinds
+        if not kinds:
+            return 0
+        now = await self.now()
+        async with self.engine.connect() as conn:
+            jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch)
+        ran = 0
+        for job in jobs:
+            if self._closed and self._task is not None and asyncio.current_task() is self._task:
+                break
+            token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+            if not await self._claim(job, token, now):
+                continue
+            ran += 1
+            await self._call(job, token)
+        return ran
+
+    async def _claim(self, job: Job, token: str, now: dt.datetime) -> bool:
+        try:
+            async with self.engine.begin() as conn:
+                return await store.claim(conn, job.id, token, now, now - self.lease)
+        except Exception:
+            # The commit may have happened: the row says whose claim it is.
+            async with self.engine.connect() as conn:
+                stored = await store.read(conn, job.key)
+            if stored is not None and stored.claimed_by == token:
+                log.warning("job %s: the database reported an error, but the claim was stored", job.key)
+                return True
+            raise
+
+    async def _call(self, job: Job, token: str) -> None:
+        handler = self._handlers.get(job.kind)
+        try:
+            if handler is None:
+                raise LookupError(f"no handler for jobs of kind {job.kind!r}")
+            await handler(job)
+        except Exception:
+            log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
+            try:
+                due = await self.now() + dt.timedelta(seconds=self.retry_s)
+                async with self.engine.begin() as conn:
+                    await store.release(conn, job.id, token, due)
+            except Exception:
+                log.exception("job %s: could not be given back; its claim goes stale", job.key)
+            self.wake()
+            return
+        try:
+            async with self.engine.begin() as conn:
+                await store.finish(conn, job.id, token)
+        except Exception:
+            log.exception("job %s ran, but could not be marked done; trying again", job.key)
+            self._owed[job.id] = token
+
+    async def _settle(self) -> None:
+        """Mark done the jobs that ran but whose end was not stored."""
+        for job_id, token in list(self._owed.items()):
+            try:
+                async with self.engine.begin() as conn:
+                    await store.finish(conn, job_id, token)
+                del self._owed[job_id]
+            except Exception:
+                log.exception("job %s: marking it done failed again", job_id)
+
+    async def _run(self) -> None:
+        while not self._closed:
+            self._woken.clear()
+            try:
+                ran = await self.run_due()
+                nxt = await self.next_due()
+                now = await self.now()
+                wait = MAX_SLEEP_S if nxt is None else (nxt - now).total_seconds()
+                if wait <= 0 and not ran:
+                    wait = MIN_SLEEP_S  # due, yet not claimable here (held by a claim just going stale)
+            except Exception:
+                log.exception("the jobs runner failed; looking again in %.0f s", self.retry_s)
+                wait = self.retry_s
+            if self.poll_s is not None:
+                wait = min(wait, self.poll_s)
+            if self._owed:
+                wait = min(wait, OWED_RETRY_S)
+            if self._woken.is_set() or self._closed:
+                continue
+            if wait <= 0:
+                await asyncio.sleep(0)
+                continue
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), min(wait, MAX_SLEEP_S))
+
+
+def due_aware(jobs: Sequence[NewJob]) -> bool:
+    """Whether there is anything to add (every due time must be aware: ValueError otherwise)."""
+    for job in jobs:
+        if job.due.tzinfo is None:
+            raise ValueError(f"job {job.key}: its due time must be aware (UTC)")
+    return bool(jobs)

@@ -1,0 +1,236 @@
+"""The SQL of the jobs table, on a connection the caller holds (so a feature can add or cancel its jobs in
+the transaction that changes its own rows)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, and_, func, literal, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.jobs.table import JOBS, KEY_LENGTH
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job as stored."""
+
+    id: int
+    kind: str
+    key: str
+    due: dt.datetime
+    payload: Mapping[str, Any]
+    scope: int | None
+    attempts: int
+    claimed_by: str | None
+    done: bool
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """A job to add (or to change, when its key is stored already)."""
+
+    kind: str
+    key: str
+    due: dt.datetime
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    scope: int | None = None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which jobs one runner looks at: the guilds of its shards, the jobs of no guild, a key prefix."""
+
+    shards: tuple[int, Sequence[int]] | None = None
+    """(shard count, shard ids) of this process: only those guilds' jobs (Discord's shard formula)."""
+    local: bool = True
+    """Whether jobs of no guild (scope NULL) are this process's too."""
+    prefix: str | None = None
+    """Only the jobs whose key starts with this (a terminal room hosting one scheduled DM)."""
+
+    def where(self) -> ColumnElement[bool]:
+        """The condition on the jobs table."""
+        clauses: list[ColumnElement[bool]] = []
+        if self.prefix is not None:
+            clauses.append(JOBS.c.key.startswith(self.prefix, autoescape=True))
+        guild = JOBS.c.scope
+        if self.shards is None:
+            clauses.append(literal(True) if self.local else guild.is_not(None))
+        else:
+            count, ids = self.shards
+            shard = (guild / 4194304) % count  # (guild_id >> 22) % count
+            if self.local:
+                clauses.append(or_(guild.is_(None), shard.in_(list(ids))))
+            else:
+                clauses.append(and_(guild.is_not(None), shard.in_(list(ids))))
+        return and_(*clauses)
+
+
+def job_from(row: RowMapping) -> Job:
+    """A job from its row."""
+    return Job(
+        id=int(row["id"]),
+        kind=str(row["kind"]),
+        key=str(row["key"]),
+        due=row["due_at"],
+        payload=dict(row["payload"] or {}),
+        scope=row["scope"],
+        attempts=int(row["attempts"] or 0),
+        claimed_by=row["claimed_by"],
+        done=bool(row["done"]),
+    )
+
+
+async def put(conn: AsyncConnection, jobs: Sequence[NewJob], now: dt.datetime) -> None:
+    """Add jobs; a key stored already is that job again (due, payload and scope replaced, pending anew,
+    any claim on it forgotten: the runner holding it finds it no longer its own when it ends)."""
+    dialect = conn.dialect.name
+    for job in jobs:
+        if len(job.key) > KEY_LENGTH:
+            raise ValueError(f"job key longer than {KEY_LENGTH}: {job.key[:40]}…")
+        values = {
+            "kind": job.kind,
+            "key": job.key,
+            "due_at": job.due,
+            "payload": dict(job.payload),
+            "scope": job.scope,
+            "claimed_by": None,
+            "claimed_at": None,
+            "done": False,
+            "attempts": 0,
+            "created_at": now,
+        }
+        changed = {k: v for k, v in values.items() if k not in ("key", "created_at")}
+        if dialect == "postgresql":
+            pg = pg_insert(JOBS).values(**values)
+            await conn.execute(pg.on_conflict_do_update(index_elements=[JOBS.c.key], set_=changed))
+        elif dialect == "sqlite":
+            lite = sqlite_insert(JOBS).values(**values)
+            await conn.execute(lite.on_conflict_do_update(index_elements=[JOBS.c.key], set_=changed))
+        else:  # pragma: no cover - the two databases dmhost runs on are above
+            done = await conn.execute(update(JOBS).where(JOBS.c.key == job.key).values(**changed))
+            if int(done.rowcount or 0) == 0:
+                await conn.execute(JOBS.insert().values(**values))
+
+
+async def cancel(conn: AsyncConnection, key: str) -> bool:
+    """Drop a job that has not run: True when there was one."""
+    done = await conn.execute(update(JOBS).where(JOBS.c.key == key, JOBS.c.done.is_(False)).values(done=True))
+    return int(done.rowcount or 0) == 1
+
+
+async def cancel_prefix(conn: AsyncConnection, prefix: str) -> int:
+    """Drop every job not run yet whose key starts with `prefix`; returns how many."""
+    query = update(JOBS).where(JOBS.c.key.startswith(prefix, autoescape=True), JOBS.c.done.is_(False))
+    done = await conn.execute(query.values(done=True))
+    return int(done.rowcount or 0)
+
+
+async def move(conn: AsyncConnection, key: str, due: dt.datetime) -> bool:
+    """A new due time for a job that has not run (nothing when there is none)."""
+    done = await conn.execute(update(JOBS).where(JOBS.c.key == key, JOBS.c.done.is_(False)).values(due_at=due))
+    return int(done.rowcount or 0) == 1
+
+
+async def read(conn: AsyncConnection, key: str) -> Job | None:
+    """One job by its key."""
+    row = (await conn.execute(select(JOBS).where(JOBS.c.key == key))).mappings().first()
+    return None if row is None else job_from(row)
+
+
+async def listing(conn: AsyncConnection, prefix: str, *, pending: bool = False) -> list[Job]:
+    """The jobs whose key starts with `prefix`, in due order (`pending`: only those not run)."""
+    query = select(JOBS).where(JOBS.c.key.startswith(prefix, autoescape=True))
+    if pending:
+        query = query.where(JOBS.c.done.is_(False))
+    rows = (await conn.execute(query.order_by(JOBS.c.due_at, JOBS.c.id))).mappings().all()
+    return [job_from(r) for r in rows]
+
+
+def _free(stale_before: dt.datetime) -> ColumnElement[bool]:
+    """Not claimed, or claimed so long ago that its runner is taken to have stopped."""
+    return or_(JOBS.c.claimed_by.is_(None), JOBS.c.claimed_at <= stale_before)
+
+
+async def due(
+    conn: AsyncConnection,
+    now: dt.datetime,
+    stale_before: dt.datetime,
+    kinds: Sequence[str],
+    scope: Scope,
+    limit: int,
+) -> list[Job]:
+    """Jobs of these kinds that a runner may claim at `now`, earliest first."""
+    query = (
+        select(JOBS)
+        .where(
+            JOBS.c.done.is_(False),
+            JOBS.c.due_at <= now,
+            JOBS.c.kind.in_(list(kinds)),
+            _free(stale_before),
+            scope.where(),
+        )
+        .order_by(JOBS.c.due_at, JOBS.c.id)
+        .limit(limit)
+    )
+    return [job_from(r) for r in (await conn.execute(query)).mappings().all()]
+
+
+async def next_due(
+    conn: AsyncConnection, kinds: Sequence[str], scope: Scope, lease: dt.timedelta
+) -> dt.datetime | None:
+    """When a job of these kinds is next claimable: the earliest free job's time, or the moment a claim
+    still held goes stale."""
+    base = and_(JOBS.c.done.is_(False), JOBS.c.kind.in_(list(kinds)), scope.where())
+    free = select(JOBS.c.due_at).where(base, JOBS.c.claimed_by.is_(None)).order_by(JOBS.c.due_at).limit(1)
+    held = select(func.min(JOBS.c.claimed_at)).where(base, JOBS.c.claimed_by.is_not(None))
+    first = cast(dt.datetime | None, (await conn.execute(free)).scalar_one_or_none())
+    claimed = cast(dt.datetime | None, (await conn.execute(held)).scalar_one_or_none())
+    if claimed is not None:
+        claimed = (claimed if claimed.tzinfo is not None else claimed.replace(tzinfo=dt.UTC)) + lease
+    return min((t for t in (first, claimed) if t is not None), default=None)
+
+
+async def claim(conn: AsyncConnection, job_id: int, token: str, now: dt.datetime, stale_before: dt.datetime) -> bool:
+    """Take a due job under `token`: True for one caller only."""
+    done = await conn.execute(
+        update(JOBS)
+        .where(JOBS.c.id == job_id, JOBS.c.done.is_(False), JOBS.c.due_at <= now, _free(stale_before))
+        .values(claimed_by=token, claimed_at=now, attempts=JOBS.c.attempts + 1)
+    )
+    return int(done.rowcount or 0) == 1
+
+
+async def finish(conn: AsyncConnection, job_id: int, token: str) -> bool:
+    """The job ran: done, unless it was added again (or taken over) meanwhile."""
+    done = await conn.execute(
+        update(JOBS).where(JOBS.c.id == job_id, JOBS.c.claimed_by == token, JOBS.c.done.is_(False)).values(done=True)
+    )
+    return int(done.rowcount or 0) == 1
+
+
+async def release(conn: AsyncConnection, job_id: int, token: str, due: dt.datetime) -> bool:
+    """The job failed: pending again at `due` (unless it was added again meanwhile)."""
+    done = await conn.execute(
+        update(JOBS)
+        .where(JOBS.c.id == job_id, JOBS.c.claimed_by == token, JOBS.c.done.is_(False))
+        .values(claimed_by=None, claimed_at=None, due_at=due)
+    )
+    return int(done.rowcount or 0) == 1
+
+
+async def database_now(conn: AsyncConnection) -> dt.datetime:
+    """The database server's clock (aware UTC): one clock for every process on the database."""
+    if conn.dialect.name == "sqlite":
+        text = (await conn.execute(select(func.strftime("%Y-%m-%d %H:%M:%f", "now")))).scalar_one()
+        return dt.datetime.fromisoformat(str(text)).replace(tzinfo=dt.UTC)
+    value = (await conn.execute(select(func.clock_timestamp()))).scalar_one()
+    if not isinstance(value, dt.datetime):
+        raise TypeError(f"the database's clock gave {value!r}")
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)

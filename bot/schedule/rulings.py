@@ -1,0 +1,298 @@
+"""What a scheduled DM's time brings, once: the match begun, a no-show ruled on, the match's end recorded.
+
+The base of `Scheduler` (`bot.schedule.core`): its state, its events, and every step that must happen once
+however many processes run, claimed first with a conditional UPDATE on the DM (`… WHERE status =
+'scheduled'`), carried out under a token that the match's own transaction checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from bot.host.events import EventKind
+from bot.host.match import HostError, HostEvent
+from bot.host.service import MatchService
+from bot.schedule.status import CLAIMED, ScheduleStatus
+from bot.schedule.store import Schedule, ScheduleStore
+from bot.store.matches import AlsoWrite
+from bot.types import MatchStatus
+
+log = logging.getLogger(__name__)
+
+STALE_S: Final = 300.0
+"""A DM left half-started or half-ruled this long (its process stopped in the middle) is taken up again."""
+OWED_RETRY_S: Final = 1.0
+"""A match end that could not be recorded is tried again this often."""
+
+
+class ScheduleError(Exception):
+    """A refused request; `code` names it for the wording, `data` the facts it needs."""
+
+    def __init__(self, code: str, **data: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.data = data
+
+
+@dataclass(frozen=True)
+class ScheduleEvent:
+    """Something about a scheduled DM that the players, the host or the room should hear."""
+
+    kind: str
+    schedule: Schedule
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Listener = Callable[[ScheduleEvent], Awaitable[None] | None]
+Starter = Callable[[Schedule], Awaitable[int]]
+"""Creates the match of a DM whose time has come; returns the match id."""
+AdvantageResolver = Callable[[Schedule], Awaitable[int | None]]
+"""Turns an advantage rule that is not a seat (such as `lower-rated`) into seat 1 or 2 (ratings seam)."""
+
+
+class Rulings:
+    """The scheduler's state, its events, and the steps done once: beginning, ruling, recording the end."""
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        service: MatchService | None,
+        wall: Callable[[], dt.datetime],
+        starter: Starter | None,
+        advantage: AdvantageResolver | None,
+    ) -> None:
+        self.store = store
+        self.service = service
+        self.wall = wall
+        store.now = wall
+        self.starter = starter
+        self.advantage = advantage
+        self._listeners: list[Listener] = []
+        self._owed: set[int] = set()
+        """Matches whose end could not be recorded (a failed or ambiguous commit): retried until recorded."""
+        self._settling: asyncio.Task[None] | None = None
+
+    def subscribe(self, listener: Listener) -> None:
+        """Receive every schedule event."""
+        self._listeners.append(listener)
+
+    # -- events --------------------------------------------------------------------
+    async def _emit(self, kind: str, sched: Schedule, **data: Any) -> None:
+        ev = ScheduleEvent(kind, sched, data)
+        for listener in list(self._listeners):
+            try:
+                result = listener(ev)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("schedule listener failed for %s of schedule %s", kind, sched.id)
+
+    async def _fresh(self, schedule_id: int) -> Schedule:
+        sched = await self.store.get(schedule_id)
+        if sched is None:
+            raise ScheduleError("unknown", schedule=schedule_id)
+        return sched
+
+    # -- beginning and ruling ------------------------------------------------------
+    async def _claim(self, sched: Schedule, claim: dict[str, Any]) -> bool:
+        """Move a DM from `scheduled` to a claim (`starting` or `forfeiting` with a fresh token): whether this
+        process holds it now. A commit reported lost is read back: the claim stands if the DM carries its
+        token (it committed after all); otherwise the error is raised (nothing claimed: tried again soon)."""
+        try:
+            return await self.store.change(sched.id, claim, only_if={"status": ScheduleStatus.SCHEDULED})
+        except Exception:
+            fresh = await self.store.get(sched.id)
+            if fresh is not None and (fresh.status, fresh.start_token) == (claim["status"], claim["start_token"]):
+                log.warning("schedule %s: the database reported an error, but the claim was stored", sched.id)
+                return True
+            raise
+
+    async def _begin(self, sched: Schedule, by: str | None) -> bool:
+        """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
+        token = uuid.uuid4().hex
+        claim = {"status": ScheduleStatus.STARTING, "start_token": token}
+        if not await self._claim(sched, claim):
+            return False
+        sched = dataclasses.replace(sched, status=ScheduleStatus.STARTING, start_token=token)
+        await self._fallback(sched, "start", claim)
+        try:
+            match_id = await self._create_match(sched, by)
+        except Exception as exc:
+            log.exception("schedule %s: the match could not be started", sched.id)
+            await self.store.change(sched.id, {"status": ScheduleStatus.SCHEDULED}, only_if=claim)
+            await self._emit("start_failed", sched, reason=str(exc) if isinstance(exc, HostError) else None)
+            return False
+        # Recorded already in the match's own transaction (`recorder`), unless a starter created it otherwise.
+        await self.store.change(sched.id, {"status": ScheduleStatus.STARTED, "match_id": match_id}, only_if=claim)
+        await self.store.retire_jobs(sched.id, self.wall())
+        sched = await self._fresh(sched.id)
+        await self._emit("started", sched, match=match_id, by=by)
+        return True
+
+    async def _create_match(self, sched: Schedule, by: str | None) -> int:
+        if self.starter is not None:
+            return await self.starter(sched)
+        return await self.create_match(sched, by)
+
+    async def create_match(self, sched: Schedule, by: str | None = None) -> int:
+        """Start a DM's match through the host service (what a `starter` wraps)."""
+        if self.service is None:
+            raise HostError("no match service to start the DM in")
+        return await self.service.create_match(
+            sched.game,
+            list(sched.players),
+            options=sched.options,
+            clock=sched.clock,
+            rules=sched.rules,
+            first=sched.first,
+            advantage=await self.seat_advantage(sched),
+            guild_id=sched.guild_id,
+            channel_id=sched.room_id or sched.channel_id,
+            by=by or sched.host_id,
+            also=self._recorder(sched, {"status": ScheduleStatus.STARTED}),
+        )
+
+    async def _fallback(self, sched: Schedule, kind: str, claim: dict[str, Any]) -> None:
+        """Should this process stop before its claim is carried out, any process takes the DM up again
+        STALE_S later (the job is dropped with the others once the DM has begun or been ruled on). When that
+        job cannot be stored, the claim is given back before the error goes on (the retry then finds the DM
+        `scheduled`, not claimed and left until the claim is stale)."""
+        try:
+            await self.store.add_job(sched, kind, self.wall() + dt.timedelta(seconds=STALE_S))
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self.store.change(sched.id, {"status": ScheduleStatus.SCHEDULED}, only_if=claim)
+            raise
+
+    def _recorder(self, sched: Schedule, values: dict[str, Any]) -> AlsoWrite | None:
+        """The write that records the match with the claim under way (None: no claim, as for a plain call)."""
+        if sched.start_token is None or sched.status not in CLAIMED:
+            return None
+        return self.store.recorder(sched.id, sched.start_token, values)
+
+    async def seat_advantage(self, sched: Schedule) -> int | None:
+        """The seat with the advantage (a rule such as `lower-rated` goes through the resolver)."""
+        if sched.advantage in ("1", "2"):
+            return int(sched.advantage)
+        if sched.advantage and self.advantage is not None:
+            return await self.advantage(sched)
+        return None
+
+    async def _rule_no_show(self, sched: Schedule) -> None:
+        here = [seat for seat in (1, 2) if sched.here[seat - 1] is not None]
+        if len(here) == 2:
+            await self._begin(sched, None)
+            return
+        if not here:
+            if await self.store.change(
+                sched.id,
+                {"status": ScheduleStatus.CANCELLED, "result_reason": "no_show"},
+                only_if={"status": ScheduleStatus.SCHEDULED},
+            ):
+                await self.store.retire_jobs(sched.id, self.wall())
+                await self._emit("cancelled", await self._fresh(sched.id), by=None, reason="no_show")
+            return
+        winner = here[0]
+        token = uuid.uuid4().hex
+        claim = {"status": ScheduleStatus.FORFEITING, "start_token": token}
+        if not await self._claim(sched, claim):
+            return
+        sched = dataclasses.replace(sched, status=ScheduleStatus.FORFEITING, start_token=token)
+        await self._fallback(sched, "noshow", claim)
+        match_id: int | None = None
+        now = self.wall()
+        result = {
+            "status": ScheduleStatus.FORFEITED,
+            "winner_seat": winner,
+            "result_reason": "no_show",
+            "finished_at": now,
+        }
+        if self.service is not None:
+            try:
+                match_id = await self.service.record_forfeit(
+                    sched.game,
+                    list(sched.players),
+                    winner,
+                    "no_show",
+                    options=sched.options,
+                    clock=sched.clock,
+                    rules=sched.rules,
+                    guild_id=sched.guild_id,
+                    channel_id=sched.room_id or sched.channel_id,
+                    by="schedule",
+                    also=self._recorder(sched, result),
+                )
+            except HostError:
+                log.exception("schedule %s: the no-show could not be recorded as a match", sched.id)
+        if match_id is None and not await self.store.change(sched.id, result, only_if=claim):
+            return  # the claim went to another process meanwhile (else: no match stored, the ruling stands)
+        await self.store.retire_jobs(sched.id, now)
+        await self._emit("forfeited", await self._fresh(sched.id), winner=winner, match=match_id)
+
+    # -- the matches' ends (a host-event subscriber) ----------------------------------
+    async def on_host_event(self, event: HostEvent) -> None:
+        """Subscribe this to the match service: a scheduled DM's match that ends records its result."""
+        if event.kind in (EventKind.FINISHED, EventKind.ABORTED):
+            try:
+                await self._match_over(event.match_id)
+            except Exception:
+                log.exception("recording the end of match %s failed; trying again", event.match_id)
+                self._owed.add(event.match_id)
+                if self._settling is None or self._settling.done():
+                    self._settling = asyncio.create_task(self._settle_owed(), name="schedule-owed")
+
+    async def _settle_owed(self) -> None:
+        """Record the ends that could not be recorded (idempotent: only a `started` DM changes), every
+        OWED_RETRY_S until none is left."""
+        while self._owed:
+            await asyncio.sleep(OWED_RETRY_S)
+            for match_id in sorted(self._owed):
+                try:
+                    await self._match_over(match_id)
+                    self._owed.discard(match_id)
+                except Exception:
+                    log.exception("recording the end of match %s failed again", match_id)
+
+    async def _stop_settling(self) -> None:
+        task, self._settling = self._settling, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _match_over(self, match_id: int) -> None:
+        sched = await self.store.by_match(match_id)
+        if sched is None or sched.status != ScheduleStatus.STARTED or self.service is None:
+            return
+        stored = await self.service.store.load(match_id)
+        if stored is None or stored.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            return
+        winner: int | None = None
+        if stored.winner_seat in stored.players:
+            winner = sched.seat_of(stored.players[stored.winner_seat][0])
+        now = self.wall()
+        if stored.status == MatchStatus.ABORTED:
+            values: dict[str, Any] = {
+                "status": ScheduleStatus.CANCELLED,
+                "result_reason": "aborted",
+                "finished_at": now,
+            }
+        else:
+            values = {
+                "status": ScheduleStatus.FINISHED,
+                "winner_seat": winner,
+                "result_reason": stored.result_reason,
+                "finished_at": now,
+            }
+        if await self.store.change(sched.id, values, only_if={"status": ScheduleStatus.STARTED}):
+            sched = await self._fresh(sched.id)
+            kind = "cancelled" if stored.status == MatchStatus.ABORTED else "finished"
+            await self._emit(kind, sched, winner=winner, reason=sched.result_reason, match=match_id, by=None)

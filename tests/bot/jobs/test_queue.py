@@ -1,0 +1,259 @@
+"""The durable jobs module (`bot/jobs`) on a real SQLite file and a real PostgreSQL schema, on the event
+loop's clock (looptime): a job runs at its time, once, however many runners share the database; a job
+due while no process ran runs at the next start; a key added twice is one job; a failing handler is
+retried; an ambiguous claim never runs a job twice."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from bot.jobs import Job, JobQueue, NewJob, Scope
+from bot.jobs import store as job_store
+from bot.store.db import make_engine, migrate
+
+pytestmark = pytest.mark.looptime
+
+BASE = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def virtual_wall() -> Callable[[], dt.datetime]:
+    """Wall time moving with the loop's clock (looptime starts each test at loop time 0 = BASE)."""
+    loop = asyncio.get_running_loop()
+    return lambda: BASE + dt.timedelta(seconds=loop.time())
+
+
+class Ran:
+    """A handler that notes (wall time, key) of every job it runs."""
+
+    def __init__(self, wall: Callable[[], dt.datetime], who: str = "") -> None:
+        self.wall, self.who = wall, who
+        self.items: list[tuple[dt.datetime, str, str]] = []
+
+    async def __call__(self, job: Job) -> None:
+        self.items.append((self.wall(), job.key, self.who))
+
+    def keys(self) -> list[str]:
+        return [k for _, k, _ in self.items]
+
+
+@pytest.fixture
+async def url(db_url: str) -> AsyncIterator[str]:
+    await migrate(db_url)
+    yield db_url
+
+
+async def make_queue(url: str, wall: Callable[[], dt.datetime], **kw: Any) -> JobQueue:
+    return JobQueue(make_engine(url), clock=wall, poll_s=None, **kw)
+
+
+async def shut(*queues: JobQueue) -> None:
+    for q in queues:
+        await q.close()
+        await q.engine.dispose()
+
+
+async def test_a_job_runs_at_its_time_once(url: str) -> None:
+    wall = virtual_wall()
+    q = await make_queue(url, wall)
+    ran = Ran(wall)
+    q.register("ping", ran)
+    q.start()
+    try:
+        await q.add("ping", "ping:1", BASE + dt.timedelta(hours=2), {"n": 1})
+        await q.add("ping", "ping:0", BASE + dt.timedelta(hours=1))  # earlier than the runner sleeps: it wakes
+        await asyncio.sleep(3 * 3600)
+        assert ran.items == [
+            (BASE + dt.timedelta(hours=1), "ping:0", ""),
+            (BASE + dt.timedelta(hours=2), "ping:1", ""),
+        ]
+        done = await q.get("ping:1")
+        assert done is not None and done.done and done.attempts == 1 and done.payload == {"n": 1}
+    finally:
+        await shut(q)
+
+
+async def test_the_same_key_twice_is_one_job(url: str) -> None:
+    wall = virtual_wall()
+    q = await make_queue(url, wall)
+    ran = Ran(wall)
+    q.register("ping", ran)
+    q.start()
+    try:
+        await q.add("ping", "ping:a", BASE + dt.timedelta(minutes=10), {"v": 1})
+        await q.add("ping", "ping:a", BASE + dt.timedelta(minutes=20), {"v": 2})  # moved, not doubled
+        assert [(j.due, j.payload) for j in await q.listing("ping:")] == [(BASE + dt.timedelta(minutes=20), {"v": 2})]
+        await asyncio.sleep(3600)
+        assert ran.items == [(BASE + dt.timedelta(minutes=20), "ping:a", "")]
+        await q.add("ping", "ping:a", BASE + dt.timedelta(hours=2))  # added again once run: pending anew
+        await asyncio.sleep(2 * 3600)
+        assert ran.keys() == ["ping:a", "ping:a"] and len(await q.listing("ping:")) == 1
+        await q.add("ping", "ping:b", BASE + dt.timedelta(hours=5))
+        assert await q.cancel("ping:b") and not await q.cancel("ping:b")
+        await asyncio.sleep(3 * 3600)
+        assert ran.keys() == ["ping:a", "ping:a"]
+    finally:
+        await shut(q)
+
+
+async def test_two_runners_on_one_database_run_each_job_once(url: str) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    ran_a, ran_b = Ran(wall, "a"), Ran(wall, "b")
+    a.register("ping", ran_a)
+    b.register("ping", ran_b)
+    await a.add_all([NewJob("ping", f"ping:{n}", BASE + dt.timedelta(seconds=n % 7)) for n in range(40)])
+    await asyncio.sleep(10)
+    counts = await asyncio.gather(a.run_due(), b.run_due(), a.run_due(), b.run_due())
+    try:
+        keys = sorted(ran_a.keys() + ran_b.keys())
+        assert keys == sorted(f"ping:{n}" for n in range(40))  # every job, none twice
+        assert sum(counts) == 40
+        a.start()
+        b.start()
+        await a.add("ping", "ping:late", BASE + dt.timedelta(minutes=5))
+        await asyncio.sleep(600)
+        assert (ran_a.keys() + ran_b.keys()).count("ping:late") == 1
+    finally:
+        await shut(a, b)
+
+
+async def test_a_job_due_while_no_process_ran_runs_at_the_next_start(url: str) -> None:
+    wall = virtual_wall()
+    first = await make_queue(url, wall)
+    first.register("ping", Ran(wall))
+    first.start()
+    await first.add("ping", "ping:away", BASE + dt.timedelta(hours=1))
+    await shut(first)  # the process stops before the job's time
+    await asyncio.sleep(5 * 3600)
+    second = await make_queue(url, wall)
+    ran = Ran(wall)
+    second.register("ping", ran)
+    restart = wall()
+    second.start()
+    try:
+        await asyncio.sleep(60)
+        ((at, key, _),) = ran.items
+        assert key == "ping:away" and restart <= at <= restart + dt.timedelta(seconds=1)
+    finally:
+        await shut(second)
+
+
+async def test_a_failing_handler_is_retried_a_few_seconds_later(url: str) -> None:
+    wall = virtual_wall()
+    q = await make_queue(url, wall, retry_s=5.0)
+    tries: list[dt.datetime] = []
+
+    async def flaky(job: Job) -> None:
+        tries.append(wall())
+        if len(tries) < 3:
+            raise ConnectionError("injected: the handler's work failed")
+
+    q.register("flaky", flaky)
+    q.start()
+    try:
+        await q.add("flaky", "flaky:1", BASE + dt.timedelta(minutes=1))
+        await asyncio.sleep(600)
+        start = BASE + dt.timedelta(minutes=1)
+        assert tries == [start, start + dt.timedelta(seconds=5), start + dt.timedelta(seconds=10)]
+        job = await q.get("flaky:1")
+        assert job is not None and job.done and job.attempts == 3
+    finally:
+        await shut(q)
+
+
+async def test_a_claim_left_by_a_stopped_runner_is_taken_up_after_the_lease(url: str) -> None:
+    wall = virtual_wall()
+    q = await make_queue(url, wall, lease_s=300.0)
+    await q.add("ping", "ping:held", BASE)
+    async with q.engine.begin() as conn:  # a runner claimed it, then its process stopped
+        held = wall()
+        (job,) = await job_store.due(conn, held, held, ["ping"], Scope(), 10)
+        assert await job_store.claim(conn, job.id, "gone:1", held, held - q.lease)
+    ran = Ran(wall)
+    q.register("ping", ran)
+    q.start()
+    try:
+        await asyncio.sleep(400)
+        ((at, key, _),) = ran.items  # once the claim is 300 s old, not before
+        assert key == "ping:held" and held + q.lease <= at <= held + q.lease + dt.timedelta(seconds=1)
+    finally:
+        await shut(q)
+
+
+@pytest.mark.parametrize("fault", ["failed", "ambiguous"])
+async def test_a_lost_claim_commit_never_runs_a_job_twice(url: str, fault: str) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    ran_a, ran_b = Ran(wall, "a"), Ran(wall, "b")
+    a.register("ping", ran_a)
+    b.register("ping", ran_b)
+    await a.add("ping", "ping:1", BASE)
+    real, left = job_store.claim, [1]
+
+    async def claim(conn: Any, job_id: int, token: str, now: dt.datetime, stale: dt.datetime) -> bool:
+        if left and token.startswith("a:"):
+            left.pop()
+            if fault == "ambiguous":
+                await real(conn, job_id, token, now, stale)
+                await conn.commit()
+            raise OperationalError("UPDATE", {}, ConnectionError("injected: the commit's answer was lost"))
+        return await real(conn, job_id, token, now, stale)
+
+    job_store.claim = claim  # type: ignore[assignment]
+    try:
+        with pytest.raises(OperationalError) if fault == "failed" else _nothing():
+            await a.run_due()
+        await b.run_due()
+        await a.run_due()
+    finally:
+        job_store.claim = real  # type: ignore[assignment]
+        await shut(a, b)
+    assert left == []
+    assert len(ran_a.items) + len(ran_b.items) == 1
+    assert (ran_a.items if fault == "ambiguous" else ran_b.items)[0][1] == "ping:1"
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+async def test_the_database_clock_is_aware_utc(url: str) -> None:
+    q = JobQueue(make_engine(url))
+    try:
+        now = await q.now()
+        real = dt.datetime.now(dt.UTC)
+        assert now.tzinfo is not None and abs((now - real).total_seconds()) < 120
+    finally:
+        await q.engine.dispose()
+
+
+async def test_a_runner_claims_only_its_kinds_and_its_shards(url: str) -> None:
+    wall = virtual_wall()
+    guild_on_0 = 4 << 22  # shard 0 of 2: (guild >> 22) % 2
+    guild_on_1 = 5 << 22  # shard 1 of 2
+    q = await make_queue(url, wall, scope=Scope(shards=(2, [1]), local=False))
+    ran = Ran(wall)
+    q.register("ping", ran)
+    await q.add_all(
+        [
+            NewJob("ping", "ping:s0", BASE, scope=guild_on_0),
+            NewJob("ping", "ping:s1", BASE, scope=guild_on_1),
+            NewJob("ping", "ping:local", BASE),
+            NewJob("other", "other:s1", BASE, scope=guild_on_1),
+        ]
+    )
+    try:
+        assert await q.run_due() == 1
+        assert ran.keys() == ["ping:s1"]
+    finally:
+        await shut(q)
