@@ -20,6 +20,7 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.host.service import MatchService
+from bot.jobs import JobQueue
 from bot.store.db import utcnow
 from bot.tournaments.liveness import process_name
 from bot.tournaments.model import (
@@ -61,6 +62,7 @@ class TournamentCore(ABC):
         left_server: LeftServer | None = None,
         instance: str | None = None,
         poll_seconds: float = POLL_S,
+        jobs: JobQueue | None = None,
     ) -> None:
         self.host = host
         self.engine: AsyncEngine = host.store.engine
@@ -75,9 +77,12 @@ class TournamentCore(ABC):
         self._locks: dict[int, asyncio.Lock] = {}
         self._opening: dict[int, asyncio.Lock] = {}
         self._listening = False
+        self._own_jobs = jobs is None
+        """Without a shared jobs runner the service has one of its own (the terminal, the command lines, tests)."""
+        self.jobs = jobs or JobQueue(self.engine, clock=self.wall, poll_s=poll_seconds)
+        self._planning: dict[int, asyncio.Lock] = {}
         self._task: asyncio.Task[None] | None = None
-        self._sleeping = False
-        self._dirty = False
+        """The retry of an owed result, while one is owed."""
         self._closed = False
         self.owed = False
         """A finished match's result could not be stored (a failed or ambiguous commit): `settle_owed` records it."""

@@ -19,8 +19,8 @@ CANCELLED = "cancelled"
 OPENING = 0  # match_id while a process opens the game's match
 STALE_S = 300.0
 """A game claimed this long ago by a process that never finished opening it is taken over."""
-POLL_S = 3600.0
-"""The timer also looks at the database this often (due times added by other processes)."""
+POLL_S = 60.0
+"""The jobs runner also looks at the jobs table this often (jobs added by other processes)."""
 SEEDINGS = ("joined", "rating")
 
 
