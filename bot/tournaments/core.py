@@ -1,10 +1,13 @@
-"""What every part of the tournament service shares: its state, its SQL on the tournament's own tables (read and
-written here only), its events, and the hooks by which the parts call each other.
+"""What every part of the tournament service shares: its state, the reading of the tournament's own tables
+(`tournaments`, `tournament_entries`, `tournament_games`; each part writes the rows of its own step), the
+writes several parts make, its events, and the hooks by which the parts call each other. The host's tables
+are never touched here: matches go through `MatchService` and `MatchStore`.
 
 `TournamentService` (`bot.tournaments.service`) is made of the parts beside this module: `registration`
 (create, join, check in, leave), `running` (start, pairing, the host's hand), `results` (the host's finished
 matches, adjudication, the end), `opening` (each game's room, match or no-show ruling, through the host's
-API) and `timer` (what falls due: automatic starts, games' start times, no-show rulings).
+API), `due` (what falls due: automatic starts, games' start times, no-show rulings) and `timer` (those
+times as durable jobs, `bot.jobs`).
 """
 
 from __future__ import annotations

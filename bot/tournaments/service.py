@@ -10,7 +10,8 @@ opened once too: a process first claims the game (`match_id` from NULL to OPENIN
 the highest match id then) and only the winner creates the match; a claim left by a stopped process is
 taken over after `STALE_S`, and the match it may have created meanwhile is found and kept, not doubled.
 
-Timed parts (`run_due`, driven by the `run()` task): the automatic start at `starts_at` (players who did
+Timed parts (`bot.tournaments.due`, run as durable jobs by `bot.tournaments.timer` on `bot.jobs`, or once by
+`run_due` in a terminal command): the automatic start at `starts_at` (players who did
 not check in are removed first when the tournament has a check-in, and so are members who left the server, as the
 adapter's `LeftServer` hook names them), each game's start time (`round_every`)
 and, with `no_show` set, the per-game check-in: a game's match opens when both players are here (and its
