@@ -21,8 +21,9 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
+from bot.jobs.table import JOBS
 from bot.schedule.core import Scheduler
-from bot.schedule.store import JOBS, SCHEDULES, ScheduleSettings, ScheduleStore, plan_jobs
+from bot.schedule.store import SCHEDULES, ScheduleSettings, ScheduleStore, plan_jobs
 from bot.store.db import make_engine, migrate, sqlite_url_for
 
 TARGET_NEXT_DUE_MS = 5.0
@@ -75,7 +76,12 @@ async def fill(url: str, count: int, now: dt.datetime) -> int:
                         }
                     )
                 ids = (await conn.execute(insert(SCHEDULES).returning(SCHEDULES.c.id, SCHEDULES.c.at), rows)).all()
-                job_rows = [j for sid, at in ids for j in plan_jobs(int(sid), None, at, settings, now)]
+                job_rows = [
+                    {"kind": j.kind, "key": j.key, "due_at": j.due, "payload": dict(j.payload), "scope": j.scope}
+                    | {"done": False, "attempts": 0, "created_at": now}
+                    for sid, at in ids
+                    for j in plan_jobs(int(sid), None, at, settings, now)
+                ]
                 await conn.execute(insert(JOBS), job_rows)
                 jobs += len(job_rows)
     finally:
@@ -91,17 +97,17 @@ async def measure(count: int, url: str | None = None) -> ScheduleFigures:
         jobs = await fill(url, count, now)
         engine = make_engine(url)
         try:
-            store = ScheduleStore(engine)
-            await store.next_due()  # the connection is open
+            queue = Scheduler(ScheduleStore(engine), poll_seconds=None).jobs
+            await queue.next_due()  # the connection is open
             times = []
             for _ in range(200):
                 t0 = time.perf_counter()
-                await store.next_due()
+                await queue.next_due()
                 times.append((time.perf_counter() - t0) * 1000)
             scheduler = Scheduler(ScheduleStore(engine), poll_seconds=None)
             t0 = time.perf_counter()
             await scheduler.start()
-            await store.next_due()
+            await scheduler.jobs.next_due()
             startup = time.perf_counter() - t0
             await scheduler.close()
         finally:

@@ -71,7 +71,9 @@ class JobQueue:
         self.batch = batch
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
-        self._woken = asyncio.Event()
+        self._sleeping = False
+        self._dirty = False
+        """Woken while not asleep (a look-up in flight may have missed a job): look again before sleeping."""
         self._closed = True
         self._owed: dict[int, str] = {}
         """Jobs that ran but could not be marked done (a failed commit): marked again by the task."""
@@ -108,25 +110,37 @@ class JobQueue:
         """Start the runner task (idempotent)."""
         self._closed = False
         if not self.running:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"jobs-{self.instance}")
+            self._spawn()
 
-    async def close(self) -> None:
-        """Stop the runner: the job in hand finishes (for at most CLOSE_WAIT_S), everything else stays stored."""
+    def _spawn(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"jobs-{self.instance}")
+
+    async def close(self, finish_s: float = CLOSE_WAIT_S) -> None:
+        """Stop the runner: the job in hand may finish for `finish_s` seconds (0: stopped at once; its claim
+        then goes stale after the lease and the job is taken up again); everything else stays stored."""
         self._closed = True
-        self._woken.set()
         task, self._task = self._task, None
         if task is None:
             return
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
-            await asyncio.wait_for(asyncio.shield(task), CLOSE_WAIT_S)
+        if self._sleeping or finish_s <= 0:
+            task.cancel()
+        else:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(task), finish_s)
         if not task.done():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
     def wake(self) -> None:
-        """Look at the table again now (a job was added, maybe earlier than the runner sleeps)."""
-        self._woken.set()
+        """Look at the table again now (a job was added, maybe earlier than the runner sleeps). A sleeping
+        runner is started afresh (its sleep is a plain `asyncio.sleep`, which virtual clocks recognise)."""
+        self._dirty = True
+        if self._closed or not self._sleeping or self._task is None:
+            return
+        self._sleeping = False
+        self._task.cancel()
+        self._spawn()
 
     # -- adding and cancelling -------------------------------------------------------------------
     async def add(
@@ -251,7 +265,7 @@ class JobQueue:
 
     async def _run(self) -> None:
         while not self._closed:
-            self._woken.clear()
+            self._dirty = False
             try:
                 ran = await self.run_due()
                 nxt = await self.next_due()
@@ -266,13 +280,17 @@ class JobQueue:
                 wait = min(wait, self.poll_s)
             if self._owed:
                 wait = min(wait, OWED_RETRY_S)
-            if self._woken.is_set() or self._closed:
+            if self._dirty or self._closed:
                 continue
             if wait <= 0:
                 await asyncio.sleep(0)
                 continue
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._woken.wait(), min(wait, MAX_SLEEP_S))
+            self._sleeping = True
+            try:
+                await asyncio.sleep(min(wait, MAX_SLEEP_S))
+            finally:
+                if asyncio.current_task() is self._task:
+                    self._sleeping = False
 
 
 def due_aware(jobs: Sequence[NewJob]) -> bool:

@@ -189,7 +189,7 @@ async def next_due(
     still held goes stale."""
     base = and_(JOBS.c.done.is_(False), JOBS.c.kind.in_(list(kinds)), scope.where())
     free = select(JOBS.c.due_at).where(base, JOBS.c.claimed_by.is_(None)).order_by(JOBS.c.due_at).limit(1)
-    held = select(func.min(JOBS.c.claimed_at)).where(base, JOBS.c.claimed_by.is_not(None))
+    held = select(func.min(JOBS.c.claimed_at)).where(base, JOBS.c.claimed_at.is_not(None))
     first = cast(dt.datetime | None, (await conn.execute(free)).scalar_one_or_none())
     claimed = cast(dt.datetime | None, (await conn.execute(held)).scalar_one_or_none())
     if claimed is not None:

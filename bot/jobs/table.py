@@ -24,7 +24,10 @@ class JobRow(Base):
     """One durable timer."""
 
     __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_done_due", "done", "due_at"),)
+    __table_args__ = (
+        Index("ix_jobs_done_due", "done", "due_at"),
+        Index("ix_jobs_done_claimed", "done", "claimed_at"),
+    )
 
     id: Mapped[int] = mapped_column(PK, primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(32))

@@ -139,7 +139,7 @@ class Scheduler(Rulings):
     async def close(self) -> None:
         """Stop acting on jobs (everything stays in the database)."""
         if self._own_jobs:
-            await self.jobs.close()
+            await self.jobs.close(finish_s=0)  # as a process that stops: a start under way is taken up again
         else:
             for kind in KINDS:
                 self.jobs.unregister(f"schedule.{kind}")

@@ -4,6 +4,7 @@ the daily digest, and `/dm config vacation_days:`."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -87,9 +88,13 @@ def allowance_saved(days: int) -> str:
     return "Saved.\n" + allowance_line(days)
 
 
-def notify_saved(how: str) -> str:
-    """`/dm event notify how:` saved."""
-    return f"Saved: for your correspondence games in this server you get {NOTIFY_CHOICES[how]}."
+def notify_saved(how: str, digest_at: int | None = None) -> str:
+    """`/dm event notify how:` saved (`digest_at`: the first digest's moment, whose hour is every digest's)."""
+    saved = f"Saved: for your correspondence games in this server you get {NOTIFY_CHOICES[how]}."
+    if digest_at is None:
+        return saved
+    hour = dt.datetime.fromtimestamp(digest_at, dt.UTC).strftime("%H:%M")
+    return f"{saved} It comes at {hour} UTC (<t:{digest_at}:t> your time), the first one <t:{digest_at}:R>."
 
 
 def reminder_dm(opponent: str, left_text: str, deadline: str, server: str, link: str) -> str:

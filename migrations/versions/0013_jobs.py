@@ -76,6 +76,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("key"),
     )
     op.create_index("ix_jobs_done_due", "jobs", ["done", "due_at"])
+    op.create_index("ix_jobs_done_claimed", "jobs", ["done", "claimed_at"])
     conn = op.get_bind()
     old = _old_table()
     chosen: dict[str, Any] = {}
@@ -147,5 +148,6 @@ def downgrade() -> None:
         )
     if rows:
         op.bulk_insert(_old_table(), rows)
+    op.drop_index("ix_jobs_done_claimed", table_name="jobs")
     op.drop_index("ix_jobs_done_due", table_name="jobs")
     op.drop_table("jobs")

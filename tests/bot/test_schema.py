@@ -33,7 +33,7 @@ def test_env_gives_alembic_every_table() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     known = set(out.stdout.split())
     assert declared_tables() <= known, sorted(declared_tables() - known)
-    assert {"matches", "schedules", "schedule_jobs", "schedule_settings", "series", "guild_settings"} <= known
+    assert {"matches", "schedules", "jobs", "schedule_settings", "series", "guild_settings"} <= known
 
 
 async def test_a_fresh_database_equals_the_models(db_url: str) -> None:

@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.adapters.discord._parts import Parts
 from bot.compose import build_host
 from bot.host.service import MatchService
+from bot.jobs import JobQueue, Scope
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.settings import Settings
 from bot.store.guilds import GuildSettingsStore
@@ -80,6 +81,14 @@ class DMHost(commands.Bot):
         self.resumed: list[int] = []
         self.analysis: AnalysisWorker | None = None
         """Analyses finished matches in the background (started in `setup_hook`)."""
+        shards = (settings.shard_count, settings.shard_ids) if settings.shard_ids and settings.shard_count else None
+        self.jobs = JobQueue(
+            service.store.engine,
+            clock=service.wall,  # Discord's time (SimCord's virtual time in tests)
+            scope=Scope(shards=shards, local=False),
+            poll_s=settings.schedule_poll_seconds,
+        )
+        """The one durable jobs runner of this process (`bot.jobs`): each feature registers its kinds once ready."""
 
     def room_is_private(self, channel_id: int | None) -> bool | None:
         """Whether a match's room is a private thread (None when the room is not known here)."""
@@ -107,6 +116,7 @@ class DMHost(commands.Bot):
         await self.load_features()
         self.service.caught_up.clear()  # overdue correspondence deadlines wait for the room catch-up
         self.resumed = await self.service.start(select=self.owns)
+        self.jobs.start()  # the database is migrated: features register their kinds when they are ready
         if self.settings.analysis:
             self.analysis = start_analysis_worker(self.service, owns=lambda g: owns_guild(self.settings, g))
         await self.guild_settings.load()
@@ -122,6 +132,7 @@ class DMHost(commands.Bot):
                 before_close = getattr(cog, "before_close", None)
                 if before_close is not None:  # features with timers of their own stop them first
                     await before_close()
+            await self.jobs.close()
             if self.analysis is not None:
                 await self.analysis.close()
             await self.host.close()

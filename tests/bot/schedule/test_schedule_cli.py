@@ -146,7 +146,7 @@ def test_migration_matches_models(tmp_path: Path) -> None:
         finally:
             await engine.dispose()
 
-    ours = {"schedules", "schedule_jobs", "schedule_settings"}
+    ours = {"schedules", "jobs", "schedule_settings"}
     problems = [d for d in asyncio.run(diff()) if any(t in repr(d) for t in ours)]
     assert problems == []
     import importlib

@@ -1,7 +1,9 @@
 """`/dm event vacation` and `/dm event notify`: a correspondence player's own settings in a server.
 
 The `/dm` group holds its 18 entries already (README, "The command tree"), so these two join `/dm event`,
-the group about when games are played."""
+the group about when games are played. A player's daily digest is a durable job (`bot.jobs`, kind `digest`,
+one per player and server) due at the digest's moment: it outlives a restart, and a digest due while no
+bot ran is sent once at the next start."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 from discord import app_commands
@@ -21,6 +23,7 @@ from bot.host.events import HostEvent
 from bot.host.rules.correspondence import REMINDER, days_hours
 from bot.host.service import HostError
 from bot.host.vacation import VacationRefused, Waiting, reminded_since, take_vacation
+from bot.jobs import Job
 from bot.store.correspondence import MAX_VACATION_DAYS, NOTIFY, CorrespondenceStore
 from bot.wording import correspondence as words
 
@@ -29,10 +32,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DIGEST_EVERY = dt.timedelta(days=1)
+DIGEST_EVERY: Final = dt.timedelta(days=1)
 """At most one digest a day per player and server."""
-DIGEST_RETRY_SECONDS = 3600.0
-"""After a failed look at the digests (the database away), the next one."""
+DIGEST: Final = "digest"
+"""The kind of a digest's job."""
+
+
+def digest_key(guild_id: int, player_id: str) -> str:
+    """The key of a player's digest job in a server."""
+    return f"digest:{guild_id}:{player_id}"
+
+
+def next_digest(after: dt.datetime, hour: int | None, cadence: dt.datetime) -> dt.datetime:
+    """The first digest moment later than `after`: at `hour` o'clock UTC, or (no hour chosen) at the time of
+    day of `cadence` (when the digest was chosen)."""
+    if hour is None:
+        days = (after - cadence) // DIGEST_EVERY + 1
+        return cadence + DIGEST_EVERY * max(1, days)
+    moment = after.astimezone(dt.UTC).replace(hour=hour, minute=0, second=0, microsecond=0)
+    return moment if moment > after else moment + DIGEST_EVERY
 
 
 class CorrespondenceCog(commands.Cog):
@@ -43,7 +61,7 @@ class CorrespondenceCog(commands.Cog):
         self.bot = bot
         self.store = CorrespondenceStore(bot.service.store.engine)
         self._tasks: set[asyncio.Task[None]] = set()
-        self._digests: asyncio.Task[None] | None = None
+        self._ready = False
         bot.service.subscribe(self.on_host_event)
 
     # -- reminders as direct messages ------------------------------------------------
@@ -97,57 +115,51 @@ class CorrespondenceCog(commands.Cog):
     # -- the daily digest ----------------------------------------------------------------
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        """Start the digest task once (the database is migrated by then)."""
-        if self._digests is None:
-            self._digests = asyncio.create_task(self._digest_loop(), name="correspondence-digests")
+        """Run digests from now on (the database is migrated and the matches resumed by then); a player who
+        chose the digest before it was a job gets one."""
+        if self._ready:
+            return
+        self._ready = True
+        for player in await self.store.players("digest"):
+            if self.bot.get_guild(player.guild_id) is None:
+                continue  # another process (shard) serves this server
+            if await self.bot.jobs.get(digest_key(player.guild_id, player.player_id)) is None:
+                cadence = player.digest_sent or self.bot.service.wall()
+                await self._plan_digest(player.guild_id, player.player_id, None, cadence, cadence)
+        self.bot.jobs.register(DIGEST, self.send_digest)
 
     async def before_close(self) -> None:
-        """The bot is closing: stop the digest task and wait for direct messages on their way."""
-        if self._digests is not None:
-            self._digests.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._digests
+        """The bot is closing: stop running digests and wait for direct messages on their way."""
+        self.bot.jobs.unregister(DIGEST)
         for task in list(self._tasks):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, 10)
 
-    async def _digest_loop(self) -> None:
-        while True:
-            try:
-                wait = await self.send_digests()
-            except Exception:
-                log.exception("correspondence digests failed")
-                wait = DIGEST_RETRY_SECONDS
-            await asyncio.sleep(DIGEST_EVERY.total_seconds() if wait is None else max(1.0, wait))
+    async def _plan_digest(
+        self, guild_id: int, player_id: str, hour: int | None, cadence: dt.datetime, after: dt.datetime
+    ) -> dt.datetime:
+        """The player's next digest job (one row per player and server: planned again, it moves)."""
+        due = next_digest(after, hour, cadence)
+        payload = {"guild": guild_id, "player": player_id, "hour": hour, "cadence": cadence.isoformat()}
+        await self.bot.jobs.add(DIGEST, digest_key(guild_id, player_id), due, payload, scope=guild_id)
+        return due
 
-    def _restart_digests(self) -> None:
-        """A player changed their choice: the digest task starts again (and so sleeps until the right time)."""
-        if self._digests is not None:
-            self._digests.cancel()
-            self._digests = asyncio.create_task(self._digest_loop(), name="correspondence-digests")
-
-    async def send_digests(self) -> float | None:
-        """Send every digest that is due. A player who chose `digest` gets one a day at most, at the time of
-        day they chose it, listing the games whose reminder came since their last digest (none: nothing is
-        sent). Returns the seconds until the next digest moment of any player (None: nobody chose it)."""
+    async def send_digest(self, job: Job) -> None:
+        """A digest's moment: the games whose reminder came since the last digest (none: nothing is sent),
+        then the next day's job. A moment missed while no bot ran sends one digest now, not one per day."""
+        guild_id, player_id = int(job.payload["guild"]), str(job.payload["player"])
+        player = await self.store.player(guild_id, player_id)
+        if player.notify != "digest":
+            return  # the player chose otherwise meanwhile
         wall = self.bot.service.wall()
-        soonest: float | None = None
-        for player in await self.store.players("digest"):
-            if self.bot.get_guild(player.guild_id) is None:
-                continue  # another process (shard) serves this server
-            last = player.digest_sent or wall
-            if wall - last >= DIGEST_EVERY:
-                games = reminded_since(self.bot.service, player.guild_id, player.player_id, last)
-                if games:
-                    lines = [self._digest_line(g) for g in games]
-                    await self._send(player.player_id, words.digest(self._server(player.guild_id), lines))
-                last += DIGEST_EVERY * ((wall - last) // DIGEST_EVERY)  # the cadence stays the chosen time of day
-                await self.store.save(player.guild_id, player.player_id, digest_sent=last)
-            elif player.digest_sent is None:
-                await self.store.save(player.guild_id, player.player_id, digest_sent=last)
-            left = (last + DIGEST_EVERY - wall).total_seconds()
-            soonest = left if soonest is None else min(soonest, left)
-        return soonest
+        games = reminded_since(self.bot.service, guild_id, player_id, player.digest_sent)
+        if games:
+            lines = [self._digest_line(g) for g in games]
+            await self._send(player_id, words.digest(self._server(guild_id), lines))
+        await self.store.save(guild_id, player_id, digest_sent=wall)
+        hour = job.payload.get("hour")
+        cadence = dt.datetime.fromisoformat(str(job.payload.get("cadence") or job.due.isoformat()))
+        await self._plan_digest(guild_id, player_id, None if hour is None else int(hour), cadence, max(wall, job.due))
 
     def _digest_line(self, game: Waiting) -> str:
         link = self._link(game.guild_id, game.channel_id, game.match_id)
@@ -208,16 +220,26 @@ class CorrespondenceCog(commands.Cog):
         await respond(interaction, text)
 
     @app_commands.command(name="notify", description="How correspondence reminders reach you: room, DM, daily digest")
-    @app_commands.describe(how="the mention in the room only, a direct message too, or one message a day")
+    @app_commands.describe(
+        how="the mention in the room only, a direct message too, or one message a day",
+        hour="the digest's hour (UTC, 0-23); by default the time of day you choose it",
+    )
     @app_commands.choices(how=[app_commands.Choice(name=words.NOTIFY_CHOICES[n], value=n) for n in NOTIFY])
     @app_commands.guild_only()
-    async def notify(self, interaction: discord.Interaction[Any], how: str) -> None:
-        """Choose how this server's correspondence reminders reach you."""
+    async def notify(
+        self, interaction: discord.Interaction[Any], how: str, hour: app_commands.Range[int, 0, 23] | None = None
+    ) -> None:
+        """Choose how this server's correspondence reminders reach you (and when the digest comes)."""
         if interaction.guild_id is None or how not in NOTIFY:
             raise HostError(words.refused("notify_in_server", {}))
-        now = self.bot.service.wall()  # a digest comes daily from the time of day it was chosen
-        await self.store.save(interaction.guild_id, str(interaction.user.id), notify=how, digest_sent=now)
-        self._restart_digests()
+        guild_id, player_id = interaction.guild_id, str(interaction.user.id)
+        now = self.bot.service.wall()  # without an hour, a digest comes daily from the time of day it was chosen
+        await self.store.save(guild_id, player_id, notify=how, digest_sent=now)
+        if how == "digest":
+            due = await self._plan_digest(guild_id, player_id, hour, now, now)
+            await respond(interaction, words.notify_saved(how, int(due.timestamp())))
+            return
+        await self.bot.jobs.cancel(digest_key(guild_id, player_id))
         await respond(interaction, words.notify_saved(how))
 
     async def config(self, interaction: discord.Interaction[Any], vacation_days: int) -> None:

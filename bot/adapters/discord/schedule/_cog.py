@@ -38,6 +38,7 @@ from bot.host.match import PlayerRef
 from bot.host.service import HostError
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, ScheduleStore, WhenError, parse_when
+from bot.schedule.status import DONE, ScheduleStatus
 from bot.schedule.when import iso
 from bot.wording import schedule as words
 from bot.wording.zone_note import zone_note
@@ -98,15 +99,13 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
     def __init__(self, bot: DMHost) -> None:
         parts(bot).schedule = self
         self.bot = bot
-        settings = bot.settings
-        shards = (settings.shard_count, settings.shard_ids) if settings.shard_ids and settings.shard_count else None
         self.scheduler = Scheduler(
-            ScheduleStore(bot.service.store.engine, shards, local=False),
+            ScheduleStore(bot.service.store.engine),
             bot.service,
             wall=discord.utils.utcnow,  # Discord's time (SimCord's virtual time in tests)
-            poll_seconds=settings.schedule_poll_seconds,
             starter=self._start_match,
             advantage=self._rated_advantage,
+            jobs=bot.jobs,  # the process's one jobs runner (shards: only its guilds' jobs)
         )
         self._prizes: dict[int, str] = {}
         """Match id → the prize of its DM (shown on the board)."""
@@ -185,7 +184,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not self._started:
             self._started = True
             await self.scheduler.start()
-            for sched in await self.scheduler.store.listing(statuses=("started",)):
+            for sched in await self.scheduler.store.listing(statuses=(ScheduleStatus.STARTED,)):
                 if sched.prize and sched.match_id is not None:
                     self._prizes[sched.match_id] = sched.prize
 
@@ -294,8 +293,8 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if channel is None:
             return
         text = words.card(s, mention, stamp)
-        if s.public_status != "scheduled":
-            ending = words.result_line(s, mention) if s.public_status in ("finished", "forfeited") else ""
+        if s.public_status != ScheduleStatus.SCHEDULED:
+            ending = words.result_line(s, mention) if s.public_status in DONE else ""
             text += f"\n**{s.public_status.capitalize()}.** {ending}".rstrip()
         with contextlib.suppress(discord.HTTPException):
             await channel.get_partial_message(s.card_id).edit(content=text[:2000], allowed_mentions=NO_PINGS)
@@ -399,7 +398,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         waiting = await self.scheduler.waiting_in(message.channel.id)
         if not waiting:  # before check-in opens the room is not set: the DM's channel answers an early `here`
             mine = await self.scheduler.store.listing(
-                guild_id=message.guild.id, statuses=("scheduled",), player_id=str(message.author.id)
+                guild_id=message.guild.id, statuses=(ScheduleStatus.SCHEDULED,), player_id=str(message.author.id)
             )
             waiting = [s for s in mine if s.room_id is None and s.channel_id == message.channel.id][:1]
         for s in waiting:

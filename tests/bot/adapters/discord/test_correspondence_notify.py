@@ -5,10 +5,14 @@ reminder per player per move."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import discord
 import simcord
 
+from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, start
+from tests.bot.adapters.discord.test_catch_up import come_back, go_away
 
 DAY = 86400
 HOUR = 3600
@@ -84,3 +88,45 @@ async def test_the_daily_digest_instead_of_one_message_per_game(world: World) ->
     (head, line) = digests[1].content.splitlines()
     assert head == "1 game waits for your move in Death Match Club:"
     assert line.startswith(f"• #{one} against bob: ")
+
+
+def digest_hour_ahead(hours: int) -> int:
+    """The UTC hour `hours` from now (SimCord's virtual time), rounded down to the hour."""
+    return (discord.utils.utcnow() + dt.timedelta(hours=hours)).hour
+
+
+async def test_the_digest_comes_at_the_chosen_hour_once_a_day(world: World) -> None:
+    w = world
+    hour = digest_hour_ahead(3)
+    saved = answer(await w.alice.slash(w.lobby, "dm event notify", how="digest", hour=hour)).content
+    assert f"It comes at {hour:02d}:00 UTC" in saved and "<t:" in saved
+    _match, _room = await slow_match(w, w.alice, w.bob)  # alice's reminder comes in half a day
+    await w.env.advance_time(4 * HOUR)  # the first digest moment: nothing reminded yet, nothing sent
+    assert not dms(w, w.alice)
+    await w.env.advance_time(DAY)  # the next one, after the reminder: one digest, at the hour
+    (digest,) = dms(w, w.alice)
+    assert digest.content.startswith("1 game waits for your move in Death Match Club:")
+    assert (digest.created_at.hour, digest.created_at.minute) == (hour, 0)
+    await w.env.advance_time(DAY)  # the same move was in that digest: no second one
+    assert len(dms(w, w.alice)) == 1
+    (job,) = await w.bot.jobs.listing(f"digest:{w.guild.id}:")
+    assert not job.done and job.due.hour == hour and job.payload["hour"] == hour
+    answer(await w.alice.slash(w.lobby, "dm event notify", how="room"))  # no digest any more: its job is gone
+    assert [j.done for j in await w.bot.jobs.listing(f"digest:{w.guild.id}:")] == [True]
+
+
+async def test_a_digest_due_while_the_bot_was_down_is_sent_once_at_start(world: World, settings: Settings) -> None:
+    w = world
+    hour = digest_hour_ahead(3)
+    answer(await w.alice.slash(w.lobby, "dm event notify", how="digest", hour=hour))
+    await slow_match(w, w.alice, w.bob)
+    await w.env.advance_time(20 * HOUR)  # reminded at 12 h; the digest is due in about 7 h
+    assert not dms(w, w.alice)
+    await go_away(w)
+    await w.env.advance_time(10 * HOUR)  # its moment passes while no bot runs
+    await come_back(w, settings)
+    await w.env.advance_time(60)
+    (digest,) = dms(w, w.alice)  # sent once, at the start
+    assert digest.content.startswith("1 game waits for your move in Death Match Club:")
+    await w.env.advance_time(DAY)  # and the next day's moment finds nothing new
+    assert len(dms(w, w.alice)) == 1
