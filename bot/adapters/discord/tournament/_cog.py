@@ -49,6 +49,7 @@ class TournamentFeature(commands.Cog):
             wall=discord.utils.utcnow,
             rating_order=self.rating_order,
             left_server=self.left_server,
+            jobs=bot.jobs,  # the process's one jobs runner (shards: only its guilds' jobs)
         )
         self.tournaments.subscribe(self.announce)
         self.teller = Teller(bot, self.tournaments, stamp)
