@@ -309,13 +309,14 @@ def build_tournaments(
     *,
     wall: Callable[[], dt.datetime] | None = None,
     rate: bool = False,
+    jobs: JobQueue | None = None,
 ) -> TournamentService:
     """The tournament service. On a `Host` it records its games' results and moves rounds on (subscribed at
     `Stage.FOLLOW`); `rate`: `--seeding rating` seeds by the host's ratings. On a bare store it only reads
     (the review pages). A face sets its own hooks afterwards (`open_room`, `left_server`, …)."""
     if not isinstance(host, Host):
         return TournamentService(build_service(host))
-    tournaments = TournamentService(host.service, wall=wall)
+    tournaments = TournamentService(host.service, wall=wall, jobs=jobs)
     if rate:
         tournaments.rating_order = _by_rating(host.ratings)
     host.bus.subscribe(tournaments.on_host_event, Stage.FOLLOW)
@@ -412,7 +413,6 @@ def build_app(
     host = build_host(service=service)
     series = SeriesService(service, listening=False)
     host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
-    tournaments = build_tournaments(host, wall=wall)
     shards = (settings.shard_count, list(settings.shard_ids)) if settings.shard_ids and settings.shard_count else None
     jobs = JobQueue(
         host.store.engine,
@@ -420,6 +420,7 @@ def build_app(
         scope=JobScope(shards=shards, local=False),
         poll_s=settings.schedule_poll_seconds,
     )
+    tournaments = build_tournaments(host, wall=wall, jobs=jobs)
     scheduler = build_scheduler(
         host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds, jobs=jobs
     )

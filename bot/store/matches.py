@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -389,6 +389,28 @@ class MatchStore:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(Match.event_count).where(Match.id == match_id))).first()
         return None if row is None else int(row[0])
+
+    async def latest_id(self) -> int:
+        """The highest match id stored so far (0: none yet); a match created later has a higher id."""
+        async with self.engine.connect() as conn:
+            top = (await conn.execute(select(func.max(Match.id)))).scalar()
+        return int(top or 0)
+
+    async def first_between(self, players: Sequence[str], guild_id: int | None, after: int) -> int | None:
+        """The first match created after match `after` with these players in seats 1 and 2, in this server
+        (None: in direct messages), if any."""
+        one, two = MatchPlayer.__table__.alias("one"), MatchPlayer.__table__.alias("two")
+        query = (
+            select(Match.id)
+            .join(one, and_(one.c.match_id == Match.id, one.c.seat == 1, one.c.player_id == players[0]))
+            .join(two, and_(two.c.match_id == Match.id, two.c.seat == 2, two.c.player_id == players[1]))
+            .where(Match.id > after, Match.guild_id.is_(None) if guild_id is None else Match.guild_id == guild_id)
+            .order_by(Match.id)
+            .limit(1)
+        )
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(query)).scalar()
+        return None if found is None else int(found)
 
     async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
         """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""

@@ -43,6 +43,7 @@ async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, E
     service.subscribe(events)
     await service.start()
     yield service, events
+    await service.close()  # its jobs runner stops before the database closes
     await host.close()
     await host.store.close()
 
@@ -244,5 +245,6 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
         await _finish_round(c, tid, [Result.WHITE, Result.BLACK])
         assert (await c.get(tid)).round == 3
     finally:
+        await c.close()  # its jobs runner stops before the database closes
         await host_c.close()
         await host_c.store.close()

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from bot.host.service import MatchService
+from bot.jobs import JobQueue
 from bot.ratings.models import PlayerRating
 from bot.ratings.service import Ratings
 from bot.schedule import loop_wall
@@ -20,6 +21,7 @@ from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Result
 from bot.tournaments.service import OPENING, STALE_S, TournamentEvent, TournamentService
 from bot.tournaments.tables import GAMES
+from bot.tournaments.timer import job_key
 from bot.wording import refusal_text
 from tests.bot.conftest import make_service
 from tests.bot.tournaments import refused
@@ -286,3 +288,36 @@ async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(migr
         await again.close()
         await host.close()
         await host.store.close()
+
+
+async def test_a_tournaments_times_are_jobs_of_the_one_jobs_runner(host: MatchService) -> None:
+    """The automatic start and a game's no-show ruling are rows of the jobs table, run by a runner the service
+    is given (the one a process shares with its other features): due at the tournament's next time, put again
+    for the next one after each run, dropped when nothing more falls due by itself."""
+    wall = loop_wall()
+    jobs = JobQueue(host.store.engine, clock=wall)
+    service = TournamentService(host, wall=wall, jobs=jobs)
+    events = Events()
+    service.subscribe(events)
+    await service.start()
+    jobs.start()
+    try:
+        start = service.wall() + dt.timedelta(minutes=30)
+        tid = await service.create("Jobs", "boxes", "roundrobin", options=OPTIONS, starts_at=start, no_show_s=600)
+        job = await jobs.get(job_key(tid))
+        assert job is not None and (job.kind, job.due, job.done) == ("tournament", start, False)
+        await _join(service, tid, 2)
+        await asyncio.sleep(30 * MIN + 1)  # the job's time: it starts the tournament, and is put again
+        assert (await service.get(tid)).status == "running" and len(events.of("started")) == 1
+        ((gid, pairing, mid),) = await _round_games(service, tid)
+        assert mid is None, "the match waits for its players"
+        job = await jobs.get(job_key(tid))
+        assert job is not None and not job.done and job.due == start + dt.timedelta(seconds=600), "the no-show"
+        await service.check_in_game(gid, await _pid(service, tid, pairing.white))
+        await asyncio.sleep(10 * MIN)  # the other never comes: ruled by the job, and the tournament is over
+        assert len(events.of("no_show")) == 1 and (await service.get(tid)).status == "finished"
+        job = await jobs.get(job_key(tid))
+        assert job is not None and job.done, "nothing more falls due: the job is dropped"
+    finally:
+        await service.close()
+        await jobs.close()

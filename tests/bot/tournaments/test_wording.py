@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 import bot.adapters.terminal.tournament as terminal_module
-import bot.tournaments.service as service_module
+import bot.tournaments.core
+import bot.tournaments.due
+import bot.tournaments.model
+import bot.tournaments.opening
+import bot.tournaments.registration
+import bot.tournaments.results
+import bot.tournaments.running
+import bot.tournaments.service
+import bot.tournaments.timer
 from bot.host.events import Refusal
 from bot.tournaments.refusals import KIND, RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Bye, Game
@@ -20,6 +28,18 @@ from bot.wording import error_text, refusal_text
 from bot.wording.tournaments import REFUSALS, announcement, checkin_card, no_show_line
 from tests import DATA
 
+SERVICE = [
+    bot.tournaments.service,
+    bot.tournaments.core,
+    bot.tournaments.model,
+    bot.tournaments.registration,
+    bot.tournaments.running,
+    bot.tournaments.results,
+    bot.tournaments.opening,
+    bot.tournaments.due,
+    bot.tournaments.timer,
+]
+"""The tournament service and the modules of its parts."""
 CASES = [json.loads(line) for line in (DATA / "tournaments" / "refusals.jsonl").read_text().splitlines() if line]
 TIMES = ("opens", "at")
 
@@ -58,10 +78,13 @@ def _strings(node: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
-@pytest.mark.parametrize("module", [service_module, terminal_module], ids=["service", "terminal"])
-def test_refusals_below_the_adapters_carry_codes_not_sentences(module: Any) -> None:
-    tree = ast.parse(Path(module.__file__).read_text())
-    calls = _calls_to(tree, "TournamentRefused")
+def _tree(module: Any) -> ast.AST:
+    return ast.parse(Path(module.__file__).read_text())
+
+
+@pytest.mark.parametrize("modules", [SERVICE, [terminal_module]], ids=["service", "terminal"])
+def test_refusals_below_the_adapters_carry_codes_not_sentences(modules: list[Any]) -> None:
+    calls = [call for module in modules for call in _calls_to(_tree(module), "TournamentRefused")]
     assert calls, "the module refuses things"
     for call in calls:
         first = call.args[0]
@@ -71,10 +94,11 @@ def test_refusals_below_the_adapters_carry_codes_not_sentences(module: Any) -> N
         assert not _strings(call), f"a literal in {ast.unparse(call)}"
 
 
-def test_the_service_publishes_no_sentences() -> None:
+@pytest.mark.parametrize("module", SERVICE, ids=[m.__name__.rsplit(".", 1)[1] for m in SERVICE])
+def test_the_service_publishes_no_sentences(module: Any) -> None:
     """No literal with a space (a sentence) outside docstrings and the operators' log lines; no f-string in an
     event."""
-    tree = ast.parse(Path(service_module.__file__).read_text())
+    tree = _tree(module)
     skip: set[int] = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and getattr(n.func.value, "id", None) == "log":

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.adapters.discord.tournament._cog import GameHereButton, SignupButton, TournamentFeature
+from bot.adapters.discord.tournament._card import GameHereButton, SignupButton
+from bot.adapters.discord.tournament._cog import TournamentFeature
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost

@@ -171,20 +171,7 @@ class Teller:
     async def decided_here(self, message: discord.Message) -> bool:
         """A `here` typed in the room of a game already decided before its match opened (the opponent withdrew,
         a no-show): answered, not ignored. True when answered."""
-        from sqlalchemy import and_, select
-
-        from bot.tournaments.tables import GAMES
-
-        async with self.service.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(GAMES.c.tournament_id).where(
-                        and_(GAMES.c.room_id == message.channel.id, GAMES.c.result.is_not(None))
-                    )
-                )
-            ).all()
-        for (tid,) in rows:
-            t = await self.service.get(int(tid))
+        for t in await self.service.decided_in(message.channel.id):
             if t.channel_id == message.channel.id:
                 continue
             if any(e.player_id == str(message.author.id) for e in await self.service.entries(t.id)):

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 import simcord
 
-from bot.adapters.discord.tournament._cog import card_text, signup_view
+from bot.adapters.discord.tournament._card import card_text, signup_view
 from bot.tournaments.rounds import Game
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text
 from tests.bot.adapters.discord.test_tournament import CLOCK, _card, _resign_losers, _service, _sign_up
