@@ -65,8 +65,8 @@ class Idle:
     """The stored snapshot as compact JSON text (a third of the memory of the parsed dict)."""
 
     @classmethod
-    def of(cls, stored: StoredMatch, now: float, wall_now: dt.datetime) -> Idle:
-        """The idle record of a stored correspondence match (see `lazy`)."""
+    def of(cls, stored: StoredMatch, now: float, wall_now: dt.datetime, text: str | None = None) -> Idle:
+        """The idle record of a stored correspondence match (see `lazy`); `text`: its snapshot as stored."""
         snap = stored.snapshot
         seats = snap.get("players") or {}
         return cls(
@@ -81,7 +81,7 @@ class Idle:
             created_at=stored.created_at,
             event_count=stored.event_count,
             rated=stored.rated,
-            snapshot=_text(snap),
+            snapshot=_text(snap) if text is None else text,
         )
 
     def build(self, now: float, wall_now: dt.datetime) -> Live:

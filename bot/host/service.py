@@ -175,14 +175,14 @@ class MatchService:
         resumed: list[int] = []
         todo = []
         now, wall = self.now(), self.wall()
-        for stored in await self.store.unfinished():
+        for stored, text in await self.store.unfinished_texts():
             if stored.id in self.live or not self.owns_guild(stored.guild_id) or (select and not select(stored)):
                 continue
             if not lazy(stored):
                 todo.append(stored)
                 continue
             try:
-                idle = Idle.of(stored, now, wall)
+                idle = Idle.of(stored, now, wall, text)
             except Exception:
                 log.exception("match %s could not be read", stored.id)
                 continue
