@@ -116,7 +116,6 @@ class MatchService:
         self._idle_due: list[tuple[float, int]] = []
         """(deadline, match id) of the idle matches, a heap; an entry whose match woke or moved is skipped."""
         self._idle_task: asyncio.Task[None] | None = None
-        self._idle_changed = asyncio.Event()
         self._listeners: list[Listener] = []
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -207,16 +206,22 @@ class MatchService:
                 await self._publish(started_event(live, EventKind.RESUMED))
                 self._rearm(live)
                 resumed.append(live.id)
+        self._plan_idle()
         return sorted(resumed)
 
     # -- idle correspondence matches (bot.host.idle) ------------------------------------
     def _idle(self, idle: Idle) -> None:
-        """Keep a match idle until it is looked up or its deadline comes near."""
+        """Keep a match idle until it is looked up or its deadline comes near (`_plan_idle` then plans)."""
         self.live.idle[idle.id] = idle
         if idle.due is not None:
             heapq.heappush(self._idle_due, (idle.due, idle.id))
-            self._idle_changed.set()
-        if self._idle_task is None and not self._closed:
+
+    def _plan_idle(self) -> None:
+        """(Re)start the task that builds idle matches at their deadlines (it sleeps until the soonest)."""
+        if self._idle_task is not None and not self._idle_task.done():
+            self._idle_task.cancel()
+        self._idle_task = None
+        if not self._closed and self._idle_due:
             self._idle_task = asyncio.create_task(self._idle_loop(), name="idle-matches")
 
     def _wake(self, match_id: int) -> Live | None:
@@ -252,20 +257,17 @@ class MatchService:
             await self._publish(started_event(live, EventKind.RESUMED))
 
     async def _idle_loop(self) -> None:
-        """Build each idle match a little before its deadline (after the offline catch-up)."""
+        """Build each idle match a little before its deadline; ends when none is left, or until the offline
+        catch-up is over (`rule_overdue` plans again)."""
         heap = self._idle_due
-        while True:
-            await self.caught_up.wait()
+        while self.caught_up.is_set():
             while heap and (heap[0][1] not in self.live.idle or self.live.idle[heap[0][1]].due != heap[0][0]):
                 heapq.heappop(heap)  # woke, dropped or re-read since
-            self._idle_changed.clear()
             if not heap:
-                await self._idle_changed.wait()
-                continue
+                return
             delay = heap[0][0] - WAKE_AHEAD - self.now()
             if delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._idle_changed.wait(), delay)
+                await asyncio.sleep(delay)
                 continue
             _due, match_id = heapq.heappop(heap)
             self._wake(match_id)
@@ -1010,6 +1012,7 @@ class MatchService:
         self.caught_up.set()
         now = self.now()
         self.live.wake_all(lambda i: i.due is not None and i.due <= now + WAKE_AHEAD)
+        self._plan_idle()
         for live in self.live.awake():
             async with live.lock:
                 if live.id in self.live and await self._settled(live):
