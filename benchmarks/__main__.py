@@ -296,22 +296,26 @@ def correspondence_rows(quick: bool) -> list[Row]:
     across a restart."""
     from benchmarks import correspondence as cb
 
-    fig = cb.run(500 if quick else 10_000)
+    fig = cb.run(500 if quick else 10_000, 100 if quick else 200)
+    worst = max(fig.late_down_max_s, fig.late_after_max_s)
     return [
         Row(
             "correspondence",
-            f"host start-up with {fig.matches:,} correspondence matches (each resumed, time away charged)",
+            f"host start-up with {fig.matches:,} correspondence matches (idle ones kept unloaded)",
             f"{fig.startup_s:.2f} s",
             f"≤ {cb.TARGET_STARTUP_S:g} s",
             fig.startup_s <= cb.TARGET_STARTUP_S,
         ),
-        Row("correspondence", "memory per idle resumed match (tracemalloc)", f"{fig.idle_kib:.1f} KiB", "", None),
+        Row(
+            "correspondence", f"memory per idle match (tracemalloc, {fig.idle:,})", f"{fig.idle_kib:.2f} KiB", "", None
+        ),
         Row(
             "correspondence",
-            f"deadlines ruled after the restart ({fig.ruled:,} of {fig.matches:,}): lateness p50 / p99 / max",
-            f"{fig.late_p50_s:.3f} / {fig.late_p99_s:.3f} / {fig.late_max_s:.3f} s",
+            f"losses on time ruled across the restart ({fig.ruled} of {fig.down} due while down + {fig.after} "
+            "after): worst from the restart / from the deadline",
+            f"{fig.late_down_max_s:.3f} / {fig.late_after_max_s:.3f} s",
             f"all, ≤ {cb.TARGET_LATE_S:g} s",
-            fig.ruled == fig.matches and fig.late_max_s <= cb.TARGET_LATE_S,
+            fig.ruled == fig.down + fig.after and worst <= cb.TARGET_LATE_S,
         ),
     ]
 

@@ -117,6 +117,10 @@ class Live:
     acting: bool = False
     """True while the timer task acts under the match's lock (a write may be in flight): a match let go then
     leaves that task to finish its action and end by itself, rather than cancelling it inside a write."""
+    unannounced: bool = False
+    """Loaded on demand after a restart (`bot.host.idle`): its `resumed` event is still to be published."""
+    unlogged: bool = False
+    """Loaded on demand after a restart: its `resumed` log entry goes with its next write."""
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player id, or None for a non-player."""
@@ -337,6 +341,24 @@ def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[
     if last is not None:
         live.outage = Outage(last[1], now, wall_now)
     return live
+
+
+def snapshot_due(snap: Mapping[str, Any], now: float, wall_now: dt.datetime) -> float | None:
+    """When a correspondence match stored with this snapshot next needs the host (loop time `now`, wall clock
+    `wall_now`), read from the snapshot alone: what `next_due` says of the match `resumed` would make of it,
+    without building it (its game state, rules and options are not read). None: nothing is due (paused)."""
+    status = snap["status"]
+    if status == MatchStatus.PAUSED or status in OVER_STATUSES:
+        return None
+    wall_at = snap.get("wall_at")
+    down = 0.0 if wall_at is None else max(0.0, (wall_now - dt.datetime.fromisoformat(wall_at)).total_seconds())
+    times = []
+    if status == MatchStatus.ONGOING:
+        times += [d.at for d in Clocks.from_json(snap["clocks"], now, extra_elapsed=down).next_deadlines(now)[:1]]
+    for saved in (snap.get("rules") or {}).values():
+        times += [now + max(0.0, float(rel) - down) for rel in saved.get("timers", {}).values()]
+    times += [now + max(0.0, float(rel) - down) for rel, _unix in (snap.get("away") or {}).values()]
+    return min(times) if times else None
 
 
 def next_due(live: Live, now: float) -> float | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import heapq
 import json
 import logging
 import uuid
@@ -33,6 +34,7 @@ from bot.host.events import (
     Refusal,
     SubmitResult,
 )
+from bot.host.idle import Hosted, Idle, lazy
 from bot.host.match import (
     Batch,
     Live,
@@ -88,6 +90,8 @@ MAX_MOVE_TEXT = 200
 HISTORY_DEPTH = 6
 RESUME_BATCH = 500
 """Matches resumed together at start: their `resumed` entries go to the database in one write."""
+WAKE_AHEAD = 0.5
+"""Seconds before its deadline an idle correspondence match is built, so it is ruled on time."""
 
 
 class MatchService:
@@ -108,7 +112,11 @@ class MatchService:
         self.instance = instance or uuid.uuid4().hex
         self.heartbeat_seconds = heartbeat_seconds
         self.owns_guild = owns_guild or (lambda _g: True)
-        self.live: dict[int, Live] = {}
+        self.live: Hosted = Hosted(self._wake)
+        """The matches hosted here: idle correspondence matches are built on look-up (`bot.host.idle`)."""
+        self._idle_due: list[tuple[float, int]] = []
+        """(deadline, match id) of the idle matches, a heap; an entry whose match woke or moved is skipped."""
+        self._idle_task: asyncio.Task[None] | None = None
         self._subscribers = Subscribers()
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -152,24 +160,39 @@ class MatchService:
     def abandon(self) -> list[int]:
         """Stop hosting, without writing anything, every live match this process no longer owns (its shard was
         taken over): timers cancelled, the match left to its new host. The ids let go."""
-        gone = [live for live in self.live.values() if not self.owns_guild(live.guild_id)]
+        idle = [i.id for i in self.live.idle.values() if not self.owns_guild(i.guild_id)]
+        for match_id in idle:
+            del self.live.idle[match_id]
+        gone = [live for live in self.live.awake() if not self.owns_guild(live.guild_id)]
         for live in gone:
             self._drop(live)
             self._unsure.discard(live.id)
             self._late_turns.pop(live.id, None)
-        return [live.id for live in gone]
+        return sorted([live.id for live in gone] + idle)
 
     async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
         """Resume every unfinished match this process owns and does not host yet (at start, or on taking over).
 
-        In batches: each batch's `resumed` entries are written together (the store folds concurrent
-        appends into one transaction), then its matches are announced and their clocks armed, in id order."""
+        A correspondence match whose deadline is not near stays idle (`bot.host.idle`): it is built when it is
+        looked up or its deadline comes. The others in batches: each batch's `resumed` entries are written
+        together (the store folds concurrent appends into one transaction), then its matches are announced and
+        their clocks armed, in id order."""
         resumed: list[int] = []
-        todo = [
-            stored
-            for stored in await self.store.unfinished()
-            if stored.id not in self.live and self.owns_guild(stored.guild_id) and (select is None or select(stored))
-        ]
+        todo = []
+        now, wall = self.now(), self.wall()
+        for stored, text in await self.store.unfinished_texts():
+            if stored.id in self.live or not self.owns_guild(stored.guild_id) or (select and not select(stored)):
+                continue
+            if not lazy(stored):
+                todo.append(stored)
+                continue
+            try:
+                idle = Idle.of(stored, now, wall, text)
+            except Exception:
+                log.exception("match %s could not be read", stored.id)
+                continue
+            self._idle(idle)  # overdue or not: built by `_idle_loop` once what was posted meanwhile is read
+            resumed.append(stored.id)
         alive: dict[str, tuple[float, dt.datetime] | None] = {}
         for start in range(0, len(todo), RESUME_BATCH):
             prepared: list[Live] = []
@@ -189,14 +212,97 @@ class MatchService:
                 await self._publish(started_event(live, EventKind.RESUMED))
                 self._rearm(live)
                 resumed.append(live.id)
-        return resumed
+        self._plan_idle()
+        return sorted(resumed)
+
+    # -- idle correspondence matches (bot.host.idle) ------------------------------------
+    def _idle(self, idle: Idle) -> None:
+        """Keep a match idle until it is looked up or its deadline comes near (`_plan_idle` then plans)."""
+        self.live.idle[idle.id] = idle
+        if idle.due is not None:
+            heapq.heappush(self._idle_due, (idle.due, idle.id))
+
+    def _plan_idle(self) -> None:
+        """(Re)start the task that builds idle matches at their deadlines (it sleeps until the soonest)."""
+        if self._idle_task is not None and not self._idle_task.done():
+            self._idle_task.cancel()
+        self._idle_task = None
+        if not self._closed and self._idle_due:
+            self._idle_task = asyncio.create_task(self._idle_loop(), name="idle-matches")
+
+    def _wake(self, match_id: int) -> Live | None:
+        """Build an idle match now (its clocks charged for the time it waited), arm its timers; its `resumed`
+        event and log entry follow with its next action (`_announce`, `_commit`). None if it cannot be built."""
+        idle = self.live.idle.pop(match_id, None)
+        if idle is None:
+            return None
+        now, wall = self.now(), self.wall()
+        try:
+            live = idle.build(now, wall)
+            live.committed = (dump(live, now, self.instance, wall), live.seq)
+        except Exception:
+            log.exception("match %s could not be resumed", match_id)
+            return None
+        live.unannounced = live.unlogged = True
+        dict.__setitem__(self.live, live.id, live)
+        self._rearm(live)
+        return live
+
+    async def wake(self, match_id: int) -> Live | None:
+        """A hosted match, built if it was idle, its `resumed` event published (None: not hosted here)."""
+        live = self.live.get(match_id)
+        if live is not None and live.unannounced:
+            async with live.lock:
+                await self._announce(live)
+        return live
+
+    async def _announce(self, live: Live) -> None:
+        """Publish the `resumed` event of a match built on demand, before anything else it says."""
+        if live.unannounced:
+            live.unannounced = False
+            await self._publish(started_event(live, EventKind.RESUMED))
+
+    async def _idle_loop(self) -> None:
+        """Build each idle match a little before its deadline; ends when none is left, or until the offline
+        catch-up is over (`rule_overdue` plans again)."""
+        heap = self._idle_due
+        while self.caught_up.is_set():
+            while heap and (heap[0][1] not in self.live.idle or self.live.idle[heap[0][1]].due != heap[0][0]):
+                heapq.heappop(heap)  # woke, dropped or re-read since
+            if not heap:
+                return
+            delay = heap[0][0] - WAKE_AHEAD - self.now()
+            if delay > 0:
+                await asyncio.sleep(delay)
+                continue
+            _due, match_id = heapq.heappop(heap)
+            self._wake(match_id)
+            await asyncio.sleep(0)
+
+    def rooms(self) -> list[int]:
+        """The rooms (channel ids) of every match hosted here, idle ones included, without building any."""
+        ids = {lv.channel_id for lv in self.live.awake()} | {i.channel_id for i in self.live.idle.values()}
+        return sorted(c for c in ids if c is not None)
+
+    def player_matches(self, player_id: str, guild_id: int | None) -> list[Live]:
+        """A player's matches hosted here in a guild (all guilds for None), oldest first: only those are built."""
+        self.live.wake_all(lambda i: player_id in i.players and (guild_id is None or i.guild_id == guild_id))
+        return [lv for lv in self.live_in_guild_awake(guild_id) if lv.seat_of(player_id) is not None]
+
+    def live_in_guild_awake(self, guild_id: int | None) -> list[Live]:
+        """The built matches of a guild (all for None), oldest first."""
+        return sorted(
+            (lv for lv in self.live.awake() if guild_id is None or lv.guild_id == guild_id), key=lambda lv: lv.id
+        )
 
     async def close(self) -> None:
         """Stop timers and the heartbeat (matches stay resumable in the database); the consequences of
         finished matches still queued are applied first."""
         await self._subscribers.close()
         self._closed = True
-        tasks = [t for t in [*(lv.task for lv in self.live.values()), self._heartbeat_task] if t is not None]
+        tasks = [
+            t for t in [*(lv.task for lv in self.live.awake()), self._heartbeat_task, self._idle_task] if t is not None
+        ]
         for task in tasks:
             task.cancel()
         tasks += list(self._leaving)  # let go while acting: they end by themselves
@@ -395,8 +501,9 @@ class MatchService:
         return live
 
     def matches_in_channel(self, channel_id: int) -> list[Live]:
-        """Live matches whose room is this channel."""
-        return [lv for lv in self.live.values() if lv.channel_id == channel_id]
+        """Live matches whose room is this channel (idle ones built)."""
+        self.live.wake_all(lambda i: i.channel_id == channel_id)
+        return [lv for lv in self.live.awake() if lv.channel_id == channel_id]
 
     def pending_move(self, match_id: int) -> Provisional | None:
         """The provisional move of a running match, if it has one."""
@@ -685,6 +792,7 @@ class MatchService:
             await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
         if live.status in OVER_STATUSES:
             self._drop(live)
+        await self._announce(live)
         for ev in batch.out:
             await self._publish(ev)
         self._rearm(live)
@@ -851,7 +959,7 @@ class MatchService:
         correspondence match of theirs hosted here in the guild; None ends the vacation now (the clocks run
         again). Each room hears it, addressed to the opponent. Returns the ids of the matches changed."""
         changed = []
-        for live in self.live_in_guild(guild_id):
+        for live in self.player_matches(player_id, guild_id):
             seat = live.seat_of(player_id)
             if seat is None or live.clocks.tc.kind != ClockKind.CORRESPONDENCE:
                 continue
@@ -913,7 +1021,10 @@ class MatchService:
         """Rule now on every deadline that passed while no host ran (once the adapter has read what was
         posted meanwhile): reminders and losses on time of correspondence matches."""
         self.caught_up.set()
-        for live in list(self.live.values()):
+        now = self.now()
+        self.live.wake_all(lambda i: i.due is not None and i.due <= now + WAKE_AHEAD)
+        self._plan_idle()
+        for live in self.live.awake():
             async with live.lock:
                 if live.id in self.live and await self._settled(live):
                     await self._fire_due(live)
@@ -956,6 +1067,8 @@ class MatchService:
         reason: EndReason | None = None,
         players: dict[int, tuple[str, str]] | None = None,
     ) -> None:
+        if live.unlogged:  # built on demand: its `resumed` entry goes first in its first write
+            events = [NewEvent("resumed", data={"downtime_uncharged": False}), *events]
         now = self.now()
         snapshot = dump(live, now, self.instance, self.wall())
         try:
@@ -996,6 +1109,7 @@ class MatchService:
             )
         live.seq += len(events)
         live.committed = (snapshot, live.seq)
+        live.unlogged = False
 
     # -- writes whose outcome is unknown -------------------------------------------------
     async def _created_after_all(self, snapshot: dict[str, Any]) -> int | None:
@@ -1036,7 +1150,9 @@ class MatchService:
         return None
 
     async def _settled(self, live: Live) -> bool:
-        """Make a match whose last write was unconfirmed equal to the database again (False: still cannot tell)."""
+        """Make a match whose last write was unconfirmed equal to the database again (False: still cannot tell);
+        a match built on demand is announced first."""
+        await self._announce(live)
         if live.id not in self._unsure:
             return True
         try:
@@ -1077,10 +1193,10 @@ class MatchService:
 
     # -- overview queries (issue 28: /dm live, /dm status, results) ---------------------------------
     def live_in_guild(self, guild_id: int | None) -> list[Live]:
-        """The matches hosted right now in a guild (all of them for None: the terminal room), oldest first."""
-        return sorted(
-            (lv for lv in self.live.values() if guild_id is None or lv.guild_id == guild_id), key=lambda lv: lv.id
-        )
+        """The matches hosted right now in a guild (all of them for None: the terminal room), oldest first
+        (idle ones built)."""
+        self.live.wake_all(lambda i: guild_id is None or i.guild_id == guild_id)
+        return self.live_in_guild_awake(guild_id)
 
 
 def _refusal(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> Refusal:

@@ -6,6 +6,9 @@ Days are counted whole and charged when the vacation is taken, to the calendar y
 ending it early (`days:0`) gives back the whole days not begun. A move posted while away is played as any
 move (its time is not charged) and does not end the vacation. Matches that start during a vacation are
 not stopped. No sentences here: a refusal is a `VacationRefused` code with its data (`bot.wording` words it).
+
+The terminal room (`NAME: vacation N`) has no server: its matches have no guild (`guild_id` None), and its
+players' allowance and days are kept under `TERMINAL_GUILD` (no Discord server has id 0).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from bot.store.correspondence import CorrespondenceStore
 from bot.types import OVER_STATUSES, ClockKind, ClockNotice, MatchStatus
 
 DAY = 86400
+TERMINAL_GUILD = 0
+"""Where the terminal room's players' vacation days are kept (its matches have no guild)."""
 
 
 class VacationRefused(Exception):
@@ -42,32 +47,32 @@ class Vacation:
     refunded: int = 0
 
 
-def correspondence_matches(service: MatchService, guild_id: int, player_id: str) -> list[int]:
-    """The ids of the player's running correspondence matches in the guild."""
+def correspondence_matches(service: MatchService, guild_id: int | None, player_id: str) -> list[int]:
+    """The ids of the player's running correspondence matches in the guild (None: the terminal's)."""
     return [
         live.id
-        for live in service.live_in_guild(guild_id)
-        if live.seat_of(player_id) is not None
-        and live.clocks.tc.kind == ClockKind.CORRESPONDENCE
-        and live.status not in OVER_STATUSES
+        for live in service.player_matches(player_id, guild_id)
+        if live.clocks.tc.kind == ClockKind.CORRESPONDENCE and live.status not in OVER_STATUSES
     ]
 
 
 async def take_vacation(
-    service: MatchService, store: CorrespondenceStore, guild_id: int, player_id: str, days: int
+    service: MatchService, store: CorrespondenceStore, guild_id: int | None, player_id: str, days: int
 ) -> Vacation:
-    """Start a vacation of `days` days now, or (`days` 0) end the current one; VacationRefused when it cannot."""
+    """Start a vacation of `days` days now, or (`days` 0) end the current one; VacationRefused when it cannot.
+    `guild_id` None: the terminal room's matches (its days kept under `TERMINAL_GUILD`)."""
     now = service.wall()
     year = now.year
-    player = await store.player(guild_id, player_id)
-    allowance = await store.allowance(guild_id)
+    kept = TERMINAL_GUILD if guild_id is None else guild_id
+    player = await store.player(kept, player_id)
+    allowance = await store.allowance(kept)
     used = player.used_in(year)
     if days <= 0:
         if not player.away(now) or player.away_until is None:
             raise VacationRefused("vacation_not_away")
         back = int((player.away_until - now).total_seconds() // DAY)
         used = max(0, used - back)
-        await store.save(guild_id, player_id, vacation_year=year, vacation_used=used, away_until=None)
+        await store.save(kept, player_id, vacation_year=year, vacation_used=used, away_until=None)
         matches = await service.set_away(player_id, guild_id, None)
         return Vacation(matches, None, used, allowance, back)
     if player.away(now) and player.away_until is not None:
@@ -77,7 +82,7 @@ async def take_vacation(
     if not correspondence_matches(service, guild_id, player_id):
         raise VacationRefused("vacation_no_match")
     until = now + dt.timedelta(days=days)
-    await store.save(guild_id, player_id, vacation_year=year, vacation_used=used + days, away_until=until)
+    await store.save(kept, player_id, vacation_year=year, vacation_used=used + days, away_until=until)
     matches = await service.set_away(player_id, guild_id, until)
     return Vacation(matches, until, used + days, allowance)
 
@@ -101,7 +106,7 @@ def reminded_since(service: MatchService, guild_id: int, player_id: str, since: 
     is in the list of one such moment only."""
     now, wall = service.now(), service.wall()
     out = []
-    for live in service.live_in_guild(guild_id):
+    for live in service.player_matches(player_id, guild_id):
         seat = live.seat_of(player_id)
         clocks = live.clocks
         if seat is None or clocks.tc.kind != ClockKind.CORRESPONDENCE or live.status != MatchStatus.ONGOING:

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import Text, and_, bindparam, cast, func, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -449,6 +449,23 @@ class MatchStore:
         self._guilds.update({r.id: r.guild_id for r in rows})
         return [_stored(r, players.get(r.id, {})) for r in rows]
 
+    async def unfinished_texts(self) -> list[tuple[StoredMatch, str]]:
+        """As `unfinished`, each with its snapshot as stored (JSON text, decoded once), players read from it:
+        what a start-up with many idle matches reads (`bot.host.idle` keeps the text)."""
+        cols = [c for c in Match.__table__.c if c.name != "snapshot"]
+        text = cast(Match.__table__.c.snapshot, Text).label("snapshot_text")
+        where = Match.status.not_in([str(s) for s in OVER_STATUSES])
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(*cols, text).where(where).order_by(Match.id))).all()
+        self._guilds.update({r.id: r.guild_id for r in rows})
+        out = []
+        for r in rows:
+            snap = json.loads(r.snapshot_text)
+            players = {int(s): (str(p[0]), str(p[1])) for s, p in (snap.get("players") or {}).items()}
+            stored = _stored(r, players, snap)
+            out.append((stored, r.snapshot_text))
+        return out
+
     async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
         """One match, optionally with its full log in order."""
         async with self.engine.connect() as conn:
@@ -532,7 +549,7 @@ def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.dat
     ]
 
 
-def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
+def _stored(row: Any, players: dict[int, tuple[str, str]], snapshot: dict[str, Any] | None = None) -> StoredMatch:
     return StoredMatch(
         id=row.id,
         game=row.game,
@@ -546,7 +563,7 @@ def _stored(row: Any, players: dict[int, tuple[str, str]]) -> StoredMatch:
         winner_seat=row.winner_seat,
         result_reason=row.result_reason,
         event_count=row.event_count,
-        snapshot=dict(row.snapshot),
+        snapshot=dict(row.snapshot) if snapshot is None else snapshot,
         players=players,
         rated=row.rated is not False,
     )

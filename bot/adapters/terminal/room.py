@@ -233,6 +233,7 @@ class Room:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
+                await self.service.wake(cfg.resume)  # an idle correspondence match: built and shown now
             else:
                 await self.service.start(select=lambda _m: False)
                 await self.host.catch_up()
@@ -438,6 +439,10 @@ class Room:
             player = live.players[seat]
         else:
             player = next(p for p in live.players.values() if p.name.lower() == speaker_name.lower())
+        days = words.vacation_days(text)
+        if days is not None:
+            await self._vacation(player, days)
+            return
         try:
             if words.is_withdraw(text):  # a withdrawal even where moves are final at once (then refused)
                 result = await self.service.withdraw(self.match_id, player.id, via="text")
@@ -463,6 +468,26 @@ class Room:
             self.emit({}, f"({player.name}, not a move: {reason_text(result)})")
         elif result.status == Outcome.IGNORED:
             self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
+
+    async def _vacation(self, player: PlayerRef, days: int) -> None:
+        """`NAME: vacation N`: NAME's correspondence clocks stand still for N days (0: back now), as
+        `/dm event vacation days:N` (`bot.host.vacation`); the host tells the opponent in the room."""
+        from bot.host.vacation import VacationRefused, take_vacation
+        from bot.store.correspondence import CorrespondenceStore
+
+        try:
+            done = await take_vacation(
+                self.service, CorrespondenceStore(self.service.store.engine), None, player.id, days
+            )
+        except VacationRefused as exc:
+            said = words.vacation_refused(player.name, exc.code, exc.data)
+            obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
+            self.emit({**obj, "reason": said}, f"({player.name}: {said})")
+            return
+        until = None if done.until is None else int(done.until.timestamp())
+        said = words.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)
+        obj = {"event": "vacation_taken", "match": self.match_id, "player": player.name, "until": until}
+        self.emit({**obj, "used": done.used, "allowance": done.allowance, "text": said}, said)
 
 
 def _redraws() -> set[str]:

@@ -60,6 +60,7 @@ def keywords_line(live: Any) -> str:
 
 def help_card(live: Any, resume: str) -> str:
     """The card `help` and `?` print."""
+    correspondence = str(live.clocks.tc.kind) == "correspondence"
     return "\n".join(
         [
             moves_card(live.game),
@@ -67,9 +68,44 @@ def help_card(live: Any, resume: str) -> str:
             "In this room: `NAME: text` speaks as NAME; a line without a name is the player to move's"
             + _withdraw_note()
             + ". `help` or `?` shows this card.",
+            *([VACATION_HELP] if correspondence else []),
             f"Leave with `quit`, `exit` or Ctrl-C: the match stays resumable with: {resume}",
         ]
     )
+
+
+_VACATION = re.compile(r"^vacation\s+(\d{1,3})$")
+VACATION_HELP: Final = (
+    "`NAME: vacation N` stops NAME's clock for N days (within 14 days a year); `NAME: vacation 0` ends it early."
+)
+
+
+def vacation_days(text: str) -> int | None:
+    """`vacation N` (N whole days, 0 ends a vacation): N; None for any other line."""
+    found = _VACATION.match(word(text))
+    return None if found is None else int(found.group(1))
+
+
+def vacation_taken(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str:
+    """The room's answer to `NAME: vacation N` (`until` None: `vacation 0` ended it)."""
+    days = f"{used} of this year's {allowance} vacation days used."
+    if until is None:
+        back = f" {refunded} day{'s' if refunded != 1 else ''} given back." if refunded else ""
+        return f"{name} is back: {name}'s clock runs again.{back} {days}"
+    return f"{name}'s vacation runs until <t:{until}:R>: {name}'s clock stands still. {days}"
+
+
+_VACATION_REFUSED: Final = {
+    "vacation_not_away": "{name} is not on vacation; `{name}: vacation N` stops {name}'s clock for N days.",
+    "vacation_already": "{name} is on vacation until <t:{until}:R> already; `{name}: vacation 0` ends it.",
+    "vacation_allowance": "{days} days is more than {name} has left: {left} of this year's {allowance} days.",
+    "vacation_no_match": "vacation stops a correspondence clock (`--clock kind=correspondence`); this match has none.",
+}
+
+
+def vacation_refused(name: str, code: str, data: dict[str, Any]) -> str:
+    """Why `NAME: vacation N` was refused."""
+    return _VACATION_REFUSED.get(code, code).format(name=name, **data)
 
 
 def _withdraw_note() -> str:

@@ -114,8 +114,7 @@ class GameRoom(commands.Cog):
     async def catch_up_all(self) -> None:
         """A new gateway session (start, restart, re-identify): Discord does not replay what was posted
         meanwhile, so read every live match's room from the last message handled on."""
-        rooms = sorted({live.channel_id for live in self.bot.service.live.values() if live.channel_id is not None})
-        for channel_id in rooms:
+        for channel_id in self.bot.service.rooms():  # idle correspondence matches' rooms too, none built
             try:
                 await self.catch_up(channel_id)
             except Exception:
