@@ -66,6 +66,7 @@ __all__ = [
     "Scope",
     "Stage",
     "build_app",
+    "build_correspondence",
     "build_guild_settings",
     "build_host",
     "build_keeper",
@@ -276,6 +277,12 @@ def build_keeper(
     return LeaseKeeper(service.store, service.instance, shard_ids, shard_count, lease_seconds=lease_seconds)
 
 
+def build_correspondence(store: MatchStore) -> CorrespondenceStore:
+    """The correspondence settings and vacations of a store's database (`/dm event vacation`, the room's
+    `NAME: vacation N`)."""
+    return CorrespondenceStore(store.engine)
+
+
 def build_guild_settings(store: MatchStore) -> GuildSettingsStore:
     """The servers' settings on a store's database (load them before reading)."""
     return GuildSettingsStore(store.engine)
@@ -427,7 +434,7 @@ def build_app(
     return App(
         host,
         build_guild_settings(host.store),
-        CorrespondenceStore(host.store.engine),
+        build_correspondence(host.store),
         series,
         tournaments,
         scheduler,

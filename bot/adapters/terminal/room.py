@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.adapters.terminal import words
-from bot.compose import Scope, build_host, hold, scope_of_match
+from bot.compose import Scope, build_correspondence, build_host, hold, scope_of_match
 from bot.host import rules
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
@@ -473,12 +473,9 @@ class Room:
         """`NAME: vacation N`: NAME's correspondence clocks stand still for N days (0: back now), as
         `/dm event vacation days:N` (`bot.host.vacation`); the host tells the opponent in the room."""
         from bot.host.vacation import VacationRefused, take_vacation
-        from bot.store.correspondence import CorrespondenceStore
 
         try:
-            done = await take_vacation(
-                self.service, CorrespondenceStore(self.service.store.engine), None, player.id, days
-            )
+            done = await take_vacation(self.service, build_correspondence(self.service.store), None, player.id, days)
         except VacationRefused as exc:
             said = words.vacation_refused(player.name, exc.code, exc.data)
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
