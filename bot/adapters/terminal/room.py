@@ -396,6 +396,8 @@ class Room:
             if not lines.empty():  # SIGTERM: stop at once; the move stays provisional, the match resumable
                 return False
             await asyncio.sleep(0.05)
+        async with live.lock:  # the action that made the move final has been stored and told (its lines printed)
+            pass
         return self.finished.is_set()
 
     async def handle_line(self, raw: str) -> None:
