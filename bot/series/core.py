@@ -298,10 +298,16 @@ class SeriesService:
     # -- the games' ends -----------------------------------------------------------
     def on_host_event(self, ev: HostEvent) -> None:
         """A game of a series ended: score it and open the next game (in a task: never inside the match's lock)."""
-        if ev.kind not in (EventKind.FINISHED, EventKind.ABORTED) or ev.match_id not in self._by_match or ev.result is None:
+        if (
+            ev.kind not in (EventKind.FINISHED, EventKind.ABORTED)
+            or ev.match_id not in self._by_match
+            or ev.result is None
+        ):
             return
         series = self._by_match[ev.match_id]
-        again = functools.partial(self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == EventKind.ABORTED)
+        again = functools.partial(
+            self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == EventKind.ABORTED
+        )
         self._spawn(again(), again)
 
     def _spawn(self, work: Awaitable[None], again: Callable[[], Awaitable[None]] | None = None) -> None:
