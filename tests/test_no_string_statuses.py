@@ -41,7 +41,7 @@ def test_the_walk_catches_a_planted_comparison() -> None:
     planted = (
         "if ev.kind == 'move':\n    pass\n"
         "ok = status in ('finished', 'aborted')\n"
-        "x = row.state != \"open\"\n"
+        'x = row.state != "open"\n'
         "y = kind not in ['a', 'b']\n"
         "fine = ev.kind == EventKind.MOVE or status in OVER or other == 'x'\n"
     )
