@@ -1,0 +1,68 @@
+"""`/dm help`, `/dm rules`, `/dm board` and `/dm status`: what anyone may read about the commands, the games
+and the matches they can see."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.adapters.discord._shared import respond
+from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId, game_autocomplete, title
+from bot.adapters.discord.commands._help import command_card
+from bot.adapters.discord.overview import board_reply, status_reply
+from bot.host.events import Refusal
+from bot.host.service import HostError
+from bot.wording import rule_keywords_line
+from games import registry
+from games.resources import moves_card, rule_card
+
+
+class ReadCommands(CommandsBase):
+    """`/dm help`, `/dm rules`, `/dm board`, `/dm status` (a part of the `/dm` cog)."""
+
+    @app_commands.command(name="help", description="Every /dm command, grouped by what it is for")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        """The command card, read from the tree as it is loaded (groups joined by other cogs included)."""
+        root = self.bot.tree.get_command("dm")
+        if not isinstance(root, app_commands.Group):  # pragma: no cover - the cog is the /dm group
+            return
+        await respond(interaction, command_card(root))
+
+    @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
+    @app_commands.describe(game="which game")
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
+        """The short "how to write moves" card in an embed, and the full rule card as `<game>-rules.md`."""
+        key = game.strip().lower()
+        if key not in registry.GAME_MODULES:
+            raise HostError(Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)}))
+        text = rule_card(key)
+        if text is None:
+            raise HostError(Refusal("no_rule_card", data={"title": title(key)}))
+        card = moves_card(key) or text
+        if (said := rule_keywords_line(key)) is not None:
+            card = f"{card}\n{said}"
+        if len(card) > MAX_EMBED:
+            card = card[: MAX_EMBED - 40] + "\n… (the full card is attached)"
+        embed = discord.Embed(title=f"Rules: {title(key)}", description=card)
+        embed.set_footer(text=f"The full rule card is attached: {key}-rules.md")
+        file = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
+        await respond(interaction, embed=embed, file=file)
+
+    @app_commands.command(name="board", description="Show a match's board, turn and clocks")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """The board picture with whose turn it is (only for you); the text board for a game without one."""
+        live = self._readable(interaction, match)
+        content, files = board_reply(self.bot, live)
+        await respond(interaction, content, files=files)
+
+    @app_commands.command(name="status", description="Show a match's players, turn, clocks and deadline")
+    @app_commands.describe(match="match id (default: the match in this channel)")
+    async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        """Game, players, move number, whose turn, both clocks with the deadline, and the room."""
+        live = self._readable(interaction, match)
+        await respond(interaction, status_reply(self.bot, live))

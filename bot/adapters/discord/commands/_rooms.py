@@ -1,0 +1,126 @@
+"""The checks and the room every new match of `/dm start` and `/dm practice` shares: refusals before anything
+is opened, the room (a public or private thread, or the channel), a refusal after the "thinking…" answer."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+import discord
+
+from bot.adapters.discord._shared import NO_PINGS, parse_pairs
+from bot.adapters.discord.commands._base import CommandsBase
+from bot.host.clocks import TimeControl, seat_odds
+from bot.host.events import Refusal
+from bot.host.service import HostError
+from bot.wording import options_text
+from games import registry
+from games.base import AnyRuleset, OptionsError
+
+log = logging.getLogger(__name__)
+
+
+def _aliases(member: discord.Member) -> list[str]:
+    """What may name a member in a clock's time odds: display name, user name, global name, id."""
+    return [member.display_name, member.name, member.global_name or "", str(member.id)]
+
+
+class RoomOpening(CommandsBase):
+    """Checking a new match and opening its room (the parts of the cog that start matches build on it)."""
+
+    def _room_mode(self, interaction: discord.Interaction[Any], room: str | None) -> str:
+        """The room asked for, else this server's default (`/dm config`), else a public thread."""
+        if room is None:
+            configured = self._guild_settings(interaction.guild_id)
+            room = getattr(configured, "room_mode", None) or "public"
+        return "private" if room == "thread" else room
+
+    def _check_start(
+        self,
+        game: str,
+        player1: discord.Member,
+        player2: discord.Member | None,
+        options: str,
+        clock: str,
+        guild_id: int | None = None,
+    ) -> tuple[AnyRuleset, dict[str, str], dict[str, str]]:
+        """Everything `/dm start` (or `/dm practice`, without a second member) can refuse before it opens a room."""
+        if player1.bot or (player2 is not None and player2.bot):
+            raise HostError(Refusal("bots_cannot_play"))
+        if player2 is not None and player1.id == player2.id:
+            raise HostError(Refusal("two_different_players"))
+        opts = parse_pairs(options, "options")
+        clk = parse_pairs(clock, "clock")
+        try:
+            ruleset = registry.get(game)
+        except registry.UnknownGameError:
+            raise HostError(
+                Refusal("unknown_game", data={"game": game, "known": ", ".join(registry.GAME_MODULES)})
+            ) from None
+        try:
+            parsed = ruleset.parse_options(opts)
+        except OptionsError as exc:
+            raise HostError(f"Options: {options_text(exc.problems, exc.valid)}") from None
+        configured = self._guild_settings(guild_id)
+        if configured is not None and hasattr(configured, "clock_for"):
+            clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
+        try:
+            clk = seat_odds(clk, [_aliases(m) for m in (player1, player2) if m is not None])
+            TimeControl.from_spec(ruleset.default_clock(parsed), clk)
+        except ValueError as exc:
+            raise HostError(f"Clock: {exc}") from None
+        return ruleset, opts, clk
+
+    async def _refuse_after_defer(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
+
+    def _room_parent(self, interaction: discord.Interaction[Any]) -> Any:
+        """Where a public room opens: the guild's game-room channel when one is configured, else here."""
+        configured = getattr(self._guild_settings(interaction.guild_id), "room_channel_id", None)
+        if configured is not None and interaction.guild is not None:
+            channel = interaction.guild.get_channel(int(configured))
+            if isinstance(channel, discord.TextChannel):
+                return channel
+        return interaction.channel
+
+    async def _open_room(
+        self,
+        interaction: discord.Interaction[Any],
+        mode: str,
+        title: str,
+        player1: discord.Member,
+        player2: discord.Member | None,
+        host: discord.abc.User,
+        *,
+        opponent_name: str | None = None,
+    ) -> tuple[Any, discord.Thread | None]:
+        """The room of a new match: a public or private thread (players and host added), or this channel."""
+        here: Any = interaction.channel
+        if mode == "channel":
+            return here, None
+        parent = self._room_parent(interaction) if mode == "public" else here
+        if not isinstance(parent, discord.TextChannel):
+            raise HostError(Refusal("thread_from_text"))
+        kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread
+        try:
+            thread = await parent.create_thread(
+                name=f"{title}: {player1.display_name} vs {player2.display_name if player2 else opponent_name}"[:100],
+                type=kind,
+                auto_archive_duration=10080,
+                invitable=mode != "private",  # only moderators invite to a private room
+            )
+        except discord.Forbidden:
+            raise HostError(
+                f"I may not open a {mode} thread in {parent.mention}: I need the Create "
+                f"{'Public' if mode == 'public' else 'Private'} Threads permission there."
+            ) from None
+        for member in dict.fromkeys([player1.id, *([player2.id] if player2 else []), host.id]):
+            try:
+                await thread.add_user(discord.Object(member))
+            except discord.HTTPException:
+                log.warning("could not add %s to thread %s", member, thread.id)
+        return thread, thread

@@ -1,0 +1,142 @@
+"""The service's life: start-up (resuming what this process owns), letting a shard go, the catch-up after
+an outage (`rule_overdue`), the heartbeat, and closing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from collections.abc import Callable
+
+from bot.host.events import EventKind
+from bot.host.idle import Idle, lazy
+from bot.host.idle_matches import WAKE_AHEAD, IdleMatches
+from bot.host.match import Live, resumed, started_event
+from bot.store.matches import NewEvent, StoredMatch
+
+log = logging.getLogger(__name__)
+
+RESUME_BATCH = 500
+"""Matches resumed together at start: their `resumed` entries go to the database in one write."""
+
+
+class Lifecycle(IdleMatches):
+    """Start, resume, abandon, catch up, close."""
+
+    async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
+        await self.store.open()
+        resumed = await self.resume_owned(select)
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        return resumed
+
+    def abandon(self) -> list[int]:
+        """Stop hosting, without writing anything, every live match this process no longer owns (its shard was
+        taken over): timers cancelled, the match left to its new host. The ids let go."""
+        idle = [i.id for i in self.live.idle.values() if not self.owns_guild(i.guild_id)]
+        for match_id in idle:
+            del self.live.idle[match_id]
+        gone = [live for live in self.live.awake() if not self.owns_guild(live.guild_id)]
+        for live in gone:
+            self._drop(live)
+            self._unsure.discard(live.id)
+            self._late_turns.pop(live.id, None)
+        return sorted([live.id for live in gone] + idle)
+
+    async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Resume every unfinished match this process owns and does not host yet (at start, or on taking over).
+
+        A correspondence match whose deadline is not near stays idle (`bot.host.idle`): it is built when it is
+        looked up or its deadline comes. The others in batches: each batch's `resumed` entries are written
+        together (the store folds concurrent appends into one transaction), then its matches are announced and
+        their clocks armed, in id order."""
+        resumed: list[int] = []
+        todo = []
+        now, wall = self.now(), self.wall()
+        for stored, text in await self.store.unfinished_texts():
+            if stored.id in self.live or not self.owns_guild(stored.guild_id) or (select and not select(stored)):
+                continue
+            if not lazy(stored):
+                todo.append(stored)
+                continue
+            try:
+                idle = Idle.of(stored, now, wall, text)
+            except Exception:
+                log.exception("match %s could not be read", stored.id)
+                continue
+            self._idle(idle)  # overdue or not: built by `_idle_loop` once what was posted meanwhile is read
+            resumed.append(stored.id)
+        alive: dict[str, tuple[float, dt.datetime] | None] = {}
+        for start in range(0, len(todo), RESUME_BATCH):
+            prepared: list[Live] = []
+            for stored in todo[start : start + RESUME_BATCH]:
+                try:
+                    prepared.append(await self._resumed(stored, alive))
+                except Exception:
+                    log.exception("match %s could not be resumed", stored.id)
+            written = await asyncio.gather(*(self._commit_resumed(live) for live in prepared), return_exceptions=True)
+            for live, error in zip(prepared, written, strict=True):
+                if isinstance(error, BaseException):
+                    if isinstance(error, asyncio.CancelledError):
+                        raise error
+                    log.error("match %s could not be resumed: %s", live.id, error)
+                    continue
+                self.live[live.id] = live  # only once the database knows it runs here again
+                await self._publish(started_event(live, EventKind.RESUMED))
+                self._rearm(live)
+                resumed.append(live.id)
+        self._plan_idle()
+        return sorted(resumed)
+
+    async def _resumed(self, stored: StoredMatch, alive: dict[str, tuple[float, dt.datetime] | None]) -> Live:
+        """A stored match made live again (not yet written, announced or armed); `alive` caches when each
+        earlier process was last seen."""
+        instance = stored.snapshot.get("instance")
+        last = None
+        if instance and instance != self.instance:
+            if instance not in alive:
+                alive[instance] = await self.store.last_alive(instance)
+            last = alive[instance]
+        return resumed(stored, self.now(), self.wall(), last)
+
+    async def _commit_resumed(self, live: Live) -> None:
+        await self._commit(live, [NewEvent("resumed", data={"downtime_uncharged": live.outage is not None})])
+
+    async def rule_overdue(self) -> None:
+        """Rule now on every deadline that passed while no host ran (once the adapter has read what was
+        posted meanwhile): reminders and losses on time of correspondence matches."""
+        self.caught_up.set()
+        now = self.now()
+        self.live.wake_all(lambda i: i.due is not None and i.due <= now + WAKE_AHEAD)
+        self._plan_idle()
+        for live in self.live.awake():
+            async with live.lock:
+                if live.id in self.live and await self._settled(live):
+                    await self._fire_due(live)
+
+    async def close(self) -> None:
+        """Stop timers and the heartbeat (matches stay resumable in the database); the consequences of
+        finished matches still queued are applied first."""
+        await self._subscribers.close()
+        self._closed = True
+        tasks = [
+            t for t in [*(lv.task for lv in self.live.awake()), self._heartbeat_task, self._idle_task] if t is not None
+        ]
+        for task in tasks:
+            task.cancel()
+        tasks += list(self._leaving)  # let go while acting: they end by themselves
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self.store.heartbeat(self.instance, self.now(), self.wall())
+        self.live.clear()
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            try:
+                await self.store.heartbeat(self.instance, self.now(), self.wall())
+            except Exception:
+                log.exception("heartbeat failed")
+            await asyncio.sleep(self.heartbeat_seconds)
