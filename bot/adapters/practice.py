@@ -16,7 +16,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.host.events import EventKind, RefusalKind
+from bot.host.rules import advantage, mulligan
 from bot.host.service import HostEvent, MatchService, Outcome
+from bot.types import MatchStatus
 from games.opponents import NoMoveError, check_level, pick
 
 log = logging.getLogger(__name__)
@@ -101,15 +104,15 @@ class PracticeBot:
     # -- events --------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
         # Listeners run inside the match's lock: only schedule work here.
-        if ev.kind in ("finished", "aborted"):
+        if ev.kind in (EventKind.FINISHED, EventKind.ABORTED):
             self.seats.pop(ev.match_id, None)
             return
         seat = self._seat(ev.match_id)
         if seat is None:
             return
-        if ev.kind == "choose" and ev.data.get("chooser") == self.player_id:
+        if ev.kind == advantage.CHOOSE and ev.data.get("chooser") == self.player_id:
             self._spawn(ev.match_id, "first")
-        elif ev.kind == "mulligan_offer" and self._is_me(ev.match_id, ev.seat):
+        elif ev.kind == mulligan.OFFERED and self._is_me(ev.match_id, ev.seat):
             self._spawn(ev.match_id, "mulligan" if self._wants_mulligan(seat) else "decline")
         else:
             self._poke(ev.match_id)
@@ -177,7 +180,7 @@ class PracticeBot:
         """Play one move if it is the bot's turn; whether a move was accepted."""
         seat = self.seats.get(match_id) or self._seat(match_id)
         live = self.service.live.get(match_id)
-        if seat is None or live is None or live.status != "ongoing":
+        if seat is None or live is None or live.status != MatchStatus.ONGOING:
             return False
         ruleset, state = live.ruleset, live.state
         to_move = ruleset.to_move(state)
@@ -195,7 +198,7 @@ class PracticeBot:
         if current is None or current.state is not state:
             return True  # the position changed while thinking (a rewind, a timeout): look again
         result = await self.service.submit(match_id, self.player_id, text)
-        if result.status == Outcome.REJECTED and result.kind == "confirm":
+        if result.status == Outcome.REJECTED and result.kind == RefusalKind.CONFIRM:
             result = await self.service.submit(match_id, self.player_id, "confirm")
         if result.status == Outcome.ACCEPTED:
             seat.last = (state, move)

@@ -16,7 +16,7 @@ from bot.host.events import EventKind
 from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.host.rules.correspondence import BACK, REMINDER, VACATION, days_hours
-from bot.store.matches import NewEvent
+from bot.store.matches import EntryKind, NewEvent
 from bot.types import ClockNotice, EndReason, MatchStatus
 
 
@@ -93,7 +93,7 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
         batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
     for note in eff.say:
         own = live.clocks.tc.for_seat(note.seat)
-        extra = {"move": own.move, "grace": own.grace} if note.kind == "clock" else None
+        extra = {"move": own.move, "grace": own.grace} if note.kind == EventKind.CLOCK else None
         batch.out.append(event(live, note.kind, note.data, note.seat, extra))
     if eff.start:
         batch.out.append(started_event(live))
@@ -106,7 +106,7 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
 def hand_over(live: Live, p: Provisional, batch: Batch, now: float, wall: dt.datetime) -> None:
     """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
     used = round(live.clocks.stop(now), 3)
-    batch.log.append(NewEvent("commit", p.seat, data={"move": p.notation, "used": used}))
+    batch.log.append(NewEvent(EntryKind.COMMIT, p.seat, data={"move": p.notation, "used": used}))
     detail = {"final": True, "events": consequences(live, p)}
     batch.out.append(event(live, EventKind.MOVE, {"move": p.notation, "ply": p.ply, "used": used}, p.seat, detail))
     after_move(live, batch, now, wall)

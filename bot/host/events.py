@@ -46,6 +46,7 @@ __all__ = [
     "Outcome",
     "PlayerRef",
     "Refusal",
+    "RefusalKind",
     "SubmitResult",
     "TurnFacts",
 ]
@@ -76,6 +77,21 @@ class EventKind(StrEnum):
     UNPAUSED = "unpaused"
     ABORTED = "aborted"
     TIME = "time"
+
+
+class RefusalKind(StrEnum):
+    """How a refusal classes the reply (`Refusal.kind`)."""
+
+    HOST = "host"
+    TURN = "turn"
+    ILLEGAL = "illegal"
+    SYNTAX = "syntax"
+    FINISHED = "finished"
+    PAUSED = "paused"
+    GRACE = "grace"
+    CONFIRM = "confirm"
+    TIME = "time"
+    ERROR = "error"
 
 
 @dataclass(frozen=True)

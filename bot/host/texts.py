@@ -10,7 +10,7 @@ from typing import Any
 from bot.host import rules
 from bot.host.core import refuse, reject
 from bot.host.effects import after_move, apply, clock_deadline, end, ran_out, stamp, take
-from bot.host.events import EventKind, HostError, Ignored, Outcome, SubmitResult
+from bot.host.events import EventKind, HostError, Ignored, Outcome, RefusalKind, SubmitResult
 from bot.host.lifecycle import Lifecycle
 from bot.host.match import Batch, Live, event, jsonable, keyword, loop_time_of
 from bot.host.rules import Effects, Refused
@@ -141,8 +141,8 @@ class Texts(Lifecycle):
         except IllegalMoveError as exc:
             return await self._illegal(live, seat, text, message_id, exc)
         except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
-            kind = "finished" if exc.kind == "finished" else "turn"
-            refusal = refuse(live, "over" if kind == "finished" else "turn", kind, {"mover": live.to_move()})
+            kind = RefusalKind.FINISHED if exc.kind == RefusalKind.FINISHED else RefusalKind.TURN
+            refusal = refuse(live, "over" if kind == RefusalKind.FINISHED else "turn", kind, {"mover": live.to_move()})
             await self._record_attempt(live, seat, kind, text, message_id, exc.reason)
             return SubmitResult.rejected(refusal)
         for rule in live.rules:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot.ratings.glicko import PARAMS, Params, Rating, grown_deviation, rate_match, rate_pair
+from bot.types import MatchStatus
 
 if TYPE_CHECKING:
     from bot.store.matches import StoredMatch
@@ -85,7 +86,7 @@ def rated_from(
     practice_ids: Iterable[str],
 ) -> RatedMatch | None:
     """`rated_match` from a match's stored columns (its players by seat: (id, name))."""
-    if status != "finished" or rated is False or finished_at is None or set(players) != {1, 2}:
+    if status != MatchStatus.FINISHED or rated is False or finished_at is None or set(players) != {1, 2}:
         return None
     one, two = players[1], players[2]
     if one[0] == two[0] or one[0] in practice_ids or two[0] in practice_ids:

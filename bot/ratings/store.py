@@ -24,6 +24,7 @@ from bot.ratings.models import NO_GUILD, PlayerRating, RatingChange
 from bot.ratings.replay import ChangeRow, Figures, Key, RatedMatch, apply_match, rated_from, replay
 from bot.ratings.views import RebuildReport
 from bot.store.db import Match, MatchPlayer, UTCDateTime
+from bot.types import MatchStatus
 
 __all__ = [
     "change_rows",
@@ -64,7 +65,7 @@ async def load_rated(
             MatchPlayer.name,
         )
         .join(MatchPlayer, MatchPlayer.match_id == Match.id)
-        .where(Match.status == "finished", or_(Match.rated.is_(None), Match.rated.is_(True)))
+        .where(Match.status == MatchStatus.FINISHED, or_(Match.rated.is_(None), Match.rated.is_(True)))
         .order_by(Match.finished_at, Match.id, MatchPlayer.seat)
     )
     if key is not None:

@@ -17,6 +17,7 @@ from sqlalchemy.types import JSON
 
 from bot.store.db import PK, Base, Match, UTCDateTime, utcnow
 from bot.store.matches import MatchStore
+from bot.types import MatchStatus
 
 ANALYSIS_VERSION = "2"
 """Bumped when the engines or the verdict thresholds change (older rows stay readable). 2: Trax's missed
@@ -73,7 +74,7 @@ async def missing_analyses(
         select(Match.id)
         .outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
         .where(
-            Match.status == "finished",
+            Match.status == MatchStatus.FINISHED,
             Match.game.in_(ANALYSED_GAMES),
             Match.finished_at >= since,
             MatchAnalysis.match_id.is_(None),
@@ -97,6 +98,6 @@ async def analysed(store: MatchStore, match_id: int) -> list[dict[str, Any]] | N
     from bot.records.analysis import analyse_match
 
     entries = await asyncio.to_thread(analyse_match, stored)
-    if stored.status == "finished":
+    if stored.status == MatchStatus.FINISHED:
         await save_analysis(store, match_id, entries)
     return entries

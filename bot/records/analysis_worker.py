@@ -26,6 +26,7 @@ from bot.records.analysis import ANALYSED_GAMES, analyse_match
 from bot.records.analysis_store import CATCH_UP_DAYS, load_analysis, missing_analyses, save_analysis
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, StoredMatch
+from bot.types import MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,7 @@ class AnalysisWorker:
         if self._on_loop(lambda: load_analysis(self.store, match_id)) is not None:
             return
         stored = self._on_loop(lambda: self.store.load(match_id, with_events=True))
-        if stored is None or stored.status != "finished":
+        if stored is None or stored.status != MatchStatus.FINISHED:
             return
         entries = self._analyse(stored)
         if entries is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from bot.store.matches import StoredMatch
+from bot.store.matches import EntryKind, StoredMatch
+from bot.types import OVER_STATUSES, MatchStatus
 from bot.wording import display, log_text, result_sentence, state_words
 from games import registry
 
@@ -22,9 +23,9 @@ def final_score(match: StoredMatch) -> tuple[int, int] | None:
 def result_of(match: StoredMatch) -> str:
     """A stored match's result in the words every room uses (`bot.wording.result_sentence`); a match
     still running is said by its state ("in play")."""
-    if match.status not in ("finished", "aborted"):
+    if match.status not in OVER_STATUSES:
         return state_words(match.status)
-    reason = "aborted" if match.status == "aborted" else match.result_reason
+    reason = "aborted" if match.status == MatchStatus.ABORTED else match.result_reason
     names = {seat: display(name) for seat, (_pid, name) in match.players.items()}
     return result_sentence(reason, match.winner_seat, names, score=final_score(match))
 
@@ -43,7 +44,7 @@ def build_log(match: StoredMatch) -> dict[str, Any]:
             entry["message_id"] = e.message_id
         entry.update({k: v for k, v in e.data.items() if k not in entry})
         entries.append(entry)
-    created = next((e for e in match.events if e.kind == "created"), None)
+    created = next((e for e in match.events if e.kind == EntryKind.CREATED), None)
     rules = created.data.get("rules") if created is not None else None
     return {
         "match": match.id,

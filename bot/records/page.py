@@ -17,7 +17,8 @@ from bot.host.rules import log_rewind
 from bot.records.analysis import ANALYSED_GAMES
 from bot.records.matchlog import build_log, result_of
 from bot.records.pageframes import encode_frames, render_frames
-from bot.store.matches import StoredMatch
+from bot.store.matches import EntryKind, StoredMatch
+from bot.types import OVER_STATUSES, MatchStatus
 from bot.wording import _SHOWN_KINDS, clock_words, rule_words
 from bot.wording.review import analysis_pending
 from games.base import TITLES
@@ -55,15 +56,15 @@ def _event_text(ev: Mapping[str, Any], names: Mapping[int, str]) -> str:
     label = _SHOWN_KINDS.get(kind) or rule_words().get(f"log:{kind}") or kind
     who = names.get(ev.get("seat") or 0, "")
     bits = [label, who]
-    if kind in ("illegal", "syntax", "turn", "finished") and ev.get("text"):
+    if kind in _TRIED and ev.get("text"):
         bits.append(f"{ev['text']!r}: {ev.get('reason', '')}")
     elif (detail := rule_words().get(f"logline:{kind}")) is not None:  # a house rule's own detail
         bits.append(detail.format_map(_Blank(ev)))
-    elif kind == "clock":
+    elif kind == EntryKind.CLOCK:
         bits.append(str(ev.get("notice", "")))
-    elif kind == "time":
+    elif kind == EntryKind.TIME:
         bits.append(f"{ev.get('seconds', 0):+g} s")
-    elif kind in ("draw_offer", "draw", "draw_declined") or "draw" in kind:
+    elif "draw" in kind:  # the draw rule's entries
         bits.append(str(ev.get("text", "")))
     return " ".join(b for b in bits if b).strip()
 
@@ -75,7 +76,9 @@ class _Blank(dict[str, Any]):
         return ""
 
 
-_SKIP = {"created", "move", "commit", "finished", "confirm"}
+_TRIED = (EntryKind.ILLEGAL, EntryKind.SYNTAX, EntryKind.TURN, EntryKind.FINISHED)
+"""Entries that carry a refused (or final) text and its reason."""
+_SKIP = {EntryKind.CREATED, EntryKind.MOVE, EntryKind.COMMIT, EntryKind.FINISHED, EntryKind.CONFIRM}
 
 
 def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, Mapping[str, Any]]) -> str:
@@ -87,7 +90,7 @@ def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, 
     ply = 0
     for ev in stored.events:
         data = {"kind": ev.kind, "seat": ev.seat, "text": ev.text, **ev.data}
-        if ev.kind == "move":
+        if ev.kind == EntryKind.MOVE:
             ply += 1
             line.append(ply)
             continue
@@ -166,7 +169,7 @@ def match_page(
     log = build_log(stored)
     names = {s: n for s, (_pid, n) in stored.players.items()}
     title = f"{TITLES.get(stored.game, stored.game)} — {names.get(1, '?')} vs {names.get(2, '?')}"
-    over = stored.status in ("finished", "aborted")
+    over = stored.status in OVER_STATUSES
     result = result_of(stored) if over else f"In progress ({result_of(stored)})."
     facts = [
         ("Game", TITLES.get(stored.game, stored.game)),
@@ -228,7 +231,7 @@ def build_match_page(
     """A match's page (what `dmhost log --html` writes and `dmhost web` serves) with its stored analysis
     (`load_analysis`), never computed here: with none stored yet, a finished match of an analysed game
     says that its analysis is pending."""
-    pending = analysis is None and stored.game in ANALYSED_GAMES and stored.status == "finished"
+    pending = analysis is None and stored.game in ANALYSED_GAMES and stored.status == MatchStatus.FINISHED
     return match_page(stored, analysis=analysis, context=context, pending=pending)
 
 

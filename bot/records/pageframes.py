@@ -21,6 +21,7 @@ from PIL import Image
 from bot.records.matchlog import result_of
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
+from bot.types import OVER_STATUSES, MatchStatus
 
 TILE = 16
 KEY_EVERY = 64
@@ -40,7 +41,7 @@ def render_frames(stored: StoredMatch) -> tuple[list[Frame], list[Image.Image]]:
 
     ruleset, frames = replay_match(stored)
     names = {seat: name for seat, (_pid, name) in stored.players.items()}
-    over = stored.status in ("finished", "aborted")
+    over = stored.status in OVER_STATUSES
     result = result_of(stored) if over else None
     states = [f.state for f in frames]
     images = []
@@ -54,7 +55,7 @@ def render_frames(stored: StoredMatch) -> tuple[list[Frame], list[Image.Image]]:
                 history=states[max(0, i - 1) : i] if stored.game != "boxes" else states[:i],
                 last_move=f.engine_move if i else None,
                 result=result if i == last else None,
-                winner=stored.winner_seat if i == last and stored.status == "finished" else None,
+                winner=stored.winner_seat if i == last and stored.status == MatchStatus.FINISHED else None,
             )
         )
     return frames, images

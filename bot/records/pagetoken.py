@@ -14,9 +14,18 @@ import hashlib
 import hmac
 import os
 import secrets
+from enum import StrEnum
 from pathlib import Path
 
 DEFAULT_BASE = "http://127.0.0.1:8080"
+
+
+class PageKind(StrEnum):
+    """What a review page shows (the first part of its address)."""
+
+    MATCH = "match"
+    TOURNAMENT = "tournament"
+    SERVER = "server"
 
 
 def secret_path() -> Path:

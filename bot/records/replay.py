@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.host.rules import log_rewind
-from bot.store.matches import StoredMatch
+from bot.store.matches import EntryKind, StoredMatch
 from bot.types import ClockKind, TimeControl
 from games import registry
 from games.base import AnyRuleset
@@ -41,17 +41,17 @@ def replay_match(match: StoredMatch) -> tuple[AnyRuleset, list[Frame]]:
     }
     frames = [Frame(0, ruleset.new_game(options), None, None, None, "start", dict(bank))]
     for e in match.events:
-        if e.kind == "choice":
+        if e.kind == EntryKind.CHOICE:
             first = e.data.get("first")
             if first is not None and match.players.get(1, ("",))[0] == first:
                 names = {seat: name for seat, (_pid, name) in match.players.items()}
-        elif e.kind == "move":
+        elif e.kind == EntryKind.MOVE:
             prev = frames[-1]
             move = ruleset.parse(prev.state, e.data["move"], e.seat)
             state, _events = ruleset.apply(prev.state, move)
             used = e.data.get("used")
             frames.append(Frame(prev.ply + 1, state, e.seat, e.data["move"], used, "", dict(prev.clocks), move))
-        elif e.kind == "commit" and frames[-1].used is None:
+        elif e.kind == EntryKind.COMMIT and frames[-1].used is None:
             frames[-1].used = e.data.get("used")
         elif (to_ply := log_rewind(e.kind, e.data, frames[-1].ply)) is not None:
             frames = frames[: to_ply + 1]

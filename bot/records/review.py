@@ -13,6 +13,7 @@ from typing import Any
 from bot.records.matchlog import result_of
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
+from bot.types import OVER_STATUSES, MatchStatus
 
 MIN_FRAMES = 2
 
@@ -39,7 +40,7 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     names = _names(stored)
     keep: list[Frame] = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
     captions = [frame_caption(f, names, clock_text) for f in keep]
-    result = result_of(stored) if stored.status in ("finished", "aborted") else None
+    result = result_of(stored) if stored.status in OVER_STATUSES else None
     data = pictures.render_replay_gif(
         ruleset,
         [f.state for f in keep],
@@ -47,7 +48,7 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
         names=names,
         moves=[f.engine_move for f in keep] if every == 1 else None,
         result=result,
-        winner=stored.winner_seat if stored.status == "finished" else None,
+        winner=stored.winner_seat if stored.status == MatchStatus.FINISHED else None,
     )
     return data, len(keep)
 
@@ -108,7 +109,7 @@ def build_review(
         verdicts = analysis_text(stored, analysis)
         if verdicts is not None:
             small.append((f"{prefix}-analysis.txt", verdicts.encode()))
-        elif stored.status == "finished" and stored.game not in ("boxes", "pathing"):
+        elif stored.status == MatchStatus.FINISHED and stored.game not in ("boxes", "pathing"):
             review.notes.append("The move analysis is not ready yet: it is computed in the background.")
     for name, data in small:
         if len(data) <= budget:

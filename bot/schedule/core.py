@@ -33,7 +33,7 @@ from bot.schedule.rulings import (
     ScheduleEvent,
     Starter,
 )
-from bot.schedule.status import CLAIMED, DONE, ScheduleStatus
+from bot.schedule.status import CLAIMED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
 from bot.schedule.store import KINDS, Schedule, ScheduleSettings, ScheduleStore, job_prefix
 from bot.store.db import utcnow
 
@@ -105,7 +105,7 @@ class Scheduler(Rulings):
     # -- lifecycle -----------------------------------------------------------------
     def _register(self) -> None:
         for kind in KINDS:
-            self.jobs.register(f"schedule.{kind}", self._remind if kind == "remind" else self._act)
+            self.jobs.register(f"schedule.{kind}", self._remind if kind == JobKind.REMIND else self._act)
 
     async def start(self) -> None:
         """Take up what a stopped process left, give waiting players back the time the bot was away, then
@@ -115,7 +115,7 @@ class Scheduler(Rulings):
             # Claimed by a process that stopped in the middle (or is still at it): a job to look again once
             # the claim is stale, when the handler takes it over.
             due = max(now, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
-            kind = "noshow" if sched.status == ScheduleStatus.FORFEITING else "start"
+            kind = JobKind.NOSHOW if sched.status == ScheduleStatus.FORFEITING else JobKind.START
             await self.store.add_job(sched, kind, due)
         scheduled = await self.store.listing(
             statuses=(ScheduleStatus.SCHEDULED,), until=now + dt.timedelta(microseconds=1)
@@ -165,7 +165,7 @@ class Scheduler(Rulings):
         if later:
             return  # a later reminder is due as well: it is the one sent
         late = (now - job.due).total_seconds() > LATE_S
-        await self._emit("reminder", sched, offset_s=job.payload.get("offset"), late=late)
+        await self._emit(ScheduleEventKind.REMINDER, sched, offset_s=job.payload.get("offset"), late=late)
 
     async def _act(self, job: Job) -> None:
         """The check-in opening, the start or the no-show ruling (raising: tried again ACT_RETRY_S later)."""
@@ -179,15 +179,15 @@ class Scheduler(Rulings):
                 return
         if sched is None or sched.status != ScheduleStatus.SCHEDULED:
             return
-        if kind == "checkin":
-            await self._emit("checkin_open", sched)
-        elif kind == "start":
+        if kind == JobKind.CHECKIN:
+            await self._emit(ScheduleEventKind.CHECKIN_OPEN, sched)
+        elif kind == JobKind.START:
             if all(sched.here):
                 await self._begin(sched, None)
             else:
                 missing = [seat for seat in (1, 2) if sched.here[seat - 1] is None]
-                await self._emit("waiting", sched, missing=missing, until=sched.wait_until)
-        elif kind == "noshow":
+                await self._emit(ScheduleEventKind.WAITING, sched, missing=missing, until=sched.wait_until)
+        elif kind == JobKind.NOSHOW:
             await self._rule_no_show(sched)
 
     async def _take_over(self, sched: Schedule, now: dt.datetime) -> Schedule:
@@ -316,7 +316,7 @@ class Scheduler(Rulings):
             "updated_at": now,
         }
         sched = await self.store.insert(values, settings, now)
-        await self._emit("scheduled", sched)
+        await self._emit(ScheduleEventKind.SCHEDULED, sched)
         self.jobs.wake()
         return sched
 
@@ -331,7 +331,7 @@ class Scheduler(Rulings):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         await self.store.retire_jobs(sched.id, self.wall())
         sched = await self._fresh(sched.id)
-        await self._emit("cancelled", sched, by=by, reason="cancelled")
+        await self._emit(ScheduleEventKind.CANCELLED, sched, by=by, reason="cancelled")
         return sched
 
     async def reschedule(
@@ -348,7 +348,7 @@ class Scheduler(Rulings):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         before = sched.at
         sched = await self._fresh(sched.id)
-        await self._emit("rescheduled", sched, by=by, before=before)
+        await self._emit(ScheduleEventKind.RESCHEDULED, sched, by=by, before=before)
         self.jobs.wake()
         return sched
 
@@ -366,7 +366,7 @@ class Scheduler(Rulings):
         ):
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         sched = await self._fresh(sched.id)
-        await self._emit("proposed", sched, by=player_id, at=at)
+        await self._emit(ScheduleEventKind.PROPOSED, sched, by=player_id, at=at)
         return sched
 
     async def accept(
@@ -398,7 +398,7 @@ class Scheduler(Rulings):
         ):
             raise ScheduleError("already_here", schedule=sched.id)
         sched = await self._fresh(sched.id)
-        await self._emit("checked_in", sched, seat=seat)
+        await self._emit(ScheduleEventKind.CHECKED_IN, sched, seat=seat)
         if all(sched.here) and now >= sched.at:
             await self._begin(sched, None)
         return sched
@@ -416,7 +416,7 @@ class Scheduler(Rulings):
         if not await self.store.move_noshow(sched.id, until, only_later=False):
             raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
         sched = await self._fresh(sched.id)
-        await self._emit("extended", sched, by=by, until=until)
+        await self._emit(ScheduleEventKind.EXTENDED, sched, by=by, until=until)
         self.jobs.wake()
         return sched
 

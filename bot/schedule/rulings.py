@@ -20,7 +20,7 @@ from typing import Any, Final
 from bot.host.events import EventKind
 from bot.host.match import HostError, HostEvent
 from bot.host.service import MatchService
-from bot.schedule.status import CLAIMED, ScheduleStatus
+from bot.schedule.status import CLAIMED, ScheduleEventKind, ScheduleStatus
 from bot.schedule.store import Schedule, ScheduleStore
 from bot.store.matches import AlsoWrite
 from bot.types import MatchStatus
@@ -46,7 +46,7 @@ class ScheduleError(Exception):
 class ScheduleEvent:
     """Something about a scheduled DM that the players, the host or the room should hear."""
 
-    kind: str
+    kind: ScheduleEventKind
     schedule: Schedule
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -85,7 +85,7 @@ class Rulings:
         self._listeners.append(listener)
 
     # -- events --------------------------------------------------------------------
-    async def _emit(self, kind: str, sched: Schedule, **data: Any) -> None:
+    async def _emit(self, kind: ScheduleEventKind, sched: Schedule, **data: Any) -> None:
         ev = ScheduleEvent(kind, sched, data)
         for listener in list(self._listeners):
             try:
@@ -128,13 +128,15 @@ class Rulings:
         except Exception as exc:
             log.exception("schedule %s: the match could not be started", sched.id)
             await self.store.change(sched.id, {"status": ScheduleStatus.SCHEDULED}, only_if=claim)
-            await self._emit("start_failed", sched, reason=str(exc) if isinstance(exc, HostError) else None)
+            await self._emit(
+                ScheduleEventKind.START_FAILED, sched, reason=str(exc) if isinstance(exc, HostError) else None
+            )
             return False
         # Recorded already in the match's own transaction (`recorder`), unless a starter created it otherwise.
         await self.store.change(sched.id, {"status": ScheduleStatus.STARTED, "match_id": match_id}, only_if=claim)
         await self.store.retire_jobs(sched.id, self.wall())
         sched = await self._fresh(sched.id)
-        await self._emit("started", sched, match=match_id, by=by)
+        await self._emit(ScheduleEventKind.STARTED, sched, match=match_id, by=by)
         return True
 
     async def _create_match(self, sched: Schedule, by: str | None) -> int:
@@ -198,7 +200,7 @@ class Rulings:
                 only_if={"status": ScheduleStatus.SCHEDULED},
             ):
                 await self.store.retire_jobs(sched.id, self.wall())
-                await self._emit("cancelled", await self._fresh(sched.id), by=None, reason="no_show")
+                await self._emit(ScheduleEventKind.CANCELLED, await self._fresh(sched.id), by=None, reason="no_show")
             return
         winner = here[0]
         token = uuid.uuid4().hex
@@ -235,7 +237,7 @@ class Rulings:
         if match_id is None and not await self.store.change(sched.id, result, only_if=claim):
             return  # the claim went to another process meanwhile (else: no match stored, the ruling stands)
         await self.store.retire_jobs(sched.id, now)
-        await self._emit("forfeited", await self._fresh(sched.id), winner=winner, match=match_id)
+        await self._emit(ScheduleEventKind.FORFEITED, await self._fresh(sched.id), winner=winner, match=match_id)
 
     # -- the matches' ends (a host-event subscriber) ----------------------------------
     async def on_host_event(self, event: HostEvent) -> None:
@@ -294,5 +296,5 @@ class Rulings:
             }
         if await self.store.change(sched.id, values, only_if={"status": ScheduleStatus.STARTED}):
             sched = await self._fresh(sched.id)
-            kind = "cancelled" if stored.status == MatchStatus.ABORTED else "finished"
+            kind = ScheduleEventKind.CANCELLED if stored.status == MatchStatus.ABORTED else ScheduleEventKind.FINISHED
             await self._emit(kind, sched, winner=winner, reason=sched.result_reason, match=match_id, by=None)

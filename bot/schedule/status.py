@@ -33,3 +33,30 @@ DONE: Final = (ScheduleStatus.FINISHED, ScheduleStatus.FORFEITED)
 """A DM with a result."""
 DECIDED: Final = (*DONE, ScheduleStatus.CANCELLED)
 """A DM that is over, one way or the other."""
+
+
+class ScheduleEventKind(StrEnum):
+    """What a `ScheduleEvent` reports (the words are in `bot.wording.schedule`)."""
+
+    SCHEDULED = "scheduled"
+    RESCHEDULED = "rescheduled"
+    PROPOSED = "proposed"
+    CANCELLED = "cancelled"
+    REMINDER = "reminder"
+    CHECKIN_OPEN = "checkin_open"
+    CHECKED_IN = "checked_in"
+    WAITING = "waiting"
+    EXTENDED = "extended"
+    STARTED = "started"
+    START_FAILED = "start_failed"
+    FORFEITED = "forfeited"
+    FINISHED = "finished"
+
+
+class JobKind(StrEnum):
+    """A scheduled DM's jobs (`schedule.<kind>` in the jobs runner)."""
+
+    REMIND = "remind"
+    CHECKIN = "checkin"
+    START = "start"
+    NOSHOW = "noshow"

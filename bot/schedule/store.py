@@ -16,7 +16,7 @@ from bot.host.match import PlayerRef
 from bot.jobs import NewJob, Scope
 from bot.jobs import store as jobs
 from bot.schedule.models import ScheduleRow, ScheduleSettingsRow
-from bot.schedule.status import CLAIMED, DONE, OPEN, ScheduleStatus
+from bot.schedule.status import CLAIMED, DONE, OPEN, JobKind, ScheduleStatus
 from bot.store.db import utcnow
 from bot.store.matches import AlsoWrite
 
@@ -28,7 +28,7 @@ DEFAULT_REMINDERS: Final = (86400, 3600, 600)
 DEFAULT_CHECKIN_S: Final = 15 * 60
 DEFAULT_NO_SHOW_S: Final = 10 * 60
 
-KINDS: Final = ("remind", "checkin", "start", "noshow")
+KINDS: Final = tuple(JobKind)
 """A DM's jobs: the reminders, the check-in opening, the start and the no-show ruling (job kind
 `schedule.<kind>`, key `schedule:<id>:<kind>`, a reminder's `schedule:<id>:remind:<offset>`)."""
 __all__ = ["CLAIMED", "DONE", "KINDS", "OPEN", "Schedule", "ScheduleSettings", "ScheduleStore", "StartLost"]
@@ -158,7 +158,7 @@ def schedule_from(row: RowMapping) -> Schedule:
 
 def job_key(schedule_id: int, kind: str, offset: int | None = None) -> str:
     """The key of a DM's job."""
-    return f"schedule:{schedule_id}:{kind}" + (f":{offset}" if kind == "remind" else "")
+    return f"schedule:{schedule_id}:{kind}" + (f":{offset}" if kind == JobKind.REMIND else "")
 
 
 def job_prefix(schedule_id: int) -> str:

@@ -18,12 +18,13 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final, cast
 
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.engine import RowMapping
 
-from bot.host.events import HostEvent, PlayerRef
+from bot.host.events import EventKind, HostEvent, PlayerRef
 from bot.host.service import MatchService
 from bot.series.models import SeriesRow
 from bot.store.db import utcnow
@@ -40,6 +41,23 @@ LENGTHS: Final = (3, 5, 7, 9)
 """The series lengths `/dm start series:` offers (odd, so that a series without draws always has a winner)."""
 DRAW: Final = 0
 """A drawn game in `Series.results` (else the winner: 1 or 2, the players by the order they were named)."""
+
+
+class SeriesStatus(StrEnum):
+    """Where a series stands (the values are what the database stores)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class NewsKind(StrEnum):
+    """What a `SeriesNews` reports."""
+
+    NEXT = "next"
+    """A new game opened (`match_id`; `previous`: the game before)."""
+    OVER = "over"
+    """The series is decided or aborted."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +121,7 @@ class Series:
 class SeriesNews:
     """What an adapter announces: `next` (a new game opened: `match_id`), `over` (decided or aborted)."""
 
-    kind: str
+    kind: NewsKind
     series: Series
     match_id: int
     previous: int | None = None
@@ -165,7 +183,7 @@ class SeriesService:
         """After the match service resumed its matches: know every running series again, and score and
         continue those whose last game ended while this process was away."""
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(select(SERIES).where(SERIES.c.status == "running"))).mappings().all()
+            rows = (await conn.execute(select(SERIES).where(SERIES.c.status == SeriesStatus.RUNNING))).mappings().all()
         for row in rows:
             series = _from_row(row)
             if not series.matches or not self.service.owns_guild(series.guild_id):
@@ -223,7 +241,7 @@ class SeriesService:
                     first=first,
                     matches=[],
                     results=[],
-                    status="running",
+                    status=SeriesStatus.RUNNING,
                     created_at=now,
                     updated_at=now,
                 )
@@ -234,7 +252,7 @@ class SeriesService:
         try:
             match_id = await self._open_game(series)
         except Exception:
-            await self._save(series_id, status="aborted")
+            await self._save(series_id, status=SeriesStatus.ABORTED)
             raise
         fresh = self._by_match[match_id]
         return fresh, match_id
@@ -280,10 +298,16 @@ class SeriesService:
     # -- the games' ends -----------------------------------------------------------
     def on_host_event(self, ev: HostEvent) -> None:
         """A game of a series ended: score it and open the next game (in a task: never inside the match's lock)."""
-        if ev.kind not in ("finished", "aborted") or ev.match_id not in self._by_match or ev.result is None:
+        if (
+            ev.kind not in (EventKind.FINISHED, EventKind.ABORTED)
+            or ev.match_id not in self._by_match
+            or ev.result is None
+        ):
             return
         series = self._by_match[ev.match_id]
-        again = functools.partial(self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == "aborted")
+        again = functools.partial(
+            self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == EventKind.ABORTED
+        )
         self._spawn(again(), again)
 
     def _spawn(self, work: Awaitable[None], again: Callable[[], Awaitable[None]] | None = None) -> None:
@@ -324,22 +348,22 @@ class SeriesService:
     async def _game_over(self, series_id: int, match_id: int, winner_id: str | None, aborted: bool) -> None:
         async with self._locks.setdefault(series_id, asyncio.Lock()):
             series = await self._get(series_id)
-            if series.status != "running" or not series.matches or series.matches[-1] != match_id:
+            if series.status != SeriesStatus.RUNNING or not series.matches or series.matches[-1] != match_id:
                 return  # already scored (a restart found it twice)
             if aborted:
-                series = await self._save(series_id, status="aborted")
-                await self._emit(SeriesNews("over", series, match_id))
+                series = await self._save(series_id, status=SeriesStatus.ABORTED)
+                await self._emit(SeriesNews(NewsKind.OVER, series, match_id))
                 return
             if len(series.results) < len(series.matches):  # else: scored already (a retry after a lost answer)
                 ids = [p.id for p in series.players]
                 result = ids.index(winner_id) + 1 if winner_id in ids else DRAW
                 series = await self._save(series_id, results=[*series.results, result])
             if series.decided:
-                series = await self._save(series_id, status="finished")
-                await self._emit(SeriesNews("over", series, match_id))
+                series = await self._save(series_id, status=SeriesStatus.FINISHED)
+                await self._emit(SeriesNews(NewsKind.OVER, series, match_id))
                 return
             next_id = await self._open_game(series)
-            await self._emit(SeriesNews("next", self._by_match[next_id], next_id, match_id))
+            await self._emit(SeriesNews(NewsKind.NEXT, self._by_match[next_id], next_id, match_id))
 
     async def _emit(self, news: SeriesNews) -> None:
         for listener in list(self._listeners):

@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Text, and_, bindparam, cast, func, insert, select, update
@@ -17,6 +18,30 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
 from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, ShardLease, fence
 from bot.types import OVER_STATUSES, MatchStatus
+
+
+class EntryKind(StrEnum):
+    """Kinds of the match log's entries the core writes (house rules add their own: `Log(kind, ...)`)."""
+
+    CREATED = "created"
+    MOVE = "move"
+    COMMIT = "commit"
+    """A provisional move made final (the take-back rule)."""
+    CHOICE = "choice"
+    """The choice of who starts (the advantage rule)."""
+    ILLEGAL = "illegal"
+    RESIGN = "resign"
+    FORFEIT = "forfeit"
+    FINISHED = "finished"
+    PAUSE = "pause"
+    RESUME = "resume"
+    ABORT = "abort"
+    TIME = "time"
+    CLOCK = "clock"
+    CONFIRM = "confirm"
+    SYNTAX = "syntax"
+    TURN = "turn"
+    """(`syntax`, `turn`: refused texts some older logs hold.)"""
 
 
 @dataclass(frozen=True)

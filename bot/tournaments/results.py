@@ -9,6 +9,7 @@ import logging
 from sqlalchemy import and_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from bot.host.events import EventKind
 from bot.host.match import HostEvent
 from bot.tournaments.core import TournamentCore
 from bot.tournaments.model import FINISHED, RUNNING, Tournament, TournamentEventKind
@@ -16,6 +17,7 @@ from bot.tournaments.progress import rematches, round_finished
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Game, PairingError, Result
 from bot.tournaments.tables import GAMES, TOURNAMENTS
+from bot.types import MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,7 @@ class Results(TournamentCore):
 
     async def on_host_event(self, event: HostEvent) -> None:
         """The host's event stream: a finished match of a tournament records its result and moves it on."""
-        if event.kind != "finished":
+        if event.kind != EventKind.FINISHED:
             return
         try:
             tid = await self._record_match(event.match_id)
@@ -59,7 +61,7 @@ class Results(TournamentCore):
         if row is None or row.result is not None:
             return None if row is None else int(row.tournament_id)
         stored = await self.host.record(match_id)
-        if stored is None or stored.status != "finished":
+        if stored is None or stored.status != MatchStatus.FINISHED:
             return int(row.tournament_id)
         seat = stored.winner_seat
         result = Result.WHITE if seat == 1 else Result.BLACK if seat == 2 else Result.DRAW

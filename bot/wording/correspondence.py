@@ -8,6 +8,8 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bot.host.rules.correspondence import VACATION
+
 Name = Callable[[int | None], str]
 
 NOTIFY_CHOICES = {
@@ -21,7 +23,7 @@ NOTIFY_CHOICES = {
 def away_event(kind: str, data: Mapping[str, Any], name: Name) -> str:
     """A vacation beginning or ending, as the room reads it."""
     who = name(int(data["away"]))
-    if kind == "vacation":
+    if kind == VACATION:
         until = int(data["until"])
         return f"{who} is on vacation until <t:{until}:f> (<t:{until}:R>): {who}'s clock stands still until then."
     return f"{who} is back from vacation: {who}'s clock runs again."

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from bot.host.events import ClockFacts, HostEvent, Refusal, TurnFacts
-from bot.types import ClockKind, ClockNotice
+from bot.host.events import ClockFacts, EventKind, HostEvent, Refusal, TurnFacts
+from bot.host.rules import advantage, correspondence
+from bot.types import OVER_STATUSES, ClockKind, ClockNotice, MatchStatus
 from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_words, seconds
 from bot.wording.correspondence import away_event, away_note
 from bot.wording.overview import result_sentence
@@ -15,6 +17,23 @@ from games.base import Event
 
 if TYPE_CHECKING:
     from bot.host.match import Live
+
+
+class NoteKind(StrEnum):
+    """The kinds of the engines' move notes (`games.base.Event.kind`) the move sentence words."""
+
+    MOVE = "move"
+    BOXES = "boxes"
+    EXTRA_TURN = "extra_turn"
+    FORCED = "forced"
+    ROUND_END = "round_end"
+    PENALTY = "penalty"
+    ROUND_START = "round_start"
+    COLOURS = "colours"
+    CAPTURE = "capture"
+    STOP = "stop"
+    FIVE_ROWS = "five_rows"
+    GAME_OVER = "game_over"
 
 
 def turn_line(turn: TurnFacts | None, name: Name) -> str:
@@ -27,9 +46,9 @@ def turn_line(turn: TurnFacts | None, name: Name) -> str:
 def _turn(
     status: str, to_move: int | None, prompt: str, provisional: int | None, name: Name, held_by: str | None = None
 ) -> str:
-    if status in ("finished", "aborted"):
+    if status in OVER_STATUSES:
         return "The match is over."
-    if status == "held":  # the holding rule says what it waits for
+    if status == MatchStatus.HELD:  # the holding rule says what it waits for
         return rule_words().get(f"held:{held_by}") or "Waiting for a player's answer."
     if provisional is not None:
         return f"{name(provisional)}'s move becomes final in a few seconds."
@@ -67,9 +86,9 @@ def event_text(ev: HostEvent) -> str:
     own = rule_event_text(ev, ev.kind)
     if own is not None:  # a house rule's own event, in the words it declares
         return own
-    if ev.kind == "move":
+    if ev.kind == EventKind.MOVE:
         data["said"] = describe(data.get("events") or [], name)
-    if ev.kind == "time" and ev.clocks is not None:
+    if ev.kind == EventKind.TIME and ev.clocks is not None:
         data["clocks"] = clock_line(ev.clocks, name)
     return named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name)
 
@@ -143,34 +162,34 @@ def board_text(live: Live, now: float) -> str:
 
 def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str:
     d = data
-    if kind in ("started", "resumed"):
+    if kind in (EventKind.STARTED, EventKind.RESUMED):
         return f"Match {d['match']} ({d['title']}) {kind}: {name(1)} vs {name(2)}. {now_turn}"
-    if kind == "choose":
+    if kind == advantage.CHOOSE:
         return (
             f"{name(seat)} has the advantage: post `first` to move first or `second` to let {name(3 - (seat or 1))} "
             f"start (within {seconds(float(d['seconds']))}; after that {name(seat)} moves first)."
         )
-    if kind == "move" and d.get("final"):
+    if kind == EventKind.MOVE and d.get("final"):
         return f"{name(seat)}'s move {d['move']} is final." + str(d.get("said", ""))
-    if kind == "move":
+    if kind == EventKind.MOVE:
         return f"{name(seat)} played {d['move']}." + str(d.get("said", ""))
-    if kind == "turn":
+    if kind == EventKind.TURN:
         return now_turn
-    if kind == "clock":
+    if kind == EventKind.CLOCK:
         return notice(ClockNotice(d["notice"]), name(seat), float(d.get("move", 0)), float(d.get("grace", 0)))
-    if kind == "finished":
+    if kind == EventKind.FINISHED:
         winner = d.get("winner")
         players = {seat: name(seat) for seat in (1, 2)}
         return f"Game over: {result_sentence(d.get('reason'), winner, players, score=d.get('score'))}."
-    if kind == "paused":
+    if kind == EventKind.PAUSED:
         return f"Match {d['match']} is paused by the host."
-    if kind == "unpaused":
+    if kind == EventKind.UNPAUSED:
         return f"Match {d['match']} continues. {now_turn}"
-    if kind == "aborted":
+    if kind == EventKind.ABORTED:
         return f"Match {d['match']} was aborted by the host."
-    if kind in ("vacation", "vacation_over"):
+    if kind in (correspondence.VACATION, correspondence.BACK):
         return away_event(kind, d, name)
-    if kind == "time":
+    if kind == EventKind.TIME:
         verb = "gets" if float(d["seconds"]) >= 0 else "loses"
         return f"{name(seat)} {verb} {abs(float(d['seconds'])):g} s. {d.get('clocks', '')}".rstrip()
     return kind.replace("_", " ")
@@ -206,21 +225,23 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
     as stored: `{"kind": …, …data}`; the first, 'move', is skipped)."""
     parts: list[str] = []
     kinds = [e.kind if isinstance(e, Event) else str(e.get("kind")) for e in events]
-    ends = "round_end" in kinds or "game_over" in kinds  # a box that ends the round or game earns no extra move
+    ends = (
+        NoteKind.ROUND_END in kinds or NoteKind.GAME_OVER in kinds
+    )  # a box that ends the round or game earns no extra move
     for e in events[1:]:
         d: Mapping[str, Any] = e.data if isinstance(e, Event) else e
         kind = e.kind if isinstance(e, Event) else str(e.get("kind"))
-        if kind == "boxes":
+        if kind == NoteKind.BOXES:
             n = d.get("count", 1)
             again = "" if ends else " and moves again"
             parts.append(f"{name(d.get('seat'))} takes {n} box{'es' if n != 1 else ''}{again}")
-        elif kind == "extra_turn":
+        elif kind == NoteKind.EXTRA_TURN:
             if not any(p.endswith("moves again") for p in parts):
                 parts.append(f"{name(d.get('seat'))} moves again")
-        elif kind == "forced":
+        elif kind == NoteKind.FORCED:
             tiles = d.get("tiles") or d.get("moves") or []
             parts.append(f"forced: {', '.join(str(t) for t in tiles)}" if tiles else "forced tiles placed")
-        elif kind == "round_end":
+        elif kind == NoteKind.ROUND_END:
             scores = d.get("scores", {})
             s1, s2 = scores.get(1, scores.get("1", 0)), scores.get(2, scores.get("2", 0))
             task = _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), str(d.get("task") or ""))
@@ -232,22 +253,22 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
             parts.append(
                 f"round {d.get('round')} is over: {name(d.get('winner'))} wins it {won}–{lost} in boxes; {task}{then}"
             )
-        elif kind == "penalty":
+        elif kind == NoteKind.PENALTY:
             parts.append(f"{name(d.get('seat'))} picked {d.get('square')} ({d.get('action', 'penalty')})")
-        elif kind == "round_start":
+        elif kind == NoteKind.ROUND_START:
             parts.append(f"round {d.get('round')} starts with {name(d.get('seat'))}")
-        elif kind == "colours":
+        elif kind == NoteKind.COLOURS:
             parts.append(
                 f"{name(d.get('red'))} plays red, {name(d.get('blue'))} plays blue; {name(d.get('first'))} moves first"
             )
-        elif kind == "capture":
+        elif kind == NoteKind.CAPTURE:
             taken = int(d.get("taken") or 0)
             text = f"{name(d.get('seat'))} captures {taken} dot{'s' if taken != 1 else ''}"
             freed = int(d.get("freed") or 0)
             if freed:
                 text += f" (freeing {freed} of their own)"
             parts.append(text + (" (the dot was played inside their enclosure)" if d.get("suicide") else ""))
-        elif kind == "stop":
+        elif kind == NoteKind.STOP:
             seat = int(d.get("seat") or 1)
             loose = int(d.get("ungrounded") or 0)
             handed = (
@@ -256,10 +277,10 @@ def describe(events: Sequence[Mapping[str, Any] | Event], name: Name) -> str:
                 else "hands nothing over (every dot is grounded)"
             )
             parts.append(f"{name(seat)} stops and {handed}. {name(3 - seat)} may place more dots, then posts `end`")
-        elif kind == "five_rows":
+        elif kind == NoteKind.FIVE_ROWS:
             counts = {k: v for k, v in d.items() if k in ("1", "2")}
             parts.append("five-rows: " + ", ".join(f"{name(int(k))} {v}" for k, v in sorted(counts.items())))
-        elif kind in ("game_over", "move"):
+        elif kind in (NoteKind.GAME_OVER, NoteKind.MOVE):
             continue
         else:
             parts.append(kind.replace("_", " "))

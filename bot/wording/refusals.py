@@ -115,17 +115,21 @@ def refusal_text(r: Refusal) -> str:
     return refusal(r.code, r.data, namer(r.names))
 
 
+UNKNOWN_OPTION = "extra_forbidden"
+"""Pydantic's error type for an option the game does not take (`OptionProblem.kind`)."""
+
+
 def options_text(problems: Sequence[OptionProblem], valid: Sequence[str] = ()) -> str:
     """Game options that do not validate, in players' words: "width must be at most 52"; an unknown
     option lists the ones the game takes."""
     said: list[str] = []
-    unknown = [p.key for p in problems if p.kind == "extra_forbidden"]
+    unknown = [p.key for p in problems if p.kind == UNKNOWN_OPTION]
     if unknown:
         keys = ", ".join(valid) or "none"
         names = " or ".join(repr(k) for k in unknown)
         said.append(f"there is no option {names}; the options are {keys}")
     for p in problems:
-        if p.kind != "extra_forbidden":
+        if p.kind != UNKNOWN_OPTION:
             said.append(_option_problem(p))
     return "; ".join(said)
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.host.match import PlayerRef
+from bot.schedule.status import ScheduleEventKind
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
 from bot.wording import fill, result_sentence
@@ -107,42 +108,42 @@ def say(
     p1, p2 = who(s.players[0]), who(s.players[1])
     both = f"{p1} and {p2}"
     name = f"DM #{s.id} ({title(s.game)})"
-    if kind == "scheduled":
+    if kind == ScheduleEventKind.SCHEDULED:
         return f"{name} between {both} is scheduled for {when(s.at)}.{stake(s)}"
-    if kind == "rescheduled":
+    if kind == ScheduleEventKind.RESCHEDULED:
         return f"{name} between {both} now starts {when(s.at)} (was {when(data['before'])})."
-    if kind == "proposed":
+    if kind == ScheduleEventKind.PROPOSED:
         other = s.player(3 - (s.seat_of(str(data["by"])) or 1))
         proposer = s.player(s.seat_of(str(data["by"])) or 1)
         return f"{who(proposer)} proposes to move {name} to {when(data['at'])}; {who(other)} (or a host) can accept."
-    if kind == "cancelled":
+    if kind == ScheduleEventKind.CANCELLED:
         if data.get("reason") == "no_show":
             return f"{name}: neither {p1} nor {p2} checked in, so the DM is cancelled without a result."
         if data.get("reason") == "aborted":
             return f"{name} was aborted by a host: no result."
         return f"{name} between {both} is cancelled."
-    if kind == "reminder":
+    if kind == ScheduleEventKind.REMINDER:
         late = " (a reminder missed while the host was away)" if data.get("late") else ""
         return f"Reminder{late}: {both}, {name} starts {when(s.at)}.{stake(s)}"
-    if kind == "checkin_open":
+    if kind == ScheduleEventKind.CHECKIN_OPEN:
         return f"Check-in for {name} is open: {both}, {how}. It starts {when(s.at)}."
-    if kind == "checked_in":
+    if kind == ScheduleEventKind.CHECKED_IN:
         seat = int(data["seat"])
         rest = "" if all(s.here) else f" Waiting for {who(s.player(3 - seat))}."
         return f"{who(s.player(seat))} is here.{rest}"
-    if kind == "waiting":
+    if kind == ScheduleEventKind.WAITING:
         missing = " and ".join(who(s.player(seat)) for seat in data["missing"])
         return f"{name} is due: {missing}, check in now ({how}). Absent at {when(data['until'])} loses by no-show."
-    if kind == "extended":
+    if kind == ScheduleEventKind.EXTENDED:
         return f"A host extended the wait for {name}: check-in stays open until {when(data['until'])}."
-    if kind == "started":
+    if kind == ScheduleEventKind.STARTED:
         return f"{name} begins: {both}.{stake(s)}"
-    if kind == "start_failed":
+    if kind == ScheduleEventKind.START_FAILED:
         return f"{name} could not be started ({data.get('reason') or 'an error'}); a host can try `start anyway`."
-    if kind == "forfeited":
+    if kind == ScheduleEventKind.FORFEITED:
         loser = s.player(3 - int(data["winner"]))
         return f"{who(loser)} did not check in. {result_line(s, who)}"
-    if kind == "finished":
+    if kind == ScheduleEventKind.FINISHED:
         return result_line(s, who)
     return f"{name}: {kind}"
 

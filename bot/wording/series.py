@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.series.core import Series
+from bot.series.core import Series, SeriesStatus
 from bot.wording import display
 from bot.wording.counts import plural
 
@@ -28,7 +28,7 @@ def series_result(series: Series) -> str:
     """The series' end, posted in its room."""
     one, two = series.points
     a, b = (display(p.name) for p in series.players)
-    if series.status == "aborted":
+    if series.status == SeriesStatus.ABORTED:
         score = f"{a} {points(one)}–{points(two)} {b}"
         return f"**The series ends without a result** (game {series.game_number} was aborted): {score}."
     if series.winner is None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.host.events import Refusal
+from bot.tournaments.model import TournamentEventKind
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Pairing
 from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN_BERGER, Standing
@@ -143,31 +144,31 @@ def announcement(
 ) -> str:
     """What the tournament's channel is told of an event (`kind` a `TournamentEventKind`)."""
     head = f"**{tournament}**"
-    if kind == "round":
+    if kind == TournamentEventKind.ROUND:
         text = "\n".join([head, *pairing_lines(data["round"], data["pairings"], names)])
         starts = data.get("starts_at")
         if isinstance(starts, dt.datetime) and starts > now:
             text += f"\nThe games start {when(starts)}."
         return text
-    if kind == "started":
+    if kind == TournamentEventKind.STARTED:
         removed, left = data.get("removed") or [], data.get("left") or []
         text = f"{head} has started with {plural(int(data['players']), 'player')}."
         text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
-    if kind == "no_show":
+    if kind == TournamentEventKind.NO_SHOW:
         return (
             f"{head}, round {data['round']} board {data['board']}: {data['winner_name']} wins by "
             f"no-show ({data['absent_name']} did not check in)."
         )
-    if kind == "rematch":
+    if kind == TournamentEventKind.REMATCH:
         games = [g for g in data["pairings"] if isinstance(g, Game)]
         return f"{head}: drawn, so replayed with colours swapped: " + ", ".join(
             f"{names.get(g.white, '?')} – {names.get(g.black, '?')}" for g in games
         )
-    if kind == "finished":
+    if kind == TournamentEventKind.FINISHED:
         winner = data.get("winner_name")
         return winner_line(tournament, winner, data.get("prize")) if winner else f"{head} is over."
-    if kind == "cancelled" and isinstance(data.get("refusal"), Refusal):
+    if kind == TournamentEventKind.CANCELLED and isinstance(data.get("refusal"), Refusal):
         return f"{head} is cancelled: {refusal_text(data['refusal'])}."
     return f"{head} is {kind}."
 

@@ -17,7 +17,7 @@ from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.adapters.terminal import words
 from bot.compose import Scope, build_correspondence, build_host, hold, scope_of_match
 from bot.host import rules
-from bot.host.events import EventKind
+from bot.host.events import EventKind, RefusalKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.records.analysis_worker import AnalysisWorker
@@ -140,7 +140,7 @@ class Room:
         obj: dict[str, Any] = {"event": ev.kind, "match": ev.match_id, **ev.data, "text": text}
         if ev.seat is not None:
             obj.setdefault("seat", ev.seat)
-        if ev.kind == "finished":
+        if ev.kind == EventKind.FINISHED:
             self._timeout_line(ev)
             obj = {
                 "event": "finished",
@@ -149,8 +149,8 @@ class Room:
                 "reason": ev.data.get("reason"),
                 "text": text,
             }
-        self.emit(obj, None if ev.kind == "turn" else text)
-        if ev.kind == "finished" and not self.config.events_json:
+        self.emit(obj, None if ev.kind == EventKind.TURN else text)
+        if ev.kind == EventKind.FINISHED and not self.config.events_json:
             rated = await self.ratings.settle(ev.match_id)  # rated now if its batch has not come yet
             if rated is not None:
                 self.emit({}, f"Ratings: {change_line(rated)}")
@@ -158,12 +158,16 @@ class Room:
             if not self.config.events_json:
                 self.emit({}, board_text(self.service.live[ev.match_id], self.service.now()))
             self._save_picture(ev.match_id, ev)
-        elif ev.kind in ("move", "finished"):
-            if ev.kind == "move" and not self.config.events_json and getattr(self._seen, "id", None) == ev.match_id:
+        elif ev.kind in (EventKind.MOVE, EventKind.FINISHED):
+            if (
+                ev.kind == EventKind.MOVE
+                and not self.config.events_json
+                and getattr(self._seen, "id", None) == ev.match_id
+            ):
                 final = self._seen  # the move that ended the match: its final position, before "Game over"
                 self.emit({}, named(final.ruleset.render_text(final.state), namer(final.names())))
             self._save_picture(ev.match_id, ev)  # a finishing move, then the final position with the result
-        if ev.kind in ("finished", "aborted"):
+        if ev.kind in (EventKind.FINISHED, EventKind.ABORTED):
             self.finished.set()
 
     def _save_picture(self, match_id: int, ev: HostEvent) -> None:
@@ -178,7 +182,7 @@ class Room:
         if live is None or live.id != match_id:
             return
         self._live = live  # a finished match leaves service.live before its last events arrive
-        if ev.kind == "move":
+        if ev.kind == EventKind.MOVE:
             self._moves[int(ev.data.get("ply", live.ply))] = (ev.data.get("move"), self._shown)
             if match_id not in self.service.live:
                 return  # the match just ended: its frame comes with the "finished" event
@@ -190,7 +194,7 @@ class Room:
         result = winner = None
         names = {seat: p.name for seat, p in live.players.items()}
         final = live.status != MatchStatus.HELD and live.provisional() is None
-        if ev.kind == "finished":
+        if ev.kind == EventKind.FINISHED:
             winner = ev.data.get("winner")
             result = result_sentence(ev.data.get("reason"), winner, names, score=ev.detail.get("score"))
         elif not final and (outcome := live.ruleset.outcome(live.state)) is not None:
@@ -454,7 +458,7 @@ class Room:
             said = error_text(exc)
             self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")
             return
-        if result.status == Outcome.REJECTED and result.kind not in ("illegal",):
+        if result.status == Outcome.REJECTED and result.kind != RefusalKind.ILLEGAL:
             reason = reason_text(result)
             self.emit(
                 {

@@ -24,9 +24,11 @@ from typing import Any, Final, TextIO
 from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
 from bot.compose import Scope, build_scheduler, hold
+from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
+from bot.schedule.status import DECIDED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
 from bot.wording.schedule import refusal, say
 
@@ -35,8 +37,9 @@ POLL_S: Final = 30.0
 WAITING_POLL_S: Final = 1.0
 """How often, once the start time has come, a standby room looks whether the DM began in the other room."""
 HERE_WORDS: Final = frozenset({"here", "i'm here", "im here"})
-DECIDED: Final = ("finished", "forfeited", "cancelled")
 HOW: Final = "type `NAME: here`"
+DECIDED_KINDS: Final = (ScheduleEventKind.FINISHED, ScheduleEventKind.FORFEITED, ScheduleEventKind.CANCELLED)
+"""The events of a DM that is over (with a result or without)."""
 
 
 def is_here(text: str) -> bool:
@@ -90,10 +93,10 @@ class ScheduledRoom(Room):
 
     # -- what happens ------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
-        if self.match_id == -1 and ev.kind == "started":
+        if self.match_id == -1 and ev.kind == EventKind.STARTED:
             self.match_id = ev.match_id
         await super()._on_event(ev)
-        if ev.kind in ("finished", "aborted"):
+        if ev.kind in (EventKind.FINISHED, EventKind.ABORTED):
             self._ended = True
             self._settle()
         self._changed.set()
@@ -101,21 +104,21 @@ class ScheduledRoom(Room):
     async def _on_schedule(self, ev: ScheduleEvent) -> None:
         if ev.schedule.id != self.schedule_id:
             return
-        if self._standby and ev.kind == "start_failed":
+        if self._standby and ev.kind == ScheduleEventKind.START_FAILED:
             return  # a standby never starts the DM: the room that hosts it does (its next look)
         self.schedule = ev.schedule
-        if ev.kind == "checkin_open":
+        if ev.kind == ScheduleEventKind.CHECKIN_OPEN:
             self._open = True
-        elif ev.kind == "rescheduled" and self.scheduler is not None:
+        elif ev.kind == ScheduleEventKind.RESCHEDULED and self.scheduler is not None:
             self._open = self.scheduler.wall() >= ev.schedule.checkin_opens
         text = say(ev.kind, ev.schedule, ev.data, how=HOW)
-        if ev.kind in DECIDED:
+        if ev.kind in DECIDED_KINDS:
             self._decided = True
-            if ev.kind == "cancelled" and ev.schedule.match_id is None:
+            if ev.kind == ScheduleEventKind.CANCELLED and ev.schedule.match_id is None:
                 self._ended = True  # no match was played: nothing more will come
         # The host's `finished` line stays the last JSON line of a match: the schedule's own record of the
         # result is said in words only.
-        if not (self.config.events_json and ev.kind in ("finished", "forfeited")):
+        if not (self.config.events_json and ev.kind in (ScheduleEventKind.FINISHED, ScheduleEventKind.FORFEITED)):
             data = {k: _plain(v) for k, v in ev.data.items()}
             self.emit({"event": "schedule", "kind": ev.kind, "schedule": self.schedule_id, **data, "text": text}, text)
         self._settle()
@@ -166,11 +169,11 @@ class ScheduledRoom(Room):
         if self.config.lease:
             self._standby = await hold(self.host, Scope.SCHEDULE, self.schedule_id) is not None
         if self._standby:
-            if sched.status == "started":
+            if sched.status == ScheduleStatus.STARTED:
                 self._elsewhere(sched)
                 return 0
             self.scheduler.starter = self._not_here
-        if sched.status == "started" and sched.match_id is not None:
+        if sched.status == ScheduleStatus.STARTED and sched.match_id is not None:
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             await self.service.start(select=lambda m: m.id == sched.match_id)
         else:
@@ -181,7 +184,11 @@ class ScheduledRoom(Room):
                 if self.scheduler.wall() >= sched.checkin_opens
                 else f"Check-in opens {iso(sched.checkin_opens)}: {HOW}."
             )
-            text = f"{say('scheduled', sched, {})} {opens}" if sched.status == "scheduled" else None
+            text = (
+                f"{say(ScheduleEventKind.SCHEDULED, sched, {})} {opens}"
+                if sched.status == ScheduleStatus.SCHEDULED
+                else None
+            )
             self.emit(
                 {
                     "event": "schedule",
@@ -228,7 +235,7 @@ class ScheduledRoom(Room):
         if fresh.public_status in DECIDED:
             self._elsewhere(fresh)
             return
-        if fresh.status == "started" and fresh.match_id is not None:
+        if fresh.status == ScheduleStatus.STARTED and fresh.match_id is not None:
             match_id = fresh.match_id
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
@@ -352,12 +359,12 @@ class ScheduledRoom(Room):
         if fresh is None:
             return
         self.schedule = fresh
-        if fresh.public_status == "cancelled" and not self._decided:
-            await self._on_schedule(ScheduleEvent("cancelled", fresh, {"reason": fresh.result_reason}))
+        if fresh.public_status == ScheduleStatus.CANCELLED and not self._decided:
+            await self._on_schedule(ScheduleEvent(ScheduleEventKind.CANCELLED, fresh, {"reason": fresh.result_reason}))
         elif (
             (
-                (fresh.status == "started" and fresh.match_id is not None)
-                or (self._standby and fresh.public_status in ("finished", "forfeited"))
+                (fresh.status == ScheduleStatus.STARTED and fresh.match_id is not None)
+                or (self._standby and fresh.public_status in DONE)
             )
             and not self._decided
             and not self._playing()
@@ -374,18 +381,18 @@ class ScheduledRoom(Room):
             return
         sched = await self.scheduler.get(self.schedule_id)
         seat = sched.seat_of(player_id)
-        if sched.status != "scheduled" or seat is None:
+        if sched.status != ScheduleStatus.SCHEDULED or seat is None:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         column = f"here{seat}"
         now = self.scheduler.wall()
         wrote = await self.scheduler.store.change(
-            sched.id, {column: now}, only_if={"status": "scheduled", column: None}
+            sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
         )
         if not wrote:
             raise ScheduleError("already_here", schedule=sched.id)
         fresh = await self.scheduler.get(sched.id)
-        await self.scheduler.store.add_job(fresh, "start", now)
-        await self._on_schedule(ScheduleEvent("checked_in", fresh, {"seat": seat}))
+        await self.scheduler.store.add_job(fresh, JobKind.START, now)
+        await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKED_IN, fresh, {"seat": seat}))
 
     def again(self) -> str:
         """The command that continues this DM (before, during or after its match begins)."""

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from bot.adapters.web.views import Views
 from bot.compose import build_readers
-from bot.records.pagetoken import valid
+from bot.records.pagetoken import PageKind, valid
 
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; "
@@ -44,9 +44,9 @@ async def _handle(request: web.Request) -> web.Response:
         return _not_found()
     if not valid(views.secret, kind, ident, request.match_info["token"]):
         return _not_found()
-    if kind == "match":
+    if kind == PageKind.MATCH:
         text = await views.match(ident)
-    elif kind == "tournament":
+    elif kind == PageKind.TOURNAMENT:
         text = await views.tournament(ident)
     else:
         text = await views.server(ident)

@@ -24,8 +24,8 @@ from bot.records.page import build_match_page, index_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
 from bot.store.db import Match, MatchEvent
-from bot.store.matches import MatchStore, StoredMatch
-from bot.types import OVER_STATUSES
+from bot.store.matches import EntryKind, MatchStore, StoredMatch
+from bot.types import OVER_STATUSES, MatchStatus
 from bot.wording.counts import plural
 from games.base import TITLES
 
@@ -77,7 +77,7 @@ class Views:
                 return None
             context = await match_context(self.store.engine, stored)
             analysis = await load_analysis(self.store, match_id)
-            waits = analysis is None and stored.status == "finished" and stored.game in ANALYSED_GAMES
+            waits = analysis is None and stored.status == MatchStatus.FINISHED and stored.game in ANALYSED_GAMES
             if waits and self.analysis is not None:
                 self.analysis.enqueue(match_id)
             text = await asyncio.to_thread(build_match_page, stored, context, analysis)
@@ -103,7 +103,7 @@ class Views:
         async with self.store.engine.connect() as conn:
             rows = await conn.execute(
                 select(MatchEvent.match_id, MatchEvent.data).where(
-                    MatchEvent.match_id.in_(ids), MatchEvent.kind == "created"
+                    MatchEvent.match_id.in_(ids), MatchEvent.kind == EntryKind.CREATED
                 )
             )
             stored = {int(mid): (data or {}).get("private") for mid, data in rows}

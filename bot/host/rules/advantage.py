@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
 from bot.types import MatchStatus
 
+CHOOSE = "choose"
+"""The event asking the player with the advantage who starts."""
 FIRST = Action("first", ("first", "i go first", "me"), "first", "I move first", "primary")
 SECOND = Action("second", ("second", "you go first", "you"), "second", "Opponent moves first")
 
@@ -22,8 +24,8 @@ class AdvantageChoice(HouseRule):
     legacy_statuses: ClassVar[tuple[str, ...]] = ("choosing",)
     actions: ClassVar[tuple[Action, ...]] = (FIRST, SECOND)
     deadline_labels: ClassVar[Mapping[str, str]] = {"choose": "choose"}
-    events: ClassVar[tuple[str, ...]] = ("choose", "choice_timeout")
-    pings: ClassVar[tuple[str, ...]] = ("choose",)
+    events: ClassVar[tuple[str, ...]] = (CHOOSE, "choice_timeout")
+    pings: ClassVar[tuple[str, ...]] = (CHOOSE,)
     words: ClassVar[Mapping[str, str]] = {
         "choose_not_you": "{chooser} chooses who starts.",
         "choose_first": "{chooser} must first choose who starts.",
@@ -54,7 +56,7 @@ class AdvantageChoice(HouseRule):
         return Effects(
             status=MatchStatus.HELD,
             timers={"choose": limit},
-            say=[Note("choose", {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
+            say=[Note(CHOOSE, {"chooser": m.player_id(advantage), "seconds": limit}, advantage)],
         )
 
     def on_keyword(self, m: MatchView, seat: int, action: str, at: float) -> Effects | None:

@@ -10,6 +10,10 @@ from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
 MAX_COUNT = 9
+USED = "mulligan"
+"""The event and log entry of a mulligan used."""
+OFFERED = "mulligan_offer"
+"""The event and log entry of a mulligan offered to the loser."""
 USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary")
 DECLINE = Action("decline", ("decline", "no mulligan", "decline mulligan"), "decl", "Decline mulligan")
 
@@ -25,9 +29,9 @@ class Mulligan(HouseRule):
     legacy_statuses: ClassVar[tuple[str, ...]] = ("mulligan_wait",)
     actions: ClassVar[tuple[Action, ...]] = (USE, DECLINE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"offer": "mulligan_offer"}
-    events: ClassVar[tuple[str, ...]] = ("mulligan", "mulligan_offer")
-    pings: ClassVar[tuple[str, ...]] = ("mulligan_offer",)
-    redraws: ClassVar[tuple[str, ...]] = ("mulligan",)
+    events: ClassVar[tuple[str, ...]] = (USED, OFFERED)
+    pings: ClassVar[tuple[str, ...]] = (OFFERED,)
+    redraws: ClassVar[tuple[str, ...]] = (USED,)
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
     words: ClassVar[Mapping[str, str]] = {
@@ -61,7 +65,7 @@ class Mulligan(HouseRule):
     @classmethod
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """A logged mulligan goes back to the ply before the user's own last turn (`to_ply`)."""
-        return min(ply, int(data.get("to_ply", ply))) if kind == "mulligan" else None
+        return min(ply, int(data.get("to_ply", ply))) if kind == USED else None
 
     def __init__(self, count: int, offer_seconds: float = OFFER_SECONDS) -> None:
         self.count = count
@@ -119,8 +123,8 @@ class Mulligan(HouseRule):
             status=MatchStatus.ONGOING,
             clock=["restart"],
             timers={"offer": None},
-            log=[Log("mulligan", seat, {"rewound_plies": rewound, "to_ply": to_ply})],
-            say=[Note("mulligan", {"rewound": rewound}, seat)],
+            log=[Log(USED, seat, {"rewound_plies": rewound, "to_ply": to_ply})],
+            say=[Note(USED, {"rewound": rewound}, seat)],
         )
 
     def _decline(self, seat: int, how: str) -> Effects:
@@ -148,10 +152,10 @@ class Mulligan(HouseRule):
             status=MatchStatus.HELD,
             clock=["stop"],
             timers={"offer": self.offer_seconds},
-            log=[Log("mulligan_offer", loser, {"winner": winner, "reason": reason})],
+            log=[Log(OFFERED, loser, {"winner": winner, "reason": reason})],
             say=[
                 Note(
-                    "mulligan_offer",
+                    OFFERED,
                     {"winner": winner, "loser": loser, "reason": reason, "seconds": self.offer_seconds},
                     loser,
                 )

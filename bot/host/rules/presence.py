@@ -9,6 +9,8 @@ from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note
 from bot.types import ClockKind
 
 NO_ANSWER = "no confirmation in time"
+CLEARED = "presence_ok"
+"""The event of a player in grace cleared to move."""
 READY = Action("ready", ("ready",))
 HERE = Action("here", ("here", "i'm here", "im here"), "here", "I'm here", "success")
 
@@ -21,8 +23,8 @@ class GracePresence(HouseRule):
     settable: ClassVar[bool] = False
     actions: ClassVar[tuple[Action, ...]] = (READY, HERE)
     deadline_labels: ClassVar[Mapping[str, str]] = {"presence": "presence"}
-    events: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
-    pings: ClassVar[tuple[str, ...]] = ("presence", "presence_ok")
+    events: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
+    pings: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
     words: ClassVar[Mapping[str, str]] = {
         "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
@@ -100,7 +102,7 @@ class GracePresence(HouseRule):
             clock=["resume"],
             timers={"presence": None},
             log=[Log("here", confirmer, {"how": how})],
-            say=[Note("presence_ok", {"how": how}, m.clocks.running)],
+            say=[Note(CLEARED, {"how": how}, m.clocks.running)],
         )
 
     def gate_mover(self, m: MatchView, seat: int) -> None:

@@ -19,6 +19,10 @@ from bot.host.rules.base import (
 )
 
 MAX_SECONDS = 600.0
+PROVISIONAL = "provisional"
+"""The event of a move played but not yet final."""
+TAKEN_BACK = "takeback"
+"""The event and log entry of a move taken back."""
 TAKE_BACK = Action("takeback", ("take back", "takeback", "undo"), "take", "Take back", lapses=True)
 
 
@@ -31,8 +35,8 @@ class TakeBack(HouseRule):
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 5.0}
     actions: ClassVar[tuple[Action, ...]] = (TAKE_BACK,)
     deadline_labels: ClassVar[Mapping[str, str]] = {"commit": "final"}
-    events: ClassVar[tuple[str, ...]] = ("provisional", "takeback")
-    redraws: ClassVar[tuple[str, ...]] = ("takeback",)
+    events: ClassVar[tuple[str, ...]] = (PROVISIONAL, TAKEN_BACK)
+    redraws: ClassVar[tuple[str, ...]] = (TAKEN_BACK,)
     withdraw: ClassVar[str | None] = TAKE_BACK.name
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
@@ -56,7 +60,7 @@ class TakeBack(HouseRule):
     @classmethod
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """A logged take-back undoes the last ply."""
-        return max(0, ply - 1) if kind == "takeback" else None
+        return max(0, ply - 1) if kind == TAKEN_BACK else None
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -107,8 +111,8 @@ class TakeBack(HouseRule):
             rewind_to=len(m.history) - 1,
             clock=["resume"],
             timers={"commit": None},
-            log=[Log("takeback", seat, {"via": via, "move": pending.notation})],
-            say=[Note("takeback", {"move": pending.notation, "via": via}, seat)],
+            log=[Log(TAKEN_BACK, seat, {"via": via, "move": pending.notation})],
+            say=[Note(TAKEN_BACK, {"move": pending.notation, "via": via}, seat)],
         )
 
     def gate(self, m: MatchView, seat: int) -> None:
@@ -125,7 +129,7 @@ class TakeBack(HouseRule):
         return Effects(
             defer=True,
             timers={"commit": self.seconds},
-            say=[Note("provisional", {"move": notation, "ply": m.ply, "seconds": self.seconds}, seat)],
+            say=[Note(PROVISIONAL, {"move": notation, "ply": m.ply, "seconds": self.seconds}, seat)],
         )
 
     def on_timer(self, m: MatchView, name: str) -> Effects | None:

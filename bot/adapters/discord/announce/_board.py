@@ -9,6 +9,7 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -17,7 +18,9 @@ from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import Choice
 from bot.host import rules
 from bot.host.events import EventKind
+from bot.host.rules import takeback
 from bot.host.service import HostEvent, Live
+from bot.store.matches import EntryKind
 from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
 from bot.wording import (
     clock_deadline_text,
@@ -33,7 +36,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-QUIET_KINDS = frozenset({"illegal", "hint", "confirm", "turn", "started", "provisional"})
+
+class LineKind(StrEnum):
+    """The kinds of the board's event lines (a move's and a clock's line replace the last of their kind)."""
+
+    MOVE = "move"
+    CLOCK = "clock"
+    RESULT = "result"
+    EVENT = "event"
+
+
+QUIET_KINDS = frozenset(
+    {EventKind.ILLEGAL, EventKind.HINT, EventKind.CONFIRM, EventKind.TURN, EventKind.STARTED, takeback.PROVISIONAL}
+)
 """Events the room listener already answered, or that the board's header, record and turn line say anyway."""
 
 
@@ -43,7 +58,7 @@ def ping_kinds() -> frozenset[str]:
     return frozenset({EventKind.CLOCK, *(kind for rule in rules.REGISTRY for kind in rule.pings)})
 
 
-END_KINDS = frozenset({"finished", "aborted"})
+END_KINDS = frozenset({EventKind.FINISHED, EventKind.ABORTED})
 MAX_CONTENT = 1900
 BOARD_SEARCH = 100
 """How far back a restarted bot looks for a match's board message to keep editing it."""
@@ -203,9 +218,9 @@ def deadline_line(live: Live, now: float) -> str | None:
 def changes_board(ev: HostEvent, pings: bool = False) -> bool:
     """Whether an event changes what the board shows (an answered attempt does not, nor a clock warning
     that pings its player: the countdown on the board runs by itself; later warnings are board lines)."""
-    if ev.kind in ("illegal", "hint", "confirm"):
+    if ev.kind in (EventKind.ILLEGAL, EventKind.HINT, EventKind.CONFIRM):
         return False
-    if ev.kind == "clock" and pings:
+    if ev.kind == EventKind.CLOCK and pings:
         return ClockNotice(ev.data["notice"]).seconds_left is None
     return True
 
@@ -216,7 +231,7 @@ def logged_record(events: Sequence[Any]) -> dict[int, str]:
     record: dict[int, str] = {}
     for e in events:
         data = e.data or {}
-        if e.kind == "move" and isinstance(data.get("move"), str):
+        if e.kind == EntryKind.MOVE and isinstance(data.get("move"), str):
             ply = int(data.get("ply") or (max(record, default=0) + 1))
             record = {p: m for p, m in record.items() if p < ply}
             record[ply] = data["move"]

@@ -32,7 +32,10 @@ from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.announce._views import buttons
 from bot.host import rules
+from bot.host.events import EventKind
+from bot.host.rules import takeback
 from bot.host.service import HostEvent, Live
+from bot.types import OVER_STATUSES
 from bot.wording import (
     describe,
     event_text,
@@ -56,6 +59,7 @@ from bot.adapters.discord.announce._board import (
     QUIET_KINDS,
     RETRIES,
     RETRY_SECONDS,
+    LineKind,
     Room,
     changes_board,
     deadline_line,
@@ -104,10 +108,10 @@ class Announcer(commands.Cog):
             room.live = live
             room.channel_id = live.channel_id
             if room.seen_state is not live.state:
-                if ev.kind in ("move", "provisional"):
+                if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL):
                     room.prev_state = room.seen_state
                     room.last_move = self._move_of(live, room.seen_state, ev)
-                elif ev.kind in ("started", "resumed") or ev.kind in rules.redraw_kinds():
+                elif ev.kind in (EventKind.STARTED, EventKind.RESUMED) or ev.kind in rules.redraw_kinds():
                     room.prev_state = room.last_move = None
                 room.seen_state = live.state
             self._note_move(room, live, ev)
@@ -119,14 +123,14 @@ class Announcer(commands.Cog):
     def _note_move(room: Room, live: Live, ev: HostEvent) -> None:
         """Keep the room's move record on the line played: what was taken back or rewound leaves it, a move
         enters it (provisional until its final `move` event)."""
-        if ev.kind == "started":
+        if ev.kind == EventKind.STARTED:
             room.record_loaded = True
             room.record.clear()
         for later in [p for p in room.record if p > live.ply]:
             del room.record[later]
         notation, ply = ev.data.get("move"), ev.data.get("ply")
-        if ev.kind in ("move", "provisional") and isinstance(notation, str) and isinstance(ply, int):
-            room.record[ply] = (notation, ev.kind == "move")
+        if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL) and isinstance(notation, str) and isinstance(ply, int):
+            room.record[ply] = (notation, ev.kind == EventKind.MOVE)
 
     def _pings(self, room: Room, live: Live | None, ev: HostEvent) -> bool:
         """Whether an event pings its player: one that needs them to act, the first in this turn for them."""
@@ -237,34 +241,34 @@ class Announcer(commands.Cog):
     async def _fold_event(self, match_id: int, room: Room, ev: HostEvent, pings: bool) -> None:
         """One event into the board's lines (a move's and a clock's line replace the last of their kind)
         and, when it pings its player, into the pings to send."""
-        if ev.kind in ("started", "resumed"):
+        if ev.kind in (EventKind.STARTED, EventKind.RESUMED):
             room.lines = []
-        if ev.kind in ("move", "provisional"):
-            room.lines = [(kind, text) for kind, text in room.lines if kind not in ("move", "clock")]
-            room.shown_moves += ev.kind == "move"
+        if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL):
+            room.lines = [(kind, text) for kind, text in room.lines if kind not in (LineKind.MOVE, LineKind.CLOCK)]
+            room.shown_moves += ev.kind == EventKind.MOVE
         who = self._attention(ev, room.live)
         if pings and who is not None and not self._is_me(who):
             room.unsent_pings.append((who, _wording.ping_text(ev)))
         if ev.kind in END_KINDS:
             room.over = True
-            room.lines = [(kind, text) for kind, text in room.lines if kind != "clock"]
-        if ev.kind in QUIET_KINDS or (ev.kind == "clock" and pings):
+            room.lines = [(kind, text) for kind, text in room.lines if kind != LineKind.CLOCK]
+        if ev.kind in QUIET_KINDS or (ev.kind == EventKind.CLOCK and pings):
             return
-        if ev.kind == "finished" and room.live is not None:
+        if ev.kind == EventKind.FINISHED and room.live is not None:
             decider = decider_name(self.bot, room.live, ev)
             line = result_line(room.live, ev, decider) + await self._rating_changes(match_id)
             room.result = line
-            self._add_line(room, "result", line)
-        elif ev.kind == "move":
+            self._add_line(room, LineKind.RESULT, line)
+        elif ev.kind == EventKind.MOVE:
             if describe(ev.data.get("events") or ev.detail.get("events") or [], namer(ev.names)):
-                self._add_line(room, "move", event_text(ev))
+                self._add_line(room, LineKind.MOVE, event_text(ev))
         else:
-            self._add_line(room, "clock" if ev.kind == "clock" else "event", event_text(ev))
+            self._add_line(room, LineKind.CLOCK if ev.kind == EventKind.CLOCK else LineKind.EVENT, event_text(ev))
 
     @staticmethod
-    def _add_line(room: Room, kind: str, text: str) -> None:
-        if kind == "clock":
-            room.lines = [(k, t) for k, t in room.lines if k != "clock"]
+    def _add_line(room: Room, kind: LineKind, text: str) -> None:
+        if kind == LineKind.CLOCK:
+            room.lines = [(k, t) for k, t in room.lines if k != LineKind.CLOCK]
         text = text.replace("\\", "\\\\")  # Discord reads `\.` as an escaped dot: Trax's `@4\.` would lose its `\`
         room.lines = [*room.lines, (kind, text)][-MAX_LINES:]
 
@@ -380,7 +384,7 @@ class Announcer(commands.Cog):
         if record is not None:
             parts.append(record)
         parts += [f"> {line}" for _kind, line in room.lines]
-        if room.over or live.status in ("finished", "aborted"):
+        if room.over or live.status in OVER_STATUSES:
             parts.append("**The match is over.**")
         else:
             turn, clocks = status_lines(live, service.now())
@@ -429,7 +433,7 @@ class Announcer(commands.Cog):
             files.append(discord.File(io.BytesIO(live.ruleset.render_text(live.state).encode()), filename="board.txt"))
         actions, ply = open_actions(live) if not room.over else ([], live.ply)
         view = buttons(live.id, ply, actions) if actions else None
-        if room.board is None and not room.searched and any(ev.kind == "resumed" for ev in events):
+        if room.board is None and not room.searched and any(ev.kind == EventKind.RESUMED for ev in events):
             room.searched = True
             room.board = await self._earlier_board(channel, live.id, room)
         first = room.board is None

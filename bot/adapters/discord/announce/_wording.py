@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.host.events import HostEvent
+from bot.host.events import EventKind, HostEvent
+from bot.host.rules import advantage, presence
+from bot.types import ClockNotice
 from bot.wording import display, event_text, namer, rule_event_text, seconds
 
 RECORD_PREFIX = "Moves: "
@@ -49,26 +51,26 @@ def ping_text(ev: HostEvent) -> str:
     name = namer(ev.names)
     d = {**ev.data, **ev.detail}
     seat = ev.seat
-    if ev.kind == "clock":
+    if ev.kind == EventKind.CLOCK:
         kind = str(d.get("notice") or "")
         if kind.startswith("move_warn"):
             return f"{kind.removeprefix('move_warn')} s left for this move."
         if kind.startswith("warn"):
             return f"{kind.removeprefix('warn')} s left before you lose on time."
-        if kind == "reserve_started":
+        if kind == ClockNotice.RESERVE_STARTED:
             return "your move time is up; your reserve is running."
-        if kind == "grace_started":
+        if kind == ClockNotice.GRACE_STARTED:
             return (
                 f"your {seconds(float(d.get('move', 0)))} are up and you are in grace now "
                 f"(at most {seconds(float(d.get('grace', 0)))} more): post `ready` before you move."
             )
-        if kind == "restart":
+        if kind == ClockNotice.RESTART:
             return "that turn would leave three same-coloured tracks, so your clock is restarted once."
-    if ev.kind == "presence_ok":
+    if ev.kind == presence.CLEARED:
         return f"you may move now ({d.get('how', '')})." if d.get("how") else "you may move now."
     if (own := rule_event_text(ev, f"ping:{ev.kind}")) is not None:  # a house rule's words for the one it pings
         return own
-    if ev.kind == "choose" and seat is not None:
+    if ev.kind == advantage.CHOOSE and seat is not None:
         return (
             f"you have the advantage: post `first` to move first or `second` to let {name(3 - seat)} start "
             f"(within {seconds(float(d.get('seconds', 0)))}; after that you move first)."

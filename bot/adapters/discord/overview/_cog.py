@@ -32,12 +32,12 @@ from bot.adapters.discord._shared import (
 from bot.adapters.discord.announce._board import deadline_line, pending_result, picture, zoom_picture
 from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.commands._pages import page_link
-from bot.host.events import MatchResult, Refusal
+from bot.host.events import EventKind, MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live, MatchService
 from bot.records.matchlog import result_of
 from bot.records.replay import replay_match
 from bot.store.matches import StoredMatch
-from bot.types import ClockKind
+from bot.types import ClockKind, MatchStatus
 from bot.wording import correspondence as correspondence_words
 from bot.wording.decisions import told_result
 from games import registry
@@ -88,7 +88,7 @@ def _players(live: Live) -> str:
 
 def _turn(live: Live) -> str:
     """Whose turn it is, or what the match waits for."""
-    if live.status != "ongoing":
+    if live.status != MatchStatus.ONGOING:
         return wording.state_words(live.status)
     seat = live.to_move()
     return f"{wording.seat_name(live, seat)} to move" if seat in live.players else "in play"
@@ -297,7 +297,7 @@ class Overview(commands.Cog):
     # -- results where people look -----------------------------------------------------
     def on_host_event(self, ev: HostEvent) -> None:
         """On a result: post it (later, outside the service's lock) where people look."""
-        if ev.kind != "finished":
+        if ev.kind != EventKind.FINISHED:
             return
         live = self.bot.service.live.get(ev.match_id)
         announcer = parts(self.bot).announcer

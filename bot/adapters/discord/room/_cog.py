@@ -16,7 +16,7 @@ from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.rules import log_rewind
 from bot.host.service import HostError, Live, Outcome, SubmitResult
-from bot.store.matches import LogEntry
+from bot.store.matches import EntryKind, LogEntry
 from bot.wording import reason_text
 from games.base import MoveError
 
@@ -254,7 +254,7 @@ def _played_in(events: Sequence[LogEntry], message_id: str) -> str | None:
     played: tuple[int, str] | None = None
     ply = 0
     for e in events:
-        if e.kind == "move":
+        if e.kind == EntryKind.MOVE:
             ply = int(e.data.get("ply") or ply + 1)
             if e.message_id == message_id:
                 played = (ply, str(e.data.get("move") or e.text or ""))

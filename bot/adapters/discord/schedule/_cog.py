@@ -38,7 +38,7 @@ from bot.host.match import PlayerRef
 from bot.host.service import HostError
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, WhenError, parse_when
-from bot.schedule.status import DONE, ScheduleStatus
+from bot.schedule.status import DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
 from bot.wording import schedule as words
 from bot.wording.zone_note import zone_note
@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 
 EVENT_HOURS = 3
 """How long the server's Events entry lasts when the match has not ended it sooner."""
+EVENT_OVER = "over"
+"""`_edit_event`'s status for a DM that is over: its Events entry is ended (or cancelled, if not begun)."""
 PERIODS = {"week": 7, "month": 31, "year": 366}
 MAX_LINES = 20
 
@@ -239,43 +241,43 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         room = s.room_id or s.channel_id
         players = self._players(s)
         host = [s.host_id] if s.host_id else []
-        if ev.kind == "scheduled":
+        if ev.kind == ScheduleEventKind.SCHEDULED:
             card = await self._post(s.channel_id, words.card(s, mention, stamp))
             event_id = await self._create_event(s)
             await self.scheduler.set_discord(s.id, card_id=card.id if card else None, event_id=event_id)
-        elif ev.kind in ("rescheduled", "proposed"):
-            buttons = {"view": view(s.id, "accept")} if ev.kind == "proposed" else {}
+        elif ev.kind in (ScheduleEventKind.RESCHEDULED, ScheduleEventKind.PROPOSED):
+            buttons = {"view": view(s.id, "accept")} if ev.kind == ScheduleEventKind.PROPOSED else {}
             await self._post(s.channel_id, self._say(ev), ping=players, **buttons)
-            if ev.kind == "rescheduled":
+            if ev.kind == ScheduleEventKind.RESCHEDULED:
                 await self._refresh_card(s)
                 await self._edit_event(s, start=True)
-        elif ev.kind == "reminder":
+        elif ev.kind == ScheduleEventKind.REMINDER:
             await self._post(room, self._say(ev), ping=players)
-        elif ev.kind == "checkin_open":
+        elif ev.kind == ScheduleEventKind.CHECKIN_OPEN:
             room = await self._open_room(s)
             await self._post(room, self._say(ev), ping=players, view=view(s.id, "here"))
-        elif ev.kind == "checked_in":
+        elif ev.kind == ScheduleEventKind.CHECKED_IN:
             await self._post(room, self._say(ev))
-        elif ev.kind == "waiting":
+        elif ev.kind == ScheduleEventKind.WAITING:
             missing = [s.player(seat).id for seat in ev.data["missing"]]
             await self._post(room, self._say(ev), ping=missing, view=view(s.id, "here", "extend", "startnow"))
-        elif ev.kind == "extended":
+        elif ev.kind == ScheduleEventKind.EXTENDED:
             await self._post(room, self._say(ev))
-        elif ev.kind == "started":
+        elif ev.kind == ScheduleEventKind.STARTED:
             await self._post(room, self._say(ev), ping=players)
             await self._edit_event(s, status=discord.EventStatus.active)
-        elif ev.kind in ("forfeited", "finished", "cancelled"):
+        elif ev.kind in (ScheduleEventKind.FORFEITED, ScheduleEventKind.FINISHED, ScheduleEventKind.CANCELLED):
             text = self._say(ev)
-            if ev.kind == "finished":
+            if ev.kind == ScheduleEventKind.FINISHED:
                 await self._post(room, text, ping=players)
             else:  # a ruling or a cancel: both players are told and the host is pinged
                 extra = f" {mention(PlayerRef(s.host_id, 'host'))}" if s.host_id else ""
                 await self._post(room, text + extra, ping=players + host)
-            if room != s.channel_id and ev.kind != "cancelled":
+            if room != s.channel_id and ev.kind != ScheduleEventKind.CANCELLED:
                 await self._post(s.channel_id, text)
             await self._refresh_card(s)
-            await self._edit_event(s, status="over")
-        elif ev.kind == "start_failed":
+            await self._edit_event(s, status=EVENT_OVER)
+        elif ev.kind == ScheduleEventKind.START_FAILED:
             await self._post(room, self._say(ev), ping=host)
 
     async def _refresh_card(self, s: Schedule) -> None:
@@ -374,7 +376,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 await event.edit(start_time=s.at, end_time=s.at + dt.timedelta(hours=EVENT_HOURS))
             elif status is discord.EventStatus.active and event.status is discord.EventStatus.scheduled:
                 await event.start()
-            elif status == "over":
+            elif status == EVENT_OVER:
                 if event.status is discord.EventStatus.active:
                     await event.end()
                 elif event.status is discord.EventStatus.scheduled:

@@ -16,8 +16,9 @@ from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.series._views import rematch_view
 from bot.host import rules as house_rules
+from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, PlayerRef
-from bot.series import Series, SeriesNews, SeriesService
+from bot.series import NewsKind, Series, SeriesNews, SeriesService, SeriesStatus
 from bot.store.matches import StoredMatch
 from bot.types import LIVE_CLOCK_KEYS
 from bot.wording import odds_line
@@ -139,9 +140,9 @@ class SeriesCog(commands.Cog, name="Series"):
     # -- ends ---------------------------------------------------------------------------
     def on_host_event(self, ev: HostEvent) -> None:
         """A single match finished: offer the rematch (a series game: the series decides)."""
-        if ev.kind == "resumed" or ev.kind == "started":
+        if ev.kind in (EventKind.RESUMED, EventKind.STARTED):
             self._odds.pop(ev.match_id, None)
-        if ev.kind != "finished" or ev.result is None or self.series.of_match(ev.match_id) is not None:
+        if ev.kind != EventKind.FINISHED or ev.result is None or self.series.of_match(ev.match_id) is not None:
             return
         if ev.data.get("reason") == Termination.NO_SHOW:  # nobody played: a rematch is not what was missed
             return
@@ -153,11 +154,11 @@ class SeriesCog(commands.Cog, name="Series"):
 
     async def on_series_news(self, news: SeriesNews) -> None:
         """The series' end: its result in the room, with the offer of a new series."""
-        if news.kind != "over" or news.series.channel_id is None:
+        if news.kind != NewsKind.OVER or news.series.channel_id is None:
             return
         text = wording.series_result(news.series)
         await self._post_series_result(news, text)
-        if news.series.status == "aborted":
+        if news.series.status == SeriesStatus.ABORTED:
             channel = self.bot.get_channel(news.series.channel_id)
             if isinstance(channel, discord.abc.Messageable):
                 with contextlib.suppress(discord.HTTPException):

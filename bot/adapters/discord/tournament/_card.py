@@ -85,7 +85,7 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
     players = [e.name + (" ✓" if e.checked_in else "") for e in entries if not e.withdrawn]
     limit = f"/{t.max_players}" if t.max_players else ""
     lines.append(f"Players ({len(players)}{limit}): {', '.join(players) if players else 'none yet'}")
-    if t.status != "signup":
+    if t.status != SIGNUP:
         lines.append(f"Sign-up is closed ({t.status}).")
     return "\n".join(lines)
 

@@ -24,6 +24,7 @@ from bot.tournaments.service import (
     Entry,
     Tournament,
     TournamentEvent,
+    TournamentEventKind,
     TournamentRefused,
     TournamentService,
 )
@@ -202,36 +203,36 @@ class TournamentFeature(commands.Cog):
         """Rounds, rematches, withdrawals, decisions, the standings and the winner, said in the tournament's
         channel (the public side in `_told`)."""
         if ev.kind not in (
-            "round",
-            "rematch",
-            "finished",
-            "cancelled",
-            "paused",
-            "resumed",
-            "started",
-            "game_room",
-            "no_show",
-            "withdrawn",
-            "result",
+            TournamentEventKind.ROUND,
+            TournamentEventKind.REMATCH,
+            TournamentEventKind.FINISHED,
+            TournamentEventKind.CANCELLED,
+            TournamentEventKind.PAUSED,
+            TournamentEventKind.RESUMED,
+            TournamentEventKind.STARTED,
+            TournamentEventKind.GAME_ROOM,
+            TournamentEventKind.NO_SHOW,
+            TournamentEventKind.WITHDRAWN,
+            TournamentEventKind.RESULT,
         ):
             return
         t = await self.tournaments.get(ev.tournament_id)
-        if ev.kind == "game_room":
+        if ev.kind == TournamentEventKind.GAME_ROOM:
             await self._checkin_card(t, ev.data)
             await self.teller.room_opened(t, ev)
             return
-        if ev.kind == "round":
+        if ev.kind == TournamentEventKind.ROUND:
             await self.teller.round(t, ev)
             return
-        if ev.kind == "withdrawn":
+        if ev.kind == TournamentEventKind.WITHDRAWN:
             await self.teller.withdrawn(t, ev)
             return
-        if ev.kind == "result":
+        if ev.kind == TournamentEventKind.RESULT:
             await self.teller.decided(t, ev)
             return
-        if ev.kind == "started":
+        if ev.kind == TournamentEventKind.STARTED:
             await self.cards_closed(t)
-        if ev.kind == "no_show":
+        if ev.kind == TournamentEventKind.NO_SHOW:
             await self._no_show(t, ev.data)
         channel = self.bot.get_channel(t.channel_id) if t.channel_id else None
         if not isinstance(channel, discord.abc.Messageable):
@@ -242,7 +243,7 @@ class TournamentFeature(commands.Cog):
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("tournament %s: could not announce %s", t.id, ev.kind)
-        if ev.kind == "finished":
+        if ev.kind == TournamentEventKind.FINISHED:
             await self.teller.standings(t, told.standings_title(t.name, t.round, final=True))
 
     async def cards_closed(self, t: Tournament) -> None:
