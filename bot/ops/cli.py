@@ -86,8 +86,7 @@ def cmd_room(args: argparse.Namespace) -> int:
         png_dir=Path(args.png) if args.png else None,
         bot_level=args.bot,
         analyse=analysis_enabled(),  # stored before the room closes (`dmhost log --html` shows it); DMHOST_ANALYSIS
-        # Not yet under a lease (RoomConfig.lease): with it, two Trax take-back window tests of
-        # test_room_terminal.py fail under load (not understood yet); the scheduled room and tournaments hold theirs.
+        lease=True,  # hosted under the match's lease (its tournament's or DM's): never by two processes at once
     )
 
     from bot.ops.runtime import tune_gc
