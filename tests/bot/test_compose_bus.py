@@ -4,6 +4,8 @@ subscriber that fails keeps no other from hearing it."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from bot.compose import Stage, build_host
@@ -29,6 +31,10 @@ async def test_stages_order_the_subscribers_and_a_failure_stops_nobody(
     host.bus.subscribe(listener("face", fail=True))
     host.bus.subscribe(listener("record"), Stage.RECORD)
     host.bus.subscribe(listener("second face"), Stage.TELL)
+    bus_log = logging.getLogger("bot.compose")  # heard directly: another test may have stopped propagation
+    bus_log.addHandler(caplog.handler)
+    was_disabled, bus_log.disabled = bus_log.disabled, False
+    caplog.set_level(logging.ERROR, logger="bot.compose")
     await host.service.start()
     try:
         await host.service.create_match("boxes", [PlayerRef("1", "ann"), PlayerRef("2", "bo")])
@@ -39,6 +45,8 @@ async def test_stages_order_the_subscribers_and_a_failure_stops_nobody(
         assert stages == sorted(stages) and stages[0] == Stage.RECORD  # the ratings hear first
         assert host.bus.listeners()[0][1] == host.ratings.on_finished
     finally:
+        bus_log.removeHandler(caplog.handler)
+        bus_log.disabled = was_disabled
         await host.close()
 
 
