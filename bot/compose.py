@@ -37,6 +37,7 @@ from typing import cast
 
 from sqlalchemy import select
 
+from bot.host.confirm import Confirmations
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
 from bot.host.subscribers import BatchListener, mark_of
@@ -49,6 +50,7 @@ from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.schedule import Scheduler, ScheduleStore
 from bot.schedule.store import SCHEDULES
 from bot.series import SeriesService
+from bot.series.rematch import Rematches
 from bot.settings import Settings
 from bot.store.correspondence import CorrespondenceStore
 from bot.store.guilds import GuildSettingsStore
@@ -378,6 +380,10 @@ class App:
     scheduler: Scheduler
     jobs: JobQueue
     """The process's one durable jobs runner (`bot.jobs`): each feature registers its kinds once ready."""
+    rematches: Rematches
+    """The rematch offers under finished matches (durable jobs of kind `rematch`)."""
+    confirmations: Confirmations
+    """The Confirm / Cancel prompts before a grave text (durable jobs of kind `confirm`)."""
 
     @property
     def store(self) -> MatchStore:
@@ -439,6 +445,8 @@ def build_app(
         tournaments,
         scheduler,
         jobs,
+        Rematches(service, series, jobs),
+        Confirmations(service, jobs),
     )
 
 

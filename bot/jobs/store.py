@@ -138,6 +138,25 @@ async def move(conn: AsyncConnection, key: str, due: dt.datetime) -> bool:
     return int(done.rowcount or 0) == 1
 
 
+def _open(key: str, now: dt.datetime) -> ColumnElement[bool]:
+    """A job still open to its feature: not run, not claimed by a runner, not due yet."""
+    return and_(JOBS.c.key == key, JOBS.c.done.is_(False), JOBS.c.claimed_by.is_(None), JOBS.c.due_at > now)
+
+
+async def rewrite(conn: AsyncConnection, key: str, payload: Mapping[str, Any], now: dt.datetime) -> bool:
+    """A new payload for a job still open at `now` (not due, run or claimed): its due time and claim are kept
+    (unlike `put`). False when the job is no longer open."""
+    done = await conn.execute(update(JOBS).where(_open(key, now)).values(payload=dict(payload)))
+    return int(done.rowcount or 0) == 1
+
+
+async def take(conn: AsyncConnection, key: str, now: dt.datetime) -> bool:
+    """Close a job still open at `now` instead of running it (an offer accepted before it lapses): True for one
+    caller only, and never for a job that fell due (its run is the runner's, claimed once)."""
+    done = await conn.execute(update(JOBS).where(_open(key, now)).values(done=True))
+    return int(done.rowcount or 0) == 1
+
+
 async def read(conn: AsyncConnection, key: str) -> Job | None:
     """One job by its key."""
     row = (await conn.execute(select(JOBS).where(JOBS.c.key == key))).mappings().first()

@@ -44,6 +44,11 @@ def confirm_moved_on(move: str) -> str:
     return f"The game moved on since you asked: {quote(move)} was not played. Post it again if you still mean it."
 
 
+def confirm_closed() -> str:
+    """A press on a prompt that was answered already (or that a restart left without its question)."""
+    return "This question was answered already: nothing more was done."
+
+
 def confirm_only(who: str) -> str:
     """Someone else pressed a player's Confirm / Cancel."""
     return f"Only {display(who)} can answer this."

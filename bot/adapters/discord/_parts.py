@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from bot.adapters.discord.commands._cog import MatchCommands
     from bot.adapters.discord.correspondence._cog import CorrespondenceCog
     from bot.adapters.discord.overview._cog import Overview
+    from bot.adapters.discord.room._confirm import ConfirmPrompts
     from bot.adapters.discord.schedule._cog import ScheduleCog
     from bot.adapters.discord.series._cog import SeriesCog
     from bot.adapters.discord.tournament._cog import TournamentFeature
@@ -25,6 +26,7 @@ class Parts:
     commands: MatchCommands | None = None
     correspondence: CorrespondenceCog | None = None
     overview: Overview | None = None
+    prompts: ConfirmPrompts | None = None
     schedule: ScheduleCog | None = None
     series: SeriesCog | None = None
     tournaments: TournamentFeature | None = None

@@ -6,14 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.adapters.discord.room._cog import GameRoom
-from bot.adapters.discord.room._confirm import LAPSE_SECONDS, ask_in_room, ask_privately
+from bot.adapters.discord.room._confirm import LAPSE_SECONDS, ConfirmButton, ConfirmPrompts, ask_in_room, ask_privately
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
 
-__all__ = ["LAPSE_SECONDS", "GameRoom", "ask_in_room", "ask_privately", "setup"]
+__all__ = ["LAPSE_SECONDS", "ConfirmPrompts", "GameRoom", "ask_in_room", "ask_privately", "setup"]
 
 
 async def setup(bot: DMHost) -> None:
-    """Load the game-room listener."""
+    """Load the game-room listener and the confirmation prompts (their buttons are recognised after a restart)."""
     await bot.add_cog(GameRoom(bot))
+    await bot.add_cog(ConfirmPrompts(bot, bot.app.confirmations))
+    bot.add_dynamic_items(ConfirmButton)

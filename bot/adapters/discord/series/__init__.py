@@ -15,7 +15,7 @@ __all__ = ["RematchButton", "SeriesCog", "setup"]
 
 async def setup(bot: DMHost) -> None:
     """Load the series feature, put its lines on the boards, register the rematch button."""
-    cog = SeriesCog(bot, bot.app.series)
+    cog = SeriesCog(bot, bot.app.series, bot.app.rematches)
     await bot.add_cog(cog)
     cog.attach_notes()
     bot.add_dynamic_items(RematchButton)

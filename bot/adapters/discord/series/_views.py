@@ -1,5 +1,5 @@
-"""The rematch button: its custom id carries the finished match, so it is recognised after a restart
-(the offer itself lives in memory: after a restart the button answers that the offer lapsed)."""
+"""The rematch button: its custom id carries the finished match, so it is recognised after a restart; the
+offer itself is a durable job (`bot.series.rematch`), so a click after a restart still counts."""
 
 from __future__ import annotations
 
