@@ -28,6 +28,8 @@ BUILT_BY_THE_ROOT = frozenset(
         "TournamentService",
         "Scheduler",
         "SeriesService",
+        "Rematches",
+        "Confirmations",
         "LeaseKeeper",
         "JobQueue",
         "AnalysisWorker",
