@@ -26,6 +26,7 @@ from bot.host.events import Grave, HostError, Outcome, SubmitResult
 from bot.host.service import MatchService
 from bot.jobs import Job, JobQueue
 from bot.jobs import store as job_store
+from bot.jobs.store import DIRECT_MESSAGES
 
 KIND: Final = "confirm"
 """The kind of a prompt's job."""
@@ -158,7 +159,8 @@ class Confirmations:
         name = live.players[grave.seat].name if live is not None else "?"
         due = await self.jobs.now() + dt.timedelta(seconds=self.lapse_s)
         prompt = Prompt(grave, player_id, nonce, name, due, guild_id, message_id, channel_id)
-        await self.jobs.add(KIND, prompt.key, due, prompt.payload(), scope=guild_id)
+        scope = DIRECT_MESSAGES if guild_id is None else guild_id
+        await self.jobs.add(KIND, prompt.key, due, prompt.payload(), scope=scope)
         return prompt
 
     async def shown(self, prompt: Prompt, prompt_id: int) -> Prompt:

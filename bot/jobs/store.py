@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import ColumnElement, and_, func, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -41,6 +41,11 @@ class NewJob:
     due: dt.datetime
     payload: Mapping[str, Any] = field(default_factory=dict)
     scope: int | None = None
+
+
+DIRECT_MESSAGES: Final = 0
+"""The scope of a job that belongs to a direct-message room rather than a guild: "guild 0", which the shard
+formula puts on shard 0, where Discord delivers direct messages (a Discord runner claims no job of scope None)."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from bot.host.events import PlayerRef
 from bot.host.service import MatchService
 from bot.jobs import Job, JobQueue
 from bot.jobs import store as job_store
+from bot.jobs.store import DIRECT_MESSAGES
 from bot.series.core import Series, SeriesService
 from bot.store.matches import StoredMatch
 from bot.types import LIVE_CLOCK_KEYS
@@ -171,7 +172,8 @@ class Rematches:
             return None
         due = await self.jobs.now() + dt.timedelta(seconds=self.offer_s)
         offer = Offer(match_id, guild_id, channel_id, dict(needed), due, series_id=series.id if series else None)
-        await self.jobs.add(KIND, offer_key(match_id), due, offer.payload(), scope=guild_id)
+        scope = DIRECT_MESSAGES if guild_id is None else guild_id
+        await self.jobs.add(KIND, offer_key(match_id), due, offer.payload(), scope=scope)
         return offer
 
     async def posted(self, offer: Offer, message_id: int) -> Offer:
