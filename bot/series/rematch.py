@@ -186,6 +186,10 @@ class Rematches:
                     await job_store.rewrite(conn, offer_key(offer.match_id), shown.payload(), await self.jobs.now())
         return shown
 
+    async def withdraw(self, offer: Offer) -> None:
+        """Forget an offer that could not be shown."""
+        await self.jobs.cancel(offer_key(offer.match_id))
+
     async def get(self, match_id: int) -> Offer | None:
         """The offer under a finished match while it is open, else None."""
         job = await self.jobs.get(offer_key(match_id))

@@ -19,7 +19,7 @@ from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.series._views import rematch_view
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, PlayerRef
-from bot.series import NewsKind, SeriesNews, SeriesService, SeriesStatus
+from bot.series import NewsKind, Series, SeriesNews, SeriesService, SeriesStatus
 from bot.series.rematch import Click, Offer, Rematches
 from bot.store.matches import StoredMatch
 from bot.wording import odds_line
@@ -140,7 +140,7 @@ class SeriesCog(commands.Cog, name="Series"):
                     await channel.send(board_linked(self.bot, news.match_id, text), allowed_mentions=NO_PINGS)
             return
         needed = {p.id: p.name for p in news.series.players}
-        await self._offer(news.match_id, news.series.guild_id, news.series.channel_id, needed, True)
+        await self._offer(news.match_id, news.series.guild_id, news.series.channel_id, needed, news.series)
 
     async def _post_series_result(self, news: SeriesNews, text: str) -> None:
         """The series' result also where game results go (the server's results channel, or a thread room's
@@ -158,13 +158,13 @@ class SeriesCog(commands.Cog, name="Series"):
 
     # -- the offer ----------------------------------------------------------------------
     async def _offer(
-        self, match_id: int, guild_id: int | None, channel_id: int, needed: dict[str, str], ends_series: bool = False
+        self, match_id: int, guild_id: int | None, channel_id: int, needed: dict[str, str], series: Series | None = None
     ) -> None:
-        """Open the rematch offer and post it (after the final board) in the room; it lapses after 10 minutes."""
+        """Open the rematch offer (after a series: of a new series) and post it after the final board in the
+        room; it lapses after 10 minutes."""
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
-        series = self.series.of_match(match_id) if ends_series else None
         offer = await self.rematches.offer(match_id, guild_id, channel_id, needed, series)
         if offer is None:
             return
@@ -174,6 +174,7 @@ class SeriesCog(commands.Cog, name="Series"):
                 await self._shown(offer), view=rematch_view(match_id), allowed_mentions=NO_PINGS
             )
         except discord.HTTPException:
+            await self.rematches.withdraw(offer)
             log.warning("match %s: the rematch offer could not be posted", match_id)
             return
         await self.rematches.posted(offer, message.id)
