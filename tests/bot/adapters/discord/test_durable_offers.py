@@ -36,7 +36,7 @@ async def one_box(w: World, room: simcord.ChannelHandle) -> None:
 
 
 def offer_message(w: World, room: simcord.ChannelHandle) -> discord.Message:
-    (offer,) = [m for m in bot_messages(w, room) if "Play a rematch" in m.content]
+    (offer,) = [m for m in bot_messages(w, room) if "with colours swapped?" in m.content]
     return offer
 
 
@@ -273,3 +273,32 @@ async def test_the_jobs_carry_the_offer_and_the_prompt(world: World) -> None:
     assert rematch_job is not None and rematch_job.kind == "rematch" and not rematch_job.done
     assert rematch_job.payload["message"] == offer.id and rematch_job.payload["clicked"] == []
     assert [pid for pid, _ in rematch_job.payload["needed"]] == [str(w.alice.id), str(w.bob.id)]
+
+
+async def test_a_new_series_offered_before_a_restart_starts_after_it(world: World, settings: Settings) -> None:
+    w = world
+    reply = await w.carol.slash(
+        w.lobby, "dm start", game="boxes", player1=w.alice, player2=w.bob, options="rows=1 cols=1", series=3,
+        room="channel",
+    )  # fmt: skip
+    assert "game 1 of a best of 3" in answer(reply).content
+    for _game in range(3):  # the second mover takes the box: bob, alice, bob
+        (live,) = w.bot.service.live.values()
+        first, second = (live.players[1].id, live.players[2].id)
+        for i, move in enumerate(ONE_BOX):
+            who = w.alice if str(w.alice.id) == (first if i % 2 == 0 else second) else w.bob
+            await who.send(w.lobby, move)
+        await settle(w)
+    offer = offer_message(w, w.lobby)
+    assert "**bob wins the series**, 2–1 (best of 3)." in offer.content and "a new best of 3" in offer.content
+    await stop(w)
+    await restart(w, settings)
+    await w.alice.click(message(w.lobby, offer.id), label="Rematch")
+    shown = message(w.lobby, offer.id).content
+    assert "**bob wins the series**" in shown and "alice wants a rematch; waiting for bob" in shown, shown
+    await w.bob.click(message(w.lobby, offer.id), label="Rematch")
+    await settle(w)
+    (live,) = w.bot.service.live.values()
+    assert live.players[1].id == str(w.bob.id), "the new series' first game: bob moves first"
+    series = w.bot.app.series.of_match(live.id)
+    assert series is not None and series.best_of == 3 and series.matches == (live.id,)
