@@ -50,8 +50,8 @@ def _turn(
         return "The match is over."
     if status == MatchStatus.HELD:  # the holding rule says what it waits for
         return rule_words().get(f"held:{held_by}") or "Waiting for a player's answer."
-    if provisional is not None:
-        return f"{name(provisional)}'s move becomes final in a few seconds."
+    if provisional is not None and (waits := rule_words().get("turn:provisional")) is not None:
+        return waits.format(player=name(provisional))  # the rule that keeps the move provisional says so
     if to_move is None:
         return "The game is over."
     return f"{name(to_move)} to move" + (f": {prompt}." if prompt else ".")
