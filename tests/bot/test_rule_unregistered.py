@@ -34,7 +34,7 @@ W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 pytestmark = pytest.mark.looptime
 
 TRACES = {
-    "takeback": re.compile(r"take.?back|\bundo\b|final after|becomes final", re.I),
+    "takeback": re.compile(r"take.?back|\bundo\b|final after|becomes final|not final yet", re.I),
     "mulligan": re.compile(r"mulligan", re.I),
     "advantage": re.compile(r"the advantage", re.I),
     "presence": re.compile(r"confirm(ed)? you are here|you may move now", re.I),

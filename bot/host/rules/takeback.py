@@ -57,6 +57,7 @@ class TakeBack(HouseRule):
         "takeback": "{player} took back {move}. {turn}",
         "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",
         "takeback_late": "Too late: the move is already final.",
+        "not_final": "Wait: the last move is not final yet.",
         "turn:provisional": "{player}'s move becomes final in a few seconds.",
         "no_rule:takeback": "Moves are final at once in this match.",
         "stale:takeback": "That move is already final.",
