@@ -56,8 +56,8 @@ from bot.store.correspondence import CorrespondenceStore
 from bot.store.guilds import GuildSettingsStore
 from bot.store.leases import Holder
 from bot.store.matches import MatchStore
+from bot.tournaments.lookup import place_of as tournament_place
 from bot.tournaments.service import Entry, RatingOrder, Tournament, TournamentService
-from bot.tournaments.tables import GAMES
 
 __all__ = [
     "App",
@@ -345,7 +345,7 @@ def _by_rating(ratings: Ratings) -> RatingOrder:
 
 @dataclass
 class Readers:
-    """What the review pages read: the store, the servers' settings, the ratings and the tournaments."""
+    """What the review pages read: the store, the servers' settings, the ratings, the tournaments and the series."""
 
     store: MatchStore
     guilds: GuildSettingsStore
@@ -353,6 +353,7 @@ class Readers:
     tournaments: TournamentService
     analysis: AnalysisWorker
     """Where a finished match without a stored analysis is queued (started by its first page)."""
+    series: SeriesService
 
     async def close(self) -> None:
         """Stop the analysis, then close the store."""
@@ -364,7 +365,8 @@ def build_readers(store: MatchStore | str) -> Readers:
     """The read-only services of a database (`dmhost web`): nothing subscribes, nothing is hosted."""
     store = build_store(store) if isinstance(store, str) else store
     guilds, tournaments = build_guild_settings(store), build_tournaments(store)
-    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store))
+    series = SeriesService(tournaments.host, listening=False)  # reads through the same idle host service
+    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series)
 
 
 @dataclass
@@ -482,10 +484,10 @@ async def hold(
 async def scope_of_match(store: MatchStore, match_id: int) -> tuple[Scope, int]:
     """The lease a match is hosted under: its tournament's, its scheduled DM's, else its own (so that
     `dmhost room --resume` and `tournament play` never host one match at once)."""
+    place = await tournament_place(store.engine, match_id)
+    if place is not None:
+        return Scope.TOURNAMENT, place.tournament_id
     async with store.engine.connect() as conn:
-        tid = await conn.scalar(select(GAMES.c.tournament_id).where(GAMES.c.match_id == match_id).limit(1))
-        if tid is not None:
-            return Scope.TOURNAMENT, int(tid)
         sid = await conn.scalar(select(SCHEDULES.c.id).where(SCHEDULES.c.match_id == match_id).limit(1))
     if sid is not None:
         return Scope.SCHEDULE, int(sid)

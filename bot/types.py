@@ -89,8 +89,6 @@ class TimeControl:
     reserve: float = 0.0
     grace: float = 0.0
     presence: float = 120.0
-    takeback: float | None = None
-    """Seconds a move stays provisional (None: the game's default, 5 s for Trax)."""
     odds: Mapping[int, Mapping[str, float]] = field(default_factory=dict)
     """Time odds: per seat, the `move`, `reserve` or `grace` that differ from the match's (empty: even time)."""
     bank: float = 0.0
@@ -103,17 +101,18 @@ class TimeControl:
 
     @classmethod
     def from_spec(cls, spec: ClockSpec, overrides: Mapping[str, Any] | None = None) -> TimeControl:
-        """The game's default, with per-match overrides (`move`, `reserve`, `grace`, `presence`, `kind`)."""
+        """The game's default, with per-match overrides (`move`, `reserve`, `grace`, `presence`, `kind`); a
+        take-back window typed with them (`WINDOW`) is checked as a clock setting and left to that rule."""
         values: dict[str, Any] = {
             "kind": spec.kind,
             "move": spec.move,
             "reserve": spec.reserve,
             "grace": spec.grace,
             "presence": 120.0,
-            "takeback": None,
             "bank": 0.0,
             "remind": 0.8,
         }
+        window = None
         odds: dict[int, dict[str, float]] = {}
         for key, raw in (overrides or {}).items():
             prefix, colon, setting = key.rpartition(":")
@@ -124,8 +123,11 @@ class TimeControl:
                     )
                 odds.setdefault(int(prefix[1]), {})[setting] = _seconds(setting, raw)
                 continue
+            if key == WINDOW:
+                window = _seconds(key, raw)
+                continue
             if key not in values:
-                raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(values)}")
+                raise ValueError(f"there is no clock setting {key!r}; the settings are {', '.join(TYPED_KEYS)}")
             if key == "kind":
                 if raw not in tuple(ClockKind):
                     raise ValueError("clock kind must be move_reserve, grace or correspondence")
@@ -134,7 +136,7 @@ class TimeControl:
             values[key] = _fraction(key, raw) if key == "remind" else _seconds(key, raw)
         if values["move"] <= 0 or any(seat.get("move", 1.0) <= 0 for seat in odds.values()):
             raise ValueError("clock setting move must be more than 0 seconds")
-        _check_kind(values, overrides or {})
+        _check_kind({**values, WINDOW: window}, overrides or {})
         return cls(**values, odds=odds)
 
     def for_seat(self, seat: int | None) -> TimeControl:
@@ -164,27 +166,29 @@ class TimeControl:
             "reserve": self.reserve,
             "grace": self.grace,
             "presence": self.presence,
-            "takeback": self.takeback,
             **({"odds": {str(s): dict(o) for s, o in sorted(self.odds.items())}} if self.odds else {}),
             **({"bank": self.bank, "remind": self.remind} if self.kind == ClockKind.CORRESPONDENCE else {}),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
-        """Inverse of `to_json`."""
+        """Inverse of `to_json` (a time control stored with a take-back window reads without it: that window is the
+        take-back rule's, `bot.host.rules.takeback.from_clock`)."""
         odds = {int(s): {k: float(v) for k, v in o.items()} for s, o in (data.get("odds") or {}).items()}
         return cls(
-            **{
-                k: data[k]
-                for k in ("kind", "move", "reserve", "grace", "presence", "takeback", "bank", "remind")
-                if k in data
-            },
+            **{k: data[k] for k in ("kind", "move", "reserve", "grace", "presence", "bank", "remind") if k in data},
             odds=odds,
         )
 
 
-LIVE_CLOCK_KEYS = ("kind", "move", "reserve", "grace", "presence", "takeback")
+LIVE_CLOCK_KEYS = ("kind", "move", "reserve", "grace", "presence")
 """The settings of a live (not correspondence) time control as `TimeControl.to_json` writes them."""
+WINDOW = "takeback"
+"""The one key a typed clock may carry that is not the clock's: the take-back rule's window (`--clock takeback=5`,
+`/dm start clock:takeback=5`, as before that window was only a house rule). `TimeControl.from_spec` checks it as a
+clock setting; the rule reads it (`bot.host.rules.takeback.from_clock`)."""
+TYPED_KEYS = (*LIVE_CLOCK_KEYS, WINDOW, "bank", "remind")
+"""Every key a typed clock takes, in the order an unknown key's error names them."""
 ODDS_KEYS = ("move", "reserve", "grace")
 """The clock settings that may differ between the two players (time odds)."""
 
@@ -241,7 +245,7 @@ def _check_kind(values: Mapping[str, Any], overrides: Mapping[str, Any]) -> None
     for key in _ONLY_CORRESPONDENCE:
         if key in overrides:
             raise ValueError(f"clock setting {key} belongs to kind=correspondence")
-    for key in ("move", "reserve", "grace", "presence", "takeback"):
+    for key in ("move", "reserve", "grace", "presence", WINDOW):
         value = values.get(key)
         if value is not None and value > WEEK:
             raise ValueError(f"clock setting {key} must be between 0 and a week, got {overrides.get(key, value)}")

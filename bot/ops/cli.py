@@ -209,9 +209,11 @@ def cmd_log(args: argparse.Namespace) -> int:
             stored = await store.load(args.match_id, with_events=True)
             context = []
             if stored is not None and args.html:
+                from bot.compose import build_readers
                 from bot.records.pagecontext import match_context
 
-                context = await match_context(store.engine, stored)
+                readers = build_readers(store)
+                context = await match_context(readers.tournaments, readers.series, stored)
             entries = None
             if stored is not None and args.analyse and not (args.sgf and stored.game != "dots"):
                 from bot.records.analysis_store import analysed

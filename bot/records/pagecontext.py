@@ -2,42 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import or_, select
-
+from bot.series import SeriesService
 from bot.store.matches import StoredMatch
+from bot.tournaments.service import TournamentService
 
 
-async def match_context(engine: Any, stored: StoredMatch) -> list[str]:
-    """Lines such as "Tournament Spring Cup, round 2, board 1" or "Series best of 3, game 2 (1–0 before)"."""
-    from bot.series.models import SeriesRow
-    from bot.tournaments.tables import GAMES, TOURNAMENTS
-
+async def match_context(tournaments: TournamentService, series: SeriesService, stored: StoredMatch) -> list[str]:
+    """Lines such as "Tournament Spring Cup, round 2, board 1" or "Series best of 3, game 2 (1–0 before)", read
+    through the tournament and series services (`bot.compose.build_readers`)."""
     lines: list[str] = []
-    ids = [pid for pid, _name in stored.players.values()]
-    async with engine.connect() as conn:
-        row = (
-            await conn.execute(
-                select(GAMES.c.round, GAMES.c.board, TOURNAMENTS.c.name)
-                .join(TOURNAMENTS, TOURNAMENTS.c.id == GAMES.c.tournament_id)
-                .where(GAMES.c.match_id == stored.id)
-            )
-        ).first()
-        if row is not None:
-            lines.append(f"Tournament {row.name}, round {row.round}, board {row.board}")
-        series = (
-            await conn.execute(
-                select(SeriesRow.best_of, SeriesRow.matches, SeriesRow.results).where(
-                    or_(SeriesRow.player1_id.in_(ids), SeriesRow.player2_id.in_(ids))
-                )
-            )
-        ).all()
-    for best_of, matches, results in series:
-        if stored.id in (matches or []):
-            index = list(matches).index(stored.id)
-            before = list(results or [])[:index]
-            one = sum(1.0 if r == 1 else 0.5 if r == 0 else 0.0 for r in before)
-            two = sum(1.0 if r == 2 else 0.5 if r == 0 else 0.0 for r in before)
-            lines.append(f"Series best of {best_of}, game {index + 1} ({one:g}–{two:g} before it)")
+    place = await tournaments.place_of(stored.id)
+    if place is not None:
+        lines.append(f"Tournament {place.name}, round {place.round}, board {place.board}")
+    found = await series.series_of(stored.id, [pid for pid, _name in stored.players.values()])
+    if found is not None:
+        one, two, number = found.score_of(stored.id)
+        lines.append(f"Series best of {found.best_of}, game {number} ({one:g}–{two:g} before it)")
     return lines

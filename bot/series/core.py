@@ -373,3 +373,11 @@ class SeriesService:
                     await result
             except Exception:
                 log.exception("series listener failed for %s", news.kind)
+
+    # -- reading (for the review pages) --------------------------------------------
+    async def series_of(self, match_id: int, player_ids: Sequence[str]) -> Series | None:
+        """The series a stored match (played by `player_ids`) is a game of, read from the database (finished
+        series too, unlike `of_match`); None when it is no series' game."""
+        from bot.series.lookup import rows_of
+
+        return next((s for s in map(_from_row, await rows_of(self._engine, player_ids)) if match_id in s.matches), None)

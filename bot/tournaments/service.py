@@ -22,6 +22,7 @@ then and the clocks decide.
 
 from __future__ import annotations
 
+from bot.tournaments.lookup import MatchPlace, place_of
 from bot.tournaments.model import (
     CANCELLED as CANCELLED,
 )
@@ -93,3 +94,12 @@ from bot.tournaments.timer import Timer
 class TournamentService(Registration, Running, Results, MatchOpening, Timer):
     """Runs tournaments on one host service; one instance per process (beside the host service). Made of its
     parts (sign-up, running, results, opening, the timer: one module each), which share `TournamentCore`."""
+
+    # -- reading for those outside this package (`bot.tournaments.lookup`) ------------------
+    async def place_of(self, match_id: int) -> MatchPlace | None:
+        """The tournament, round and board a match was opened for (None: not a tournament's match)."""
+        return await place_of(self.engine, match_id)
+
+    async def match_ids(self, tid: int) -> set[int]:
+        """The matches opened for a tournament's games so far."""
+        return {g.match_id for g in await self.games(tid) if g.match_id}

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, EventKind, HostEvent, Refusal, TurnFacts
-from bot.host.rules import advantage, correspondence
+from bot.host.rules import correspondence
 from bot.types import OVER_STATUSES, ClockKind, ClockNotice, MatchStatus
 from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_words, seconds
 from bot.wording.correspondence import away_event, away_note
@@ -50,15 +50,18 @@ def _turn(
         return "The match is over."
     if status == MatchStatus.HELD:  # the holding rule says what it waits for
         return rule_words().get(f"held:{held_by}") or "Waiting for a player's answer."
-    if provisional is not None:
-        return f"{name(provisional)}'s move becomes final in a few seconds."
+    if provisional is not None and (waits := rule_words().get("turn:provisional")) is not None:
+        return waits.format(player=name(provisional))  # the rule that keeps the move provisional says so
     if to_move is None:
         return "The game is over."
     return f"{name(to_move)} to move" + (f": {prompt}." if prompt else ".")
 
 
 def notice(kind: ClockNotice, who: str, move: float, grace: float) -> str:
-    """A clock notice for the player on move."""
+    """A clock notice for the player on move (a house rule's own notice in the words it declares, `clock:<notice>`)."""
+    own = rule_words().get(f"{EventKind.CLOCK}:{kind}")
+    if own is not None:
+        return own.format(player=who)
     if kind == ClockNotice.RESERVE_STARTED:
         return f"{who}: move time is up, your reserve is running."
     if kind == ClockNotice.GRACE_STARTED:
@@ -66,8 +69,6 @@ def notice(kind: ClockNotice, who: str, move: float, grace: float) -> str:
             f"{who}: your {seconds(move)} are up and you are now in grace "
             f"(at most {seconds(grace)} more); post `ready` before you move."
         )
-    if kind == ClockNotice.RESTART:
-        return f"{who}: that turn would leave three same-coloured tracks; your clock is restarted once."
     left = kind.seconds_left
     if left is not None and kind.of_move:
         return f"{who}: {left} s left for this move."
@@ -95,7 +96,8 @@ def event_text(ev: HostEvent) -> str:
 
 def rule_event_text(ev: HostEvent, code: str) -> str | None:
     """A house rule's template `code` (its event kind, or `ping:<kind>`) filled with the event: seats by name,
-    `{player}` the event's seat, `{opponent}` the other one, `{turn}` the turn line (None: no rule has it)."""
+    `{player}` the event's seat, `{opponent}` the other one, `{turn}` the turn line, `{time}` its `seconds` as a
+    clock shows them (None: no rule has it)."""
     own = rule_words().get(code)
     if own is None:
         return None
@@ -104,6 +106,8 @@ def rule_event_text(ev: HostEvent, code: str) -> str | None:
     values = {k: name(v) if k in _SEAT_FIELDS else v for k, v in {**ev.data, **ev.detail}.items()}
     values.update(player=name(seat), opponent=name(None if seat is None else 3 - seat))
     values.setdefault("turn", turn_line(ev.turn, name))
+    if isinstance(values.get("seconds"), int | float):
+        values.setdefault("time", seconds(float(values["seconds"])))
     return named(own.format(**values).rstrip(), name)
 
 
@@ -164,11 +168,6 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
     d = data
     if kind in (EventKind.STARTED, EventKind.RESUMED):
         return f"Match {d['match']} ({d['title']}) {kind}: {name(1)} vs {name(2)}. {now_turn}"
-    if kind == advantage.CHOOSE:
-        return (
-            f"{name(seat)} has the advantage: post `first` to move first or `second` to let {name(3 - (seat or 1))} "
-            f"start (within {seconds(float(d['seconds']))}; after that {name(seat)} moves first)."
-        )
     if kind == EventKind.MOVE and d.get("final"):
         return f"{name(seat)}'s move {d['move']} is final." + str(d.get("said", ""))
     if kind == EventKind.MOVE:

@@ -14,7 +14,6 @@ from bot.wording.tournaments import template as tournament_template
 from games.base import OptionProblem
 
 _REFUSALS: dict[str, str] = {
-    "not_final": "Wait: the last move is not final yet.",
     "over": "The game is over.",
     "late": "Too late: your time had run out before you posted this.",
     "paused": "The match is paused.",

@@ -35,9 +35,10 @@ def kinds(clocks: Clocks) -> list[str]:
 
 def test_time_control_takes_the_games_default_and_per_match_overrides() -> None:
     tc = TimeControl.from_spec(RESERVE)
-    assert (tc.kind, tc.move, tc.reserve, tc.grace, tc.takeback) == ("move_reserve", 60, 300, 0, None)
+    assert (tc.kind, tc.move, tc.reserve, tc.grace) == ("move_reserve", 60, 300, 0)
     faster = TimeControl.from_spec(RESERVE, {"move": "20", "reserve": 45.5, "takeback": "3"})
-    assert (faster.move, faster.reserve, faster.takeback) == (20.0, 45.5, 3.0)
+    assert (faster.move, faster.reserve) == (20.0, 45.5)
+    assert "takeback" not in faster.to_json()  # the typed take-back window is the take-back rule's, not the clock's
     assert TimeControl.from_spec(RESERVE, {"kind": "grace", "grace": 90}).kind == "grace"
 
 
@@ -50,6 +51,8 @@ def test_time_control_takes_the_games_default_and_per_match_overrides() -> None:
         ({"reserve": -1}, "between 0 and a week"),
         ({"grace": 8 * 24 * 3600}, "between 0 and a week"),
         ({"move": 0}, "more than 0"),
+        ({"takeback": "soon"}, "clock setting takeback must be a number"),
+        ({"takeback": "8d"}, "clock setting takeback must be between 0 and a week"),
     ],
 )
 def test_bad_time_control_settings_are_refused_with_a_reason(overrides: dict[str, object], fragment: str) -> None:

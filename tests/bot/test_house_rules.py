@@ -92,6 +92,19 @@ async def test_trax_without_take_backs(host: tuple[MatchService, Recorder]) -> N
     assert not rec.of("provisional") and service.get(mid).ply == 2
 
 
+async def test_a_take_back_window_typed_with_the_clock_is_the_rule_setting(host: tuple[MatchService, Recorder]) -> None:
+    service, rec = host
+    mid = await service.create_match("boxes", [W, R], clock={"move": "60", "takeback": "3"})
+    live = service.get(mid)
+    assert live.settings["takeback"] == 3.0 and "takeback" not in live.clocks.tc.to_json()
+    chosen = await service.create_match("boxes", [W, R], clock={"takeback": "3"}, rules={"takeback": "0"})
+    assert service.get(chosen).settings["takeback"] == 0.0  # the rule chosen by name wins
+    await play(service, mid, [(W, "A1-B1")])
+    t0 = now()
+    await rec.wait("turn")
+    assert now() - t0 == pytest.approx(3, abs=0.05)
+
+
 async def test_a_rule_the_game_cannot_take_is_refused(host: tuple[MatchService, Recorder]) -> None:
     service, _rec = host
     with pytest.raises(HostError) as refused:
@@ -214,6 +227,39 @@ async def test_a_match_saved_in_the_old_snapshot_format_resumes(migrated_db_url:
         stored = await service.store.load(mid)
         assert stored is not None and "rules" in stored.snapshot and "flags" not in stored.snapshot
         assert stored.snapshot["rules"]["mulligan"]["state"]["used"] == {"1": 0, "2": 1}
+    finally:
+        await service.close()
+        await service.store.close()
+
+
+async def test_an_old_snapshot_whose_clock_carries_the_window_resumes_with_that_take_back_rule(
+    migrated_db_url: str,
+) -> None:
+    # Before the window was only the take-back rule's, the time control stored it (`clocks.tc.takeback`),
+    # and a snapshot without `settings` took it from there.
+    old = json.loads((DATA / "host" / "legacy_snapshot_trax.json").read_text())
+    old["snapshot"]["clocks"]["tc"]["takeback"] = 3.0
+    assert "settings" not in old["snapshot"]
+    store = MatchStore(migrated_db_url)
+    await store.open()
+    mid = await store.create_match(
+        game=old["game"],
+        options=old["options"],
+        clock={**old["clock"], "takeback": 3.0},
+        status=old["status"],
+        players={int(s): (p[0], p[1]) for s, p in old["players"].items()},
+        guild_id=None,
+        channel_id=None,
+        snapshot=old["snapshot"],
+        events=[NewEvent("created", data=old["created"])],
+    )
+    await store.close()
+    service = await make_service(migrated_db_url, Recorder())
+    try:
+        live = service.get(mid)
+        assert live.settings["takeback"] == 3.0
+        assert next(r for r in live.rules if r.key == "takeback").describe() == "takeback=3"
+        assert "takeback" not in live.clocks.tc.to_json()
     finally:
         await service.close()
         await service.store.close()

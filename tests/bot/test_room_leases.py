@@ -8,10 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import update
 
@@ -20,6 +17,7 @@ from bot.records.agreement import disagreement
 from bot.store.db import sqlite_url_for
 from bot.store.leases import ShardLease, db_now
 from bot.store.matches import MatchStore
+from tests.bot.jsonproc import JsonLinesProcess
 
 DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
@@ -48,32 +46,9 @@ async def agrees(url: str, mid: int) -> tuple[str, str | None]:
         await store.close()
 
 
-class Resumed:
+def resumed(db: str, mid: int, cwd: Path) -> JsonLinesProcess:
     """`dmhost room --resume ID --events-json` kept open, and its JSON lines."""
-
-    def __init__(self, db: str, mid: int, cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            [*DMHOST, "room", "--db", db, "--resume", str(mid), "--events-json"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, bufsize=1,
-        )  # fmt: skip
-        self.events: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.events.append(json.loads(line))
-                self._cond.notify_all()
-
-    def wait_for(self, kind: str, timeout: float = 120) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while not (found := [e for e in self.events if e["event"] == kind]):
-                assert time.monotonic() < end, f"no {kind}: {self.events}"
-                self._cond.wait(0.05)
-            return found[0]
+    return JsonLinesProcess([*DMHOST, "room", "--db", db, "--resume", str(mid), "--events-json"], cwd)
 
 
 def test_a_hosted_match_is_refused_to_a_second_room_and_a_lost_lease_stops_the_room(tmp_path: Path) -> None:
@@ -86,7 +61,7 @@ def test_a_hosted_match_is_refused_to_a_second_room_and_a_lost_lease_stops_the_r
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     mid = int(json.loads(made.stdout.splitlines()[0])["match"])
-    first = Resumed(db, mid, tmp_path)
+    first = resumed(db, mid, tmp_path)
     try:
         first.wait_for("resumed")  # it holds the match's lease now
         second = subprocess.run(
@@ -98,16 +73,13 @@ def test_a_hosted_match_is_refused_to_a_second_room_and_a_lost_lease_stops_the_r
             f"dmhost: match {mid} is hosted by another process; try again when it stops"
         ], second.stderr
         asyncio.run(steal(url, mid, "another-process"))
-        assert first.proc.stdin is not None
-        first.proc.stdin.write("bob: A1-A2\n")  # refused by the fence: not stored
-        first.proc.stdin.flush()
+        first.type("bob: A1-A2")  # refused by the fence: not stored
         gone = first.wait_for("elsewhere")
         assert gone["match"] == mid
         assert first.proc.wait(60) == 2
     finally:
-        first.proc.kill()
-        first.proc.wait(30)
-    assert not [e for e in first.events if e["event"] == "move" and e.get("move") == "A1-A2"], first.events
+        first.kill()
+    assert not [e for e in first.lines if e["event"] == "move" and e.get("move") == "A1-A2"], first.lines
     asyncio.run(steal(url, mid, ""))
     done = subprocess.run(
         [*DMHOST, "room", "--db", db, "--resume", str(mid), "--events-json"],

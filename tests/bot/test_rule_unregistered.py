@@ -9,12 +9,23 @@ import re
 
 import pytest
 
+from bot.adapters.discord.announce._wording import ping_text
 from bot.adapters.terminal.words import help_card
 from bot.host import rules
-from bot.host.events import EventKind
+from bot.host.events import EventKind, HostEvent, TurnFacts
 from bot.host.rules import REGISTRY, HouseRule
 from bot.host.service import MatchService, PlayerRef
-from bot.wording import _REFUSALS, _SHOWN_KINDS, deadline_text, event_text, reason_text, rule_words, state_words
+from bot.wording import (
+    _REFUSALS,
+    _SHOWN_KINDS,
+    deadline_text,
+    event_text,
+    namer,
+    reason_text,
+    rule_words,
+    state_words,
+    turn_line,
+)
 from games import registry
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.test_host_flows import _trax_until_win
@@ -22,7 +33,13 @@ from tests.bot.test_host_flows import _trax_until_win
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 pytestmark = pytest.mark.looptime
 
-TRACES = {"takeback": re.compile(r"take.?back|\bundo\b|final after", re.I), "mulligan": re.compile(r"mulligan", re.I)}
+TRACES = {
+    "takeback": re.compile(r"take.?back|\bundo\b|final after|becomes final|not final yet", re.I),
+    "mulligan": re.compile(r"mulligan", re.I),
+    "advantage": re.compile(r"the advantage", re.I),
+    "presence": re.compile(r"confirm(ed)? you are here|you may move now", re.I),
+    "threesame": re.compile(r"three same-coloured", re.I),
+}
 """What would give each rule away, wherever the bot says or answers something."""
 
 
@@ -78,6 +95,35 @@ async def test_an_unregistered_rule_leaves_no_trace(db_url: str, key: str) -> No
         finally:
             await service.close()
             await service.store.close()
+    finally:
+        REGISTRY.insert(at, rule)
+
+
+RULE_EVENTS = {
+    "advantage": HostEvent(1, "choose", {"chooser": "w", "seconds": 30.0}, 1, {1: "wendy", 2: "rick"}),
+    "presence": HostEvent(1, "presence_ok", {"how": "confirmed"}, 1, {1: "wendy", 2: "rick"}),
+    "threesame": HostEvent(1, EventKind.CLOCK, {"notice": "restart"}, 1, {1: "wendy", 2: "rick"}),
+}
+"""An event of each rule whose words once sat in the shared wording (the sentence and the player's ping)."""
+
+
+@pytest.mark.parametrize("key", sorted(RULE_EVENTS))
+def test_an_unregistered_rules_events_have_no_words_of_it_left(key: str) -> None:
+    ev = RULE_EVENTS[key]
+    assert TRACES[key].search(event_text(ev)) and TRACES[key].search(ping_text(ev))
+    at, rule = _take_out(key)
+    try:
+        assert not TRACES[key].search(event_text(ev)) and not TRACES[key].search(ping_text(ev))
+    finally:
+        REGISTRY.insert(at, rule)
+
+
+def test_the_turn_line_says_a_provisional_move_only_with_the_take_back_rule() -> None:
+    facts, name = TurnFacts("ongoing", 2, "", 1), namer({1: "wendy", 2: "rick"})
+    assert turn_line(facts, name) == "wendy's move becomes final in a few seconds."
+    at, rule = _take_out("takeback")
+    try:
+        assert turn_line(facts, name) == "rick to move."
     finally:
         REGISTRY.insert(at, rule)
 

@@ -57,16 +57,11 @@ async def open_tournaments(
     await store.open()
     wanted: set[int] = set()
     if resume_of is not None:
-        from sqlalchemy import select
-
-        from bot.tournaments.tables import GAMES, TOURNAMENTS
-
-        async with store.engine.connect() as conn:
-            rows = await conn.execute(select(GAMES.c.match_id).where(GAMES.c.tournament_id == resume_of))
-            wanted = {int(m) for (m,) in rows if m}
-            game = await conn.scalar(select(TOURNAMENTS.c.game).where(TOURNAMENTS.c.id == resume_of))
-        if bot_level is not None and game is not None:
-            await _prepare_solver(str(game), bot_level)
+        reader = build_tournaments(store)  # on the bare store: it only reads, nothing is hosted or subscribed
+        wanted = await reader.match_ids(resume_of)
+        if bot_level is not None:
+            with contextlib.suppress(TournamentRefused):  # no such tournament: the command says so later
+                await _prepare_solver((await reader.get(resume_of)).game, bot_level)
     parts = build_host(store=store, heartbeat_seconds=5.0)  # with the ratings: `--rated` rates
     host = parts.service
     if resume_of is not None and await hold(parts, Scope.TOURNAMENT, resume_of) is not None:

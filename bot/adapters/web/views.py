@@ -75,7 +75,7 @@ class Views:
             stored = await self.store.load(match_id, with_events=True)
             if stored is None:
                 return None
-            context = await match_context(self.store.engine, stored)
+            context = await match_context(self.readers.tournaments, self.readers.series, stored)
             analysis = await load_analysis(self.store, match_id)
             waits = analysis is None and stored.status == MatchStatus.FINISHED and stored.game in ANALYSED_GAMES
             if waits and self.analysis is not None:

@@ -36,6 +36,14 @@ class AdvantageChoice(HouseRule):
         "held:advantage": "Waiting for the advantage player to choose who starts.",
         "choice_timeout": "{player} did not choose in time, so {player} moves first.",
         "deadline:choose": "The choice of who starts ends {at}",
+        CHOOSE: (
+            "{player} has the advantage: post `first` to move first or `second` to let {opponent} start "
+            "(within {time}; after that {player} moves first)."
+        ),
+        f"ping:{CHOOSE}": (
+            "you have the advantage: post `first` to move first or `second` to let {opponent} start "
+            "(within {time}; after that you move first)."
+        ),
     }
 
     def __init__(self) -> None:

@@ -17,6 +17,7 @@ from bot.host.rules.base import (
     Refused,
     RulesError,
 )
+from bot.types import WINDOW, duration
 
 MAX_SECONDS = 600.0
 PROVISIONAL = "provisional"
@@ -24,6 +25,14 @@ PROVISIONAL = "provisional"
 TAKEN_BACK = "takeback"
 """The event and log entry of a move taken back."""
 TAKE_BACK = Action("takeback", ("take back", "takeback", "undo"), "take", "Take back", lapses=True)
+
+
+def from_clock(clock: Mapping[str, Any]) -> dict[str, float]:
+    """This rule's setting carried by a clock (empty: none): a typed clock's take-back part (`--clock
+    takeback=5`, already checked by `TimeControl.from_spec`), or the window a time control stored before it
+    was only this rule's (an old snapshot's `clocks.tc`, whose None meant the game's default)."""
+    raw = clock.get(WINDOW)
+    return {} if raw is None else {TakeBack.key: duration(raw)}
 
 
 class TakeBack(HouseRule):
@@ -48,6 +57,8 @@ class TakeBack(HouseRule):
         "takeback": "{player} took back {move}. {turn}",
         "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",
         "takeback_late": "Too late: the move is already final.",
+        "not_final": "Wait: the last move is not final yet.",
+        "turn:provisional": "{player}'s move becomes final in a few seconds.",
         "no_rule:takeback": "Moves are final at once in this match.",
         "stale:takeback": "That move is already final.",
         "not_actor:takeback": "Only {actor} can take back {move}.",

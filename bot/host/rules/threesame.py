@@ -17,6 +17,14 @@ class ThreeSameRestart(HouseRule):
     games: ClassVar[tuple[str, ...] | None] = ("trax",)
     default: ClassVar[Any] = True
     events: ClassVar[tuple[str, ...]] = ("clock",)
+    words: ClassVar[Mapping[str, str]] = {
+        f"clock:{ClockNotice.RESTART}": (
+            "{player}: that turn would leave three same-coloured tracks; your clock is restarted once."
+        ),
+        f"ping:clock:{ClockNotice.RESTART}": (
+            "that turn would leave three same-coloured tracks, so your clock is restarted once."
+        ),
+    }
 
     def __init__(self) -> None:
         self.used = False

@@ -7,64 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
-import threading
-import time
-from typing import Any
 
 from sqlalchemy import func, select
 
 from bot.records.agreement import disagreement
 from bot.store.db import Match
 from bot.store.matches import MatchStore
+from tests.bot.jsonproc import JsonLinesProcess, by_kind
 from tests.bot.schedule.test_scheduled_room import BOB_WINS, status
 from tests.bot.tournaments.test_start_kills import ROOT, dmhost
 
 
-class RoomProcess:
+def room_process(url: str, sid: int) -> JsonLinesProcess:
     """One `dmhost room --scheduled ID --events-json` process and the JSON lines it printed."""
-
-    def __init__(self, url: str, sid: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.ops.cli", "room", "--db", url, "--scheduled", str(sid), "--events-json"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, bufsize=1,
-        )  # fmt: skip
-        self.lines: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.lines.append(json.loads(line))
-                self._cond.notify_all()
-
-    def kinds(self) -> list[str]:
-        with self._cond:
-            return [str(e.get("kind", e["event"])) for e in self.lines]
-
-    def wait_for(self, kind: str, timeout: float = 180) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while not (found := [e for e in self.lines if e.get("kind", e["event"]) == kind]):
-                assert time.monotonic() < end, f"no {kind}: {self.lines}"
-                self._cond.wait(0.05)
-            return found[0]
-
-    def type(self, *lines: str) -> None:
-        assert self.proc.stdin is not None
-        for line in lines:
-            self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def end(self, timeout: float = 120) -> tuple[int, str]:
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        if not self.proc.stdin.closed:
-            self.proc.stdin.close()
-        code = self.proc.wait(timeout)
-        return code, self.proc.stderr.read()
+    args = [sys.executable, "-m", "bot.ops.cli", "room", "--db", url, "--scheduled", str(sid), "--events-json"]
+    return JsonLinesProcess(args, ROOT, kind=by_kind, timeout=180)
 
 
 def add(url: str, seconds: int) -> int:
@@ -92,10 +50,10 @@ async def matches(url: str) -> list[int]:
 
 def test_a_here_in_the_standby_room_counts_and_one_match_is_played(db_url: str) -> None:
     sid = add(db_url, 30)
-    host = RoomProcess(db_url, sid)
+    host = room_process(db_url, sid)
     try:
         host.wait_for("waiting_room")  # said once it holds the DM's lease
-        standby = RoomProcess(db_url, sid)
+        standby = room_process(db_url, sid)
         try:
             standby.wait_for("standby")
             host.type("alice: here")
@@ -107,16 +65,14 @@ def test_a_here_in_the_standby_room_counts_and_one_match_is_played(db_url: str) 
             assert code == 0 and "Traceback" not in err, err
             assert "no_show" not in json.dumps(host.lines + standby.lines)
         finally:
-            standby.proc.kill()
-            standby.proc.wait(30)
+            standby.kill()
         host.type(*BOB_WINS)
         finished = host.wait_for("finished")
         assert (finished["winner"], finished["reason"]) != (None, "no_show")
         code, err = host.end()
         assert code == 0 and "Traceback" not in err, err
     finally:
-        host.proc.kill()
-        host.proc.wait(30)
+        host.kill()
     s = asyncio.run(status(db_url, sid))
     assert (s.public_status, s.winner_seat) == ("finished", 2)
     assert asyncio.run(matches(db_url)) == [s.match_id]
@@ -125,10 +81,10 @@ def test_a_here_in_the_standby_room_counts_and_one_match_is_played(db_url: str) 
 
 def test_a_standby_takes_the_dm_over_when_its_host_stops(db_url: str) -> None:
     sid = add(db_url, 30)
-    host = RoomProcess(db_url, sid)
+    host = room_process(db_url, sid)
     try:
         host.wait_for("waiting_room")
-        standby = RoomProcess(db_url, sid)
+        standby = room_process(db_url, sid)
         try:
             standby.wait_for("standby")
             host.type("alice: here")
@@ -143,11 +99,9 @@ def test_a_standby_takes_the_dm_over_when_its_host_stops(db_url: str) -> None:
             code, err = standby.end()
             assert code == 0 and "Traceback" not in err, err
         finally:
-            standby.proc.kill()
-            standby.proc.wait(30)
+            standby.kill()
     finally:
-        host.proc.kill()
-        host.proc.wait(30)
+        host.kill()
     s = asyncio.run(status(db_url, sid))
     assert (s.public_status, s.winner_seat) == ("finished", 2)
     assert asyncio.run(matches(db_url)) == [s.match_id]

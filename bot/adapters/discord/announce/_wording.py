@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.host.events import EventKind, HostEvent
-from bot.host.rules import advantage, presence
 from bot.types import ClockNotice
-from bot.wording import display, event_text, namer, rule_event_text, seconds
+from bot.wording import display, event_text, rule_event_text, seconds
 
 RECORD_PREFIX = "Moves: "
 PENDING = "provisional"
@@ -48,9 +47,7 @@ def moved_board(match_id: int, url: str) -> str:
 def ping_text(ev: HostEvent) -> str:
     """An event for the one player it mentions, spoken to them (the mention is their name: it is never
     followed by that name again)."""
-    name = namer(ev.names)
     d = {**ev.data, **ev.detail}
-    seat = ev.seat
     if ev.kind == EventKind.CLOCK:
         kind = str(d.get("notice") or "")
         if kind.startswith("move_warn"):
@@ -64,17 +61,10 @@ def ping_text(ev: HostEvent) -> str:
                 f"your {seconds(float(d.get('move', 0)))} are up and you are in grace now "
                 f"(at most {seconds(float(d.get('grace', 0)))} more): post `ready` before you move."
             )
-        if kind == ClockNotice.RESTART:
-            return "that turn would leave three same-coloured tracks, so your clock is restarted once."
-    if ev.kind == presence.CLEARED:
-        return f"you may move now ({d.get('how', '')})." if d.get("how") else "you may move now."
+        if (own := rule_event_text(ev, f"ping:{ev.kind}:{kind}")) is not None:  # a rule's own notice
+            return own
     if (own := rule_event_text(ev, f"ping:{ev.kind}")) is not None:  # a house rule's words for the one it pings
         return own
-    if ev.kind == advantage.CHOOSE and seat is not None:
-        return (
-            f"you have the advantage: post `first` to move first or `second` to let {name(3 - seat)} start "
-            f"(within {seconds(float(d.get('seconds', 0)))}; after that you move first)."
-        )
     return _without_name(event_text(ev), ev)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.host.rules import Refused
-from bot.host.rules.takeback import TakeBack
+from bot.host.rules.takeback import TakeBack, from_clock
 from tests.bot.host.rules.conftest import FakeMatch
 
 
@@ -77,3 +77,17 @@ def test_state_round_trips_and_reads_the_old_format(match: FakeMatch) -> None:
     old = TakeBack(5)
     old.load_legacy({}, {"seat": 2, "ply": 3, "notation": "B1+", "message_id": "m", "at": -1.5}, 50.0)
     assert old.provisional() is not None and old.provisional().at == 48.5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("clock", "setting"),
+    [
+        ({"move": "60", "takeback": "3"}, {"takeback": 3.0}),  # typed: `--clock move=60 takeback=3`
+        ({"takeback": "1m"}, {"takeback": 60.0}),  # a typed clock's durations
+        ({"move": "60"}, {}),
+        ({"kind": "grace", "move": 60.0, "takeback": 2.5}, {"takeback": 2.5}),  # an old stored time control
+        ({"kind": "grace", "move": 60.0, "takeback": None}, {}),  # stored: the game's default then
+    ],
+)
+def test_a_clocks_take_back_part_is_this_rules_setting(clock: dict[str, object], setting: dict[str, float]) -> None:
+    assert from_clock(clock) == setting
