@@ -44,6 +44,15 @@ MIN_SLEEP_S: Final = 0.05
 CLOSE_WAIT_S: Final = 10.0
 
 
+class Later(Exception):
+    """Raised by a handler for a job that is not this process's to run now (another process hosts what it is
+    about): the job is given back, due again in `seconds`, and no error is logged."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"later, in {seconds:.1f} s")
+        self.seconds = seconds
+
+
 class JobQueue:
     """Durable jobs of one process (or of its shards' guilds)."""
 
@@ -72,6 +81,8 @@ class JobQueue:
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
         self._sleeping = False
+        self._until: dt.datetime | None = None
+        """While asleep: when the runner looks again (on its clock)."""
         self._dirty = False
         """Woken while not asleep (a look-up in flight may have missed a job): look again before sleeping."""
         self._closed = True
@@ -136,11 +147,18 @@ class JobQueue:
         """Look at the table again now (a job was added, maybe earlier than the runner sleeps). A sleeping
         runner is started afresh (its sleep is a plain `asyncio.sleep`, which virtual clocks recognise)."""
         self._dirty = True
+        self._until = None
         if self._closed or not self._sleeping or self._task is None:
             return
         self._sleeping = False
         self._task.cancel()
         self._spawn()
+
+    def due_at(self, due: dt.datetime | None) -> None:
+        """A job due at `due` was written in a feature's own transaction (`store.put`): wake the runner if it
+        would sleep past it (a job moved later needs no wake: the runner finds it not due and sleeps again)."""
+        if due is not None and (self._until is None or due < self._until):
+            self.wake()
 
     # -- adding and cancelling -------------------------------------------------------------------
     async def add(
@@ -197,10 +215,11 @@ class JobQueue:
         async with self.engine.connect() as conn:
             return await store.next_due(conn, self.kinds, self.scope, self.lease)
 
-    async def run_due(self) -> int:
-        """Claim and run every job due now (in due order); returns how many this runner ran."""
+    async def run_due(self, kinds: Sequence[str] | None = None) -> int:
+        """Claim and run every job due now (in due order), of every registered kind or of `kinds` (registered
+        ones among them); returns how many this runner ran."""
         await self._settle()
-        kinds = self.kinds
+        kinds = self.kinds if kinds is None else tuple(k for k in kinds if k in self._handlers)
         if not kinds:
             return 0
         now = await self.now()
@@ -236,15 +255,12 @@ class JobQueue:
             if handler is None:
                 raise LookupError(f"no handler for jobs of kind {job.kind!r}")
             await handler(job)
+        except Later as later:
+            await self._give_back(job, token, later.seconds)
+            return
         except Exception:
             log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
-            try:
-                due = await self.now() + dt.timedelta(seconds=self.retry_s)
-                async with self.engine.begin() as conn:
-                    await store.release(conn, job.id, token, due)
-            except Exception:
-                log.exception("job %s: could not be given back; its claim goes stale", job.key)
-            self.wake()
+            await self._give_back(job, token, self.retry_s)
             return
         try:
             async with self.engine.begin() as conn:
@@ -252,6 +268,16 @@ class JobQueue:
         except Exception:
             log.exception("job %s ran, but could not be marked done; trying again", job.key)
             self._owed[job.id] = token
+
+    async def _give_back(self, job: Job, token: str, seconds: float) -> None:
+        """A job claimed here but not run to its end: pending again `seconds` from now."""
+        try:
+            due = await self.now() + dt.timedelta(seconds=seconds)
+            async with self.engine.begin() as conn:
+                await store.release(conn, job.id, token, due)
+        except Exception:
+            log.exception("job %s: could not be given back; its claim goes stale", job.key)
+        self.wake()
 
     async def _settle(self) -> None:
         """Mark done the jobs that ran but whose end was not stored."""
@@ -289,11 +315,13 @@ class JobQueue:
                 await asyncio.sleep(0)
                 continue
             self._sleeping = True
+            self._until = None if self.clock is None else self.clock() + dt.timedelta(seconds=min(wait, MAX_SLEEP_S))
             try:
                 await asyncio.sleep(min(wait, MAX_SLEEP_S))
             finally:
                 if asyncio.current_task() is self._task:
                     self._sleeping = False
+                    self._until = None
 
 
 def due_aware(jobs: Sequence[NewJob]) -> bool:
