@@ -83,7 +83,7 @@ class DeadlineJobs:
     the composition root, or the service's own) and the writes that keep them."""
 
     def __init__(self, engine: AsyncEngine, wall: Callable[[], dt.datetime]) -> None:
-        self.queue = JobQueue(engine, clock=wall)
+        self.queue = JobQueue(engine, clock=wall, poll_s=None)  # its jobs are written here: it knows when to look
         self.own = True
         """Whether the service started the queue (and stops it when it closes)."""
 

@@ -56,7 +56,7 @@ class IdleMatches(ServiceCore):
     # -- deadline jobs -----------------------------------------------------------------------
     def _take_deadlines(self) -> None:
         """Rule correspondence deadlines from now on (once what was posted while no host ran is read)."""
-        self.deadlines.queue.register(KIND, self._deadline_job)
+        self.deadlines.queue.register(KIND, self._deadline_job, together=True)  # one match each: run at once
         if self.deadlines.own and not self._closed:
             self.deadlines.queue.start()
 

@@ -79,6 +79,7 @@ class JobQueue:
         """Also look at the table this often (jobs added by other processes); None: only when woken."""
         self.batch = batch
         self._handlers: dict[str, Handler] = {}
+        self._together: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._sleeping = False
         self._until: dt.datetime | None = None
@@ -98,14 +99,21 @@ class JobQueue:
             return await store.database_now(conn)
 
     # -- handlers and lifecycle ------------------------------------------------------------------
-    def register(self, kind: str, handler: Handler) -> None:
-        """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them)."""
+    def register(self, kind: str, handler: Handler, *, together: bool = False) -> None:
+        """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them). `together`: the
+        jobs of this kind due at once are claimed in one statement and run concurrently (their handlers touch
+        separate things, as correspondence matches' deadlines: many overdue after a restart are ruled at once)."""
         self._handlers[kind] = handler
+        if together:
+            self._together.add(kind)
+        else:
+            self._together.discard(kind)
         self.wake()
 
     def unregister(self, kind: str) -> None:
         """Stop running jobs of `kind` here (they stay for another process or a later start)."""
         self._handlers.pop(kind, None)
+        self._together.discard(kind)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -225,16 +233,41 @@ class JobQueue:
         now = await self.now()
         async with self.engine.connect() as conn:
             jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch)
-        ran = 0
+        together = [job for job in jobs if job.kind in self._together]
+        ran = await self._run_together(together, now) if together else 0
         for job in jobs:
             if self._closed and self._task is not None and asyncio.current_task() is self._task:
                 break
+            if job.kind in self._together:
+                continue
             token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
             if not await self._claim(job, token, now):
                 continue
             ran += 1
             await self._call(job, token)
         return ran
+
+    async def _run_together(self, jobs: list[Job], now: dt.datetime) -> int:
+        """Claim these jobs in one statement and run those claimed here concurrently; marked done together."""
+        token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+        ids = [job.id for job in jobs]
+        try:
+            async with self.engine.begin() as conn:
+                mine = await store.claim_all(conn, ids, token, now, now - self.lease)
+        except Exception:
+            async with self.engine.connect() as conn:  # the commit may have happened: the rows say whose
+                mine = await store.claimed(conn, ids, token)
+        claimed = [job for job in jobs if job.id in mine]
+        ran = await asyncio.gather(*(self._call(job, token, finish=False) for job in claimed))
+        finished = [job.id for job, ok in zip(claimed, ran, strict=True) if ok]
+        try:
+            if finished:
+                async with self.engine.begin() as conn:
+                    await store.finish_all(conn, finished, token)
+        except Exception:
+            log.exception("%d job(s) ran, but could not be marked done; trying again", len(finished))
+            self._owed.update(dict.fromkeys(finished, token))
+        return len(claimed)
 
     async def _claim(self, job: Job, token: str, now: dt.datetime) -> bool:
         try:
@@ -249,7 +282,8 @@ class JobQueue:
                 return True
             raise
 
-    async def _call(self, job: Job, token: str) -> None:
+    async def _call(self, job: Job, token: str, *, finish: bool = True) -> bool:
+        """Run a claimed job's handler: True when it ran to its end (and, `finish`, it is marked done here)."""
         handler = self._handlers.get(job.kind)
         try:
             if handler is None:
@@ -257,17 +291,20 @@ class JobQueue:
             await handler(job)
         except Later as later:
             await self._give_back(job, token, later.seconds)
-            return
+            return False
         except Exception:
             log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
             await self._give_back(job, token, self.retry_s)
-            return
+            return False
+        if not finish:
+            return True
         try:
             async with self.engine.begin() as conn:
                 await store.finish(conn, job.id, token)
         except Exception:
             log.exception("job %s ran, but could not be marked done; trying again", job.key)
             self._owed[job.id] = token
+        return True
 
     async def _give_back(self, job: Job, token: str, seconds: float) -> None:
         """A job claimed here but not run to its end: pending again `seconds` from now."""

@@ -218,6 +218,31 @@ async def claim(conn: AsyncConnection, job_id: int, token: str, now: dt.datetime
     return int(done.rowcount or 0) == 1
 
 
+async def claim_all(
+    conn: AsyncConnection, ids: Sequence[int], token: str, now: dt.datetime, stale_before: dt.datetime
+) -> set[int]:
+    """Take several due jobs under one `token` in one statement: the ids taken (each by one caller only)."""
+    await conn.execute(
+        update(JOBS)
+        .where(JOBS.c.id.in_(list(ids)), JOBS.c.done.is_(False), JOBS.c.due_at <= now, _free(stale_before))
+        .values(claimed_by=token, claimed_at=now, attempts=JOBS.c.attempts + 1)
+    )
+    return await claimed(conn, ids, token)
+
+
+async def claimed(conn: AsyncConnection, ids: Sequence[int], token: str) -> set[int]:
+    """Which of these jobs are held under `token`."""
+    rows = await conn.execute(select(JOBS.c.id).where(JOBS.c.id.in_(list(ids)), JOBS.c.claimed_by == token))
+    return {int(r[0]) for r in rows}
+
+
+async def finish_all(conn: AsyncConnection, ids: Sequence[int], token: str) -> int:
+    """Several jobs ran: done, those not added again (or taken over) meanwhile; how many."""
+    mine = and_(JOBS.c.id.in_(list(ids)), JOBS.c.claimed_by == token, JOBS.c.done.is_(False))
+    done = await conn.execute(update(JOBS).where(mine).values(done=True))
+    return int(done.rowcount or 0)
+
+
 async def finish(conn: AsyncConnection, job_id: int, token: str) -> bool:
     """The job ran: done, unless it was added again (or taken over) meanwhile."""
     done = await conn.execute(
