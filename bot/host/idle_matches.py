@@ -7,11 +7,12 @@ import json
 import logging
 
 from bot.host.core import ServiceCore, Unconfirmed
-from bot.host.deadlines import KIND, deadline_of
+from bot.host.deadlines import KIND, deadline_of, job_key
 from bot.host.idle import Idle
 from bot.host.match import Live, dump
 from bot.jobs import Job, Later
-from bot.types import OVER_STATUSES
+from bot.jobs import store as jobs
+from bot.types import OVER_STATUSES, MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,27 @@ class IdleMatches(ServiceCore):
         self.deadlines.queue.register(KIND, self._deadline_job, together=True)  # one match each: run at once
         if self.deadlines.own and not self._closed:
             self.deadlines.queue.start()
+
+    async def _jobs_for_idle(self) -> None:
+        """Give a deadline job to every idle match that has none (one stored before deadlines were jobs): read
+        in one query of the pending keys; only such a match is built, once, to know its next deadline."""
+        async with self.store.engine.connect() as conn:
+            pending = await jobs.pending_keys(conn, f"{KIND}:")
+        waiting = self.live.idle.values()
+        missing = [i for i in waiting if i.status != MatchStatus.PAUSED and job_key(i.id) not in pending]
+        now, wall = self.now(), self.wall()
+        writes = []
+        for idle in missing:
+            try:
+                writes.append(deadline_of(idle.build(now, wall), now, wall))
+            except Exception:
+                log.exception("match %s could not be read", idle.id)
+        async with self.store.engine.begin() as conn:
+            for write in writes:
+                if write is not None:
+                    await write(conn)
+        for write in writes:
+            self.deadlines.written(write)
 
     async def _deadline_job(self, job: Job) -> None:
         """A correspondence match's deadline job came due: wake the match and let its clock rule (a move in time

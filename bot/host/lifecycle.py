@@ -73,6 +73,8 @@ class Lifecycle(IdleMatches):
                 continue
             self._idle(idle)  # overdue or not: its job wakes it once what was posted meanwhile is read
             resumed.append(stored.id)
+        if self.live.idle:
+            await self._jobs_for_idle()
         alive: dict[str, tuple[float, dt.datetime] | None] = {}
         for start in range(0, len(todo), RESUME_BATCH):
             prepared: list[Live] = []

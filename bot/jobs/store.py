@@ -153,6 +153,12 @@ async def listing(conn: AsyncConnection, prefix: str, *, pending: bool = False) 
     return [job_from(r) for r in rows]
 
 
+async def pending_keys(conn: AsyncConnection, prefix: str) -> set[str]:
+    """The keys of the jobs not run yet whose key starts with `prefix` (one light query)."""
+    query = select(JOBS.c.key).where(JOBS.c.key.startswith(prefix, autoescape=True), JOBS.c.done.is_(False))
+    return {str(r[0]) for r in await conn.execute(query)}
+
+
 def _free(stale_before: dt.datetime) -> ColumnElement[bool]:
     """Not claimed, or claimed so long ago that its runner is taken to have stopped."""
     return or_(JOBS.c.claimed_by.is_(None), JOBS.c.claimed_at <= stale_before)

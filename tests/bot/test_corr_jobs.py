@@ -15,6 +15,7 @@ from sqlalchemy import delete, insert
 from bot.host.deadlines import job_key
 from bot.host.service import MatchService, PlayerRef
 from bot.jobs import Job
+from bot.jobs.table import JOBS
 from bot.store.db import MatchEvent
 from tests.bot.conftest import Recorder, make_service
 
@@ -142,3 +143,23 @@ async def test_two_services_on_one_database_rule_each_deadline_once(migrated_db_
     assert job.done and job.attempts <= 1
     await _stop(a)
     await _stop(b)
+
+
+async def test_a_match_stored_before_deadlines_were_jobs_gets_its_job_at_start(migrated_db_url: str) -> None:
+    first = await _service(migrated_db_url, Recorder())
+    match_id = await _corr(first, "1d", remind="0")
+    paused = await _corr(first, "1d", remind="0")
+    await first.pause(paused, by="host")
+    started = first.wall()
+    async with first.store.engine.begin() as conn:  # as an older version left them: no job
+        await conn.execute(delete(JOBS))
+    await _stop(first)
+
+    rec = Recorder()
+    second = await _service(migrated_db_url, rec)
+    assert second.live.idle.keys() == {match_id, paused}  # neither built to stay idle
+    assert _near((await _job(second, match_id)).due, started + dt.timedelta(days=1))
+    assert await second.deadlines.queue.get(job_key(paused)) is None  # paused: nothing due
+    await asyncio.sleep(DAY + 60)
+    assert [(e.kind, e.match_id) for _t, e in rec.events] == [("resumed", match_id), ("finished", match_id)]
+    await _stop(second)
