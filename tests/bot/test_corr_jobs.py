@@ -1,8 +1,8 @@
 """Correspondence deadlines as durable jobs (`bot/host/deadlines.py`, issue 41 item 2), through the real service
 and store on SQLite and PostgreSQL, on the event loop's clock (looptime, the wall clock following it): the job
-moves in the commit of the action that sets the clock (and not when that commit fails), a restart rules every
-deadline that passed meanwhile and reminds once per move, and two services on one database rule a deadline
-once."""
+moves in the commit of the action that sets the clock (a move, a pause, a vacation, the end; and not when that
+commit fails), a match stored without one gets it at start, a restart rules every deadline that passed
+meanwhile and reminds once per move, and two services on one database rule a deadline once."""
 
 from __future__ import annotations
 
@@ -88,6 +88,13 @@ async def test_the_job_moves_with_each_action_in_its_commit_and_not_when_the_com
     await service.resume(match_id, by="host")  # the day goes on from where it stood
     job = await _job(service, match_id)
     assert not job.done and _near(job.due, service.wall() + dt.timedelta(days=1, hours=-1))
+    deadline = job.due
+    back = service.wall() + dt.timedelta(days=3)
+    assert await service.set_away(BOB.id, GUILD, back) == [match_id]  # bob on move, on vacation: his clock stands
+    assert _near((await _job(service, match_id)).due, back)
+    await asyncio.sleep(HOUR)
+    assert await service.set_away(BOB.id, GUILD, None) == [match_id]  # back early: his day runs on
+    assert _near((await _job(service, match_id)).due, deadline + dt.timedelta(hours=1))
     await service.resign(match_id, BOB.id)  # over: the job is dropped with the result
     assert (await _job(service, match_id)).done
     await _stop(service)
