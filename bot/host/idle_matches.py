@@ -72,13 +72,17 @@ class IdleMatches(ServiceCore):
         writes = []
         for idle in missing:
             try:
-                writes.append(deadline_of(idle.build(now, wall), now, wall))
+                write = deadline_of(idle.build(now, wall), now, wall)
             except Exception:
                 log.exception("match %s could not be read", idle.id)
+                continue
+            if write is not None:
+                writes.append(write)
+        if not writes:
+            return
         async with self.store.engine.begin() as conn:
             for write in writes:
-                if write is not None:
-                    await write(conn)
+                await write(conn)
         for write in writes:
             self.deadlines.written(write)
 
