@@ -8,9 +8,10 @@ the downtime) and half due a few seconds after the restart. Then it stops the ho
 half's deadlines have passed, starts a fresh host against the same file and measures:
 
 - the start-up: `MatchService.start()` with every match in the file (idle ones are kept unloaded,
-  `bot.host.idle`);
-- how late each short-clock loss on time is ruled (wall clock): for a deadline that passed while no host
-  ran, from the restart; for one after the restart, from the deadline itself;
+  `bot.host.idle`: their snapshots are read as text, not decoded);
+- how late each short-clock loss on time is ruled (wall clock) by its deadline job (`bot.host.deadlines`,
+  the service's own jobs runner): for a deadline that passed while no host ran, from the restart; for one
+  after the restart, from the deadline itself;
 - the memory each idle match holds once started (tracemalloc, on a third start-up of the same file).
 """
 

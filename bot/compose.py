@@ -435,6 +435,7 @@ def build_app(
         scope=JobScope(shards=shards, local=False),
         poll_s=settings.schedule_poll_seconds,
     )
+    service.deadlines.use(jobs)  # correspondence deadlines: registered by the service after the room catch-up
     tournaments = build_tournaments(host, wall=wall, jobs=jobs)
     scheduler = build_scheduler(
         host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds, jobs=jobs

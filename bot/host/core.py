@@ -17,10 +17,11 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bot.host.deadlines import DeadlineJobs, deadline_of, memory_due
 from bot.host.effects import apply, away, clock_deadline
 from bot.host.events import EventKind, HostEvent, Listener, Refusal, SubmitResult
 from bot.host.idle import Hosted
-from bot.host.match import Batch, Live, Unsaved, dump, next_due, roll_back, started_event
+from bot.host.match import Batch, Live, Unsaved, dump, roll_back, started_event
 from bot.host.subscribers import BatchListener, Subscribers
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost
@@ -68,9 +69,8 @@ class ServiceCore:
         self.owns_guild = owns_guild or (lambda _g: True)
         self.live: Hosted = Hosted(self._wake)
         """The matches hosted here: idle correspondence matches are built on look-up (`bot.host.idle`)."""
-        self._idle_due: list[tuple[float, int]] = []
-        """(deadline, match id) of the idle matches, a heap; an entry whose match woke or moved is skipped."""
-        self._idle_task: asyncio.Task[None] | None = None
+        self.deadlines = DeadlineJobs(store.engine, self.wall)
+        """Correspondence deadlines as durable jobs (`bot.host.deadlines`), run once across processes."""
         self._subscribers = Subscribers()
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -136,7 +136,7 @@ class ServiceCore:
     async def _timer_loop(self, live: Live) -> None:
         loop = asyncio.get_running_loop()
         while live.id in self.live:
-            due = next_due(live, self.now())
+            due = memory_due(live, self.now())
             if due is None:
                 return
             delay = due - loop.time()
@@ -203,8 +203,9 @@ class ServiceCore:
     ) -> None:
         if live.unlogged:  # built on demand: its `resumed` entry goes first in its first write
             events = [NewEvent("resumed", data={"downtime_uncharged": False}), *events]
-        now = self.now()
-        snapshot = dump(live, now, self.instance, self.wall())
+        now, wall = self.now(), self.wall()
+        snapshot = dump(live, now, self.instance, wall)
+        job = deadline_of(live, now, wall)  # a correspondence match's next deadline, in the same transaction
         try:
             await self.store.append(
                 live.id,
@@ -215,6 +216,7 @@ class ServiceCore:
                 winner_seat=winner,
                 result_reason=reason,
                 players=players,
+                also=job,
             )
         except LeaseLost:
             self.abandon()  # the store's fencing already forgot the shard: every match of it goes
@@ -244,6 +246,7 @@ class ServiceCore:
         live.seq += len(events)
         live.committed = (snapshot, live.seq)
         live.unlogged = False
+        self.deadlines.written(job)
 
     # -- writes whose outcome is unknown -------------------------------------------------
     async def _created_after_all(self, snapshot: dict[str, Any]) -> int | None:

@@ -2,11 +2,12 @@
 
 After a restart a correspondence match waits days for a move; building it (its game state, rules, clocks)
 and writing its `resumed` entry for every one of them made the start-up take minutes. So the service keeps
-an `Idle` record instead: what finds the match (its id, server, room, players), when it next needs the host
-(its deadline on the loop clock, read from the snapshot by `snapshot_due`), and the snapshot itself as
-compact JSON text. The match is built (`resumed`, as at start-up) the moment anything looks it up — a move,
-a command, a list — or its deadline comes near; its `resumed` event is published before its next event and
-its `resumed` log entry goes with its next write (`Live.unannounced`, `Live.unlogged`).
+an `Idle` record instead: what finds the match (its id, server, room, players, read from the match's row and
+its players' rows) and the snapshot as stored, JSON text *not decoded* (the start-up reads no snapshot into
+objects). Its deadlines are not read either: they are its durable job (`bot.host.deadlines`), which wakes it
+when one comes. The match is built (`resumed`, as at start-up) the moment anything looks it up — a move, a
+command, a list — or its job comes due; its `resumed` event is published before its next event and its
+`resumed` log entry goes with its next write (`Live.unannounced`, `Live.unlogged`).
 
 `Hosted` is the service's `live` mapping: it holds the built matches and the idle ones, and every look-up
 (`get`, `[]`, `values()`, iteration over items) builds an idle match first, so a caller always gets the
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from bot.host.match import Live, resumed, snapshot_due
+from bot.host.match import Live, resumed
 from bot.store.matches import StoredMatch
 from bot.types import ClockKind, MatchStatus
 
@@ -33,28 +34,24 @@ __all__ = ["Hosted", "Idle", "lazy"]
 _T = TypeVar("_T")
 
 
-def lazy(stored: StoredMatch) -> bool:
+def lazy(stored: StoredMatch, text: str) -> bool:
     """Whether a stored match may wait unloaded: a correspondence match (its deadlines are absolute, so
-    building it later gives the same match) that no practice opponent plays (the opponent watches its match)."""
-    snap = stored.snapshot
-    return (
-        snap.get("wall_at") is not None
-        and (snap.get("clocks") or {}).get("tc", {}).get("kind") == ClockKind.CORRESPONDENCE
-        and not snap.get("practice")
-    )
+    building it later gives the same match) that no practice opponent plays (the opponent watches its match).
+    Read from the match's row (`clock`); only a casual match's snapshot is decoded, to tell practice."""
+    if (stored.clock or {}).get("kind") != ClockKind.CORRESPONDENCE:
+        return False
+    return stored.rated or not json.loads(text).get("practice")
 
 
 @dataclass(slots=True)
 class Idle:
-    """An unloaded correspondence match: enough to find it and to know when it needs the host."""
+    """An unloaded correspondence match: enough to find it, and its snapshot to build it."""
 
     id: int
     guild_id: int | None
     channel_id: int | None
     players: tuple[str, ...]
     """The players' ids by seat (1, 2)."""
-    due: float | None
-    """When it next needs the host (loop clock), None: nothing is due (paused)."""
     game: str
     options: str
     status: str
@@ -62,26 +59,23 @@ class Idle:
     event_count: int
     rated: bool
     snapshot: str
-    """The stored snapshot as compact JSON text (a third of the memory of the parsed dict)."""
+    """The stored snapshot as JSON text, as stored (decoded only when the match is built)."""
 
     @classmethod
-    def of(cls, stored: StoredMatch, now: float, wall_now: dt.datetime, text: str | None = None) -> Idle:
+    def of(cls, stored: StoredMatch, text: str) -> Idle:
         """The idle record of a stored correspondence match (see `lazy`); `text`: its snapshot as stored."""
-        snap = stored.snapshot
-        seats = snap.get("players") or {}
         return cls(
             id=stored.id,
             guild_id=stored.guild_id,
             channel_id=stored.channel_id,
-            players=tuple(str(seats[s][0]) for s in sorted(seats)),
-            due=snapshot_due(snap, now, wall_now),
+            players=tuple(stored.players[s][0] for s in sorted(stored.players)),
             game=stored.game,
             options=_text(stored.options),
             status=str(stored.status),
             created_at=stored.created_at,
             event_count=stored.event_count,
             rated=stored.rated,
-            snapshot=_text(snap) if text is None else text,
+            snapshot=text,
         )
 
     def build(self, now: float, wall_now: dt.datetime) -> Live:

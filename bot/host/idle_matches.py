@@ -1,38 +1,32 @@
-"""The service's idle correspondence matches (`bot.host.idle`): kept unloaded, built on look-up or a little
-before their deadline; and the look-ups that build only what they need."""
+"""The service's idle correspondence matches (`bot.host.idle`): kept unloaded, built on look-up or when their
+deadline job comes due (`bot.host.deadlines`); and the look-ups that build only what they need."""
 
 from __future__ import annotations
 
-import asyncio
-import heapq
+import json
 import logging
 
-from bot.host.core import ServiceCore
+from bot.host.core import ServiceCore, Unconfirmed
+from bot.host.deadlines import KIND, deadline_of, job_key
 from bot.host.idle import Idle
 from bot.host.match import Live, dump
+from bot.jobs import Job, Later
+from bot.jobs import store as jobs
+from bot.types import OVER_STATUSES, MatchStatus
 
 log = logging.getLogger(__name__)
 
-WAKE_AHEAD = 0.5
-"""Seconds before its deadline an idle correspondence match is built, so it is ruled on time."""
+ELSEWHERE_S = 1.0
+"""A deadline job of a match another process hosts is given back for this long (longer after each try)."""
+ELSEWHERE_MAX_S = 60.0
 
 
 class IdleMatches(ServiceCore):
-    """Idle matches: planned by their deadlines, built by `_wake` (the `Hosted` mapping calls it on look-up)."""
+    """Idle matches, built by `_wake` (the `Hosted` mapping calls it on look-up), and the deadline jobs."""
 
     def _idle(self, idle: Idle) -> None:
-        """Keep a match idle until it is looked up or its deadline comes near (`_plan_idle` then plans)."""
+        """Keep a match idle until it is looked up or its deadline job comes due."""
         self.live.idle[idle.id] = idle
-        if idle.due is not None:
-            heapq.heappush(self._idle_due, (idle.due, idle.id))
-
-    def _plan_idle(self) -> None:
-        """(Re)start the task that builds idle matches at their deadlines (it sleeps until the soonest)."""
-        if self._idle_task is not None and not self._idle_task.done():
-            self._idle_task.cancel()
-        self._idle_task = None
-        if not self._closed and self._idle_due:
-            self._idle_task = asyncio.create_task(self._idle_loop(), name="idle-matches")
 
     def _wake(self, match_id: int) -> Live | None:
         """Build an idle match now (its clocks charged for the time it waited), arm its timers; its `resumed`
@@ -60,22 +54,71 @@ class IdleMatches(ServiceCore):
                 await self._announce(live)
         return live
 
-    async def _idle_loop(self) -> None:
-        """Build each idle match a little before its deadline; ends when none is left, or until the offline
-        catch-up is over (`rule_overdue` plans again)."""
-        heap = self._idle_due
-        while self.caught_up.is_set():
-            while heap and (heap[0][1] not in self.live.idle or self.live.idle[heap[0][1]].due != heap[0][0]):
-                heapq.heappop(heap)  # woke, dropped or re-read since
-            if not heap:
-                return
-            delay = heap[0][0] - WAKE_AHEAD - self.now()
-            if delay > 0:
-                await asyncio.sleep(delay)
+    # -- deadline jobs -----------------------------------------------------------------------
+    def _take_deadlines(self) -> None:
+        """Rule correspondence deadlines from now on (once what was posted while no host ran is read)."""
+        self.deadlines.queue.register(KIND, self._deadline_job, together=True)  # one match each: run at once
+        if self.deadlines.own and not self._closed:
+            self.deadlines.queue.start()
+
+    async def _jobs_for_idle(self) -> None:
+        """Give a deadline job to every idle match that has none (one stored before deadlines were jobs): read
+        in one query of the pending keys; only such a match is built, once, to know its next deadline."""
+        async with self.store.engine.connect() as conn:
+            pending = await jobs.pending_keys(conn, f"{KIND}:")
+        waiting = self.live.idle.values()
+        missing = [i for i in waiting if i.status != MatchStatus.PAUSED and job_key(i.id) not in pending]
+        now, wall = self.now(), self.wall()
+        writes = []
+        for idle in missing:
+            try:
+                write = deadline_of(idle.build(now, wall), now, wall)
+            except Exception:
+                log.exception("match %s could not be read", idle.id)
                 continue
-            _due, match_id = heapq.heappop(heap)
-            self._wake(match_id)
-            await asyncio.sleep(0)
+            if write is not None:
+                writes.append(write)
+        if not writes:
+            return
+        async with self.store.engine.begin() as conn:
+            for write in writes:
+                await write(conn)
+        for write in writes:
+            self.deadlines.written(write)
+
+    async def _deadline_job(self, job: Job) -> None:
+        """A correspondence match's deadline job came due: wake the match and let its clock rule (a move in time
+        moved the job; nothing due, nothing happens). The match's lease fences what it writes."""
+        match_id = int(job.payload["match"])
+        if match_id not in self.live:
+            stored = await self.store.load(match_id)
+            if stored is None or stored.status in OVER_STATUSES:
+                return
+            raise Later(min(ELSEWHERE_MAX_S, ELSEWHERE_S * max(1, job.attempts)))  # another process hosts it
+        idle = self.live.idle.get(match_id)
+        if idle is not None:  # read afresh: another process may have written it since this one started
+            stored = await self.store.load(match_id)
+            if stored is None or stored.status in OVER_STATUSES:
+                self.live.idle.pop(match_id, None)
+                return
+            idle.snapshot, idle.event_count = json.dumps(stored.snapshot), stored.event_count
+            idle.status = stored.status
+        live = self.live.get(match_id)
+        if live is None:
+            return
+        async with live.lock:
+            if live.id not in self.live:
+                return
+            if not await self._settled(live):
+                raise Unconfirmed
+            seq = live.seq
+            await self._fire_due(live)
+            if live.id in self.live and live.seq == seq:  # nothing was due yet (clocks apart): the job stays
+                write = deadline_of(live, self.now(), self.wall())
+                if write is not None:
+                    async with self.store.engine.begin() as conn:
+                        await write(conn)
+                    self.deadlines.written(write)
 
     # -- look-ups that build only what they need (and the overview queries of issue 28) ------------
     def rooms(self) -> list[int]:

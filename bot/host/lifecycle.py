@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import json
 import logging
 from collections.abc import Callable
 
+from bot.host.deadlines import KIND
 from bot.host.events import EventKind
 from bot.host.idle import Idle, lazy
-from bot.host.idle_matches import WAKE_AHEAD, IdleMatches
+from bot.host.idle_matches import IdleMatches
 from bot.host.match import Live, resumed, started_event
 from bot.store.matches import NewEvent, StoredMatch
 
@@ -25,10 +27,14 @@ class Lifecycle(IdleMatches):
     """Start, resume, abandon, catch up, close."""
 
     async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
-        """Migrate, then resume every unfinished match this process owns (and `select` picks)."""
+        """Migrate, then resume every unfinished match this process owns (and `select` picks); correspondence
+        deadlines are ruled from here on, or (an adapter that reads what was posted meanwhile cleared
+        `caught_up`) from `rule_overdue` on."""
         await self.store.open()
         resumed = await self.resume_owned(select)
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        if self.caught_up.is_set():
+            self._take_deadlines()
         return resumed
 
     def abandon(self) -> list[int]:
@@ -47,26 +53,28 @@ class Lifecycle(IdleMatches):
     async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
         """Resume every unfinished match this process owns and does not host yet (at start, or on taking over).
 
-        A correspondence match whose deadline is not near stays idle (`bot.host.idle`): it is built when it is
-        looked up or its deadline comes. The others in batches: each batch's `resumed` entries are written
+        A correspondence match stays idle (`bot.host.idle`; its snapshot is not decoded): it is built when it is
+        looked up or its deadline job comes due. The others in batches: each batch's `resumed` entries are written
         together (the store folds concurrent appends into one transaction), then its matches are announced and
         their clocks armed, in id order."""
         resumed: list[int] = []
         todo = []
-        now, wall = self.now(), self.wall()
         for stored, text in await self.store.unfinished_texts():
             if stored.id in self.live or not self.owns_guild(stored.guild_id) or (select and not select(stored)):
                 continue
-            if not lazy(stored):
-                todo.append(stored)
-                continue
             try:
-                idle = Idle.of(stored, now, wall, text)
+                if not lazy(stored, text):
+                    stored.snapshot = json.loads(text)
+                    todo.append(stored)
+                    continue
+                idle = Idle.of(stored, text)
             except Exception:
                 log.exception("match %s could not be read", stored.id)
                 continue
-            self._idle(idle)  # overdue or not: built by `_idle_loop` once what was posted meanwhile is read
+            self._idle(idle)  # overdue or not: its job wakes it once what was posted meanwhile is read
             resumed.append(stored.id)
+        if self.live.idle:
+            await self._jobs_for_idle()
         alive: dict[str, tuple[float, dt.datetime] | None] = {}
         for start in range(0, len(todo), RESUME_BATCH):
             prepared: list[Live] = []
@@ -86,7 +94,6 @@ class Lifecycle(IdleMatches):
                 await self._publish(started_event(live, EventKind.RESUMED))
                 self._rearm(live)
                 resumed.append(live.id)
-        self._plan_idle()
         return sorted(resumed)
 
     async def _resumed(self, stored: StoredMatch, alive: dict[str, tuple[float, dt.datetime] | None]) -> Live:
@@ -105,11 +112,11 @@ class Lifecycle(IdleMatches):
 
     async def rule_overdue(self) -> None:
         """Rule now on every deadline that passed while no host ran (once the adapter has read what was
-        posted meanwhile): reminders and losses on time of correspondence matches."""
+        posted meanwhile): reminders and losses on time of correspondence matches, by their jobs (run here, once
+        across processes), then the built matches' own timers that fell due."""
         self.caught_up.set()
-        now = self.now()
-        self.live.wake_all(lambda i: i.due is not None and i.due <= now + WAKE_AHEAD)
-        self._plan_idle()
+        self._take_deadlines()
+        await self.deadlines.queue.run_due([KIND])
         for live in self.live.awake():
             async with live.lock:
                 if live.id in self.live and await self._settled(live):
@@ -120,9 +127,11 @@ class Lifecycle(IdleMatches):
         finished matches still queued are applied first."""
         await self._subscribers.close()
         self._closed = True
-        tasks = [
-            t for t in [*(lv.task for lv in self.live.awake()), self._heartbeat_task, self._idle_task] if t is not None
-        ]
+        if self.deadlines.own:
+            await self.deadlines.queue.close()
+        else:
+            self.deadlines.queue.unregister(KIND)
+        tasks = [t for t in [*(lv.task for lv in self.live.awake()), self._heartbeat_task] if t is not None]
         for task in tasks:
             task.cancel()
         tasks += list(self._leaving)  # let go while acting: they end by themselves

@@ -343,24 +343,6 @@ def resumed(stored: StoredMatch, now: float, wall_now: dt.datetime, last: tuple[
     return live
 
 
-def snapshot_due(snap: Mapping[str, Any], now: float, wall_now: dt.datetime) -> float | None:
-    """When a correspondence match stored with this snapshot next needs the host (loop time `now`, wall clock
-    `wall_now`), read from the snapshot alone: what `next_due` says of the match `resumed` would make of it,
-    without building it (its game state, rules and options are not read). None: nothing is due (paused)."""
-    status = snap["status"]
-    if status == MatchStatus.PAUSED or status in OVER_STATUSES:
-        return None
-    wall_at = snap.get("wall_at")
-    down = 0.0 if wall_at is None else max(0.0, (wall_now - dt.datetime.fromisoformat(wall_at)).total_seconds())
-    times = []
-    if status == MatchStatus.ONGOING:
-        times += [d.at for d in Clocks.from_json(snap["clocks"], now, extra_elapsed=down).next_deadlines(now)[:1]]
-    for saved in (snap.get("rules") or {}).values():
-        times += [now + max(0.0, float(rel) - down) for rel in saved.get("timers", {}).values()]
-    times += [now + max(0.0, float(rel) - down) for rel, _unix in (snap.get("away") or {}).values()]
-    return min(times) if times else None
-
-
 def next_due(live: Live, now: float) -> float | None:
     """When the match's timers next need the host: a clock deadline or a rule's timer (None: nothing due)."""
     if live.status == MatchStatus.PAUSED:

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.host import rules
 from bot.host.core import NotHosted, Unconfirmed, refuse, reject
+from bot.host.deadlines import deadline_of
 from bot.host.effects import away, change, end, start_turn, take
 from bot.host.events import EventKind, Grave, HostError, HostEvent, Ignored, Outcome, PlayerRef, Refusal, SubmitResult
 from bot.host.match import (
@@ -116,7 +117,9 @@ class MatchService(Texts):
                 **self._privacy(private, channel_id),
             },
         )
-        snapshot = dump(live, now, self.instance, self.wall())
+        wall = self.wall()
+        snapshot = dump(live, now, self.instance, wall)
+        job = deadline_of(live, now, wall)  # a correspondence match's first deadline, in the same transaction
         try:
             live.id = await self.store.create_match(
                 game=ruleset.id,
@@ -129,7 +132,7 @@ class MatchService(Texts):
                 snapshot=snapshot,
                 events=[created],
                 rated=rated,
-                also=also,
+                also=self.deadlines.with_create(job, also),
             )
         except Exception:
             found = await self._created_after_all(snapshot)
@@ -139,6 +142,7 @@ class MatchService(Texts):
             log.warning("match %s: the database reported an error, but the match was created", found)
             live.id = found
         live.seq, live.committed = 1, (snapshot, 1)
+        self.deadlines.written(job)
         self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
         for ev in out or [started_event(live)]:

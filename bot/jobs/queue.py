@@ -44,6 +44,15 @@ MIN_SLEEP_S: Final = 0.05
 CLOSE_WAIT_S: Final = 10.0
 
 
+class Later(Exception):
+    """Raised by a handler for a job that is not this process's to run now (another process hosts what it is
+    about): the job is given back, due again in `seconds`, and no error is logged."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"later, in {seconds:.1f} s")
+        self.seconds = seconds
+
+
 class JobQueue:
     """Durable jobs of one process (or of its shards' guilds)."""
 
@@ -70,8 +79,11 @@ class JobQueue:
         """Also look at the table this often (jobs added by other processes); None: only when woken."""
         self.batch = batch
         self._handlers: dict[str, Handler] = {}
+        self._together: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._sleeping = False
+        self._until: dt.datetime | None = None
+        """While asleep: when the runner looks again (on its clock)."""
         self._dirty = False
         """Woken while not asleep (a look-up in flight may have missed a job): look again before sleeping."""
         self._closed = True
@@ -87,14 +99,21 @@ class JobQueue:
             return await store.database_now(conn)
 
     # -- handlers and lifecycle ------------------------------------------------------------------
-    def register(self, kind: str, handler: Handler) -> None:
-        """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them)."""
+    def register(self, kind: str, handler: Handler, *, together: bool = False) -> None:
+        """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them). `together`: the
+        jobs of this kind due at once are claimed in one statement and run concurrently (their handlers touch
+        separate things, as correspondence matches' deadlines: many overdue after a restart are ruled at once)."""
         self._handlers[kind] = handler
+        if together:
+            self._together.add(kind)
+        else:
+            self._together.discard(kind)
         self.wake()
 
     def unregister(self, kind: str) -> None:
         """Stop running jobs of `kind` here (they stay for another process or a later start)."""
         self._handlers.pop(kind, None)
+        self._together.discard(kind)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -136,11 +155,18 @@ class JobQueue:
         """Look at the table again now (a job was added, maybe earlier than the runner sleeps). A sleeping
         runner is started afresh (its sleep is a plain `asyncio.sleep`, which virtual clocks recognise)."""
         self._dirty = True
+        self._until = None
         if self._closed or not self._sleeping or self._task is None:
             return
         self._sleeping = False
         self._task.cancel()
         self._spawn()
+
+    def due_at(self, due: dt.datetime | None) -> None:
+        """A job due at `due` was written in a feature's own transaction (`store.put`): wake the runner if it
+        would sleep past it (a job moved later needs no wake: the runner finds it not due and sleeps again)."""
+        if due is not None and (self._until is None or due < self._until):
+            self.wake()
 
     # -- adding and cancelling -------------------------------------------------------------------
     async def add(
@@ -197,25 +223,51 @@ class JobQueue:
         async with self.engine.connect() as conn:
             return await store.next_due(conn, self.kinds, self.scope, self.lease)
 
-    async def run_due(self) -> int:
-        """Claim and run every job due now (in due order); returns how many this runner ran."""
+    async def run_due(self, kinds: Sequence[str] | None = None) -> int:
+        """Claim and run every job due now (in due order), of every registered kind or of `kinds` (registered
+        ones among them); returns how many this runner ran."""
         await self._settle()
-        kinds = self.kinds
+        kinds = self.kinds if kinds is None else tuple(k for k in kinds if k in self._handlers)
         if not kinds:
             return 0
         now = await self.now()
         async with self.engine.connect() as conn:
             jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch)
-        ran = 0
+        together = [job for job in jobs if job.kind in self._together]
+        ran = await self._run_together(together, now) if together else 0
         for job in jobs:
             if self._closed and self._task is not None and asyncio.current_task() is self._task:
                 break
+            if job.kind in self._together:
+                continue
             token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
             if not await self._claim(job, token, now):
                 continue
             ran += 1
             await self._call(job, token)
         return ran
+
+    async def _run_together(self, jobs: list[Job], now: dt.datetime) -> int:
+        """Claim these jobs in one statement and run those claimed here concurrently; marked done together."""
+        token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+        ids = [job.id for job in jobs]
+        try:
+            async with self.engine.begin() as conn:
+                mine = await store.claim_all(conn, ids, token, now, now - self.lease)
+        except Exception:
+            async with self.engine.connect() as conn:  # the commit may have happened: the rows say whose
+                mine = await store.claimed(conn, ids, token)
+        claimed = [job for job in jobs if job.id in mine]
+        ran = await asyncio.gather(*(self._call(job, token, finish=False) for job in claimed))
+        finished = [job.id for job, ok in zip(claimed, ran, strict=True) if ok]
+        try:
+            if finished:
+                async with self.engine.begin() as conn:
+                    await store.finish_all(conn, finished, token)
+        except Exception:
+            log.exception("%d job(s) ran, but could not be marked done; trying again", len(finished))
+            self._owed.update(dict.fromkeys(finished, token))
+        return len(claimed)
 
     async def _claim(self, job: Job, token: str, now: dt.datetime) -> bool:
         try:
@@ -230,28 +282,39 @@ class JobQueue:
                 return True
             raise
 
-    async def _call(self, job: Job, token: str) -> None:
+    async def _call(self, job: Job, token: str, *, finish: bool = True) -> bool:
+        """Run a claimed job's handler: True when it ran to its end (and, `finish`, it is marked done here)."""
         handler = self._handlers.get(job.kind)
         try:
             if handler is None:
                 raise LookupError(f"no handler for jobs of kind {job.kind!r}")
             await handler(job)
+        except Later as later:
+            await self._give_back(job, token, later.seconds)
+            return False
         except Exception:
             log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
-            try:
-                due = await self.now() + dt.timedelta(seconds=self.retry_s)
-                async with self.engine.begin() as conn:
-                    await store.release(conn, job.id, token, due)
-            except Exception:
-                log.exception("job %s: could not be given back; its claim goes stale", job.key)
-            self.wake()
-            return
+            await self._give_back(job, token, self.retry_s)
+            return False
+        if not finish:
+            return True
         try:
             async with self.engine.begin() as conn:
                 await store.finish(conn, job.id, token)
         except Exception:
             log.exception("job %s ran, but could not be marked done; trying again", job.key)
             self._owed[job.id] = token
+        return True
+
+    async def _give_back(self, job: Job, token: str, seconds: float) -> None:
+        """A job claimed here but not run to its end: pending again `seconds` from now."""
+        try:
+            due = await self.now() + dt.timedelta(seconds=seconds)
+            async with self.engine.begin() as conn:
+                await store.release(conn, job.id, token, due)
+        except Exception:
+            log.exception("job %s: could not be given back; its claim goes stale", job.key)
+        self.wake()
 
     async def _settle(self) -> None:
         """Mark done the jobs that ran but whose end was not stored."""
@@ -289,11 +352,13 @@ class JobQueue:
                 await asyncio.sleep(0)
                 continue
             self._sleeping = True
+            self._until = None if self.clock is None else self.clock() + dt.timedelta(seconds=min(wait, MAX_SLEEP_S))
             try:
                 await asyncio.sleep(min(wait, MAX_SLEEP_S))
             finally:
                 if asyncio.current_task() is self._task:
                     self._sleeping = False
+                    self._until = None
 
 
 def due_aware(jobs: Sequence[NewJob]) -> bool:

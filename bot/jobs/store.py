@@ -177,6 +177,12 @@ async def listing(conn: AsyncConnection, prefix: str, *, pending: bool = False) 
     return [job_from(r) for r in rows]
 
 
+async def pending_keys(conn: AsyncConnection, prefix: str) -> set[str]:
+    """The keys of the jobs not run yet whose key starts with `prefix` (one light query)."""
+    query = select(JOBS.c.key).where(JOBS.c.key.startswith(prefix, autoescape=True), JOBS.c.done.is_(False))
+    return {str(r[0]) for r in await conn.execute(query)}
+
+
 def _free(stale_before: dt.datetime) -> ColumnElement[bool]:
     """Not claimed, or claimed so long ago that its runner is taken to have stopped."""
     return or_(JOBS.c.claimed_by.is_(None), JOBS.c.claimed_at <= stale_before)
@@ -240,6 +246,31 @@ async def claim(conn: AsyncConnection, job_id: int, token: str, now: dt.datetime
         .values(claimed_by=token, claimed_at=now, attempts=JOBS.c.attempts + 1)
     )
     return int(done.rowcount or 0) == 1
+
+
+async def claim_all(
+    conn: AsyncConnection, ids: Sequence[int], token: str, now: dt.datetime, stale_before: dt.datetime
+) -> set[int]:
+    """Take several due jobs under one `token` in one statement: the ids taken (each by one caller only)."""
+    await conn.execute(
+        update(JOBS)
+        .where(JOBS.c.id.in_(list(ids)), JOBS.c.done.is_(False), JOBS.c.due_at <= now, _free(stale_before))
+        .values(claimed_by=token, claimed_at=now, attempts=JOBS.c.attempts + 1)
+    )
+    return await claimed(conn, ids, token)
+
+
+async def claimed(conn: AsyncConnection, ids: Sequence[int], token: str) -> set[int]:
+    """Which of these jobs are held under `token`."""
+    rows = await conn.execute(select(JOBS.c.id).where(JOBS.c.id.in_(list(ids)), JOBS.c.claimed_by == token))
+    return {int(r[0]) for r in rows}
+
+
+async def finish_all(conn: AsyncConnection, ids: Sequence[int], token: str) -> int:
+    """Several jobs ran: done, those not added again (or taken over) meanwhile; how many."""
+    mine = and_(JOBS.c.id.in_(list(ids)), JOBS.c.claimed_by == token, JOBS.c.done.is_(False))
+    done = await conn.execute(update(JOBS).where(mine).values(done=True))
+    return int(done.rowcount or 0)
 
 
 async def finish(conn: AsyncConnection, job_id: int, token: str) -> bool:

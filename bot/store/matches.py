@@ -87,6 +87,7 @@ class _Pending:
     values: dict[str, Any]
     players: dict[int, tuple[str, str]] | None
     future: asyncio.Future[None]
+    also: Callable[[AsyncConnection], Awaitable[None]] | None = None
 
 
 _UPDATE_MATCH = (
@@ -265,8 +266,10 @@ class MatchStore:
         winner_seat: int | None = None,
         result_reason: str | None = None,
         players: dict[int, tuple[str, str]] | None = None,
+        also: Callable[[AsyncConnection], Awaitable[None]] | None = None,
     ) -> None:
-        """Append events and update the snapshot atomically; returns once it is committed.
+        """Append events and update the snapshot atomically; returns once it is committed. `also(conn)` writes
+        more in the same transaction (a correspondence match's deadline job, `bot.host.deadlines`).
 
         Appends from many matches that arrive together are written in one transaction (group
         commit): each caller still waits for the commit that contains its own rows.
@@ -290,6 +293,7 @@ class MatchStore:
                 },
                 players=players,
                 future=done,
+                also=also,
             )
         )
         if self._writer is None or self._writer.done():
@@ -325,7 +329,7 @@ class MatchStore:
                 self._settle(p, None)
 
     async def _write(self, batch: list[_Pending]) -> None:
-        if self._fast_sqlite and not any(p.players for p in batch):
+        if self._fast_sqlite and not any(p.players or p.also for p in batch):
             await self._write_sqlite(batch)
         else:
             await self._write_generic(batch)
@@ -408,6 +412,8 @@ class MatchStore:
                         .where(MatchPlayer.match_id == p.match_id, MatchPlayer.seat == seat)
                         .values(player_id=pid, name=name)
                     )
+                if p.also is not None:
+                    await p.also(conn)
 
     async def event_count(self, match_id: int) -> int | None:
         """How many events of a match are stored (None: no such match); read straight from the database."""
@@ -475,21 +481,16 @@ class MatchStore:
         return [_stored(r, players.get(r.id, {})) for r in rows]
 
     async def unfinished_texts(self) -> list[tuple[StoredMatch, str]]:
-        """As `unfinished`, each with its snapshot as stored (JSON text, decoded once), players read from it:
-        what a start-up with many idle matches reads (`bot.host.idle` keeps the text)."""
+        """As `unfinished`, each with its snapshot as stored (JSON text) and *not decoded* (`snapshot` is left
+        empty): what a start-up with many idle matches reads (`bot.host.idle` keeps the text, decodes it later)."""
         cols = [c for c in Match.__table__.c if c.name != "snapshot"]
         text = cast(Match.__table__.c.snapshot, Text).label("snapshot_text")
         where = Match.status.not_in([str(s) for s in OVER_STATUSES])
         async with self.engine.connect() as conn:
             rows = (await conn.execute(select(*cols, text).where(where).order_by(Match.id))).all()
+            players = await self._players(conn, [r.id for r in rows])
         self._guilds.update({r.id: r.guild_id for r in rows})
-        out = []
-        for r in rows:
-            snap = json.loads(r.snapshot_text)
-            players = {int(s): (str(p[0]), str(p[1])) for s, p in (snap.get("players") or {}).items()}
-            stored = _stored(r, players, snap)
-            out.append((stored, r.snapshot_text))
-        return out
+        return [(_stored(r, players.get(r.id, {}), {}), r.snapshot_text) for r in rows]
 
     async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
         """One match, optionally with its full log in order."""

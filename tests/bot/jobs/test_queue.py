@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from bot.jobs import Job, JobQueue, NewJob, Scope
+from bot.jobs import Job, JobQueue, Later, NewJob, Scope
 from bot.jobs import store as job_store
 from bot.store.db import make_engine, migrate
 
@@ -255,5 +255,50 @@ async def test_a_runner_claims_only_its_kinds_and_its_shards(url: str) -> None:
     try:
         assert await q.run_due() == 1
         assert ran.keys() == ["ping:s1"]
+    finally:
+        await shut(q)
+
+
+async def test_jobs_run_together_are_each_claimed_once_by_two_runners(url: str) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    ran_a, ran_b = Ran(wall, "a"), Ran(wall, "b")
+    a.register("many", ran_a, together=True)
+    b.register("many", ran_b, together=True)
+    try:
+        due = BASE + dt.timedelta(minutes=5)
+        await a.add_all([NewJob("many", f"many:{i}", due) for i in range(40)])
+        a.start()
+        b.start()
+        await asyncio.sleep(600)
+        keys = ran_a.keys() + ran_b.keys()
+        assert sorted(keys) == sorted(f"many:{i}" for i in range(40))  # each once, by one of the two
+        assert all(at == due for at, _k, _w in ran_a.items + ran_b.items)
+        assert all(j.done and j.attempts == 1 for j in await a.listing("many:"))
+    finally:
+        await shut(a, b)
+
+
+async def test_a_job_given_back_for_another_process_waits_and_logs_no_error(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    wall = virtual_wall()
+    q = await make_queue(url, wall)
+    tries: list[dt.datetime] = []
+
+    async def elsewhere(job: Job) -> None:
+        tries.append(wall())
+        if len(tries) < 3:
+            raise Later(30.0)
+
+    q.register("far", elsewhere, together=True)
+    q.start()
+    try:
+        await q.add("far", "far:1", BASE + dt.timedelta(minutes=1))
+        await asyncio.sleep(600)
+        assert [(t - BASE).total_seconds() for t in tries] == [60.0, 90.0, 120.0]
+        job = await q.get("far:1")
+        assert job is not None and job.done and job.attempts == 3
+        assert not [r for r in caplog.records if r.levelname == "ERROR"]
     finally:
         await shut(q)
