@@ -138,7 +138,7 @@ def walked(handler: CodeType, until: CodeType = MatchStore.append.__code__) -> I
 
 async def test_a_posted_move_returns_to_a_module_at_most_40_times(world: World) -> None:  # noqa: F811
     w = world
-    match_id, room = await start(w, options="rows=2 cols=2", rules="takeback=0")
+    match_id, room = await start(w, options="rows=2 cols=2")
     await w.alice.send(room, "A1-B1")
     with walked(GameRoom.handle.__code__) as walk:
         await w.bob.send(room, "A2-B2")

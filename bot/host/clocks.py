@@ -235,13 +235,14 @@ class Clocks:
     # -- storage -------------------------------------------------------------------
     def to_json(self, now: float) -> dict[str, Any]:
         """Snapshot at loop time `now` (the running action's elapsed time is frozen into it)."""
+        elapsed = self.action_elapsed(now)
         return {
             "tc": self.tc.to_json(),
             "reserve_left": {str(k): v for k, v in self.reserve_left.items()},
             "grace_used": {str(k): v for k, v in self.grace_used.items()},
             "credit": {str(k): v for k, v in self.credit.items()},
             "running": self.running,
-            "elapsed": self.action_elapsed(now),
+            "elapsed": elapsed,
             "ticking": self.since is not None,
             "in_grace": self.in_grace,
             "fired": sorted(str(k) for k in self.fired),

@@ -19,7 +19,18 @@ from typing import Any
 from bot.host import rules
 from bot.host.core import NotHosted, Unconfirmed, refuse, reject
 from bot.host.effects import away, change, end, start_turn, take
-from bot.host.events import EventKind, Grave, HostError, HostEvent, Ignored, Outcome, PlayerRef, Refusal, SubmitResult
+from bot.host.events import (
+    EventKind,
+    Grave,
+    HostError,
+    HostEvent,
+    Ignored,
+    Outcome,
+    PlayerRef,
+    Posted,
+    Refusal,
+    SubmitResult,
+)
 from bot.host.match import (
     Batch,
     Live,
@@ -30,9 +41,7 @@ from bot.host.match import (
     keyword,
     match_result,
     new_live,
-    roll_back,
     started_event,
-    to_stored,
 )
 from bot.host.rules import Effects, Provisional
 from bot.host.texts import MAX_MOVE_TEXT, Texts
@@ -49,6 +58,7 @@ __all__ = [
     "MatchService",
     "Outcome",
     "PlayerRef",
+    "Posted",
     "Refusal",
     "SubmitResult",
     "keyword",
@@ -295,53 +305,6 @@ class MatchService(Texts):
         stored = await self.store.load(match_id)
         return None if stored is None else stored.channel_id
 
-    # -- players' texts ------------------------------------------------------------
-    async def submit(
-        self,
-        match_id: int,
-        player_id: str,
-        text: str,
-        *,
-        message_id: str | None = None,
-        posted_at: dt.datetime | None = None,
-    ) -> SubmitResult:
-        """Take a player's text: a move, a host keyword, or chat. `posted_at` (aware UTC): when a message read
-        back late was posted; the mover is charged up to then, and loses on time if it was too late."""
-        live = self.live.get(match_id)
-        if live is None:
-            return await to_stored(self.store, match_id, player_id)
-        async with live.lock:
-            now = self.now()
-            arrived = self._arrival(live, posted_at, now)
-            if live.id not in self.live:  # over, or let go to another host while this text waited
-                if live.status not in OVER_STATUSES:
-                    return reject(live, "taken_over", "error")
-                return reject(live, "match_over", "finished")
-            if not await self._settled(live):
-                return reject(live, "unconfirmed", "error")
-            seat = live.seat_of(player_id)
-            if seat is None:
-                return SubmitResult.ignored(Ignored.STRANGER)
-            text = text.strip()
-            if not text:
-                return SubmitResult.ignored(Ignored.EMPTY)
-            try:
-                result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
-                self._note_turn_start(live, result, posted_at)
-                return result
-            except NotHosted:  # fenced off: another process took the match over meanwhile
-                return reject(live, "taken_over", "error")
-            except Unconfirmed:
-                return reject(live, "unconfirmed", "error")
-            except Unsaved:
-                return reject(live, "unsaved", "error")
-            except Exception:
-                # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
-                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
-                roll_back(live, self.now())
-                self._rearm(live)
-                return reject(live, "failed", "error")
-
     # -- endings and players' actions --------------------------------------------------
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
         """A player's action from a button or a command: `resign`, or one a rule of the match declares
@@ -439,7 +402,7 @@ class MatchService(Texts):
             shift = now - (live.paused_at if live.paused_at is not None else now)
             live.due = {k: v + shift for k, v in live.due.items()}
             live.status, live.paused_at = live.resume_to, None
-            held = any(r.holds_clock() for r in live.rules)
+            held = any(r.holds_clock() for r in live.asks["holds_clock"])
             if live.status == MatchStatus.ONGOING and live.clock_may_run() and not held:
                 live.clocks.resume(now)
             unpaused = event(live, EventKind.UNPAUSED, {}, detail={"match": live.id})
