@@ -1,4 +1,4 @@
-"""Messages in a game room → `service.submit` (a resignation or a play-ending move is confirmed first); deleted or
+"""Messages in a game room → `service.post` (a resignation or a play-ending move is confirmed first); deleted or
 edited provisional moves → `service.withdraw`; any other edit of a move gets one short answer and changes nothing."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.last_seen: dict[int, int] = {}
+        """Room (channel id) → the newest message handled there, whatever became of it (see `_anchor`)."""
         self._boards: dict[int, int] = {}
         """Message → match of the replies a catch-up is collecting (for the link to that match's board)."""
         self.edits_answered: set[int] = set()
@@ -63,9 +64,11 @@ class GameRoom(commands.Cog):
             return False
         player = str(message.author.id)
         guild_id = message.guild.id if message.guild else None
+        channel_id = message.channel.id
+        self.last_seen[channel_id] = max(self.last_seen.get(channel_id, 0), message.id)  # before it waits its turn
         try:
             posted = await self.bot.service.post(
-                message.channel.id,
+                channel_id,
                 guild_id,
                 player,
                 message.content,
@@ -73,11 +76,10 @@ class GameRoom(commands.Cog):
                 posted_at=message.created_at if late else None,
             )
         except Exception:
-            log.exception("room %s: handling message %s failed", message.channel.id, message.id)
+            log.exception("room %s: handling message %s failed", channel_id, message.id)
             return True
         if posted is None:
             return False
-        self.last_seen[posted.match_id] = max(self.last_seen.get(posted.match_id, 0), message.id)
         if posted.grave is not None:
             await ask_in_room(self.bot, message, posted.grave)
             return True
@@ -115,9 +117,8 @@ class GameRoom(commands.Cog):
 
     async def _anchor(self, channel_id: int) -> int:
         """The newest message of this room the host has certainly handled (stored or in memory)."""
-        newest = 0
+        newest = self.last_seen.get(channel_id, 0)
         for live in self.bot.service.matches_in_channel(channel_id):
-            newest = max(newest, self.last_seen.get(live.id, 0))
             stored = await self.bot.service.record(live.id)
             if stored is None:
                 continue
