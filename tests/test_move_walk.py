@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
+import pytest
+
 from bot.adapters.discord.room._cog import GameRoom
 from bot.store.matches import MatchStore
 from tests.bot.adapters.discord.conftest import (  # the SimCord world's fixtures, for a test outside tests/bot
@@ -136,14 +138,28 @@ def walked(handler: CodeType, until: CodeType = MatchStore.append.__code__) -> I
         sys.setprofile(None)
 
 
-async def test_a_posted_move_returns_to_a_module_at_most_40_times(world: World) -> None:  # noqa: F811
+@pytest.mark.parametrize(
+    ("rules", "before", "move"),
+    [
+        pytest.param(None, ["A1-B1"], "A2-B2", id="final"),  # the reply: the mover's clock stops, the next turn starts
+        pytest.param("takeback=10", [], "A1-B1", id="provisional"),  # the take-back window keeps it provisional
+    ],
+)
+async def test_a_posted_move_returns_to_a_module_at_most_40_times(
+    world: World,
+    rules: str | None,
+    before: list[str],
+    move: str,  # noqa: F811
+) -> None:
     w = world
-    match_id, room = await start(w, options="rows=2 cols=2")
-    await w.alice.send(room, "A1-B1")
+    match_id, room = await start(w, options="rows=2 cols=2", **({"rules": rules} if rules else {}))
+    players = [w.alice, w.bob]
+    for text in before:
+        await players.pop(0).send(room, text)
     with walked(GameRoom.handle.__code__) as walk:
-        await w.bob.send(room, "A2-B2")
+        await players[0].send(room, move)
     print(walk.report())
-    assert w.bot.service.live[match_id].ply == 2  # the move was played
+    assert w.bot.service.live[match_id].ply == len(before) + 1  # the move was played
     assert walk.done, walk.report()  # ... and the walk reached its commit
     assert walk.stops[0][0] == "bot.adapters.discord.room._cog"
     assert len(walk.returns) <= MAX_RETURNS, walk.report()

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, overload
 
 from bot.host.events import EventKind
-from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
+from bot.host.match import Batch, Live, event, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.host.rules.correspondence import BACK, REMINDER, VACATION, days_hours
 from bot.store.matches import EntryKind, NewEvent
@@ -128,10 +128,10 @@ def play(
     live.ply += 1
     done = [{"kind": e.kind, **jsonable(e.data)} for e in game_events]
     data: dict[str, Any] = {"move": notation, "ply": live.ply, "events": done}
+    heard = [(rule, rule.after_play(live, seat, notation, message_id, at)) for rule in live.asks["after_play"]]
     eff: Effects | None = None
-    for rule in live.asks["after_play"]:
-        got = rule.after_play(live, seat, notation, message_id, at)
-        eff = take(live, rule, got, eff, now)
+    for rule, answer in heard:  # each rule's timers are its own: set once every rule has heard of the move
+        eff = take(live, rule, answer, eff, now)
     if eff is not None and eff.defer:
         # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
         live.clocks.pause(at)
@@ -290,3 +290,18 @@ def away(live: Live, seat: int, until: dt.datetime | None, now: float, wall: dt.
             live.clocks.resume(now)
         kind, data = BACK, {"away": seat}
     return Batch([NewEvent(kind, seat, data=dict(data))], [event(live, kind, data, 3 - seat)])
+
+
+def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Event data made JSON-ready (unknown values as text)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+        elif isinstance(v, Mapping):
+            out[k] = jsonable(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
+        else:
+            out[k] = str(v)
+    return out

@@ -256,9 +256,14 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
     timers: dict[str, dict[str, float]] = {}
     for (key, name), at in live.due.items():
         timers.setdefault(key, {})[name] = at - base
-    state, history = rs.to_json(live.state), [[s, rs.to_json(b), p] for s, b, p in live.history]
-    clocks = live.clocks.to_json(now)
+    # asked in turn: the rules, then the game, then the clocks (each once)
     kept = {r.key: r.dump(now) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
+    saved = {r.key: {"state": kept.get(r.key, {}), "timers": timers.get(r.key, {})} for r in live.rules}
+    players = {str(s): [p.id, p.name] for s, p in live.players.items()}
+    away = {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}
+    history = [[s, rs.to_json(b), p] for s, b, p in live.history]
+    state = rs.to_json(live.state)
+    clocks = live.clocks.to_json(now)
     return {
         "format": SNAPSHOT_FORMAT,
         "state": state,
@@ -268,12 +273,12 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
         "ply": live.ply,
         "history": history,
         "settings": live.settings,
-        "rules": {r.key: {"state": kept.get(r.key, {}), "timers": timers.get(r.key, {})} for r in live.rules},
-        "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
+        "rules": saved,
+        "players": players,
         "instance": instance,
         "loop_at": now,
         **({"practice": True} if live.practice else {}),
-        **({"away": {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}} if live.away else {}),
+        **({"away": away} if away else {}),
         **({"machine": live.machine} if live.machine is not None else {}),
         **(
             {"wall_at": wall.isoformat()}
@@ -463,21 +468,6 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
     running = None if held else clocks.running  # while a move is provisional (or presence asked), none runs
     away = {seat: unix for seat, (_at, unix) in live.away.items()}
     return ClockFacts(clocks.tc.kind, running, remaining, live.status == MatchStatus.PAUSED, away)
-
-
-def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Event data made JSON-ready (unknown values as text)."""
-    out: dict[str, Any] = {}
-    for k, v in data.items():
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[k] = v
-        elif isinstance(v, Mapping):
-            out[k] = jsonable(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
-        else:
-            out[k] = str(v)
-    return out
 
 
 def turn_facts(live: Live) -> TurnFacts:
