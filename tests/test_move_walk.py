@@ -29,16 +29,18 @@ import pytest
 
 from bot.adapters.discord.room._cog import GameRoom
 from bot.store.matches import MatchStore
-from tests.bot.adapters.discord.conftest import (  # the SimCord world's fixtures, for a test outside tests/bot
-    World,
-    settings,  # noqa: F401
-    simcord_bot,  # noqa: F401
-    simcord_env,  # noqa: F401
-    solver_compiled,  # noqa: F401
-    start,
-    world,  # noqa: F401
-)
-from tests.bot.conftest import migrated_sqlite_url, sqlite_template  # noqa: F401
+from tests.bot import conftest as host_fixtures
+from tests.bot.adapters.discord import conftest as simcord_fixtures
+from tests.bot.adapters.discord.conftest import World, start
+
+# The SimCord world's fixtures, for this test outside tests/bot (beside the project-wide measures).
+migrated_sqlite_url = host_fixtures.migrated_sqlite_url
+sqlite_template = host_fixtures.sqlite_template
+settings = simcord_fixtures.settings
+solver_compiled = simcord_fixtures.solver_compiled
+simcord_bot = simcord_fixtures.simcord_bot
+simcord_env = simcord_fixtures.simcord_env
+world = simcord_fixtures.world
 
 MAX_RETURNS = 40
 """The target of issue #36: at most 40 returns on the walk of a posted move."""
@@ -146,10 +148,7 @@ def walked(handler: CodeType, until: CodeType = MatchStore.append.__code__) -> I
     ],
 )
 async def test_a_posted_move_returns_to_a_module_at_most_40_times(
-    world: World,
-    rules: str | None,
-    before: list[str],
-    move: str,  # noqa: F811
+    world: World, rules: str | None, before: list[str], move: str
 ) -> None:
     w = world
     match_id, room = await start(w, options="rows=2 cols=2", **({"rules": rules} if rules else {}))

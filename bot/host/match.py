@@ -422,22 +422,9 @@ def roll_back(live: Live, now: float) -> None:
         players={},
     )
     fresh = restore(stored, now, max(0.0, now - float(snap["loop_at"])))
-    names = (
-        "state",
-        "players",
-        "clocks",
-        "status",
-        "seq",
-        "ply",
-        "history",
-        "settings",
-        "rules",
-        "asks",
-        "due",
-        "away",
-    )
-    for name in names:
+    for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due", "away"):
         setattr(live, name, getattr(fresh, name))
+    live.asks = fresh.asks  # asked of the rules just restored
     live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
 
 

@@ -251,11 +251,6 @@ class MatchService(Texts):
             raise HostError(Refusal("not_running", data={"match": match_id}))
         return live
 
-    def matches_in_channel(self, channel_id: int) -> list[Live]:
-        """Live matches whose room is this channel (idle ones built)."""
-        self.live.wake_all(lambda i: i.channel_id == channel_id)
-        return [lv for lv in self.live.awake() if lv.channel_id == channel_id]
-
     def pending_move(self, match_id: int) -> Provisional | None:
         """The provisional move of a running match, if it has one."""
         live = self.live.get(match_id)

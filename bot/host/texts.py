@@ -29,14 +29,20 @@ class Texts(Lifecycle):
     """What a player's text does: the match it is for, then, under the match's lock, what it is and what it does."""
 
     # -- the rooms' entries ----------------------------------------------------------
+    def matches_in_channel(self, channel_id: int) -> list[Live]:
+        """Live matches whose room is this channel (idle ones built)."""
+        self.live.wake_all(lambda i: i.channel_id == channel_id)
+        here: list[Live] = []
+        for live in self.live.awake():
+            if live.channel_id == channel_id:
+                here.append(live)
+        return here
+
     def match_for(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
         """The player's match in this room (idle ones built); with several, the one where it is their turn."""
-        self.live.wake_all(lambda i: i.channel_id == channel_id)
         mine: list[Live] = []
-        for live in self.live.awake():
-            if live.channel_id != channel_id or (live.guild_id is not None and live.guild_id != guild_id):
-                continue
-            if live.seat_of(player_id) is not None:
+        for live in self.matches_in_channel(channel_id):
+            if (live.guild_id is None or live.guild_id == guild_id) and live.seat_of(player_id) is not None:
                 mine.append(live)
         if len(mine) > 1:
             for live in mine:
@@ -110,9 +116,9 @@ class Texts(Lifecycle):
             text = text.strip()
             if not text:
                 return SubmitResult.ignored(Ignored.EMPTY)
-            said = keyword(text)
             arrived = now if posted_at is None else self._arrival(live, posted_at, now)
             try:
+                said = keyword(text)
                 result = await self._text(live, seat, text, said, message_id, (arrived, now), posted_at, confirm)
             except NotHosted:  # fenced off: another process took the match over meanwhile
                 return reject(live, "taken_over", "error")
