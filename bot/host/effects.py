@@ -1,4 +1,5 @@
-"""Applying house rules' effects to a live match: the one place a rule's answer changes a match.
+"""Changing a live match: a legal move played (`play`), and house rules' effects applied — the one place a
+rule's answer changes a match; endings, clock deadlines and vacations.
 
 Everything here only changes the match in memory and adds to the action's `Batch` (log entries,
 events); the service then commits the batch, publishes its events and re-arms the timers, in that order.

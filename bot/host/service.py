@@ -1,10 +1,10 @@
 """The match service: runs matches of any registered game, keeps clocks, stores everything.
 
-No Discord and no sentences here. Adapters hand in `(match, player, text)` (or an action) and listen to
-`HostEvent`s; refusals come back as `Refusal` values. `bot.wording` words both. The subscriber API
-(`subscribe`) is described in `bot.host.events`.
+No Discord and no sentences here. Adapters hand in a room's message (`post`: room, player, text), or
+`(match, player, text)` (`submit`), or an action, and listen to `HostEvent`s; refusals come back as `Refusal`
+values. `bot.wording` words both. The subscriber API (`subscribe`) is described in `bot.host.events`.
 Each match has one `asyncio.Lock`: texts are processed in arrival order, and only the first legal
-move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; this module applies them
+move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; `bot.host.effects` applies them
 in one place: the match changes, the log is committed, then the room hears about it, then timers re-arm.
 """
 
@@ -70,7 +70,8 @@ log = logging.getLogger(__name__)
 class MatchService(Texts):
     """Hosts matches; one instance per process (or per shard). Built in parts, each a base class: the state and
     the commit path (`bot.host.core`), idle matches (`bot.host.idle_matches`), start-up and catch-up
-    (`bot.host.lifecycle`), the walk of a posted text (`bot.host.texts`); here the public actions."""
+    (`bot.host.lifecycle`), the walk of a posted text (`bot.host.texts`: `post`, `submit`); here the other public
+    actions."""
 
     # -- creating ------------------------------------------------------------------
     async def create_match(
