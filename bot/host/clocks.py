@@ -235,16 +235,21 @@ class Clocks:
     # -- storage -------------------------------------------------------------------
     def to_json(self, now: float) -> dict[str, Any]:
         """Snapshot at loop time `now` (the running action's elapsed time is frozen into it)."""
+        reserve_left = {str(k): v for k, v in self.reserve_left.items()}
+        grace_used = {str(k): v for k, v in self.grace_used.items()}
+        credit = {str(k): v for k, v in self.credit.items()}
+        elapsed = self.action_elapsed(now)
+        fired = sorted(str(k) for k in self.fired)
         return {
             "tc": self.tc.to_json(),
-            "reserve_left": {str(k): v for k, v in self.reserve_left.items()},
-            "grace_used": {str(k): v for k, v in self.grace_used.items()},
-            "credit": {str(k): v for k, v in self.credit.items()},
+            "reserve_left": reserve_left,
+            "grace_used": grace_used,
+            "credit": credit,
             "running": self.running,
-            "elapsed": self.action_elapsed(now),
+            "elapsed": elapsed,
             "ticking": self.since is not None,
             "in_grace": self.in_grace,
-            "fired": sorted(str(k) for k in self.fired),
+            "fired": fired,
         }
 
     @classmethod

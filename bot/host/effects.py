@@ -1,4 +1,5 @@
-"""Applying house rules' effects to a live match: the one place a rule's answer changes a match.
+"""Changing a live match: a legal move played (`play`), and house rules' effects applied — the one place a
+rule's answer changes a match; endings, clock deadlines and vacations.
 
 Everything here only changes the match in memory and adds to the action's `Batch` (log entries,
 events); the service then commits the batch, publishes its events and re-arms the timers, in that order.
@@ -10,30 +11,39 @@ import contextlib
 import dataclasses
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 from bot.host.events import EventKind
-from bot.host.match import Batch, Live, event, jsonable, match_result, started_event
+from bot.host.match import Batch, Live, event, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.host.rules.correspondence import BACK, REMINDER, VACATION, days_hours
 from bot.store.matches import EntryKind, NewEvent
-from bot.types import ClockNotice, EndReason, MatchStatus
+from bot.types import ClockKind, ClockNotice, EndReason, MatchStatus
+
+HISTORY_DEPTH = 6
+"""Earlier states kept for rules that rewind (take-backs)."""
 
 
-def start_turn(live: Live, now: float) -> None:
-    """A fresh action for the player on move (frozen while the match is paused, or the player is on vacation)."""
-    seat = live.ruleset.to_move(live.state)
+def start_turn(live: Live, now: float, seat: int | None = None) -> None:
+    """A fresh action for the player on move (`seat`, when the caller has asked the game already; frozen while
+    the match is paused, or the player is on vacation)."""
+    if seat is None:
+        seat = live.ruleset.to_move(live.state)
     if seat is not None:
         live.clocks.start(seat, now, paused=live.status == MatchStatus.PAUSED or seat in live.away)
 
 
-def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects:
-    """Collect a rule's effects; its timers are set at once (they belong to that rule)."""
+@overload
+def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects, now: float) -> Effects: ...
+@overload
+def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects | None, now: float) -> Effects | None: ...
+def take(live: Live, rule: HouseRule, eff: Effects | None, into: Effects | None, now: float) -> Effects | None:
+    """Collect a rule's effects (None: none so far); its timers are set at once (they belong to that rule)."""
     if eff is None:
         return into
     set_timers(live, rule, eff.timers, now)
     eff.timers = {}
-    return into.merge(eff)
+    return eff if into is None else into.merge(eff)
 
 
 def set_timers(live: Live, rule: HouseRule | None, timers: Mapping[str, float | None], now: float) -> None:
@@ -71,7 +81,7 @@ def change(live: Live, eff: Effects, now: float) -> None:
             op == "resume"
             and live.status == MatchStatus.ONGOING
             and live.clock_may_run()
-            and not any(r.holds_clock() for r in live.rules)
+            and not any(r.holds_clock() for r in live.asks["holds_clock"])
         ):
             live.clocks.resume(now)
         elif op == "restart":
@@ -103,6 +113,44 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
         end(live, eff.finish[0], EndReason(eff.finish[1]), batch, now, wall, score=False)
 
 
+def play(
+    live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float, now: float, wall: dt.datetime
+) -> Batch:
+    """A legal move, played at loop time `at` (`now`, `wall`: the clocks' one reading for the action): the engine
+    applies it, the match's rules hear of it, then the mover's clock stops and the game goes on or ends — or, while
+    a rule keeps the move provisional, the mover's clock only pauses. The batch to commit."""
+    ruleset = live.ruleset
+    notation = ruleset.format(live.state, move)
+    before = live.state
+    live.state, game_events = ruleset.apply(live.state, move)
+    if live.asks["history"]:  # only matches whose rules rewind keep earlier states
+        live.history.append((seat, before, live.ply))
+        del live.history[:-HISTORY_DEPTH]
+    live.ply += 1
+    done = [{"kind": e.kind, **jsonable(e.data)} for e in game_events]
+    data: dict[str, Any] = {"move": notation, "ply": live.ply, "events": done}
+    heard = [(rule, rule.after_play(live, seat, notation, message_id, at)) for rule in live.asks["after_play"]]
+    eff: Effects | None = None
+    for rule, answer in heard:  # each rule's timers are its own: set once every rule has heard of the move
+        eff = take(live, rule, answer, eff, now)
+    if eff is not None and eff.defer:
+        # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
+        live.clocks.pause(at)
+        data["provisional"] = True
+        batch = Batch([NewEvent("move", seat, text, message_id, data)])
+        apply(live, None, eff, batch, now, wall)
+        return batch
+    used = round(live.clocks.stop(at), 3)
+    data["used"] = used
+    batch = Batch([NewEvent("move", seat, text, message_id, data)])
+    public = {"move": notation, "ply": live.ply, "used": used, "events": done}
+    batch.out.append(event(live, EventKind.MOVE, public, seat, {"events": done}))
+    apply(live, None, eff, batch, now, wall)
+    # correspondence: the next player's days run from when the move was posted (even if read back late)
+    after_move(live, batch, at if live.clocks.tc.kind == ClockKind.CORRESPONDENCE else now, wall)
+    return batch
+
+
 def hand_over(live: Live, p: Provisional, batch: Batch, now: float, wall: dt.datetime) -> None:
     """A provisional move becomes final: charge the mover, then the game goes on (or ends)."""
     used = round(live.clocks.stop(now), 3)
@@ -128,10 +176,11 @@ def after_move(live: Live, batch: Batch, now: float, wall: dt.datetime) -> None:
     """The game goes on (the next turn starts), or its result is held by a rule, or it ends."""
     outcome = live.ruleset.outcome(live.state)
     if outcome is None:
-        start_turn(live, now)
-        batch.out.append(event(live, EventKind.TURN, {"seat": live.to_move()}))
+        seat = live.ruleset.to_move(live.state)
+        start_turn(live, now, seat)
+        batch.out.append(event(live, EventKind.TURN, {"seat": seat}))
         return
-    for rule in live.rules:
+    for rule in live.asks["at_result"]:
         held = rule.at_result(live, outcome.winner, outcome.reason)
         if held is not None:
             apply(live, rule, held, batch, now, wall)
@@ -237,8 +286,23 @@ def away(live: Live, seat: int, until: dt.datetime | None, now: float, wall: dt.
         if (
             live.clocks.running == seat
             and live.status == MatchStatus.ONGOING
-            and not any(r.holds_clock() for r in live.rules)
+            and not any(r.holds_clock() for r in live.asks["holds_clock"])
         ):
             live.clocks.resume(now)
         kind, data = BACK, {"away": seat}
     return Batch([NewEvent(kind, seat, data=dict(data))], [event(live, kind, data, 3 - seat)])
+
+
+def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Event data made JSON-ready (unknown values as text)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+        elif isinstance(v, Mapping):
+            out[k] = jsonable(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
+        else:
+            out[k] = str(v)
+    return out

@@ -45,6 +45,7 @@ __all__ = [
     "MatchResult",
     "Outcome",
     "PlayerRef",
+    "Posted",
     "Refusal",
     "RefusalKind",
     "SubmitResult",
@@ -252,3 +253,13 @@ class SubmitResult:
     def kind(self) -> str | None:
         """The refusal's class (`turn`, `illegal`, ...), None unless rejected."""
         return None if self.refusal is None else self.refusal.kind
+
+
+@dataclass(frozen=True)
+class Posted:
+    """What became of a message posted in a room (`MatchService.post`): the match it was for, and either what the
+    match made of it (`result`) or, for a grave text not taken yet, what to ask the player first (`grave`)."""
+
+    match_id: int
+    result: SubmitResult | None = None
+    grave: Grave | None = None

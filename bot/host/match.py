@@ -63,6 +63,18 @@ class Outage:
     resumed_wall: dt.datetime
 
 
+HOOKS = ("gate", "gate_mover", "after_validate", "after_play", "at_result", "provisional", "holds_clock", "dump")
+"""The hooks a move asks the rules on its way: a rule is asked only those its class takes (overrides)."""
+
+
+def asked(rules_: list[HouseRule]) -> dict[str, tuple[HouseRule, ...]]:
+    """For each hook of `HOOKS`, the rules (in their order) whose class takes it: a hook a rule leaves as
+    `HouseRule` has it does nothing, so a move does not ask that rule. `history`: the rules that rewind."""
+    asks = {hook: tuple(r for r in rules_ if getattr(type(r), hook) is not getattr(HouseRule, hook)) for hook in HOOKS}
+    asks["history"] = tuple(r for r in rules_ if r.needs_history)
+    return asks
+
+
 _RESIGN = {"resign": "resign", "i resign": "resign"}
 _MARKUP = re.compile(r"[`*_~]+")
 _TRAILING = re.compile(r"[\s.!]+$")
@@ -122,6 +134,11 @@ class Live:
     """Loaded on demand after a restart (`bot.host.idle`): its `resumed` event is still to be published."""
     unlogged: bool = False
     """Loaded on demand after a restart: its `resumed` log entry goes with its next write."""
+    asks: dict[str, tuple[HouseRule, ...]] = field(init=False, repr=False, compare=False)
+    """Hook → the rules of the match that take it (`asked`), set with the rules."""
+
+    def __post_init__(self) -> None:
+        self.asks = asked(self.rules)
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player id, or None for a non-player."""
@@ -153,7 +170,10 @@ class Live:
 
     def provisional(self) -> Provisional | None:
         """The move a rule keeps provisional, if any."""
-        return next((p for r in self.rules if (p := r.provisional()) is not None), None)
+        for rule in self.asks["provisional"]:
+            if (p := rule.provisional()) is not None:
+                return p
+        return None
 
     def final_at_once(self, seat: int) -> bool:
         """Whether a seat's moves are final when played (the practice opponent's: it never takes one back)."""
@@ -237,21 +257,29 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
     timers: dict[str, dict[str, float]] = {}
     for (key, name), at in live.due.items():
         timers.setdefault(key, {})[name] = at - base
+    # asked in turn: the rules, then the game, then the clocks (each once)
+    kept = {r.key: r.dump(now) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
+    saved = {r.key: {"state": kept.get(r.key, {}), "timers": timers.get(r.key, {})} for r in live.rules}
+    players = {str(s): [p.id, p.name] for s, p in live.players.items()}
+    away = {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}
+    history = [[s, rs.to_json(b), p] for s, b, p in live.history]
+    state = rs.to_json(live.state)
+    clocks = live.clocks.to_json(now)
     return {
         "format": SNAPSHOT_FORMAT,
-        "state": rs.to_json(live.state),
-        "clocks": live.clocks.to_json(now),
+        "state": state,
+        "clocks": clocks,
         "status": live.status,
         "resume_to": live.resume_to,
         "ply": live.ply,
-        "history": [[s, rs.to_json(b), p] for s, b, p in live.history],
+        "history": history,
         "settings": live.settings,
-        "rules": {r.key: {"state": r.dump(now), "timers": timers.get(r.key, {})} for r in live.rules},
-        "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
+        "rules": saved,
+        "players": players,
         "instance": instance,
         "loop_at": now,
         **({"practice": True} if live.practice else {}),
-        **({"away": {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}} if live.away else {}),
+        **({"away": away} if away else {}),
         **({"machine": live.machine} if live.machine is not None else {}),
         **(
             {"wall_at": wall.isoformat()}
@@ -378,6 +406,7 @@ def roll_back(live: Live, now: float) -> None:
     fresh = restore(stored, now, max(0.0, now - float(snap["loop_at"])))
     for name in ("state", "players", "clocks", "status", "seq", "ply", "history", "settings", "rules", "due", "away"):
         setattr(live, name, getattr(fresh, name))
+    live.asks = fresh.asks  # asked of the rules just restored
     live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
 
 
@@ -404,25 +433,10 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
     """Both clocks as they stand at loop time `now`."""
     clocks = live.clocks
     remaining = {seat: clocks.remaining(seat, now) for seat in (1, 2)}
-    held = live.status == MatchStatus.ONGOING and any(r.holds_clock() for r in live.rules)
+    held = live.status == MatchStatus.ONGOING and any(r.holds_clock() for r in live.asks["holds_clock"])
     running = None if held else clocks.running  # while a move is provisional (or presence asked), none runs
     away = {seat: unix for seat, (_at, unix) in live.away.items()}
     return ClockFacts(clocks.tc.kind, running, remaining, live.status == MatchStatus.PAUSED, away)
-
-
-def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Event data made JSON-ready (unknown values as text)."""
-    out: dict[str, Any] = {}
-    for k, v in data.items():
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[k] = v
-        elif isinstance(v, Mapping):
-            out[k] = jsonable(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = [x if isinstance(x, (str, int, float, bool)) or x is None else str(x) for x in v]
-        else:
-            out[k] = str(v)
-    return out
 
 
 def turn_facts(live: Live) -> TurnFacts:

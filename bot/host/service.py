@@ -1,10 +1,10 @@
 """The match service: runs matches of any registered game, keeps clocks, stores everything.
 
-No Discord and no sentences here. Adapters hand in `(match, player, text)` (or an action) and listen to
-`HostEvent`s; refusals come back as `Refusal` values. `bot.wording` words both. The subscriber API
-(`subscribe`) is described in `bot.host.events`.
+No Discord and no sentences here. Adapters hand in a room's message (`post`: room, player, text), or
+`(match, player, text)` (`submit`), or an action, and listen to `HostEvent`s; refusals come back as `Refusal`
+values. `bot.wording` words both. The subscriber API (`subscribe`) is described in `bot.host.events`.
 Each match has one `asyncio.Lock`: texts are processed in arrival order, and only the first legal
-move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; this module applies them
+move of a turn counts. House rules (`bot.host.rules`) answer hooks with effects; `bot.host.effects` applies them
 in one place: the match changes, the log is committed, then the room hears about it, then timers re-arm.
 """
 
@@ -20,7 +20,18 @@ from bot.host import rules
 from bot.host.core import NotHosted, Unconfirmed, refuse, reject
 from bot.host.deadlines import deadline_of
 from bot.host.effects import away, change, end, start_turn, take
-from bot.host.events import EventKind, Grave, HostError, HostEvent, Ignored, Outcome, PlayerRef, Refusal, SubmitResult
+from bot.host.events import (
+    EventKind,
+    Grave,
+    HostError,
+    HostEvent,
+    Ignored,
+    Outcome,
+    PlayerRef,
+    Posted,
+    Refusal,
+    SubmitResult,
+)
 from bot.host.match import (
     Batch,
     Live,
@@ -31,9 +42,7 @@ from bot.host.match import (
     keyword,
     match_result,
     new_live,
-    roll_back,
     started_event,
-    to_stored,
 )
 from bot.host.rules import Effects, Provisional
 from bot.host.texts import MAX_MOVE_TEXT, Texts
@@ -50,6 +59,7 @@ __all__ = [
     "MatchService",
     "Outcome",
     "PlayerRef",
+    "Posted",
     "Refusal",
     "SubmitResult",
     "keyword",
@@ -61,7 +71,8 @@ log = logging.getLogger(__name__)
 class MatchService(Texts):
     """Hosts matches; one instance per process (or per shard). Built in parts, each a base class: the state and
     the commit path (`bot.host.core`), idle matches (`bot.host.idle_matches`), start-up and catch-up
-    (`bot.host.lifecycle`), the walk of a posted text (`bot.host.texts`); here the public actions."""
+    (`bot.host.lifecycle`), the walk of a posted text (`bot.host.texts`: `post`, `submit`); here the other public
+    actions."""
 
     # -- creating ------------------------------------------------------------------
     async def create_match(
@@ -245,11 +256,6 @@ class MatchService(Texts):
             raise HostError(Refusal("not_running", data={"match": match_id}))
         return live
 
-    def matches_in_channel(self, channel_id: int) -> list[Live]:
-        """Live matches whose room is this channel (idle ones built)."""
-        self.live.wake_all(lambda i: i.channel_id == channel_id)
-        return [lv for lv in self.live.awake() if lv.channel_id == channel_id]
-
     def pending_move(self, match_id: int) -> Provisional | None:
         """The provisional move of a running match, if it has one."""
         live = self.live.get(match_id)
@@ -298,53 +304,6 @@ class MatchService(Texts):
             return live.channel_id
         stored = await self.store.load(match_id)
         return None if stored is None else stored.channel_id
-
-    # -- players' texts ------------------------------------------------------------
-    async def submit(
-        self,
-        match_id: int,
-        player_id: str,
-        text: str,
-        *,
-        message_id: str | None = None,
-        posted_at: dt.datetime | None = None,
-    ) -> SubmitResult:
-        """Take a player's text: a move, a host keyword, or chat. `posted_at` (aware UTC): when a message read
-        back late was posted; the mover is charged up to then, and loses on time if it was too late."""
-        live = self.live.get(match_id)
-        if live is None:
-            return await to_stored(self.store, match_id, player_id)
-        async with live.lock:
-            now = self.now()
-            arrived = self._arrival(live, posted_at, now)
-            if live.id not in self.live:  # over, or let go to another host while this text waited
-                if live.status not in OVER_STATUSES:
-                    return reject(live, "taken_over", "error")
-                return reject(live, "match_over", "finished")
-            if not await self._settled(live):
-                return reject(live, "unconfirmed", "error")
-            seat = live.seat_of(player_id)
-            if seat is None:
-                return SubmitResult.ignored(Ignored.STRANGER)
-            text = text.strip()
-            if not text:
-                return SubmitResult.ignored(Ignored.EMPTY)
-            try:
-                result = await self._text(live, seat, text, message_id, arrived, posted_at is not None)
-                self._note_turn_start(live, result, posted_at)
-                return result
-            except NotHosted:  # fenced off: another process took the match over meanwhile
-                return reject(live, "taken_over", "error")
-            except Unconfirmed:
-                return reject(live, "unconfirmed", "error")
-            except Unsaved:
-                return reject(live, "unsaved", "error")
-            except Exception:
-                # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
-                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
-                roll_back(live, self.now())
-                self._rearm(live)
-                return reject(live, "failed", "error")
 
     # -- endings and players' actions --------------------------------------------------
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
@@ -443,7 +402,7 @@ class MatchService(Texts):
             shift = now - (live.paused_at if live.paused_at is not None else now)
             live.due = {k: v + shift for k, v in live.due.items()}
             live.status, live.paused_at = live.resume_to, None
-            held = any(r.holds_clock() for r in live.rules)
+            held = any(r.holds_clock() for r in live.asks["holds_clock"])
             if live.status == MatchStatus.ONGOING and live.clock_may_run() and not held:
                 live.clocks.resume(now)
             unpaused = event(live, EventKind.UNPAUSED, {}, detail={"match": live.id})

@@ -1,42 +1,162 @@
-"""Players' texts: the walk of a posted move below `MatchService.submit` — a host keyword or a rule's action,
-a move (read, gated, validated, played), an illegal attempt, chat; and messages read back late."""
+"""Players' texts: the walk of a posted text, from the room's one entry (`post`, or `submit` for a known match) to
+its commit — which match and seat it is for, a host keyword or a rule's action, a move (read, gated, validated,
+confirmed first when grave, played), an illegal attempt, chat; and messages read back late."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 from typing import Any
 
 from bot.host import rules
-from bot.host.core import refuse, reject
-from bot.host.effects import after_move, apply, clock_deadline, end, ran_out, stamp, take
-from bot.host.events import EventKind, HostError, Ignored, Outcome, RefusalKind, SubmitResult
+from bot.host.core import NotHosted, Unconfirmed, refuse, reject
+from bot.host.effects import apply, clock_deadline, end, play, ran_out, stamp
+from bot.host.events import EventKind, Grave, HostError, Ignored, Outcome, Posted, RefusalKind, SubmitResult
 from bot.host.lifecycle import Lifecycle
-from bot.host.match import Batch, Live, event, jsonable, keyword, loop_time_of
-from bot.host.rules import Effects, Refused
+from bot.host.match import Batch, Live, Unsaved, event, keyword, loop_time_of, roll_back, to_stored
+from bot.host.rules import Refused
 from bot.store.matches import NewEvent
-from bot.types import OVER_STATUSES, ClockKind, ClockNotice, EndReason, MatchStatus
+from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 200
-HISTORY_DEPTH = 6
 
 
 class Texts(Lifecycle):
-    """What a player's text does, once `submit` has taken the match's lock."""
+    """What a player's text does: the match it is for, then, under the match's lock, what it is and what it does."""
+
+    # -- the rooms' entries ----------------------------------------------------------
+    def matches_in_channel(self, channel_id: int) -> list[Live]:
+        """Live matches whose room is this channel (idle ones built)."""
+        self.live.wake_all(lambda i: i.channel_id == channel_id)
+        here: list[Live] = []
+        for live in self.live.awake():
+            if live.channel_id == channel_id:
+                here.append(live)
+        return here
+
+    def match_for(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
+        """The player's match in this room (idle ones built); with several, the one where it is their turn."""
+        mine: list[Live] = []
+        for live in self.matches_in_channel(channel_id):
+            if (live.guild_id is None or live.guild_id == guild_id) and live.seat_of(player_id) is not None:
+                mine.append(live)
+        if len(mine) > 1:
+            for live in mine:
+                with contextlib.suppress(Exception):
+                    if live.ruleset.to_move(live.state) == live.seat_of(player_id) and live.provisional() is None:
+                        return live
+        return mine[0] if mine else None
+
+    async def post(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        player_id: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        posted_at: dt.datetime | None = None,
+    ) -> Posted | None:
+        """A message posted in a room, as a room that can ask first (Discord) hands it in: its match (`match_for`;
+        None: the author plays no match here), then `submit`'s walk — except that a grave text (a resignation, or
+        a legal move that gives up the mover's play, Dots' `stop`) is not taken but comes back as the `Grave` to
+        confirm (the room submits `Grave.text` once the player confirms)."""
+        live = self.match_for(channel_id, player_id, guild_id)
+        if live is None:
+            return None
+        taken = await self._take(live, player_id, text, message_id, posted_at, confirm=True)
+        if isinstance(taken, Grave):
+            return Posted(live.id, grave=taken)
+        return Posted(live.id, result=taken)
+
+    async def submit(
+        self,
+        match_id: int,
+        player_id: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        posted_at: dt.datetime | None = None,
+    ) -> SubmitResult:
+        """Take a player's text: a move, a host keyword, or chat. `posted_at` (aware UTC): when a message read
+        back late was posted; the mover is charged up to then, and loses on time if it was too late."""
+        live = self.live.get(match_id)
+        if live is None:
+            return await to_stored(self.store, match_id, player_id)
+        taken = await self._take(live, player_id, text, message_id, posted_at, confirm=False)
+        assert isinstance(taken, SubmitResult), "nothing is asked without `confirm`"
+        return taken
+
+    async def _take(
+        self,
+        live: Live,
+        player_id: str,
+        text: str,
+        message_id: str | None,
+        posted_at: dt.datetime | None,
+        *,
+        confirm: bool,
+    ) -> SubmitResult | Grave:
+        """A player's text under the match's lock (`confirm`: a grave text comes back to be confirmed first)."""
+        async with live.lock:
+            if live.id not in self.live:  # over, or let go to another host while this text waited
+                if live.status not in OVER_STATUSES:
+                    return reject(live, "taken_over", "error")
+                return reject(live, "match_over", "finished")
+            now = self.now()  # the action's one reading of the loop clock
+            if not await self._settled(live):
+                return reject(live, "unconfirmed", "error")
+            seat = live.seat_of(player_id)
+            if seat is None:
+                return SubmitResult.ignored(Ignored.STRANGER)
+            text = text.strip()
+            if not text:
+                return SubmitResult.ignored(Ignored.EMPTY)
+            arrived = now if posted_at is None else self._arrival(live, posted_at, now)
+            try:
+                said = keyword(text)
+                result = await self._text(live, seat, text, said, message_id, (arrived, now), posted_at, confirm)
+            except NotHosted:  # fenced off: another process took the match over meanwhile
+                return reject(live, "taken_over", "error")
+            except Unconfirmed:
+                return reject(live, "unconfirmed", "error")
+            except Unsaved:
+                return reject(live, "unsaved", "error")
+            except Exception:
+                # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
+                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
+                roll_back(live, self.now())
+                self._rearm(live)
+                return reject(live, "failed", "error")
+            if isinstance(result, SubmitResult) and result.status == Outcome.ACCEPTED:
+                self._note_turn_start(live, posted_at)
+            return result
 
     async def _text(
-        self, live: Live, seat: int, text: str, message_id: str | None, arrived: float, late: bool
-    ) -> SubmitResult:
-        kw = keyword(text)
-        handled = None if kw is None else await self._keyword(live, seat, kw, arrived, message_id)
+        self,
+        live: Live,
+        seat: int,
+        text: str,
+        said: str | None,
+        message_id: str | None,
+        times: tuple[float, float],
+        posted_at: dt.datetime | None,
+        confirm: bool,
+    ) -> SubmitResult | Grave:
+        """A player's text (`said`: the host keyword it is, if any; `times`: when it arrived on the loop clock, and
+        the action's reading of that clock)."""
+        if said == "resign" and confirm:
+            return Grave("resign", live.id, seat, "resign", live.ply)
+        handled = None if said is None else await self._keyword(live, seat, said, times[0], message_id)
         if handled is not None:
             return handled
         if len(text) > MAX_MOVE_TEXT:
             return SubmitResult.ignored(Ignored.TOO_LONG)
-        return await self._move(live, seat, text, message_id, arrived, late)
+        return await self._move(live, seat, text, message_id, times, posted_at is not None, confirm)
 
     # -- messages read back late (catch-up) ------------------------------------------------
     def _arrival(self, live: Live, posted_at: dt.datetime | None, now: float) -> float:
@@ -52,10 +172,8 @@ class Texts(Lifecycle):
             return start + (posted_at - mark[1]).total_seconds()
         return loop_time_of(live, posted_at, now, self.wall())
 
-    def _note_turn_start(self, live: Live, result: SubmitResult, posted_at: dt.datetime | None) -> None:
+    def _note_turn_start(self, live: Live, posted_at: dt.datetime | None) -> None:
         """Remember the Discord time of an accepted late action: the next late text is counted from it."""
-        if result.status != Outcome.ACCEPTED:
-            return
         if posted_at is None:
             self._late_turns.pop(live.id, None)
         else:
@@ -89,7 +207,7 @@ class Texts(Lifecycle):
             if eff.replay is not None:
                 text, message_id = eff.replay
                 move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
-                return await self._play(live, seat, text, move, message_id, at)
+                return await self._play(live, seat, text, move, message_id, at, self.now())
             batch = Batch()
             apply(live, rule, eff, batch, self.now(), self.wall())
             stamp(batch, message_id)
@@ -105,8 +223,16 @@ class Texts(Lifecycle):
         return None
 
     async def _move(
-        self, live: Live, seat: int, text: str, message_id: str | None, at: float, late: bool
-    ) -> SubmitResult:
+        self,
+        live: Live,
+        seat: int,
+        text: str,
+        message_id: str | None,
+        times: tuple[float, float],
+        late: bool,
+        confirm: bool,
+    ) -> SubmitResult | Grave:
+        at, now = times
         ruleset = live.ruleset
         try:
             parsed = ruleset.parse_syntax(text)
@@ -117,17 +243,15 @@ class Texts(Lifecycle):
                 hint = event(live, EventKind.HINT, {}, seat, {"refusal": refusal})
                 return SubmitResult.rejected(refusal, [hint])
             return SubmitResult.ignored(Ignored.CHAT)
+        on_move = ruleset.to_move(live.state) if live.status == MatchStatus.ONGOING else None
         if live.status == MatchStatus.PAUSED:
             return reject(live, "paused", "paused")
         try:
-            for rule in live.rules:
+            for rule in live.asks["gate"]:
                 rule.gate(live, seat)
-        except Refused as exc:
-            return reject(live, exc.code, exc.kind, exc.data)
-        if live.status != MatchStatus.ONGOING or ruleset.to_move(live.state) is None:
-            return reject(live, "over", "finished")
-        try:
-            for rule in live.rules:
+            if on_move is None:
+                return reject(live, "over", "finished")
+            for rule in live.asks["gate_mover"]:
                 rule.gate_mover(live, seat)
         except Refused as exc:
             return reject(live, exc.code, exc.kind, exc.data)
@@ -145,13 +269,15 @@ class Texts(Lifecycle):
             refusal = refuse(live, "over" if kind == RefusalKind.FINISHED else "turn", kind, {"mover": live.to_move()})
             await self._record_attempt(live, seat, kind, text, message_id, exc.reason)
             return SubmitResult.rejected(refusal)
-        for rule in live.rules:
+        if confirm and ruleset.ends_own_play(move):  # the room asks the player first (`post`)
+            return Grave("move", live.id, seat, ruleset.format(live.state, move), live.ply)
+        for rule in live.asks["after_validate"]:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
                 refusal = refuse(live, eff.reject.code, eff.reject.kind, eff.reject.data)
                 said = event(live, eff.reject.kind, {}, seat, {"refusal": refusal})
                 return SubmitResult.rejected(refusal, [said])
-        return await self._play(live, seat, text, move, message_id, at)
+        return await self._play(live, seat, text, move, message_id, at, now)
 
     async def _illegal(
         self, live: Live, seat: int, text: str, message_id: str | None, exc: IllegalMoveError
@@ -174,43 +300,10 @@ class Texts(Lifecycle):
         await self._commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
 
     async def _play(
-        self, live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float
+        self, live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float, now: float
     ) -> SubmitResult:
-        ruleset = live.ruleset
-        notation = ruleset.format(live.state, move)
-        before = live.state
-        new_state, game_events = ruleset.apply(live.state, move)
-        if any(rule.needs_history for rule in live.rules):
-            # Only matches whose rules rewind keep earlier states.
-            live.history.append((seat, before, live.ply))
-            del live.history[:-HISTORY_DEPTH]
-        live.state = new_state
-        live.ply += 1
-        data: dict[str, Any] = {
-            "move": notation,
-            "ply": live.ply,
-            "events": [{"kind": e.kind, **jsonable(e.data)} for e in game_events],
-        }
-        now, wall = self.now(), self.wall()  # one reading of the clocks for the whole move (nothing awaits here)
-        eff = Effects()
-        for rule in live.rules:
-            eff = take(live, rule, rule.after_play(live, seat, notation, message_id, at), eff, now)
-        batch = Batch()
-        if eff.defer:
-            # Provisional: the mover's clock stops at the move; the opponent's starts when it is final.
-            live.clocks.pause(at)
-            data["provisional"] = True
-            batch.log.append(NewEvent("move", seat, text, message_id, data))
-            apply(live, None, eff, batch, now, wall)
-        else:
-            used = live.clocks.stop(at)
-            data["used"] = round(used, 3)
-            batch.log.append(NewEvent("move", seat, text, message_id, data))
-            public = {"move": notation, "ply": live.ply, "used": round(used, 3), "events": data["events"]}
-            batch.out.append(event(live, EventKind.MOVE, public, seat, {"events": data["events"]}))
-            apply(live, None, eff, batch, now, wall)
-            # correspondence: the next player's days run from when the move was posted (even if read back late)
-            after_move(live, batch, at if live.clocks.tc.kind == ClockKind.CORRESPONDENCE else now, wall)
+        """Play a legal move posted at loop time `at`; `now`: the action's reading of the loop clock."""
+        batch = play(live, seat, text, move, message_id, at, now, self.wall())
         await self._flush(live, batch)
         return SubmitResult.accepted(batch.out)
 

@@ -274,8 +274,8 @@ class MatchStore:
         Appends from many matches that arrive together are written in one transaction (group
         commit): each caller still waits for the commit that contains its own rows.
         """
-        now = utcnow()
         done = self._closing_loop_future()
+        now = utcnow()
         finished = status in OVER_STATUSES
         self._queue.append(
             _Pending(

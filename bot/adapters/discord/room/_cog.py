@@ -1,9 +1,8 @@
-"""Messages in a game room → `service.submit` (a resignation or a play-ending move is confirmed first); deleted or
+"""Messages in a game room → `service.post` (a resignation or a play-ending move is confirmed first); deleted or
 edited provisional moves → `service.withdraw`; any other edit of a move gets one short answer and changes nothing."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from bot import wording
 from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.rules import log_rewind
-from bot.host.service import HostError, Live, Outcome, SubmitResult
+from bot.host.service import Live, Outcome, SubmitResult
 from bot.store.matches import EntryKind, LogEntry
 from bot.wording import reason_text
 from games.base import MoveError
@@ -35,6 +34,7 @@ class GameRoom(commands.Cog):
     def __init__(self, bot: DMHost) -> None:
         self.bot = bot
         self.last_seen: dict[int, int] = {}
+        """Room (channel id) → the newest message handled there, whatever became of it (see `_anchor`)."""
         self._boards: dict[int, int] = {}
         """Message → match of the replies a catch-up is collecting (for the link to that match's board)."""
         self.edits_answered: set[int] = set()
@@ -43,18 +43,7 @@ class GameRoom(commands.Cog):
 
     def _match_of(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
         """The player's match in this room; with several, the one where it is their turn."""
-        mine = [
-            live
-            for live in self.bot.service.matches_in_channel(channel_id)
-            if live.seat_of(player_id) is not None and (live.guild_id is None or live.guild_id == guild_id)
-        ]
-        if len(mine) > 1:
-            for live in mine:
-                with contextlib.suppress(Exception):
-                    mine_to_move = live.ruleset.to_move(live.state) == live.seat_of(player_id)
-                    if mine_to_move and self.bot.service.pending_move(live.id) is None:
-                        return live
-        return mine[0] if mine else None
+        return self.bot.service.match_for(channel_id, player_id, guild_id)
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -74,35 +63,40 @@ class GameRoom(commands.Cog):
         if message.author.bot or message.webhook_id is not None:
             return False
         player = str(message.author.id)
-        live = self._match_of(message.channel.id, player, message.guild.id if message.guild else None)
-        if live is None:
-            return False
-        self.last_seen[live.id] = max(self.last_seen.get(live.id, 0), message.id)
-        grave = self.bot.service.grave(live.id, player, message.content)
-        if grave is not None:
-            await ask_in_room(self.bot, message, grave)
-            return True
+        guild_id = message.guild.id if message.guild else None
+        channel_id = message.channel.id
+        self.last_seen[channel_id] = max(self.last_seen.get(channel_id, 0), message.id)  # before it waits its turn
         try:
-            posted_at = message.created_at if late else None
-            result = await self.bot.service.submit(
-                live.id, player, message.content, message_id=str(message.id), posted_at=posted_at
+            posted = await self.bot.service.post(
+                channel_id,
+                guild_id,
+                player,
+                message.content,
+                message_id=str(message.id),
+                posted_at=message.created_at if late else None,
             )
-        except HostError as exc:
-            result = SubmitResult.rejected(exc.refusal)
         except Exception:
-            log.exception("match %s: handling message %s failed", live.id, message.id)
+            log.exception("room %s: handling message %s failed", channel_id, message.id)
             return True
-        reason = reason_text(result) if result.status == Outcome.REJECTED else None
+        if posted is None:
+            return False
+        if posted.grave is not None:
+            await ask_in_room(self.bot, message, posted.grave)
+            return True
+        result = posted.result
+        reason = reason_text(result) if result is not None and result.status == Outcome.REJECTED else None
         if reason and replies is not None:
             replies.append((message, reason))
-            self._boards[message.id] = live.id
+            self._boards[message.id] = posted.match_id
         elif reason:
             try:
                 await message.reply(
-                    board_linked(self.bot, live.id, reason), allowed_mentions=pinging(player), mention_author=False
+                    board_linked(self.bot, posted.match_id, reason),
+                    allowed_mentions=pinging(player),
+                    mention_author=False,
                 )
             except discord.HTTPException:
-                log.warning("match %s: could not reply to message %s", live.id, message.id)
+                log.warning("match %s: could not reply to message %s", posted.match_id, message.id)
         return True
 
     # -- catching up after the bot was away ---------------------------------------
@@ -123,9 +117,8 @@ class GameRoom(commands.Cog):
 
     async def _anchor(self, channel_id: int) -> int:
         """The newest message of this room the host has certainly handled (stored or in memory)."""
-        newest = 0
+        newest = self.last_seen.get(channel_id, 0)
         for live in self.bot.service.matches_in_channel(channel_id):
-            newest = max(newest, self.last_seen.get(live.id, 0))
             stored = await self.bot.service.record(live.id)
             if stored is None:
                 continue

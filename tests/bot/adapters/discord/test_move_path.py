@@ -80,7 +80,7 @@ def assert_down(path: DownPath, adapter: str) -> None:
     assert path.reached_stop, path.visited
     assert path.returns == []
     assert path.visited[0] == adapter
-    assert path.visited.index("bot.host.service") < path.visited.index("bot.store.matches")
+    assert path.visited.index("bot.host.texts") < path.visited.index("bot.store.matches")  # the walk of a text
     assert "bot.wording" not in path.visited  # no sentence is made on the way down
 
 
