@@ -37,10 +37,11 @@ _T = TypeVar("_T")
 def lazy(stored: StoredMatch, text: str) -> bool:
     """Whether a stored match may wait unloaded: a correspondence match (its deadlines are absolute, so
     building it later gives the same match) that no practice opponent plays (the opponent watches its match).
-    Read from the match's row (`clock`); only a casual match's snapshot is decoded, to tell practice."""
+    Read from the match's row (`clock`); a casual match's snapshot is decoded, to tell practice, only when its
+    text names a practice opponent at all."""
     if (stored.clock or {}).get("kind") != ClockKind.CORRESPONDENCE:
         return False
-    return stored.rated or not json.loads(text).get("practice")
+    return stored.rated or '"practice"' not in text or not json.loads(text).get("practice")
 
 
 @dataclass(slots=True)

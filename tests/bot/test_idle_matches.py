@@ -111,3 +111,23 @@ async def test_overdue_idle_matches_wait_for_the_catch_up_and_a_lost_shard_lets_
     assert [e.kind for _t, e in rec.events] == ["resumed", "finished"]  # the loss on time, no reminder after it
     assert [e.match_id for _t, e in rec.of("finished")] == [one] and not service.live
     await _stop(service)
+
+
+async def test_a_casual_match_stays_idle_and_a_practice_one_is_built(db_url: str) -> None:
+    """A casual correspondence match waits unloaded like a rated one (its snapshot is not decoded when it names
+    no practice opponent); one a practice opponent plays is built at start so the opponent can watch it."""
+    first = await _service(db_url, Recorder())
+    clock = {"kind": "correspondence", "move": "2d"}
+    two = {"rows": 2, "cols": 2}
+    casual = await first.create_match(
+        "boxes", [ALICE, BOB], options=two, clock=clock, guild_id=GUILD, channel_id=21, rated=False
+    )
+    practice = await first.create_match(
+        "boxes", [ALICE, BOB], options=two, clock=clock, guild_id=GUILD, channel_id=22, rated=False, practice=True
+    )
+    await _stop(first)
+
+    again = await _service(db_url, Recorder())
+    assert sorted(again.live.idle) == [casual]
+    assert [lv.id for lv in again.live.awake()] == [practice]
+    await _stop(again)
