@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import cast
 
-from sqlalchemy import select
-
 from bot.host.confirm import Confirmations
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
@@ -48,7 +46,6 @@ from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.schedule import Scheduler, ScheduleStore
-from bot.schedule.store import SCHEDULES
 from bot.series import SeriesService
 from bot.series.rematch import Rematches
 from bot.settings import Settings
@@ -488,8 +485,7 @@ async def scope_of_match(store: MatchStore, match_id: int) -> tuple[Scope, int]:
     place = await tournament_place(store.engine, match_id)
     if place is not None:
         return Scope.TOURNAMENT, place.tournament_id
-    async with store.engine.connect() as conn:
-        sid = await conn.scalar(select(SCHEDULES.c.id).where(SCHEDULES.c.match_id == match_id).limit(1))
-    if sid is not None:
-        return Scope.SCHEDULE, int(sid)
+    schedule = await ScheduleStore(store.engine).by_match(match_id)
+    if schedule is not None:
+        return Scope.SCHEDULE, schedule.id
     return Scope.MATCH, match_id

@@ -1,7 +1,9 @@
 """A feature core's tables are its own: no module of `bot/` outside `bot/tournaments` imports the tournament
 tables (`bot.tournaments.tables`), none outside `bot/series` the series table (`bot.series.models`, or the
-`SERIES`/`SeriesRow` names); they read through the services (`TournamentService.place_of`, `match_ids`,
-`SeriesService.series_of`). `migrations/models.py` is not under `bot/`: it gives Alembic every table."""
+`SERIES`/`SeriesRow` names), none outside `bot/schedule` the schedule tables (`bot.schedule.models`,
+`SCHEDULES`); they read through the services (`TournamentService.place_of`, `match_ids`,
+`SeriesService.series_of`, `ScheduleStore.by_match`). `migrations/models.py` is not under `bot/`: it gives
+Alembic every table."""
 
 from __future__ import annotations
 
@@ -18,6 +20,10 @@ OWN_TABLES = {
         ),
     ),
     "bot/series": ("bot.series.models", frozenset({"models", "SERIES", "SeriesRow"})),
+    "bot/schedule": (
+        "bot.schedule.models",
+        frozenset({"models", "SCHEDULES", "SCHEDULE_SETTINGS", "ScheduleRow", "ScheduleSettingsRow"}),
+    ),
 }
 """Per feature folder: its tables' module and the names that are its tables."""
 
