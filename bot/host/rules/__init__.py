@@ -53,6 +53,7 @@ __all__ = [
     "parse",
     "phrase_action",
     "redraw_kinds",
+    "tentative_kinds",
     "withdraw_action",
 ]
 
@@ -130,6 +131,11 @@ def withdraw_action() -> str | None:
 def redraw_kinds() -> frozenset[str]:
     """The event kinds after which the position is not the one last shown (`HouseRule.redraws`)."""
     return frozenset(kind for rule in REGISTRY for kind in rule.redraws)
+
+
+def tentative_kinds() -> frozenset[str]:
+    """The event kinds that play a move not final yet (`HouseRule.tentative`)."""
+    return frozenset(kind for rule in REGISTRY for kind in rule.tentative)
 
 
 def phrase_action(norm: str) -> str | None:

@@ -234,6 +234,9 @@ class HouseRule:
     redraws: ClassVar[tuple[str, ...]] = ()
     """Those of its events after which the position is not the one last shown (turns undone): a room that
     prints the board prints it again."""
+    tentative: ClassVar[tuple[str, ...]] = ()
+    """Those of its events that play a move not final yet: shown like a move (its line, the record, the
+    position before it), while the board's header and turn line already say it (no line of their own)."""
     pings: ClassVar[tuple[str, ...]] = ()
     """Those of its events that need one player to act now (the event's seat): a room that can notify
     players (Discord) pings that player besides showing the event."""

@@ -46,6 +46,7 @@ class TakeBack(HouseRule):
     deadline_labels: ClassVar[Mapping[str, str]] = {"commit": "final"}
     events: ClassVar[tuple[str, ...]] = (PROVISIONAL, TAKEN_BACK)
     redraws: ClassVar[tuple[str, ...]] = (TAKEN_BACK,)
+    tentative: ClassVar[tuple[str, ...]] = (PROVISIONAL,)
     withdraw: ClassVar[str | None] = TAKE_BACK.name
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}

@@ -18,7 +18,6 @@ from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import Choice
 from bot.host import rules
 from bot.host.events import EventKind
-from bot.host.rules import takeback
 from bot.host.service import HostEvent, Live
 from bot.store.matches import EntryKind
 from bot.types import OVER_STATUSES, ClockNotice, MatchStatus
@@ -46,10 +45,14 @@ class LineKind(StrEnum):
     EVENT = "event"
 
 
-QUIET_KINDS = frozenset(
-    {EventKind.ILLEGAL, EventKind.HINT, EventKind.CONFIRM, EventKind.TURN, EventKind.STARTED, takeback.PROVISIONAL}
-)
-"""Events the room listener already answered, or that the board's header, record and turn line say anyway."""
+QUIET_KINDS = frozenset({EventKind.ILLEGAL, EventKind.HINT, EventKind.CONFIRM, EventKind.TURN, EventKind.STARTED})
+"""Events the room listener already answered, or that the board's header, record and turn line say anyway
+(so do a rule's moves not final yet: `quiet`)."""
+
+
+def quiet(kind: str) -> bool:
+    """Whether an event gets no line of its own on the board (`QUIET_KINDS`, a rule's tentative moves)."""
+    return kind in QUIET_KINDS or kind in rules.tentative_kinds()
 
 
 def ping_kinds() -> frozenset[str]:

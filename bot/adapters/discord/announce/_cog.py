@@ -33,7 +33,6 @@ from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.announce._views import buttons
 from bot.host import rules
 from bot.host.events import EventKind
-from bot.host.rules import takeback
 from bot.host.service import HostEvent, Live
 from bot.types import OVER_STATUSES
 from bot.wording import (
@@ -56,7 +55,6 @@ from bot.adapters.discord.announce._board import (
     MAX_LINES,
     MIN_SHOWN_MOVES,
     PILE_LIMIT,
-    QUIET_KINDS,
     RETRIES,
     RETRY_SECONDS,
     LineKind,
@@ -69,6 +67,7 @@ from bot.adapters.discord.announce._board import (
     picture,
     ping_kinds,
     player_label,
+    quiet,
     record_text,
     result_line,
     zoom_picture,
@@ -108,7 +107,7 @@ class Announcer(commands.Cog):
             room.live = live
             room.channel_id = live.channel_id
             if room.seen_state is not live.state:
-                if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL):
+                if ev.kind == EventKind.MOVE or ev.kind in rules.tentative_kinds():
                     room.prev_state = room.seen_state
                     room.last_move = self._move_of(live, room.seen_state, ev)
                 elif ev.kind in (EventKind.STARTED, EventKind.RESUMED) or ev.kind in rules.redraw_kinds():
@@ -129,7 +128,8 @@ class Announcer(commands.Cog):
         for later in [p for p in room.record if p > live.ply]:
             del room.record[later]
         notation, ply = ev.data.get("move"), ev.data.get("ply")
-        if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL) and isinstance(notation, str) and isinstance(ply, int):
+        played = ev.kind == EventKind.MOVE or ev.kind in rules.tentative_kinds()
+        if played and isinstance(notation, str) and isinstance(ply, int):
             room.record[ply] = (notation, ev.kind == EventKind.MOVE)
 
     def _pings(self, room: Room, live: Live | None, ev: HostEvent) -> bool:
@@ -243,7 +243,7 @@ class Announcer(commands.Cog):
         and, when it pings its player, into the pings to send."""
         if ev.kind in (EventKind.STARTED, EventKind.RESUMED):
             room.lines = []
-        if ev.kind in (EventKind.MOVE, takeback.PROVISIONAL):
+        if ev.kind == EventKind.MOVE or ev.kind in rules.tentative_kinds():
             room.lines = [(kind, text) for kind, text in room.lines if kind not in (LineKind.MOVE, LineKind.CLOCK)]
             room.shown_moves += ev.kind == EventKind.MOVE
         who = self._attention(ev, room.live)
@@ -252,7 +252,7 @@ class Announcer(commands.Cog):
         if ev.kind in END_KINDS:
             room.over = True
             room.lines = [(kind, text) for kind, text in room.lines if kind != LineKind.CLOCK]
-        if ev.kind in QUIET_KINDS or (ev.kind == EventKind.CLOCK and pings):
+        if quiet(ev.kind) or (ev.kind == EventKind.CLOCK and pings):
             return
         if ev.kind == EventKind.FINISHED and room.live is not None:
             decider = decider_name(self.bot, room.live, ev)
