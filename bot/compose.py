@@ -39,7 +39,7 @@ from sqlalchemy import select
 
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
-from bot.host.subscribers import BatchListener, mark_of
+from bot.host.subscribers import BatchListener, at_stage, mark_of
 from bot.jobs import JobQueue
 from bot.jobs import Scope as JobScope
 from bot.ownership.keeper import LeaseKeeper
@@ -103,10 +103,11 @@ class Bus:
 
     def subscribe(self, listener: Listener | BatchListener, stage: Stage = Stage.TELL) -> None:
         """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
-        is handed to the service's after-commit queues instead (it runs in its own task, off the move path)."""
+        is handed to the service's after-commit queues instead (it runs in its own task, off the move path,
+        once the after-commit listeners of earlier stages have handled the same events)."""
         self._stages[stage].append(listener)
         if mark_of(listener) is not None:
-            self._service.subscribe(listener)
+            self._service.subscribe(at_stage(listener, int(stage)))
 
     def unsubscribe(self, listener: Listener | BatchListener) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""

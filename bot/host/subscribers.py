@@ -11,6 +11,12 @@ Two kinds of listener:
   ratings rate them in one transaction); the others once per event. A consequence listener must be
   idempotent and caught up at start from the stored matches: its queue is in memory and dies with the
   process.
+
+Stages: a consequence may need another's done first (the tournaments, the schedules and the series move
+on only after the ratings have rated the same finish). The composition root's bus marks each with its stage
+(`at_stage`): before a listener handles what it took from its queue, every queue of an earlier stage has
+handled at least everything it had been given by then (a watermark, so a busy earlier stage never starves
+a later one).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any, TypeVar
 
 from bot.host.events import HostEvent, Listener
 
-__all__ = ["AfterCommit", "BatchListener", "Consequences", "Subscribers", "after_commit"]
+__all__ = ["AfterCommit", "BatchListener", "Consequences", "Staged", "Subscribers", "after_commit", "at_stage"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +46,8 @@ class AfterCommit:
 
     kinds: frozenset[str]
     batch: bool = False
+    stage: int = 0
+    """Handled only once every queue of a lower stage has caught up with it (`at_stage`)."""
 
 
 def after_commit(*kinds: str, batch: bool = False) -> Callable[[F], F]:
@@ -53,6 +61,29 @@ def after_commit(*kinds: str, batch: bool = False) -> Callable[[F], F]:
     return mark
 
 
+class Staged:
+    """An after-commit listener at a stage (`at_stage`): calls it, and carries its mark with that stage."""
+
+    def __init__(self, listener: Callable[[Any], Any], mark: AfterCommit, stage: int) -> None:
+        self.listener = listener
+        self.after_commit = AfterCommit(mark.kinds, mark.batch, stage)
+
+    def __call__(self, arg: Any) -> Any:
+        return self.listener(arg)
+
+    def __repr__(self) -> str:
+        return f"{self.listener!r} at stage {self.after_commit.stage}"
+
+
+def at_stage(listener: Callable[[Any], Any], stage: int) -> Staged:
+    """An after-commit listener that runs after every queue of a lower stage has handled what it was given
+    (see the module docstring); `listener` must carry an `after_commit` mark."""
+    mark = mark_of(listener)
+    if mark is None:
+        raise ValueError(f"{listener!r} is not an after-commit listener")
+    return Staged(listener, mark, stage)
+
+
 def mark_of(listener: Any) -> AfterCommit | None:
     """The `after_commit` mark of a listener (a bound method reads its function's), else None (inline)."""
     mark = getattr(listener, "after_commit", None)
@@ -62,19 +93,27 @@ def mark_of(listener: Any) -> AfterCommit | None:
 class Consequences:
     """One after-commit listener's queue and the task that drains it."""
 
-    def __init__(self, listener: Callable[[Any], Any], mark: AfterCommit) -> None:
+    def __init__(self, listener: Callable[[Any], Any], mark: AfterCommit, before: Sequence[Consequences] = ()) -> None:
         self.listener = listener
         self.mark = mark
+        self.before = list(before)
+        """The queues of lower stages: caught up with before each call (`at_stage`)."""
         self._queue: list[HostEvent] = []
         self._task: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
+        self.given = 0
+        """How many events were queued so far."""
+        self.handled = 0
+        """How many of them were handled (or dropped at a cancel)."""
+        self._progress = asyncio.Event()
 
     def put(self, event: HostEvent) -> None:
         """Queue an event of a kind the listener wants (never waits)."""
         if event.kind not in self.mark.kinds:
             return
         self._queue.append(event)
+        self.given += 1
         self._idle.clear()
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._drain_queue(), name="consequences")
@@ -84,20 +123,35 @@ class Consequences:
         """Whether events are queued or being handled."""
         return bool(self._queue) or self._task is not None
 
+    async def reached(self, count: int) -> None:
+        """Wait until the first `count` events given to this queue are handled."""
+        while self.handled < count:
+            self._progress.clear()
+            await self._progress.wait()
+
+    def _handled(self, n: int) -> None:
+        self.handled += n
+        self._progress.set()
+
     async def _drain_queue(self) -> None:
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
+                for earlier in self.before:  # they were given these events (and their own) by now
+                    await earlier.reached(earlier.given)
                 if self.mark.batch:
                     await self._call(batch, batch)
+                    self._handled(len(batch))
                 else:
                     for ev in batch:
                         await self._call(ev, [ev])
+                        self._handled(1)
         finally:
             self._task = None
             if self._queue:  # cancelled with events still queued: they are owed (caught up at the next start)
                 log.warning("%d event(s) left unhandled by %r", len(self._queue), self.listener)
                 self._queue = []
+            self._handled(self.given - self.handled)  # nothing more will be: a later stage waits no longer
             self._idle.set()
 
     async def _call(self, arg: Any, events: Sequence[HostEvent]) -> None:
@@ -133,8 +187,12 @@ class Subscribers:
         mark = mark_of(listener)
         if mark is None:
             self.inline.append(listener)  # type: ignore[arg-type]
-        else:
-            self.queues.append(Consequences(listener, mark))
+            return
+        queue = Consequences(listener, mark, [q for q in self.queues if q.mark.stage < mark.stage])
+        for later in self.queues:
+            if later.mark.stage > mark.stage:
+                later.before.append(queue)
+        self.queues.append(queue)
 
     async def publish(self, event: HostEvent) -> None:
         """Queue the event for every after-commit listener (first: their order is the commit order), then

@@ -47,9 +47,10 @@ async def load_rated(
     *,
     pending: bool = False,
     ids: Collection[int] | None = None,
+    players: Collection[str] | None = None,
 ) -> list[RatedMatch]:
-    """Every rated match (of one server and game; only those not rated yet; only those of `ids`), in the
-    order they ended."""
+    """Every rated match (of one server and game; only those not rated yet; only those of `ids`; only those
+    `players` played in), in the order they ended."""
     query = (
         select(
             Match.id,
@@ -72,9 +73,12 @@ async def load_rated(
         query = query.where(Match.guild_id.is_(None) if key == NO_GUILD else Match.guild_id == key)
     if game is not None:
         query = query.where(Match.game == game)
+    if players is not None:
+        query = query.where(Match.id.in_(select(MatchPlayer.match_id).where(MatchPlayer.player_id.in_(list(players)))))
     if ids is not None:
-        # a few matches: each looked up by the change rows' key, not the whole table read
         query = query.where(Match.id.in_(list(ids)))
+    if ids is not None or players is not None:
+        # a few matches: each looked up by the change rows' key, not the whole table read
         if pending:
             query = query.where(~exists().where(RatingChange.match_id == Match.id))
     elif pending:
@@ -88,9 +92,9 @@ async def load_rated(
         j = i + 1
         while j < n and rows[j][0] == r[0]:
             j += 1
-        players = {p[8]: (p[9], p[10]) for p in rows[i:j]}
+        seats = {p[8]: (p[9], p[10]) for p in rows[i:j]}
         i = j
-        m = rated_from(r[0], r[1], r[2], r[3], r[4], _aware(r[5]), r[6], r[7], players, practice)
+        m = rated_from(r[0], r[1], r[2], r[3], r[4], _aware(r[5]), r[6], r[7], seats, practice)
         if m is not None:
             out.append(m)
     return out

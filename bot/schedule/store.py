@@ -236,6 +236,25 @@ class ScheduleStore:
             row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.id == schedule_id))).mappings().first()
         return None if row is None else schedule_from(row)
 
+    async def started_of(self, match_ids: Sequence[int]) -> dict[int, Schedule]:
+        """The `started` schedules whose DMs are among these matches, by match id (one query per 500 ids)."""
+        out: dict[int, Schedule] = {}
+        async with self.engine.connect() as conn:
+            for start in range(0, len(match_ids), 500):
+                chunk = list(match_ids[start : start + 500])
+                rows = (
+                    await conn.execute(
+                        select(SCHEDULES).where(
+                            SCHEDULES.c.match_id.in_(chunk), SCHEDULES.c.status == ScheduleStatus.STARTED
+                        )
+                    )
+                ).mappings()
+                for row in rows:
+                    sched = schedule_from(row)
+                    if sched.match_id is not None:
+                        out[sched.match_id] = sched
+        return out
+
     async def by_match(self, match_id: int) -> Schedule | None:
         """The schedule whose DM is match `match_id`, if any."""
         async with self.engine.connect() as conn:

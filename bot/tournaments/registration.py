@@ -242,7 +242,8 @@ class Registration(TournamentCore):
             winner = Result.BLACK if p.white == entry.id else Result.WHITE
             if g.match_id and g.match_id in self.host.live:
                 await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, withdrawal_by(player_id))
-                async with self.engine.begin() as conn:  # recorded by the finished event; a forfeit all the same
+                await self.host.drained()  # recorded by the finished event, after the commit ...
+                async with self.engine.begin() as conn:  # ... and a forfeit all the same
                     await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(forfeit=True))
             elif p.result is None:
                 await self._set_result(g.id, winner, withdrawal_by(player_id), forfeit=True)

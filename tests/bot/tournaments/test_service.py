@@ -76,6 +76,7 @@ async def _finish_round(service: TournamentService, tid: int, results: list[Resu
         else:
             loser = game.black if result is Result.WHITE else game.white
             await host.resign(mid, entries[loser].player_id)
+    await host.drained()  # the tournament hears the results after the commit, off the move path
 
 
 async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
