@@ -8,7 +8,8 @@ Latency is measured per `submit` call (it includes the commit that precedes the 
 
 `--subscribed` (issue 38, point 9): 2×2 Boxes, so a match ends every 12 moves, with every subscriber a
 finished match has attached as `dmhost run` attaches them (the ratings through `bot.compose.build_host`,
-the tournaments, the scheduled DMs and the series): their work at each end must stay off the move path.
+the series, the tournaments and the scheduled DMs, on the bus): their work at each end runs after the
+commit, off the move path.
 """
 
 from __future__ import annotations
@@ -107,25 +108,22 @@ async def _drive(
 
 
 def _subscribe_all(service: MatchService) -> Callable[[], Awaitable[None]]:
-    """Attach every subscriber of a finished match, as `dmhost run` does: the ratings (`build_host`), the
-    tournaments, the scheduled DMs and the series. Returns what closes them."""
-    from bot.compose import build_host
-    from bot.schedule.core import Scheduler
-    from bot.schedule.store import ScheduleStore
+    """Attach every subscriber of a finished match through the composition root's bus, as `dmhost run` does:
+    the ratings (`Stage.RECORD`), then the series, the tournaments and the scheduled DMs (`Stage.FOLLOW`),
+    all after the commit. Returns what closes them."""
+    from bot.compose import Stage, build_host, build_scheduler, build_tournaments
     from bot.series.core import SeriesService
-    from bot.tournaments.service import TournamentService
 
     host = build_host(service=service)
-    tournaments = TournamentService(service)
-    tournaments.listen()
-    scheduler = Scheduler(ScheduleStore(service.store.engine), service)
-    service.subscribe(scheduler.on_host_event)
-    series = SeriesService(service)
+    series = SeriesService(service, listening=False)
+    host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
+    tournaments = build_tournaments(host)
+    scheduler = build_scheduler(host)
 
     async def close() -> None:
-        await service.drained()
-        await series.drain()
+        await series.drain()  # the host's after-commit queues, then the series' retries
         await tournaments.close()
+        await scheduler.close()
         await host.ratings.close()
 
     return close
