@@ -8,10 +8,10 @@ Two kinds of listener:
   series' next step): marked with
   `@after_commit(kinds...)`. The host only appends the event to that listener's own queue (never
   waits); the listener's own task drains it, off every match's lock, in the order the events were
-  committed. A `batch=True` listener is called once with everything queued since its last call, at most
-  once per `BATCH_GAP_S` (the ratings rate them in one transaction); the others once per event. A
-  consequence listener must be idempotent and caught up at start from the stored matches: its queue is in
-  memory and dies with the process.
+  committed. A `batch=True` listener is called once with everything queued since its last call (the
+  ratings rate them in one transaction); the others once per event. A consequence listener must be
+  idempotent and caught up at start from the stored matches: its queue is in memory and dies with the
+  process.
 
 Stages: a consequence may need another's done first (the tournaments, the schedules and the series move
 on only after the ratings have rated the same finish). The composition root's bus marks each with its stage
@@ -27,17 +27,13 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from bot.host.events import HostEvent, Listener
 
 __all__ = ["AfterCommit", "BatchListener", "Consequences", "Staged", "Subscribers", "after_commit", "at_stage"]
 
 log = logging.getLogger(__name__)
-
-BATCH_GAP_S: Final = 0.1
-"""A `batch=True` listener is called at most once in this time: the ends of a busy moment gather into fewer,
-larger batches (one transaction for many matches) instead of one call per end."""
 
 BatchListener = Callable[[Sequence[HostEvent]], Awaitable[None]]
 """An after-commit listener with `batch=True`: called with every event queued since its last call."""
@@ -112,8 +108,6 @@ class Consequences:
         self.handled = 0
         """How many of them were handled (or dropped at a cancel)."""
         self._progress = asyncio.Event()
-        self._last: float | None = None
-        """When the last batch was taken (loop time)."""
 
     def put(self, event: HostEvent) -> None:
         """Queue an event of a kind the listener wants (never waits)."""
@@ -142,13 +136,7 @@ class Consequences:
 
     async def _drain_queue(self) -> None:
         try:
-            loop = asyncio.get_running_loop()
             while self._queue:
-                if self.mark.batch and self._last is not None:  # at most one batch per BATCH_GAP_S
-                    gap = self._last + BATCH_GAP_S - loop.time()
-                    if gap > 0:
-                        await asyncio.sleep(gap)
-                self._last = loop.time()
                 batch, self._queue = self._queue, []
                 for earlier in self.before:  # they were given these events (and their own) by now
                     await earlier.reached(earlier.given)
