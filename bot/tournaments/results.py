@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import Row, and_, select, update
+from sqlalchemy import Row, and_, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.host.events import EventKind
@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 LOOKUP_CHUNK: Final = 500
 """Finished matches looked up in their tournaments' games per query."""
+_GAMES_OF: Final = select(GAMES).where(GAMES.c.match_id.in_(bindparam("ids", expanding=True)))
+"""Built once: most finished matches are no tournament's, and this look-up runs for every batch of them."""
 
 
 class Results(TournamentCore):
@@ -77,7 +79,7 @@ class Results(TournamentCore):
         async with self.engine.connect() as conn:
             for start in range(0, len(wanted), LOOKUP_CHUNK):
                 chunk = wanted[start : start + LOOKUP_CHUNK]
-                rows += (await conn.execute(select(GAMES).where(GAMES.c.match_id.in_(chunk)))).all()
+                rows += (await conn.execute(_GAMES_OF, {"ids": chunk})).all()
         if not rows:
             return []
         results: list[tuple[int, Result]] = []
