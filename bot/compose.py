@@ -12,7 +12,9 @@ The host's events reach their subscribers through one `Bus`, in stages the root 
 2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
    room's lines): they note what to say and never wait on the outside world here.
 3. `Stage.FOLLOW` — the feature cores that move things on from a result: series, tournaments, schedules
-   (in that order); what they announce comes after the board has heard the end.
+   (in that order). They too are after-commit listeners: each handles an end in its own task once the
+   `RECORD` stage has handled it (`bot.host.subscribers.at_stage`); what they announce comes after the
+   board has heard the end.
 
 `Host.open()` runs the start-up every face shares: the migrations, then the catch-up of what a finished
 match still owes (a match that ended while no process listened, or whose rating could not be stored, is
