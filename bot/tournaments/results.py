@@ -116,8 +116,7 @@ class Results(TournamentCore):
         g = same_board[0]
         if g.match_id and g.match_id in self.host.live:
             seat = {Result.WHITE: 1, Result.BLACK: 2, Result.DRAW: None}[result]
-            await self.host.award(g.match_id, seat, by)  # the finished event records it and moves on ...
-            await self.host.drained()  # ... after the commit: done when the host's decision returns
+            await self.host.award(g.match_id, seat, by)  # the finished event records it and moves on
             return
         await self._set_result(g.id, result, by)
         await self._emit(

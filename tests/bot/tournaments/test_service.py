@@ -192,6 +192,7 @@ async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
     await _finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 1, "one match still hangs"
     await service.adjudicate(tid, 2, "1/2-1/2", by="host")
+    await service.host.drained()  # the award's end is recorded after the commit
     assert (await service.get(tid)).round == 2
     await service.adjudicate(tid, 1, Result.BLACK, by="host", round_=1)
     first = (await service.rounds(tid))[0]
