@@ -1,6 +1,6 @@
 """Host throughput: the full path (parse → apply → commit → event) for `boxes`, many matches at once.
 
-    python -m benchmarks.host [--matches 500] [--seconds 10] [--db-url URL] [--subscribed]
+    python -m benchmarks.host [--matches 500] [--seconds 10] [--db-url URL] [--subscribed | --small] [--together]
 
 Each match is driven by its own coroutine that submits a random legal move for whoever is to move,
 the way the terminal room or the Discord listener would. A finished match is replaced by a new one.
@@ -8,7 +8,11 @@ Latency is measured per `submit` call (it includes the commit that precedes the 
 
 `--subscribed` (issue 38, point 9): 2×2 Boxes, so a match ends every 12 moves, with every subscriber a
 finished match has attached as `dmhost run` attaches them (the ratings through `bot.compose.build_host`,
-the tournaments, the scheduled DMs and the series): their work at each end must stay off the move path.
+the series, the tournaments and the scheduled DMs, on the bus): their work at each end runs after the
+commit, off the move path. Before the measured time each first match is played to a random point of its 12
+moves, so that matches end spread out as they do in a steady state (`--together`: all 500 begin at once and
+end within the same two seconds, their replacements all created then); `--small` is the same row without
+subscribers, to compare.
 """
 
 from __future__ import annotations
@@ -61,9 +65,19 @@ class HostFigures:
 
 
 async def _drive(
-    service: MatchService, seconds: float, matches: int, seed: int, rate: float, opts: dict[str, int] | None = None
-) -> tuple[int, list[float]]:
-    """Each match moves every `matches / rate` seconds on average (open loop); rate 0 = as fast as possible."""
+    service: MatchService,
+    seconds: float,
+    matches: int,
+    seed: int,
+    rate: float,
+    opts: dict[str, int] | None = None,
+    *,
+    spread: bool = False,
+) -> tuple[int, list[float], float]:
+    """Each match moves every `matches / rate` seconds on average (open loop); rate 0 = as fast as possible.
+    `spread`: before the measured time, each first match is played to a random point of its course, so that
+    the matches end spread out as in a steady state, not all 500 within the same two seconds. Returns the
+    moves, their latencies, and the CPU seconds the spreading took (not counted)."""
     rng = random.Random(seed)
     interval = matches / rate if rate > 0 else 0.0
     latencies: list[float] = []
@@ -73,6 +87,19 @@ async def _drive(
     first = await asyncio.gather(
         *(service.create_match("boxes", [players[2 * i], players[2 * i + 1]], options=opts) for i in range(matches))
     )
+    spreading = time.process_time()
+    if spread:
+        for slot, mid in enumerate(first):
+            live = service.live[mid]
+            by_seat = {1: players[2 * slot].id, 2: players[2 * slot + 1].id}
+            for _ in range(rng.randrange(len(live.ruleset.legal_moves(live.state)))):
+                state = live.state
+                text = live.ruleset.format(state, rng.choice(live.ruleset.legal_moves(state)))
+                seat = live.ruleset.to_move(state)
+                assert seat is not None, "a match in play has a player to move"
+                await service.submit(mid, by_seat[seat], text)
+        await service.drained()
+    spreading = time.process_time() - spreading
     deadline = time.perf_counter() + seconds
 
     async def one(slot: int) -> None:
@@ -103,40 +130,47 @@ async def _drive(
                 await service.abort(mid, by="benchmark")
 
     await asyncio.gather(*(one(i) for i in range(matches)))
-    return moves, latencies
+    return moves, latencies, spreading
 
 
 def _subscribe_all(service: MatchService) -> Callable[[], Awaitable[None]]:
-    """Attach every subscriber of a finished match, as `dmhost run` does: the ratings (`build_host`), the
-    tournaments, the scheduled DMs and the series. Returns what closes them."""
-    from bot.compose import build_host
-    from bot.schedule.core import Scheduler
-    from bot.schedule.store import ScheduleStore
+    """Attach every subscriber of a finished match through the composition root's bus, as `dmhost run` does:
+    the ratings (`Stage.RECORD`), then the series, the tournaments and the scheduled DMs (`Stage.FOLLOW`),
+    all after the commit. Returns what closes them."""
+    from bot.compose import Stage, build_host, build_scheduler, build_tournaments
     from bot.series.core import SeriesService
-    from bot.tournaments.service import TournamentService
 
     host = build_host(service=service)
-    tournaments = TournamentService(service)
-    tournaments.listen()
-    scheduler = Scheduler(ScheduleStore(service.store.engine), service)
-    service.subscribe(scheduler.on_host_event)
-    series = SeriesService(service)
+    series = SeriesService(service, listening=False)
+    host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
+    tournaments = build_tournaments(host)
+    scheduler = build_scheduler(host)
 
     async def close() -> None:
-        await service.drained()
-        await series.drain()
+        await series.drain()  # the host's after-commit queues, then the series' retries
         await tournaments.close()
+        await scheduler.close()
         await host.ratings.close()
 
     return close
 
 
 async def measure(
-    matches: int, seconds: float, db_url: str | None = None, rate: float = 0.0, *, subscribed: bool = False
+    matches: int,
+    seconds: float,
+    db_url: str | None = None,
+    rate: float = 0.0,
+    *,
+    subscribed: bool = False,
+    small: bool = False,
+    spread: bool = True,
 ) -> HostFigures:
     """Run the load for `seconds` with `matches` concurrent matches offering `rate` moves/s in total
     (0: each match moves as fast as it can); a temp SQLite file by default. `subscribed`: 2×2 Boxes with
-    every subscriber on (see the module docstring)."""
+    every subscriber on (see the module docstring); `small`: 2×2 Boxes without them (the comparison);
+    `spread` (2×2 only): the first matches begin at random points of their 12 moves (`_drive`)."""
+    small = small or subscribed
+    spread = spread and small
     with tempfile.TemporaryDirectory() as tmp:
         url = db_url or sqlite_url_for(os.path.join(tmp, "bench.db"))
         service = MatchService(MatchStore(url), heartbeat_seconds=5.0)
@@ -144,15 +178,15 @@ async def measure(
         cpu = time.process_time()
         await service.start()
         try:
-            opts = SMALL if subscribed else None
-            moves, lat = await _drive(service, seconds, matches, seed=1, rate=rate, opts=opts)
+            opts = SMALL if small else None
+            moves, lat, spreading = await _drive(service, seconds, matches, seed=1, rate=rate, opts=opts, spread=spread)
             elapsed = seconds
         finally:
             if close is not None:
                 await close()
             await service.close()
             await service.store.close()
-        cpu = time.process_time() - cpu
+        cpu = time.process_time() - cpu - spreading
     lat_ms = sorted(x * 1000 for x in lat) or [0.0]
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     return HostFigures(matches, moves, elapsed, statistics.median(lat_ms), p99, cpu)
@@ -166,15 +200,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=TARGET_MOVES_PER_S, help="offered moves/s in total")
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--subscribed", action="store_true", help="2×2 Boxes, every subscriber on (issue 38)")
+    parser.add_argument("--small", action="store_true", help="2×2 Boxes, no subscriber (the comparison)")
+    parser.add_argument("--together", action="store_true", help="2×2: the first matches all begin at once (not spread)")
     args = parser.parse_args(argv)
     from bot.ops.runtime import tune_gc
 
     tune_gc()  # as `dmhost run` does
-    if args.subscribed:
-        fig = asyncio.run(measure(args.matches, args.seconds, args.db_url, rate=args.rate, subscribed=True))
+    if args.subscribed or args.small:
+        fig = asyncio.run(
+            measure(
+                args.matches,
+                args.seconds,
+                args.db_url,
+                rate=args.rate,
+                subscribed=args.subscribed,
+                small=True,
+                spread=not args.together,
+            )
+        )
         ok = fig.moves_per_s >= 0.95 * args.rate and fig.p99_ms <= TARGET_SUBSCRIBED_P99_MS
+        who = "every subscriber on" if args.subscribed else "no subscriber"
         print(
-            f"host, {fig.matches} matches, a match ends every 12 moves, every subscriber on, offering "
+            f"host, {fig.matches} matches, a match ends every 12 moves, {who}, offering "
             f"{args.rate:,.0f} moves/s: {fig.moves_per_s:,.0f} moves/s held, p50 {fig.p50_ms:.2f} ms, "
             f"p99 {fig.p99_ms:.2f} ms (target ≤ {TARGET_SUBSCRIBED_P99_MS:g} ms), "
             f"CPU {fig.cpu_ms_per_move:.2f} ms/move — {'PASS' if ok else 'FAIL'}"

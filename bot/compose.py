@@ -12,7 +12,9 @@ The host's events reach their subscribers through one `Bus`, in stages the root 
 2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
    room's lines): they note what to say and never wait on the outside world here.
 3. `Stage.FOLLOW` — the feature cores that move things on from a result: series, tournaments, schedules
-   (in that order); what they announce comes after the board has heard the end.
+   (in that order). They too are after-commit listeners: each handles an end in its own task once the
+   `RECORD` stage has handled it (`bot.host.subscribers.at_stage`); what they announce comes after the
+   board has heard the end.
 
 `Host.open()` runs the start-up every face shares: the migrations, then the catch-up of what a finished
 match still owes (a match that ended while no process listened, or whose rating could not be stored, is
@@ -38,7 +40,7 @@ from typing import cast
 from bot.host.confirm import Confirmations
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
-from bot.host.subscribers import BatchListener, mark_of
+from bot.host.subscribers import BatchListener, at_stage, mark_of
 from bot.jobs import JobQueue
 from bot.jobs import Scope as JobScope
 from bot.ownership.keeper import LeaseKeeper
@@ -102,10 +104,11 @@ class Bus:
 
     def subscribe(self, listener: Listener | BatchListener, stage: Stage = Stage.TELL) -> None:
         """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
-        is handed to the service's after-commit queues instead (it runs in its own task, off the move path)."""
+        is handed to the service's after-commit queues instead (it runs in its own task, off the move path,
+        once the after-commit listeners of earlier stages have handled the same events)."""
         self._stages[stage].append(listener)
         if mark_of(listener) is not None:
-            self._service.subscribe(listener)
+            self._service.subscribe(at_stage(listener, int(stage)))
 
     def unsubscribe(self, listener: Listener | BatchListener) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""

@@ -121,6 +121,15 @@ class Ratings:
                 await rate_pending(conn, pending, self.params, self.practice_ids)
         return len(pending)
 
+    async def settle_players(self, players: Sequence[str]) -> int:
+        """Rate the finished matches of these players that are not rated yet (their batch has not come: the
+        ratings run after the commit), so that what is read next counts them; returns how many were rated."""
+        async with self._lock, self.engine.begin() as conn:
+            pending = await load_rated(conn, self.practice_ids, pending=True, players=players)
+            if pending:
+                await rate_pending(conn, pending, self.params, self.practice_ids)
+        return len(pending)
+
     async def settle(self, match_id: int) -> MatchRating | None:
         """Rate a finished match once (later calls return the same figures); None when it is not rated."""
         async with self._lock:
@@ -376,7 +385,9 @@ class Ratings:
 
     # -- for hosts: seeding and advantage ---------------------------------------------
     async def ratings_of(self, guild: int | None, game: str, players: Sequence[str]) -> dict[str, float]:
-        """Current ratings of some players (an unrated player: the start rating)."""
+        """Current ratings of some players (an unrated player: the start rating), their matches finished just
+        before rated first (`settle_players`)."""
+        await self.settle_players(players)
         async with self.engine.connect() as conn:
             rows = (
                 await conn.execute(

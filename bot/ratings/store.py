@@ -16,7 +16,7 @@ import math
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import String, and_, bindparam, delete, exists, func, insert, or_, select, type_coerce, update
+from sqlalchemy import Select, String, and_, bindparam, delete, exists, func, insert, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.ratings.glicko import Params, Rating
@@ -47,10 +47,35 @@ async def load_rated(
     *,
     pending: bool = False,
     ids: Collection[int] | None = None,
+    players: Collection[str] | None = None,
 ) -> list[RatedMatch]:
-    """Every rated match (of one server and game; only those not rated yet; only those of `ids`), in the
-    order they ended."""
-    query = (
+    """Every rated match (of one server and game; only those not rated yet; only those of `ids`; only those
+    `players` played in), in the order they ended."""
+    if ids is not None and pending and key is None and game is None and players is None:
+        # the after-commit batch of finished matches: a statement built once per dialect
+        rows = (await conn.execute(_pending_of(conn), {"ids": list(ids)})).all()
+        return _rated_rows(rows, practice_ids)
+    query = _rated_query(conn)
+    if key is not None:
+        query = query.where(Match.guild_id.is_(None) if key == NO_GUILD else Match.guild_id == key)
+    if game is not None:
+        query = query.where(Match.game == game)
+    if players is not None:
+        query = query.where(Match.id.in_(select(MatchPlayer.match_id).where(MatchPlayer.player_id.in_(list(players)))))
+    if ids is not None:
+        query = query.where(Match.id.in_(list(ids)))
+    if ids is not None or players is not None:
+        # a few matches: each looked up by the change rows' key, not the whole table read
+        if pending:
+            query = query.where(~exists().where(RatingChange.match_id == Match.id))
+    elif pending:
+        query = query.where(Match.id.not_in(select(RatingChange.match_id)))
+    return _rated_rows((await conn.execute(query)).all(), practice_ids)
+
+
+def _rated_query(conn: AsyncConnection) -> Select[Any]:
+    """The rated, finished matches with their players, in the order they ended (times as stored)."""
+    return (
         select(
             Match.id,
             Match.status,
@@ -68,18 +93,24 @@ async def load_rated(
         .where(Match.status == MatchStatus.FINISHED, or_(Match.rated.is_(None), Match.rated.is_(True)))
         .order_by(Match.finished_at, Match.id, MatchPlayer.seat)
     )
-    if key is not None:
-        query = query.where(Match.guild_id.is_(None) if key == NO_GUILD else Match.guild_id == key)
-    if game is not None:
-        query = query.where(Match.game == game)
-    if ids is not None:
-        # a few matches: each looked up by the change rows' key, not the whole table read
-        query = query.where(Match.id.in_(list(ids)))
-        if pending:
-            query = query.where(~exists().where(RatingChange.match_id == Match.id))
-    elif pending:
-        query = query.where(Match.id.not_in(select(RatingChange.match_id)))
-    rows = (await conn.execute(query)).all()
+
+
+_PENDING_OF: dict[str, Select[Any]] = {}
+
+
+def _pending_of(conn: AsyncConnection) -> Select[Any]:
+    """`_rated_query` of the matches `:ids` not rated yet, built once per dialect (it runs for every batch)."""
+    query = _PENDING_OF.get(conn.dialect.name)
+    if query is None:
+        query = _rated_query(conn).where(
+            Match.id.in_(bindparam("ids", expanding=True)), ~exists().where(RatingChange.match_id == Match.id)
+        )
+        _PENDING_OF[conn.dialect.name] = query
+    return query
+
+
+def _rated_rows(rows: Sequence[Any], practice_ids: Iterable[str]) -> list[RatedMatch]:
+    """The matches of `_rated_query`'s rows (one row per player)."""
     out: list[RatedMatch] = []
     practice = frozenset(practice_ids)
     i, n = 0, len(rows)
@@ -88,9 +119,9 @@ async def load_rated(
         j = i + 1
         while j < n and rows[j][0] == r[0]:
             j += 1
-        players = {p[8]: (p[9], p[10]) for p in rows[i:j]}
+        seats = {p[8]: (p[9], p[10]) for p in rows[i:j]}
         i = j
-        m = rated_from(r[0], r[1], r[2], r[3], r[4], _aware(r[5]), r[6], r[7], players, practice)
+        m = rated_from(r[0], r[1], r[2], r[3], r[4], _aware(r[5]), r[6], r[7], seats, practice)
         if m is not None:
             out.append(m)
     return out

@@ -13,13 +13,14 @@ import dataclasses
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bot.host.events import EventKind
 from bot.host.match import HostError, HostEvent
 from bot.host.service import MatchService
+from bot.host.subscribers import after_commit
 from bot.schedule.status import CLAIMED, ScheduleEventKind, ScheduleStatus
 from bot.schedule.store import Schedule, ScheduleStore
 from bot.store.matches import AlsoWrite
@@ -240,16 +241,33 @@ class Rulings:
         await self._emit(ScheduleEventKind.FORFEITED, await self._fresh(sched.id), winner=winner, match=match_id)
 
     # -- the matches' ends (a host-event subscriber) ----------------------------------
-    async def on_host_event(self, event: HostEvent) -> None:
-        """Subscribe this to the match service: a scheduled DM's match that ends records its result."""
-        if event.kind in (EventKind.FINISHED, EventKind.ABORTED):
+    @after_commit(EventKind.FINISHED, EventKind.ABORTED, batch=True)
+    async def on_host_event(self, events: Sequence[HostEvent]) -> None:
+        """Subscribe this to the match service: the scheduled DMs whose matches ended record their results,
+        after the commit and off the move path (`bot.host.subscribers`), every end since the last call looked
+        up at once. Idempotent: only a `started` DM changes (a second delivery, or the catch-up at `start`,
+        finds it recorded)."""
+        ids = list(dict.fromkeys(ev.match_id for ev in events))
+        try:
+            started = await self.store.started_of(ids)
+        except Exception:
+            log.exception("looking up the ends of %d match(es) failed; trying again", len(ids))
+            self._owe(ids)
+            return
+        for match_id in ids:
+            sched = started.get(match_id)
+            if sched is None:
+                continue
             try:
-                await self._match_over(event.match_id)
+                await self._match_over(match_id, sched)
             except Exception:
-                log.exception("recording the end of match %s failed; trying again", event.match_id)
-                self._owed.add(event.match_id)
-                if self._settling is None or self._settling.done():
-                    self._settling = asyncio.create_task(self._settle_owed(), name="schedule-owed")
+                log.exception("recording the end of match %s failed; trying again", match_id)
+                self._owe([match_id])
+
+    def _owe(self, match_ids: Sequence[int]) -> None:
+        self._owed.update(match_ids)
+        if self._settling is None or self._settling.done():
+            self._settling = asyncio.create_task(self._settle_owed(), name="schedule-owed")
 
     async def _settle_owed(self) -> None:
         """Record the ends that could not be recorded (idempotent: only a `started` DM changes), every
@@ -270,8 +288,10 @@ class Rulings:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def _match_over(self, match_id: int) -> None:
-        sched = await self.store.by_match(match_id)
+    async def _match_over(self, match_id: int, sched: Schedule | None = None) -> None:
+        """Record the end of a DM's match (`sched`: its DM, already read)."""
+        if sched is None:
+            sched = await self.store.by_match(match_id)
         if sched is None or sched.status != ScheduleStatus.STARTED or self.service is None:
             return
         stored = await self.service.store.load(match_id)

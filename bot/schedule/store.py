@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from sqlalchemy import Table, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -22,6 +22,10 @@ from bot.store.matches import AlsoWrite
 
 SCHEDULES: Final = cast(Table, ScheduleRow.__table__)
 SETTINGS: Final = cast(Table, ScheduleSettingsRow.__table__)
+_STARTED_OF: Final = select(SCHEDULES).where(
+    SCHEDULES.c.match_id.in_(bindparam("ids", expanding=True)), SCHEDULES.c.status == ScheduleStatus.STARTED
+)
+"""Built once: the scheduler looks up every batch of finished matches, most of them no DM's."""
 
 DEFAULT_REMINDERS: Final = (86400, 3600, 600)
 """Reminders before the start: 24 h, 1 h and 10 min."""
@@ -235,6 +239,19 @@ class ScheduleStore:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(SCHEDULES).where(SCHEDULES.c.id == schedule_id))).mappings().first()
         return None if row is None else schedule_from(row)
+
+    async def started_of(self, match_ids: Sequence[int]) -> dict[int, Schedule]:
+        """The `started` schedules whose DMs are among these matches, by match id (one query per 500 ids)."""
+        out: dict[int, Schedule] = {}
+        async with self.engine.connect() as conn:
+            for start in range(0, len(match_ids), 500):
+                chunk = list(match_ids[start : start + 500])
+                rows = (await conn.execute(_STARTED_OF, {"ids": chunk})).mappings()
+                for row in rows:
+                    sched = schedule_from(row)
+                    if sched.match_id is not None:
+                        out[sched.match_id] = sched
+        return out
 
     async def by_match(self, match_id: int) -> Schedule | None:
         """The schedule whose DM is match `match_id`, if any."""

@@ -26,6 +26,7 @@ from sqlalchemy.engine import RowMapping
 
 from bot.host.events import EventKind, HostEvent, PlayerRef
 from bot.host.service import MatchService
+from bot.host.subscribers import after_commit
 from bot.series.models import SeriesRow
 from bot.store.db import utcnow
 from bot.types import MatchStatus
@@ -296,27 +297,35 @@ class SeriesService:
         return match_id
 
     # -- the games' ends -----------------------------------------------------------
-    def on_host_event(self, ev: HostEvent) -> None:
-        """A game of a series ended: score it and open the next game (in a task: never inside the match's lock)."""
-        if (
-            ev.kind not in (EventKind.FINISHED, EventKind.ABORTED)
-            or ev.match_id not in self._by_match
-            or ev.result is None
-        ):
+    @after_commit(EventKind.FINISHED, EventKind.ABORTED)
+    async def on_host_event(self, ev: HostEvent) -> None:
+        """A game of a series ended: score it and open the next game, after the commit and off the move path
+        (`bot.host.subscribers`). A step that fails is retried in a task of its own (`_spawn`); every step is
+        idempotent (`_game_over`), so a second delivery, or the catch-up at `start`, changes nothing."""
+        if ev.match_id not in self._by_match or ev.result is None:
             return
         series = self._by_match[ev.match_id]
         again = functools.partial(
             self._game_over, series.id, ev.match_id, ev.result.winner_id, ev.kind == EventKind.ABORTED
         )
-        self._spawn(again(), again)
+        try:
+            await again()
+        except Exception:
+            log.exception("a series could not go on; trying again")
+            self._spawn(None, again)
 
-    def _spawn(self, work: Awaitable[None], again: Callable[[], Awaitable[None]] | None = None) -> None:
-        """Run `work` in a task; when it fails (a failed or ambiguous commit), `again()` is retried after
-        1 s, then twice as long each time (at most a minute): each step is idempotent (see `_game_over`)."""
+    def _spawn(self, work: Awaitable[None] | None, again: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Run `work` in a task (None: `again()` after the first pause); when it fails (a failed or ambiguous
+        commit), `again()` is retried after 1 s, then twice as long each time (at most a minute): each step
+        is idempotent (see `_game_over`)."""
 
         async def run() -> None:
             pause = RETRY_FIRST_S
             attempt: Awaitable[None] | None = work
+            if attempt is None and again is not None:
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RETRY_MAX_S)
+                attempt = again()
             while attempt is not None:
                 try:
                     await attempt
@@ -334,9 +343,12 @@ class SeriesService:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self) -> None:
-        """Wait for every game end being handled (tests, shutdown)."""
+        """Wait for every game end being handled (tests, shutdown): the host's after-commit queues, then the
+        retries and the catch-up's tasks (never from inside a host-event listener)."""
+        await self.service.drained()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            await self.service.drained()
 
     async def close(self) -> None:
         """Stop handling game ends (what was not stored is picked up again by `start`)."""

@@ -250,6 +250,17 @@ class TournamentCore(ABC):
                 update(GAMES).where(GAMES.c.id == game_id).values(result=result.value, decided_by=by, forfeit=forfeit)
             )
 
+    async def _record_results(self, results: Sequence[tuple[int, Result]]) -> None:
+        """Finished matches' results into their games, in one transaction; a game already decided (a host's
+        decision, or the same result delivered before) is left as it is."""
+        async with self.engine.begin() as conn:
+            for game_id, result in results:
+                await conn.execute(
+                    update(GAMES)
+                    .where(and_(GAMES.c.id == game_id, GAMES.c.result.is_(None)))
+                    .values(result=result.value, decided_by=None, forfeit=False)
+                )
+
     async def _move_status(self, tid: int, old: str, new: str) -> bool:
         async with self.engine.begin() as conn:
             done = await conn.execute(

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import and_, update
+from sqlalchemy import and_, func, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.host.match import HostError, PlayerRef, new_live
@@ -242,8 +242,12 @@ class Registration(TournamentCore):
             winner = Result.BLACK if p.white == entry.id else Result.WHITE
             if g.match_id and g.match_id in self.host.live:
                 await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, withdrawal_by(player_id))
-                async with self.engine.begin() as conn:  # recorded by the finished event; a forfeit all the same
-                    await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(forfeit=True))
+                async with self.engine.begin() as conn:  # its result is the award's (recorded here or by the
+                    await conn.execute(  # finished event after the commit, whichever comes first), a forfeit
+                        update(GAMES)
+                        .where(GAMES.c.id == g.id)
+                        .values(forfeit=True, result=func.coalesce(GAMES.c.result, winner.value))
+                    )
             elif p.result is None:
                 await self._set_result(g.id, winner, withdrawal_by(player_id), forfeit=True)
         await self._advance(tid)

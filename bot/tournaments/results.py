@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
+from typing import Any, Final
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import Row, and_, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.host.events import EventKind
 from bot.host.match import HostEvent
+from bot.host.subscribers import after_commit
 from bot.tournaments.core import TournamentCore
 from bot.tournaments.model import FINISHED, RUNNING, Tournament, TournamentEventKind
 from bot.tournaments.progress import rematches, round_finished
@@ -20,6 +23,11 @@ from bot.tournaments.tables import GAMES, TOURNAMENTS
 from bot.types import MatchStatus
 
 log = logging.getLogger(__name__)
+
+LOOKUP_CHUNK: Final = 500
+"""Finished matches looked up in their tournaments' games per query."""
+_GAMES_OF: Final = select(GAMES).where(GAMES.c.match_id.in_(bindparam("ids", expanding=True)))
+"""Built once: most finished matches are no tournament's, and this look-up runs for every batch of them."""
 
 
 class Results(TournamentCore):
@@ -31,16 +39,20 @@ class Results(TournamentCore):
             self.host.subscribe(self.on_host_event)
             self._listening = True
 
-    async def on_host_event(self, event: HostEvent) -> None:
-        """The host's event stream: a finished match of a tournament records its result and moves it on."""
-        if event.kind != EventKind.FINISHED:
-            return
+    @after_commit(EventKind.FINISHED, batch=True)
+    async def on_host_event(self, events: Sequence[HostEvent]) -> None:
+        """The host's finished matches, after the commit and off the move path (`bot.host.subscribers`): every
+        match finished since the last call; those of a tournament record their results (in one transaction)
+        and their tournaments move on. Idempotent: a result already stored is kept, a round already paired is
+        not paired again (a second delivery, or the catch-up at the next start, changes nothing)."""
         try:
-            tid = await self._record_match(event.match_id)
-            if tid is not None:
+            tids = await self._record_matches([ev.match_id for ev in events])
+            for tid in tids:
                 await self._advance(tid)
         except Exception:
-            log.exception("recording match %s in its tournament failed; the timer catches it up", event.match_id)
+            log.exception(
+                "recording %d finished match(es) in their tournaments failed; the timer catches up", len(events)
+            )
             self._owe()
 
     async def settle_owed(self) -> None:
@@ -56,17 +68,34 @@ class Results(TournamentCore):
 
     async def _record_match(self, match_id: int) -> int | None:
         """Read a finished match's stored record into its tournament game; the tournament's id (None: not ours)."""
+        tids = await self._record_matches([match_id])
+        return tids[0] if tids else None
+
+    async def _record_matches(self, match_ids: Sequence[int]) -> list[int]:
+        """Read finished matches' stored records into their tournament games, in one transaction (one look-up
+        for all of them: most finished matches are no tournament's); the tournaments concerned, in order."""
+        wanted = list(dict.fromkeys(match_ids))
+        rows: list[Row[Any]] = []
         async with self.engine.connect() as conn:
-            row = (await conn.execute(select(GAMES).where(GAMES.c.match_id == match_id))).first()
-        if row is None or row.result is not None:
-            return None if row is None else int(row.tournament_id)
-        stored = await self.host.record(match_id)
-        if stored is None or stored.status != MatchStatus.FINISHED:
-            return int(row.tournament_id)
-        seat = stored.winner_seat
-        result = Result.WHITE if seat == 1 else Result.BLACK if seat == 2 else Result.DRAW
-        await self._set_result(int(row.id), result, None)
-        return int(row.tournament_id)
+            for start in range(0, len(wanted), LOOKUP_CHUNK):
+                chunk = wanted[start : start + LOOKUP_CHUNK]
+                rows += (await conn.execute(_GAMES_OF, {"ids": chunk})).all()
+        if not rows:
+            return []
+        results: list[tuple[int, Result]] = []
+        for row in rows:
+            if row.result is not None:
+                continue
+            stored = await self.host.store.load(int(row.match_id))
+            if stored is None or stored.status != MatchStatus.FINISHED:
+                continue
+            seat = stored.winner_seat
+            results.append((int(row.id), Result.WHITE if seat == 1 else Result.BLACK if seat == 2 else Result.DRAW))
+        if results:
+            await self._record_results(results)
+        order = {m: i for i, m in enumerate(wanted)}
+        rows.sort(key=lambda r: order[int(r.match_id)])
+        return list(dict.fromkeys(int(r.tournament_id) for r in rows))
 
     async def adjudicate(self, tid: int, board: int, result: Result | str, by: str, round_: int | None = None) -> None:
         """The host decides a game: a running match ends with that result; a finished one is overridden."""

@@ -1,8 +1,9 @@
 """The tournament service: sign-up, rounds, results and withdrawals, on top of the host's match service.
 
 No Discord here. It opens every match of a round through `MatchService.create_match`, and listens to
-the host's events: when a tournament's match finishes, `on_host_event` reads the match's stored record
-and the tournament moves on by itself (the next round is paired when every game of this one is over).
+the host's events after the commit (`bot.host.subscribers`): when a tournament's match finishes,
+`on_host_event` (in its own task, with every match finished since its last call) reads the match's stored
+record and the tournament moves on by itself (the next round is paired when every game of this one is over).
 Everything lives in the database; `start()` catches up on what happened while no process ran. A round
 is paired exactly once even from two processes: pairing claims it with a conditional UPDATE of the
 tournament's round number, in the same transaction that writes the round's games. Each game's match is

@@ -288,6 +288,7 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await service.cancel(tid, "terminal")
             elif command == "play":
                 await play_out(service, tid, args.bot, lease=leases[0] if leases else None)
+            await service.host.drained()  # what a match's end moves on (after the commit) is shown below
             if not getattr(args, "json", False):
                 for line in await telling.lines(service, tid, told, url):
                     print(line)

@@ -151,6 +151,21 @@ async def test_seed_order_and_advantage(store: MatchStore) -> None:
         await ratings.advantage_seat(1, "boxes", ["p:alice", "p:bob"], "older")
 
 
+async def test_seeding_and_advantage_first_rate_the_players_matches_still_queued(store: MatchStore) -> None:
+    """The ratings run after the commit: a match that ended a moment ago may wait in their queue. Seeding and
+    the advantage read the players' ratings only after rating those matches (and only theirs)."""
+    ratings = Ratings(store)
+    for i in range(2):  # finished, never handed to the ratings (their batch has not come)
+        await stored_match(store, "bob", "alice", winner=1, at=T0 + dt.timedelta(hours=i))
+    other = await stored_match(store, "carol", "dan", winner=1, at=T0 + dt.timedelta(hours=3))
+    assert await ratings.seed_order(1, "boxes", ["p:alice", "p:bob"]) == ["p:bob", "p:alice"]
+    assert await ratings.advantage_seat(1, "boxes", ["p:bob", "p:alice"], "lower-rated") == 2
+    standing = await ratings.standing(1, "boxes", "p:bob")
+    assert standing is not None and standing.games == 2, "each of bob's matches rated once"
+    assert await ratings.of_match(other) is None, "a match of other players waits for its batch"
+    assert await ratings.settle_many([other]) == 1
+
+
 async def test_profile_recent_results_history_and_head_to_head(store: MatchStore) -> None:
     ratings = Ratings(store)
     plan = [("alice", "bob", 1), ("alice", "carol", 2), ("bob", "alice", None)] * 5

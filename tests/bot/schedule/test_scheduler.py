@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.host.events import EventKind, HostEvent
 from bot.host.match import PlayerRef
 from bot.host.service import MatchService
 from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
@@ -137,6 +138,11 @@ async def test_reminders_checkin_start(rig: Rig) -> None:
     results = await rig.scheduler.results(7)
     assert [r.id for r in results] == [s.id]
     assert await rig.scheduler.results(8) == []
+    # the same end heard again (a retry, the catch-up at a start): recorded once, nothing said twice
+    told = rig.events.kinds().count("finished")
+    await rig.scheduler.on_host_event([HostEvent(match_id, EventKind.FINISHED)] * 2)
+    await rig.service.drained()
+    assert await rig.scheduler.get(s.id) == done and rig.events.kinds().count("finished") == told == 1
 
 
 async def test_checkin_after_start_begins_at_once(rig: Rig) -> None:

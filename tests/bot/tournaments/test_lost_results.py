@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -20,18 +21,19 @@ pytestmark = pytest.mark.looptime
 
 
 class LostResult(TournamentService):
-    """The real service; the first stored game result fails, or commits and then reports an error."""
+    """The real service; the first stored game results (a batch of finished matches) fail, or commit and then
+    report an error."""
 
     fault = "failed"
     faults = 1
 
-    async def _set_result(self, game_id: int, result: Result, by: str | None, *, forfeit: bool = False) -> None:
+    async def _record_results(self, results: Sequence[tuple[int, Result]]) -> None:
         if self.faults:
             self.faults -= 1
             if self.fault == "ambiguous":
-                await super()._set_result(game_id, result, by, forfeit=forfeit)
+                await super()._record_results(results)
             raise OperationalError("COMMIT", {}, ConnectionError(f"injected: a {self.fault} commit"))
-        await super()._set_result(game_id, result, by, forfeit=forfeit)
+        await super()._record_results(results)
 
 
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.host.events import EventKind, HostEvent
 from bot.host.service import MatchService
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Format, Game, Result
@@ -76,6 +77,7 @@ async def _finish_round(service: TournamentService, tid: int, results: list[Resu
         else:
             loser = game.black if result is Result.WHITE else game.white
             await host.resign(mid, entries[loser].player_id)
+    await host.drained()  # the tournament hears the results after the commit, off the move path
 
 
 async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
@@ -190,12 +192,31 @@ async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
     await _finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 1, "one match still hangs"
     await service.adjudicate(tid, 2, "1/2-1/2", by="host")
+    await service.host.drained()  # the award's end is recorded after the commit
     assert (await service.get(tid)).round == 2
     await service.adjudicate(tid, 1, Result.BLACK, by="host", round_=1)
     first = (await service.rounds(tid))[0]
     assert [p.result for p in first if isinstance(p, Game)] == [Result.BLACK, Result.DRAW]
     with refused(RefusalCode.BAD_RESULT, "a result is"):
         await service.adjudicate(tid, 1, "2-0", by="host")
+
+
+async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentService, Events]) -> None:
+    """The results are recorded after the commit, idempotently: the same ends heard a second time (a retry, a
+    catch-up, another process) pair nothing again, and a host's decision made meanwhile stands."""
+    service, events = tour
+    tid = await service.create("Twice", "boxes", "swiss", rounds=3, options=OPTIONS)
+    await _field(service, tid, 4)
+    await service.start_tournament(tid)
+    ended = [mid for mid, _ in await _running(service, tid)]
+    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    await service.adjudicate(tid, 1, Result.DRAW, by="host", round_=1)  # overrides a finished game
+    before = (await service.rounds(tid), await service.games(tid), events.kinds().count("round"))
+    assert (await service.get(tid)).round == 2
+    await service.on_host_event([HostEvent(mid, EventKind.FINISHED) for mid in ended + ended])
+    await service.host.drained()
+    assert (await service.rounds(tid), await service.games(tid), events.kinds().count("round")) == before
+    assert (await service.rounds(tid))[0][0] == Game(before[0][0][0].white, before[0][0][0].black, Result.DRAW)
 
 
 async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> None:

@@ -167,6 +167,7 @@ async def test_rounds_start_at_their_scheduled_times(host: MatchService) -> None
         for _gid, game, mid in await _round_games(service, tid):
             assert mid is not None
             await host.resign(mid, players[[e.id for e in await service.entries(tid)].index(game.black)])
+        await host.drained()  # the results are recorded after the commit
         t = await service.get(tid)
         assert t.round == 2, "round 2 is paired as soon as round 1 ends"
         games = await _round_games(service, tid)
