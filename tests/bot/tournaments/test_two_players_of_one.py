@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from bot.ownership.scope import Scope, scope_key
 from bot.store.leases import ShardLease, db_now
@@ -141,7 +141,9 @@ def test_a_play_whose_lease_is_taken_over_stops_in_one_line(db_url: str) -> None
         try:
             asyncio.run(steal(db_url, tid, "another-process"))
             break
-        except OperationalError:  # SQLite: frozen inside a write, so it holds the file's lock; try another moment
+        except DBAPIError:  # frozen inside a write, holding the file's lock (SQLite) or the lease row's past our
+            # lock_timeout (PostgreSQL: frozen between a statement and its sync, before the idle timeout
+            # applies): try another moment
             assert attempt < 49, "the play was frozen inside a write every time"
         finally:
             os.kill(proc.pid, signal.SIGCONT)
