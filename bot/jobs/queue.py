@@ -4,10 +4,21 @@ database and hands it to the handler registered for its kind.
 - **Once across processes.** A job is claimed with a conditional UPDATE (`… WHERE claimed_by IS NULL`);
   only the runner whose update changed the row runs it. A claim whose commit is reported lost is read back:
   the job runs only if the row carries this claim's token, so an ambiguous commit never runs a job twice.
-- **Retried.** A handler that raises gives its job back, due `retry_s` later. A runner that stopped in the
-  middle of a job leaves a claim that goes stale after `lease_s`; another runner (or the next start) then
-  takes the job up. Handlers therefore finish well within the lease and tolerate a rare second run after a
-  crash (the features guard their effects by their own conditional updates).
+- **Retried.** A handler that raises gives its job back, due `retry_s` later.
+- **Kept alive, so a crash costs seconds.** While a handler runs, the runner keeps its claims alive: every
+  `lease_s / 3` one UPDATE writes `claimed_at` anew on every job it holds (its own tokens only). A runner
+  that stopped in the middle of a job (SIGKILL, crash, deploy, its task cancelled) leaves claims that go
+  stale `lease_s` after their last refresh; another runner (or the next start) then takes the jobs up — it
+  wakes at that moment (`next_due` counts it), so a deadline claimed by a process that died is run within
+  the lease and a look. The default lease, `LEASE_S` = 15 s, is short for that reason, yet three refreshes
+  long: a database slow for a few seconds, an event loop blocked for a moment or process clocks a few
+  seconds apart never make a claim stale while its runner lives. A handler may run longer than the lease.
+  A runner never starts a second run of a job it is itself still running (even when its claim went stale);
+  a refresh that finds a claim gone (the job added again meanwhile, or taken by another runner after this
+  process was frozen for longer than the lease) is logged at info and the run goes on: the handlers
+  tolerate a rare second run after a crash or a freeze (the features guard their effects by their own
+  conditional updates and the ownership lease's fencing), and its end does not mark the job done for the
+  other claim.
 - **Durable.** Jobs are rows: a job due while no process ran is due at the next start.
 - **Only registered kinds.** A runner claims only the kinds registered with it, so a feature registers once
   it is ready (after its own catch-up) and a process without a feature leaves its jobs to others.
@@ -24,7 +35,8 @@ import contextlib
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -42,6 +54,17 @@ MAX_SLEEP_S: Final = 86400.0
 OWED_RETRY_S: Final = 1.0
 MIN_SLEEP_S: Final = 0.05
 CLOSE_WAIT_S: Final = 10.0
+LEASE_S: Final = 15.0
+"""How long a claim whose runner stopped refreshing it holds its job (see the module's docstring)."""
+
+
+@dataclass
+class _Held:
+    """A job this runner is running: the token of its claim, its key (for the log), whether the claim is gone."""
+
+    token: str
+    key: str
+    gone: bool = False
 
 
 class Later(Exception):
@@ -64,7 +87,7 @@ class JobQueue:
         instance: str | None = None,
         scope: Scope | None = None,
         retry_s: float = 5.0,
-        lease_s: float = 300.0,
+        lease_s: float = LEASE_S,
         poll_s: float | None = 60.0,
         batch: int = 200,
     ) -> None:
@@ -89,6 +112,9 @@ class JobQueue:
         self._closed = True
         self._owed: dict[int, str] = {}
         """Jobs that ran but could not be marked done (a failed commit): marked again by the task."""
+        self._held: dict[int, _Held] = {}
+        """The jobs whose handler runs here now, by id: their claims are kept alive, never claimed again here."""
+        self._keeper: asyncio.Task[None] | None = None
 
     # -- time ------------------------------------------------------------------------------------
     async def now(self) -> dt.datetime:
@@ -139,17 +165,22 @@ class JobQueue:
         then goes stale after the lease and the job is taken up again); everything else stays stored."""
         self._closed = True
         task, self._task = self._task, None
-        if task is None:
-            return
-        if self._sleeping or finish_s <= 0:
-            task.cancel()
-        else:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), finish_s)
-        if not task.done():
-            task.cancel()
+        if task is not None:
+            if self._sleeping or finish_s <= 0:
+                task.cancel()
+            else:
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(asyncio.shield(task), finish_s)
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        keeper = self._keeper
+        if keeper is not None and not self._held:  # a `run_due` of another task may still run a job here
+            self._keeper = None
+            keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                await keeper
 
     def wake(self) -> None:
         """Look at the table again now (a job was added, maybe earlier than the runner sleeps). A sleeping
@@ -221,7 +252,7 @@ class JobQueue:
         if not self._handlers:
             return None
         async with self.engine.connect() as conn:
-            return await store.next_due(conn, self.kinds, self.scope, self.lease)
+            return await store.next_due(conn, self.kinds, self.scope, self.lease, tuple(self._held))
 
     async def run_due(self, kinds: Sequence[str] | None = None) -> int:
         """Claim and run every job due now (in due order), of every registered kind or of `kinds` (registered
@@ -233,18 +264,22 @@ class JobQueue:
         now = await self.now()
         async with self.engine.connect() as conn:
             jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch)
+        jobs = [job for job in jobs if job.id not in self._held]  # never a second run of one running here
         together = [job for job in jobs if job.kind in self._together]
         ran = await self._run_together(together, now) if together else 0
         for job in jobs:
             if self._closed and self._task is not None and asyncio.current_task() is self._task:
                 break
-            if job.kind in self._together:
+            if job.kind in self._together or job.id in self._held:
                 continue
             token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+            if ran:
+                now = await self.now()  # the claim's time is its own: the jobs before may have run a while
             if not await self._claim(job, token, now):
                 continue
             ran += 1
-            await self._call(job, token)
+            with self._holding([job], token):
+                await self._call(job, token)
         return ran
 
     async def _run_together(self, jobs: list[Job], now: dt.datetime) -> int:
@@ -258,15 +293,16 @@ class JobQueue:
             async with self.engine.connect() as conn:  # the commit may have happened: the rows say whose
                 mine = await store.claimed(conn, ids, token)
         claimed = [job for job in jobs if job.id in mine]
-        ran = await asyncio.gather(*(self._call(job, token, finish=False) for job in claimed))
-        finished = [job.id for job, ok in zip(claimed, ran, strict=True) if ok]
-        try:
-            if finished:
-                async with self.engine.begin() as conn:
-                    await store.finish_all(conn, finished, token)
-        except Exception:
-            log.exception("%d job(s) ran, but could not be marked done; trying again", len(finished))
-            self._owed.update(dict.fromkeys(finished, token))
+        with self._holding(claimed, token):
+            ran = await asyncio.gather(*(self._call(job, token, finish=False) for job in claimed))
+            finished = [job.id for job, ok in zip(claimed, ran, strict=True) if ok]
+            try:
+                if finished:
+                    async with self.engine.begin() as conn:
+                        await store.finish_all(conn, finished, token)
+            except Exception:
+                log.exception("%d job(s) ran, but could not be marked done; trying again", len(finished))
+                self._owed.update(dict.fromkeys(finished, token))
         return len(claimed)
 
     async def _claim(self, job: Job, token: str, now: dt.datetime) -> bool:
@@ -290,10 +326,12 @@ class JobQueue:
                 raise LookupError(f"no handler for jobs of kind {job.kind!r}")
             await handler(job)
         except Later as later:
+            self._let_go(job.id, token)
             await self._give_back(job, token, later.seconds)
             return False
         except Exception:
             log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
+            self._let_go(job.id, token)
             await self._give_back(job, token, self.retry_s)
             return False
         if not finish:
@@ -315,6 +353,60 @@ class JobQueue:
         except Exception:
             log.exception("job %s: could not be given back; its claim goes stale", job.key)
         self.wake()
+
+    # -- keeping claims alive --------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _holding(self, jobs: Sequence[Job], token: str) -> Iterator[None]:
+        """These jobs, claimed under `token`, run here for the block: their claims are kept alive meanwhile."""
+        for job in jobs:
+            self._held[job.id] = _Held(token, job.key)
+        if jobs and (self._keeper is None or self._keeper.done()):
+            self._keeper = asyncio.get_running_loop().create_task(self._keep(), name=f"jobs-keep-{self.instance}")
+        try:
+            yield
+        finally:
+            for job in jobs:
+                self._let_go(job.id, token)
+            if jobs:
+                self.wake()  # the runner left them out of its look while they ran (added again meanwhile?)
+
+    def _let_go(self, job_id: int, token: str) -> None:
+        """The run of a job under `token` is over here (before its claim is given back: not a claim gone)."""
+        held = self._held.get(job_id)
+        if held is not None and held.token == token:
+            del self._held[job_id]
+
+    async def _keep(self) -> None:
+        """Refresh the claims of the jobs running here (and of those run but not yet marked done) every third
+        of the lease, while there are any."""
+        period = self.lease.total_seconds() / 3
+        while self._held or (self._owed and not self._closed):
+            await asyncio.sleep(period)
+            try:
+                await self.refresh()
+            except Exception:
+                log.warning("the claims of %d running job(s) could not be refreshed", len(self._held), exc_info=True)
+
+    async def refresh(self) -> set[int]:
+        """Write `claimed_at` anew on every claim this runner holds (one statement); returns the ids of the
+        running jobs whose claim turned out gone (logged at info; their runs go on, fenced by the features)."""
+        claims = dict(self._owed)
+        claims.update({job_id: held.token for job_id, held in self._held.items() if not held.gone})
+        if not claims:
+            return set()
+        now = await self.now()
+        async with self.engine.begin() as conn:
+            gone = await store.refresh(conn, claims, now)
+        lost = set()
+        for job_id in gone:
+            held = self._held.get(job_id)
+            if held is not None and held.token == claims[job_id] and not held.gone:
+                held.gone = True
+                lost.add(job_id)
+                log.info(
+                    "job %s: its claim is gone (added again, or taken by another runner); this run goes on", held.key
+                )
+        return lost
 
     async def _settle(self) -> None:
         """Mark done the jobs that ran but whose end was not stored."""

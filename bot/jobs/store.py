@@ -4,7 +4,7 @@ the transaction that changes its own rows)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -213,11 +213,17 @@ async def due(
 
 
 async def next_due(
-    conn: AsyncConnection, kinds: Sequence[str], scope: Scope, lease: dt.timedelta
+    conn: AsyncConnection,
+    kinds: Sequence[str],
+    scope: Scope,
+    lease: dt.timedelta,
+    running: Collection[int] = (),
 ) -> dt.datetime | None:
     """When a job of these kinds is next claimable: the earliest free job's time, or the moment a claim
-    still held goes stale."""
+    still held goes stale (`running`: the jobs the asking runner runs itself, never claimable by it)."""
     base = and_(JOBS.c.done.is_(False), JOBS.c.kind.in_(list(kinds)), scope.where())
+    if running:
+        base = and_(base, JOBS.c.id.not_in(list(running)))
     free = select(JOBS.c.due_at).where(base, JOBS.c.claimed_by.is_(None)).order_by(JOBS.c.due_at).limit(1)
     held = select(func.min(JOBS.c.claimed_at)).where(base, JOBS.c.claimed_at.is_not(None))
     row = (await conn.execute(select(free.scalar_subquery(), held.scalar_subquery()))).one()  # one round trip
@@ -264,6 +270,25 @@ async def claimed(conn: AsyncConnection, ids: Sequence[int], token: str) -> set[
     """Which of these jobs are held under `token`."""
     rows = await conn.execute(select(JOBS.c.id).where(JOBS.c.id.in_(list(ids)), JOBS.c.claimed_by == token))
     return {int(r[0]) for r in rows}
+
+
+async def refresh(conn: AsyncConnection, claims: Mapping[int, str], now: dt.datetime) -> set[int]:
+    """Keep claims alive: `claimed_at = now` on every job of `claims` (id → token) still carried by its token,
+    in one statement. Returns the ids whose claim is gone (the job added again, or taken by another runner
+    once this one's claim went stale); a job marked done under its token is not gone."""
+    if not claims:
+        return set()
+    ids, tokens = list(claims), sorted(set(claims.values()))
+    kept = await conn.execute(
+        update(JOBS)
+        .where(JOBS.c.id.in_(ids), JOBS.c.claimed_by.in_(tokens), JOBS.c.done.is_(False))
+        .values(claimed_at=now)
+    )
+    if int(kept.rowcount or 0) == len(ids):
+        return set()
+    rows = await conn.execute(select(JOBS.c.id, JOBS.c.claimed_by).where(JOBS.c.id.in_(ids)))
+    holders = {int(r[0]): r[1] for r in rows}
+    return {job_id for job_id, token in claims.items() if holders.get(job_id) != token}
 
 
 async def finish_all(conn: AsyncConnection, ids: Sequence[int], token: str) -> int:
