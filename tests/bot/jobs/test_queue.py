@@ -302,3 +302,107 @@ async def test_a_job_given_back_for_another_process_waits_and_logs_no_error(
         assert not [r for r in caplog.records if r.levelname == "ERROR"]
     finally:
         await shut(q)
+
+
+class Hung:
+    """A handler that notes when each run began and returns only once `go` is set (a job in the middle)."""
+
+    def __init__(self, wall: Callable[[], dt.datetime]) -> None:
+        self.wall = wall
+        self.go = asyncio.Event()
+        self.began: list[tuple[dt.datetime, str]] = []
+
+    async def __call__(self, job: Job) -> None:
+        self.began.append((self.wall(), job.key))
+        await self.go.wait()
+
+
+@pytest.mark.parametrize("together", [False, True])
+async def test_a_runner_stopped_in_the_middle_of_a_job_leaves_it_to_another_within_the_lease(
+    url: str, together: bool
+) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    hung, ran = Hung(wall), Ran(wall, "b")
+    a.register("ping", hung, together=together)
+    b.register("ping", ran, together=together)
+    assert a.lease == dt.timedelta(seconds=15)  # the default: short, since the claims of a live runner are kept
+    try:
+        await a.add("ping", "ping:1", BASE + dt.timedelta(minutes=1))
+        a.start()
+        await asyncio.sleep(61)
+        assert [k for _t, k in hung.began] == ["ping:1"]
+        b.start()
+        await asyncio.sleep(60)  # four leases: the claim of the live runner a is kept, b leaves the job alone
+        assert ran.items == []
+        await a.close(finish_s=0)  # the process stops (its task cancelled, the handler never ends)
+        stopped = wall()
+        await asyncio.sleep(60)
+        ((at, key, _),) = ran.items  # taken up once the last refresh is a lease old, not 300 s later
+        assert key == "ping:1" and stopped < at <= stopped + b.lease
+        job = await b.get("ping:1")
+        assert job is not None and job.done and job.attempts == 2
+    finally:
+        await shut(a, b)
+
+
+@pytest.mark.parametrize("together", [False, True])
+async def test_a_handler_running_longer_than_the_lease_keeps_its_job_and_runs_once(url: str, together: bool) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    runs: list[tuple[dt.datetime, str]] = []
+
+    def slow(who: str) -> Callable[[Job], Any]:
+        async def handler(job: Job) -> None:
+            runs.append((wall(), who))
+            await asyncio.sleep(100)  # more than six leases
+
+        return handler
+
+    a.register("slow", slow("a"), together=together)
+    b.register("slow", slow("b"), together=together)
+    try:
+        due = BASE + dt.timedelta(minutes=1)
+        await a.add_all([NewJob("slow", "slow:1", due), NewJob("slow", "slow:2", due + dt.timedelta(seconds=30))])
+        a.start()
+        b.start()
+        await asyncio.sleep(600)
+        assert sorted(at for at, _who in runs) == [due, due + dt.timedelta(seconds=30)]  # each once, at its time
+        assert [(j.done, j.attempts) for j in await a.listing("slow:")] == [(True, 1), (True, 1)]
+        assert not a._held and not b._held
+    finally:
+        await shut(a, b)
+
+
+async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_by_it(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    wall = virtual_wall()
+    a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
+    hung, ran = Hung(wall), Ran(wall, "b")
+    a.register("ping", hung)
+    b.register("ping", ran)
+    await a.add("ping", "ping:1", BASE)
+    caplog.set_level("INFO", logger="bot.jobs.queue")
+    try:
+        running = asyncio.create_task(a.run_due())
+        await asyncio.sleep(1)
+        assert [k for _t, k in hung.began] == ["ping:1"]
+        keeper = a._keeper
+        assert keeper is not None
+        keeper.cancel()  # a's process is frozen: its claim is not refreshed
+        await asyncio.sleep(a.lease.total_seconds() + 1)
+        assert await a.run_due() == 0  # stale, yet a runs it still: no second run here
+        assert await b.run_due() == 1 and ran.keys() == ["ping:1"]  # another runner takes it over
+        job = await a.get("ping:1")
+        assert job is not None
+        assert await a.refresh() == {job.id}  # a thaws: its next refresh finds its claim gone
+        assert [r.levelname for r in caplog.records if "claim is gone" in r.getMessage()] == ["INFO"]
+        hung.go.set()
+        assert await running == 1  # its run ends quietly; the job stays b's (done under b's claim)
+        job = await a.get("ping:1")
+        assert job is not None and job.done and job.attempts == 2 and job.claimed_by is not None
+        assert job.claimed_by.startswith("b:") and not a._held
+        assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    finally:
+        await shut(a, b)
