@@ -2,7 +2,8 @@
 and store on SQLite and PostgreSQL, on the event loop's clock (looptime, the wall clock following it): the job
 moves in the commit of the action that sets the clock (a move, a pause, a vacation, the end; and not when that
 commit fails), a match stored without one gets it at start, a restart rules every deadline that passed
-meanwhile and reminds once per move, and two services on one database rule a deadline once."""
+meanwhile and reminds once per move, two services on one database rule a deadline once, and deadlines claimed by
+a process that died are ruled by the next within the jobs' short lease (not 300 s later)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ import datetime as dt
 import pytest
 from sqlalchemy import delete, insert
 
-from bot.host.deadlines import job_key
+from bot.host.deadlines import KIND, job_key
 from bot.host.service import MatchService, PlayerRef
-from bot.jobs import Job
+from bot.jobs import Job, JobQueue
 from bot.jobs.table import JOBS
-from bot.store.db import MatchEvent
+from bot.store.db import MatchEvent, make_engine
 from tests.bot.conftest import Recorder, make_service
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
@@ -170,3 +171,44 @@ async def test_a_match_stored_before_deadlines_were_jobs_gets_its_job_at_start(m
     await asyncio.sleep(DAY + 60)
     assert [(e.kind, e.match_id) for _t, e in rec.events] == [("resumed", match_id), ("finished", match_id)]
     await _stop(second)
+
+
+async def test_deadlines_claimed_by_a_process_that_died_are_ruled_within_the_lease(migrated_db_url: str) -> None:
+    first = await _service(migrated_db_url, Recorder())
+    matches = [await _corr(first, "1h", remind="0") for _ in range(3)]
+    await _stop(first)
+    await asyncio.sleep(2 * HOUR)  # every deadline passes while no host runs
+
+    # the next process's runner claims the overdue deadlines in one statement (as the service registers them)
+    # and keeps the claims while it rules; it dies before ruling any
+    dying = JobQueue(make_engine(migrated_db_url), clock=_wall, poll_s=None, instance="dying")
+    ruling = asyncio.Event()
+    claimed: list[str] = []
+
+    async def never_ends(job: Job) -> None:
+        claimed.append(job.key)
+        await ruling.wait()
+
+    dying.register(KIND, never_ends, together=True)
+    dying.start()
+    rec = Recorder()
+    try:
+        await asyncio.sleep(1)
+        assert sorted(claimed) == sorted(job_key(m) for m in matches)
+        later = await _service(migrated_db_url, rec)
+        await asyncio.sleep(60)  # the dying process lives on a while: its claims are kept, nothing is ruled twice
+        assert rec.of("finished") == []
+        await dying.close(finish_s=0)  # SIGKILL: the claims stay, no longer refreshed
+        died = asyncio.get_running_loop().time()
+        await asyncio.sleep(60)
+        ruled = rec.of("finished")
+        assert sorted(e.match_id for _t, e in ruled) == sorted(matches)  # each once
+        assert all(died < t <= died + dying.lease.total_seconds() for t, _e in ruled)  # not 300 s later
+        assert all(e.data["reason"] == "time" for _t, e in ruled)
+        for match_id in matches:
+            job = await _job(later, match_id)
+            assert job.done and job.attempts == 2
+        await _stop(later)
+    finally:
+        await dying.close()
+        await dying.engine.dispose()
