@@ -115,6 +115,8 @@ class JobQueue:
         self._held: dict[int, _Held] = {}
         """The jobs whose handler runs here now, by id: their claims are kept alive, never claimed again here."""
         self._keeper: asyncio.Task[None] | None = None
+        """Refreshes those claims while there are any (it ends, or is stopped, once there are none)."""
+        self._keeper_asleep = False
 
     # -- time ------------------------------------------------------------------------------------
     async def now(self) -> dt.datetime:
@@ -368,6 +370,7 @@ class JobQueue:
             for job in jobs:
                 self._let_go(job.id, token)
             if jobs:
+                self._stop_keeping_if_idle()
                 self.wake()  # the runner left them out of its look while they ran (added again meanwhile?)
 
     def _let_go(self, job_id: int, token: str) -> None:
@@ -380,12 +383,27 @@ class JobQueue:
         """Refresh the claims of the jobs running here (and of those run but not yet marked done) every third
         of the lease, while there are any."""
         period = self.lease.total_seconds() / 3
-        while self._held or (self._owed and not self._closed):
-            await asyncio.sleep(period)
+        while self._keeping():
+            self._keeper_asleep = True
+            try:
+                await asyncio.sleep(period)
+            finally:
+                self._keeper_asleep = False
             try:
                 await self.refresh()
             except Exception:
                 log.warning("the claims of %d running job(s) could not be refreshed", len(self._held), exc_info=True)
+
+    def _keeping(self) -> bool:
+        """Whether there are claims to keep alive."""
+        return bool(self._held) or (bool(self._owed) and not self._closed)
+
+    def _stop_keeping_if_idle(self) -> None:
+        """No claim left to keep: the keeper, asleep, is stopped now rather than at its next look (so that nothing
+        of the runner waits on a timer once its jobs are over; a keeper in the middle of a refresh ends after it)."""
+        if not self._keeping() and self._keeper is not None and self._keeper_asleep:
+            self._keeper.cancel()
+            self._keeper = None
 
     async def refresh(self) -> set[int]:
         """Write `claimed_at` anew on every claim this runner holds (one statement); returns the ids of the
@@ -417,6 +435,7 @@ class JobQueue:
                 del self._owed[job_id]
             except Exception:
                 log.exception("job %s: marking it done failed again", job_id)
+        self._stop_keeping_if_idle()
 
     async def _run(self) -> None:
         while not self._closed:
