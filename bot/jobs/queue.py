@@ -5,20 +5,22 @@ database and hands it to the handler registered for its kind.
   only the runner whose update changed the row runs it. A claim whose commit is reported lost is read back:
   the job runs only if the row carries this claim's token, so an ambiguous commit never runs a job twice.
 - **Retried.** A handler that raises gives its job back, due `retry_s` later.
-- **Kept alive, so a crash costs seconds.** While a handler runs, the runner keeps its claims alive: every
-  `lease_s / 3` one UPDATE writes `claimed_at` anew on every job it holds (its own tokens only). A runner
-  that stopped in the middle of a job (SIGKILL, crash, deploy, its task cancelled) leaves claims that go
-  stale `lease_s` after their last refresh; another runner (or the next start) then takes the jobs up — it
-  wakes at that moment (`next_due` counts it), so a deadline claimed by a process that died is run within
-  the lease and a look. The default lease, `LEASE_S` = 15 s, is short for that reason, yet three refreshes
-  long: a database slow for a few seconds, an event loop blocked for a moment or process clocks a few
-  seconds apart never make a claim stale while its runner lives. A handler may run longer than the lease.
-  A runner never starts a second run of a job it is itself still running (even when its claim went stale);
-  a refresh that finds a claim gone (the job added again meanwhile, or taken by another runner after this
-  process was frozen for longer than the lease) is logged at info and the run goes on: the handlers
-  tolerate a rare second run after a crash or a freeze (the features guard their effects by their own
-  conditional updates and the ownership lease's fencing), and its end does not mark the job done for the
-  other claim.
+- **Kept alive, so a crash costs seconds, not minutes.** While a handler runs, the runner keeps its claim
+  alive: every `lease_s / 3` one UPDATE writes `claimed_at` anew on every job it runs (rows still carrying
+  one of its own tokens: the jobs of a `together` batch, claimed in one statement, are refreshed by that
+  same one statement). A runner stopped in the middle (SIGKILL, crash, deploy, its task cancelled) leaves
+  claims that go stale `lease_s` after their last refresh; another runner, or the next start, wakes at that
+  moment (`next_due` counts it) and takes the jobs up, so the `corr` deadlines a process died while ruling
+  are ruled within the lease. The default lease, `LEASE_S` = 15 s, is short for that reason, yet three
+  refreshes long: a database slow for a few seconds, an event loop blocked for a moment or process clocks
+  a few seconds apart (the database's clock: none) never make a live runner's claim stale. A handler may
+  therefore run longer than the lease. Each claim is written at its own time (read afresh once a job ran).
+- **Never run twice by one runner.** A runner never starts a second run of a job it is still running, even
+  when its claim went stale meanwhile. A refresh that finds a claim gone (the job added again meanwhile, or
+  taken by another runner after this process was frozen for longer than the lease) is logged at info and
+  the run goes on, its end marking nothing done for the other claim: as after a crash, a handler tolerates
+  that rare second run elsewhere (the features guard their effects by their own conditional updates and
+  the ownership lease's fencing).
 - **Durable.** Jobs are rows: a job due while no process ran is due at the next start.
 - **Only registered kinds.** A runner claims only the kinds registered with it, so a feature registers once
   it is ready (after its own catch-up) and a process without a feature leaves its jobs to others.
@@ -98,6 +100,7 @@ class JobQueue:
         self.scope = scope or Scope()
         self.retry_s = retry_s
         self.lease = dt.timedelta(seconds=lease_s)
+        """A claim not refreshed for this long is stale (its runner stopped): refreshed every third of it."""
         self.poll_s = poll_s
         """Also look at the table this often (jobs added by other processes); None: only when woken."""
         self.batch = batch
