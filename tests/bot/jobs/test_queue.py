@@ -392,7 +392,7 @@ async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_
         assert keeper is not None
         keeper.cancel()  # a's process is frozen: its claim is not refreshed
         await asyncio.sleep(a.lease.total_seconds() + 1)
-        assert await a.run_due() == 0  # stale, yet a runs it still: no second run here
+        assert await asyncio.wait_for(a.run_due(), 5) == 0  # stale, yet a runs it still: no second run here
         assert await b.run_due() == 1 and ran.keys() == ["ping:1"]  # another runner takes it over
         job = await a.get("ping:1")
         assert job is not None
