@@ -10,7 +10,8 @@ and wait). A listener that raises is logged and skipped; the others still hear t
 A finished match's consequences (its rating, its tournament game, its scheduled DM, its series) are
 listeners marked `@after_commit(kinds...)` (`bot.host.subscribers`): the host only queues the event for
 them, and each drains its own queue in its own task, in commit order, off every match's lock
-(`batch=True`: every event queued since its last call at once). `MatchService.drained()` waits until they have caught up.
+(`batch=True`: every event queued since its last call at once). `MatchService.drained()` waits until they
+have caught up.
 
 Every event has a `kind` (an `EventKind`), the `match_id`, the `seat` it is about (if any), public
 `data` (what `dmhost room --events-json` prints), and the facts its sentence needs (`names`, `turn`,
