@@ -96,7 +96,6 @@ class Scheduler(Rulings):
             instance=self.instance,
             scope=store.scope(),
             retry_s=ACT_RETRY_S,
-            lease_s=STALE_S,
             poll_s=poll_seconds,
         )
         if self._own_jobs:
