@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 
@@ -196,23 +197,30 @@ async def test_the_advantage_choice_is_timed_and_pausable(host: tuple[MatchServi
 # -- a match saved before this change still resumes -------------------------------------------------------
 
 
+async def store_legacy(url: str, old: dict[str, Any]) -> int:
+    """Store a match as an older version wrote it (`tests/data/host/legacy_snapshot_*.json`): its id."""
+    store = MatchStore(url)
+    await store.open()
+    try:
+        return await store.create_match(
+            game=old["game"],
+            options=old["options"],
+            clock=old["clock"],
+            status=old["status"],
+            players={int(s): (p[0], p[1]) for s, p in old["players"].items()},
+            guild_id=None,
+            channel_id=None,
+            snapshot=old["snapshot"],
+            events=[NewEvent("created", data=old["created"])],
+        )
+    finally:
+        await store.close()
+
+
 async def test_a_match_saved_in_the_old_snapshot_format_resumes(migrated_db_url: str) -> None:
     old = json.loads((DATA / "host" / "legacy_snapshot_trax.json").read_text())
     assert {"flags", "timers", "pending"} <= set(old["snapshot"]) and "rules" not in old["snapshot"]
-    store = MatchStore(migrated_db_url)
-    await store.open()
-    mid = await store.create_match(
-        game=old["game"],
-        options=old["options"],
-        clock=old["clock"],
-        status=old["status"],
-        players={int(s): (p[0], p[1]) for s, p in old["players"].items()},
-        guild_id=None,
-        channel_id=None,
-        snapshot=old["snapshot"],
-        events=[NewEvent("created", data=old["created"])],
-    )
-    await store.close()
+    mid = await store_legacy(migrated_db_url, old)
     rec = Recorder()
     service = await make_service(migrated_db_url, rec)
     try:
@@ -240,20 +248,8 @@ async def test_an_old_snapshot_whose_clock_carries_the_window_resumes_with_that_
     old = json.loads((DATA / "host" / "legacy_snapshot_trax.json").read_text())
     old["snapshot"]["clocks"]["tc"]["takeback"] = 3.0
     assert "settings" not in old["snapshot"]
-    store = MatchStore(migrated_db_url)
-    await store.open()
-    mid = await store.create_match(
-        game=old["game"],
-        options=old["options"],
-        clock={**old["clock"], "takeback": 3.0},
-        status=old["status"],
-        players={int(s): (p[0], p[1]) for s, p in old["players"].items()},
-        guild_id=None,
-        channel_id=None,
-        snapshot=old["snapshot"],
-        events=[NewEvent("created", data=old["created"])],
-    )
-    await store.close()
+    old["clock"] = {**old["clock"], "takeback": 3.0}
+    mid = await store_legacy(migrated_db_url, old)
     service = await make_service(migrated_db_url, Recorder())
     try:
         live = service.get(mid)
