@@ -32,7 +32,7 @@ def moves_card(game: str) -> str | None:
 
 
 def move_example(game: str) -> str | None:
-    """The first example move on a game's moves card (the first `` `…` `` after a dash: `A1-B1`, `T16`), or None."""
+    """The first example move on a game's moves card (the first `` `…` `` after a dash: `A1-B1`, `T15`), or None."""
     card = moves_card(game)
     found = None if card is None else re.search(r"— `([^`]+)`", card)
     return None if found is None else found.group(1)

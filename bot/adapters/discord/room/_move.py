@@ -50,7 +50,7 @@ class MoveCommand(commands.Cog, name="Move"):
         return user.display_name if user is not None else "dmhost"
 
     @app_commands.command(name="move", description="Play a move in your match in this room (e.g. A1-B1)")
-    @app_commands.describe(text="your move as you would post it: A1-B1, T16, resign, take back, …")
+    @app_commands.describe(text="your move as you would post it: A1-B1, T15, resign, take back, …")
     async def move(self, interaction: discord.Interaction[Any], text: app_commands.Range[str, 1, MAX_TEXT]) -> None:
         """The text goes the way a posted message goes (`MatchService.post`)."""
         player = str(interaction.user.id)

@@ -111,7 +111,7 @@ async def test_help_and_rules_say_how_to_move_in_this_mode(no_content: World) ->
     assert "Moves are plain messages" not in card
     result = await w.alice.slash(w.lobby, "dm rules", game="dots")
     shown = answer(result).embeds[0].description or ""
-    assert "/move text:T16" in shown and "Post each move as its own message" not in shown
+    assert "/move text:T15" in shown and "Post each move as its own message" not in shown
 
 
 async def test_with_the_intent_nothing_changes(world: World) -> None:
