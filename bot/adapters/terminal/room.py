@@ -240,6 +240,8 @@ class Room:
                     except ValueError as exc:
                         raise HostError(str(exc)) from None
                 self.match_id = -1
+                if not cfg.events_json:  # how to play, before the clock runs (the JSON lines start with `started`)
+                    self.emit({}, words.intro(cfg.game, cfg.players, cfg.bot_level is not None))
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))

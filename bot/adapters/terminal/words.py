@@ -49,6 +49,25 @@ def moves_card(game: str) -> str:
     return _DISCORD_ONLY.sub("", text.replace("**", "")).strip()
 
 
+def intro(game: str, players: list[str], against_bot: bool) -> str:
+    """The room's first words, before the match (and its clock) starts: how to write a move, `help`, `quit`."""
+    from games.resources import move_example
+
+    example = move_example(game) or "a move"
+    speaker = players[0]
+    who = (
+        f"A line is {speaker}'s move"
+        if against_bot
+        else f"A line without a name is the move of the player to move; `{players[-1]}: {example}` speaks as "
+        f"{players[-1]}"
+    )
+    return (
+        f"Write each move on its own line, as `{example}`. {who}.\n"
+        "`help` (or `?`) shows how to write this game's moves and the words the host answers; `quit` leaves "
+        "(the match stays resumable). The clocks start with the board below."
+    )
+
+
 def keywords_line(live: Any) -> str:
     """The words this match answers besides moves: `resign` and each house rule's first phrase."""
     said = ["resign"]
