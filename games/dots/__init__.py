@@ -364,12 +364,12 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         # Up to 26 columns: one letter per column, a space apart. Wider (`AA`…): one header row, every column
         # three characters wide (its label right-aligned over its point), the row number at both ends.
         names = [col_to_letters(c) for c in range(w)]
-        lines = []
+        lines: list[str] = []
         if w <= 26:
             lines.append("   " + " ".join(names))
             for y in range(state.height):
-                cells = [_CELL.get(b[geo.index(x, y)], "?") for x in range(w)]
-                lines.append(f"{y + 1:>2} " + " ".join(cells))
+                row = [_CELL.get(b[geo.index(x, y)], "?") for x in range(w)]
+                lines.append(f"{y + 1:>2} " + " ".join(row))
         else:  # only the part in play (every non-empty point, `MARGIN` around), so that it fits a terminal
             xs, ys = _in_play(state, b)
             lines.append("  " + "".join(names[x].rjust(3) for x in xs))
