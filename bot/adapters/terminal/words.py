@@ -1,6 +1,8 @@
-"""What the terminal room itself answers, before a line goes to the host: `help`/`?` (a short card: how to
-write this game's moves, the match's keywords, how to leave), `quit`/`exit` (and Ctrl-C: leave, the match
-stays resumable), and who an unnamed withdrawal of a provisional move belongs to (the player who just moved)."""
+"""What the terminal room itself answers, before a line goes to the host: its first words (how to write a move,
+`help`, `quit`), `help`/`?` (a short card: how to write this game's moves, the words that work in this match,
+how to leave), `quit`/`exit` (and Ctrl-C: leave, the match stays resumable), `vacation N` (and its refusal when
+N is not a number of days), who an unnamed withdrawal of a provisional move belongs to (the player who just
+moved); and how a sentence made for Discord reads in a terminal (`terminal_text`)."""
 
 from __future__ import annotations
 
