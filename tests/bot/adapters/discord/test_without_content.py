@@ -13,7 +13,8 @@ import simcord
 
 from bot.adapters.discord.app import DMHost, create_bot, make_intents
 from bot.adapters.discord.room._cog import without_mention
-from bot.settings import Settings
+from bot.adapters.discord.startup import explain_discord
+from bot.settings import Settings, SettingsProblem, load_settings
 from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, make_world, start
 
 
@@ -47,6 +48,10 @@ def test_the_setting_decides_the_intent() -> None:
     assert not off.message_content and off.members and off.guild_messages
     assert Settings(_env_file=None, message_content="off").message_content is False  # type: ignore[call-arg]
     assert Settings(_env_file=None).message_content is True  # type: ignore[call-arg]
+    with pytest.raises(SettingsProblem, match=r"^DMHOST_MESSAGE_CONTENT \('maybe'\) is wrong: .*set it to on"):
+        load_settings(_env_file=None, message_content="maybe")
+    refused = explain_discord(discord.PrivilegedIntentsRequired(None))
+    assert refused is not None and "DMHOST_MESSAGE_CONTENT=off" in refused
 
 
 def test_the_mention_is_left_out_wherever_it_stands() -> None:
