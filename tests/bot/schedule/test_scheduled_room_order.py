@@ -5,10 +5,15 @@ for the match is played, and after a no-show the room knows the forfeit's match 
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 
 import pytest
+from sqlalchemy.engine import make_url
 
-from tests.bot.schedule.test_scheduled_room import BASE, BOB_WINS, Terminal, add, status, until, wall
+from bot.host.service import MatchService
+from bot.store.matches import MatchStore
+from tests.bot.schedule.test_scheduled_room import ALICE, BASE, BOB, BOB_WINS, Terminal, add, status, until, wall
 
 
 @pytest.mark.looptime
@@ -38,3 +43,24 @@ async def test_after_a_no_show_the_room_names_the_forfeits_match(migrated_db_url
     assert (last["event"], last["reason"]) == ("finished", "no_show")
     forfeit = (await status(migrated_db_url, sid)).match_id
     assert forfeit == last["match"] and t.room.match_id == forfeit  # `dmhost log {forfeit} --analyse`, not -1
+
+
+@pytest.mark.slow  # starts `dmhost log`
+async def test_the_analysis_of_a_match_without_moves_says_so(migrated_sqlite_url: str) -> None:
+    store = MatchStore(migrated_sqlite_url)
+    try:
+        service = MatchService(store)
+        match_id = await service.record_forfeit("boxes", [ALICE, BOB], 2, "no_show", options={"rows": 1, "cols": 1})
+    finally:
+        await store.close()
+    db = make_url(migrated_sqlite_url).database
+    assert db is not None
+    shown = subprocess.run(
+        [sys.executable, "-m", "bot.ops.cli", "log", str(match_id), "--analyse", "--db", db],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    last = shown.stdout.strip().splitlines()[-1]
+    assert last == "Analysis: no move was played in this match (it ended before the first one), so there is none."
