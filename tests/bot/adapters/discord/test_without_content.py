@@ -46,8 +46,8 @@ def test_the_setting_decides_the_intent() -> None:
     assert make_intents().message_content and make_intents(True).members
     off = make_intents(False)
     assert not off.message_content and off.members and off.guild_messages
-    assert Settings(_env_file=None, message_content="off").message_content is False  # type: ignore[call-arg]
-    assert Settings(_env_file=None).message_content is True  # type: ignore[call-arg]
+    assert Settings(_env_file=None, message_content="off").message_content is False
+    assert Settings(_env_file=None).message_content is True
     with pytest.raises(SettingsProblem, match=r"^DMHOST_MESSAGE_CONTENT \('maybe'\) is wrong: .*set it to on"):
         load_settings(_env_file=None, message_content="maybe")
     refused = explain_discord(discord.PrivilegedIntentsRequired(None))
