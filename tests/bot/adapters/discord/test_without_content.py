@@ -16,6 +16,7 @@ from bot.adapters.discord.room._cog import without_mention
 from bot.adapters.discord.startup import explain_discord
 from bot.settings import Settings, SettingsProblem, load_settings
 from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, make_world, start
+from tests.bot.adapters.discord.test_catch_up import come_back, go_away
 
 
 @pytest.fixture
@@ -129,3 +130,17 @@ async def test_with_the_intent_nothing_changes(world: World) -> None:
     assert _ply(w, match_id) == 1
     card = answer(await w.alice.slash(w.lobby, "dm help")).content
     assert "Moves are plain messages in the game room" in card
+
+
+async def test_a_mention_move_posted_while_away_is_read_back(no_content: World, no_content_settings: Settings) -> None:
+    w = no_content
+    match_id, room = await start(w)
+    await w.alice.send(room, f"{w.bot.user.mention if w.bot.user else ''} A1-B1")
+    await go_away(w)
+    assert w.env.bot.user is not None
+    await w.bob.send(room, f"<@{w.env.bot.user.id}> A2-B2")  # read back from the room's history: it mentions
+    await w.alice.send(room, "A1-A2")  # blanked: never read
+    await come_back(w, no_content_settings)
+    assert not w.bot.intents.message_content
+    live = w.bot.service.live[match_id]
+    assert live.ply == 2 and live.ruleset.to_move(live.state) == 1
