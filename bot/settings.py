@@ -28,6 +28,7 @@ _FIXES = {
     "lease_seconds": "a number of seconds above 0, e.g. 10",
     "announce_batch_seconds": "a number of seconds, 0 or more, e.g. 1",
     "log_level": "one of " + ", ".join(LOG_LEVELS),
+    "message_content": "on (moves are read from messages) or off (moves by mentioning the bot or `/move`)",
 }
 
 
@@ -64,6 +65,12 @@ class Settings(BaseSettings):
         True,
         description="analyse every finished match in the background (one low-priority process while there is "
         "work); off: `/dm log`, `dmhost log --analyse` and the review pages still analyse on demand",
+    )
+    message_content: bool = Field(
+        True,
+        description="ask Discord for the privileged Message Content Intent and read moves from plain messages; "
+        "off: the intent is not asked for, and players move by mentioning the bot (`@dmhost A1-B1`) or with "
+        "`/move text:`",
     )
     solver_memory: int | None = Field(
         None,

@@ -259,7 +259,7 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
         return BoxesState(rows, cols, drawn, (0,) * (rows * cols), 1)
 
     def render_text(self, state: BoxesState) -> str:
-        """Dots as `o`, drawn edges as `---`/`|`, owned boxes by seat number."""
+        """Dots as `o`, drawn edges as `---`/`|`, owned boxes by seat number; `LEGEND` under it."""
         geo = state.geo
         lines = ["   " + "".join(col_to_letters(c).ljust(4) for c in range(geo.cols + 1)).rstrip()]
         for r in range(geo.rows + 1):
@@ -282,7 +282,11 @@ class BoxesRuleset(Ruleset[BoxesOptions, BoxesState, tuple[Point, Point], int]):
         turn = self.to_move(state)
         status = f"seat {turn} to move" if turn else "game over"
         lines.append(f"boxes: seat 1 {s[1]}, seat 2 {s[2]}; {status}")
+        lines.append(LEGEND)
         return "\n".join(lines)
 
+
+LEGEND = "o dots, --- and | lines drawn, 1 / 2 a box closed by seat 1 / seat 2"
+"""The text board's key (the room names the seats)."""
 
 RULESET = BoxesRuleset()

@@ -623,7 +623,8 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         )
 
     def render_text(self, state: PathingState) -> str:
-        """Pathing board (R/B/.) beside the support board (edges r/b by who filled them, boxes R/B)."""
+        """Pathing board (R/B/.) beside the support board (edges r/b by who filled them, boxes R/B); `LEGEND`
+        under it."""
         gap = " " * 6
         left_w = 3 + 2 * SIZE - 1
         lines = [
@@ -654,6 +655,7 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         s = self.scores(state)
         lines.append(f"round {state.round_no}; boxes: red (seat 1) {s[1]}, blue (seat 2) {s[2]}")
         lines.append(self._status(state))
+        lines.extend(LEGEND)
         return "\n".join(lines)
 
     @staticmethod
@@ -675,6 +677,13 @@ class PathingRuleset(Ruleset[PathingOptions, PathingState, tuple[Point, ...], in
         if state.phase == "penalty":
             return f"round won by {COLOUR_NAME[3 - state.turn]}; {self._penalty_task(state)}"
         return f"seat {state.turn} ({COLOUR_NAME[state.turn]}) to swap"
+
+
+LEGEND = (
+    "Pathing: R red and B blue squares, . an empty square.",
+    "Support: o dots, -r- | r lines drawn by red, -b- | b by blue, R / B a box closed by red / blue.",
+)
+"""The text board's key, under the status line."""
 
 
 def _stored_reason(value: Any) -> Termination | None:

@@ -5,6 +5,7 @@ zip or the source tree alike."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -28,6 +29,13 @@ def rule_card(game: str) -> str | None:
 def moves_card(game: str) -> str | None:
     """A game's short "how to write moves" card, or None."""
     return _text(rules_folder() / "moves" / f"{game}.md")
+
+
+def move_example(game: str) -> str | None:
+    """The first example move on a game's moves card (the first `` `…` `` after a dash: `A1-B1`, `T15`), or None."""
+    card = moves_card(game)
+    found = None if card is None else re.search(r"— `([^`]+)`", card)
+    return None if found is None else found.group(1)
 
 
 @cache

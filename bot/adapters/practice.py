@@ -86,6 +86,7 @@ class PracticeBot:
         if live is not None:
             level = check_level(live.ruleset.id, level)
         self.seats[match_id] = _Seat(level, random.Random(self.seed if self.seed is not None else match_id))
+        self.service.played_by_machine(match_id, self.player_id)  # its moves are final at once
         self._poke(match_id)
 
     async def close(self) -> None:
@@ -129,6 +130,7 @@ class PracticeBot:
         level = check_level(live.ruleset.id, self.default_level)
         seat = _Seat(level, random.Random(self.seed if self.seed is not None else match_id))
         self.seats[match_id] = seat
+        self.service.played_by_machine(match_id, self.player_id)  # its moves are final at once
         return seat
 
     def _is_me(self, match_id: int, seat_no: int | None) -> bool:

@@ -118,6 +118,8 @@ class Live:
     """A match against the practice opponent (kept out of histories and ratings)."""
     machine: int | None = None
     """The practice opponent's seat, when known: its moves are final at once (no take-back window)."""
+    machines: set[int] = field(default_factory=set)
+    """More seats the practice opponent plays in this process (`MatchService.played_by_machine`; not stored)."""
     started_at: dt.datetime = field(default_factory=utcnow)
     outage: Outage | None = None
     """Set when the match was resumed after its host was away: maps messages posted meanwhile to the clock."""
@@ -177,7 +179,7 @@ class Live:
 
     def final_at_once(self, seat: int) -> bool:
         """Whether a seat's moves are final when played (the practice opponent's: it never takes one back)."""
-        return self.machine is not None and seat == self.machine
+        return (self.machine is not None and seat == self.machine) or seat in self.machines
 
 
 class Unsaved(Exception):

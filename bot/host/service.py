@@ -261,6 +261,15 @@ class MatchService(Texts):
         live = self.live.get(match_id)
         return None if live is None else live.provisional()
 
+    def played_by_machine(self, match_id: int, player_id: str) -> None:
+        """The practice opponent plays this player's seat here (`tournament play`: bots in every seat): its
+        moves are final at once, as the practice opponent's always are (no take-back window to wait out). Held
+        in memory only; a process that plays the match again says so again."""
+        live = self.live.get(match_id)
+        seat = None if live is None else live.seat_of(player_id)
+        if live is not None and seat is not None:
+            live.machines.add(seat)
+
     def grave(self, match_id: int, player_id: str, text: str) -> Grave | None:
         """Whether a player's text, taken now, would end their match or their play by their own choice: a
         resignation, or a legal move the game says gives up the mover's play (Dots' `stop`). Reads only; a room

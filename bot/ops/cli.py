@@ -376,7 +376,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         return 1
     rooms = asyncio.run(configured_rooms(args.db))
     connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
-    return asyncio.run(run_doctor(connector, make_intents(), rooms=rooms))
+    return asyncio.run(run_doctor(connector, make_intents(settings.message_content), rooms=rooms))
 
 
 async def configured_rooms(db: str | None) -> dict[int, int]:

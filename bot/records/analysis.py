@@ -100,7 +100,10 @@ def _value(v: Any) -> str:
 
 
 def format_analysis(entries: list[dict[str, Any]], names: dict[int, str]) -> str:
-    """Text lines for `dmhost log --analyse` and `/dm log`'s attachment."""
+    """Text lines for `dmhost log --analyse` and `/dm log`'s attachment (a match without moves, a forfeit before
+    the first one, says so)."""
+    if not entries:
+        return "Analysis: no move was played in this match (it ended before the first one), so there is none."
     engines = sorted({str(e.get("engine")) for e in entries if e.get("engine")})
     lines = ["Analysis (" + ("; ".join(engines) or "no engine") + "). Values are the mover's, best play by both sides:"]
     if any(e.get("engine") == "exact solver" for e in entries):

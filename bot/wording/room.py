@@ -62,3 +62,50 @@ def edit_after_move(move: str) -> str:
 def edit_not_read(text: str) -> str:
     """A player edited a message that was not taken as a move into something that looks like one."""
     return f"Edits aren't read as moves: post {quote(text)} as a new message."
+
+
+# -- moves without the message-content intent (`DMHOST_MESSAGE_CONTENT=off`) ------------------------------
+
+MOVES_BY_MESSAGE = "Post each move as its own message in the room."
+"""How the moves cards (`games/data/rules/moves/`) say to move: true only with the message-content intent."""
+
+
+def how_to_move(message_content: bool, bot_name: str, example: str = "A1-B1") -> str:
+    """How a player hands in a move on this bot: a plain message, or (without the message-content intent, when
+    the bot reads only messages that mention it) a mention of the bot or `/move text:`."""
+    if message_content:
+        return MOVES_BY_MESSAGE
+    return (
+        f"Move by mentioning the bot: `@{display(bot_name)} {example}`, or with `/move text:{example}` "
+        "(this bot reads only the messages that mention it)."
+    )
+
+
+def board_move_note(bot_name: str) -> str:
+    """The line under a board's header when moves come by mention or `/move`."""
+    return f"To move: `@{display(bot_name)} <your move>` or `/move text:<your move>`."
+
+
+def help_moves_line(message_content: bool, bot_name: str) -> str:
+    """The last line of `/dm help`: where moves are written."""
+    if message_content:
+        return "Moves are plain messages in the game room; `/dm rules game:` shows how to write them."
+    return (
+        f"Moves: mention the bot in the game room (`@{display(bot_name)} A1-B1`) or use `/move text:`; "
+        "`/dm rules game:` shows how to write them."
+    )
+
+
+def move_played(who: str, move: str) -> str:
+    """The room's line for a move handed in with `/move` (as the player's own message would show it)."""
+    return f"{display(who)}: {quote(move)}"
+
+
+def move_no_match() -> str:
+    """`/move` where the player plays no match."""
+    return "You play no match in this room: `/move` plays your move in the room of your match."
+
+
+def move_not_read(text: str, why: str) -> str:
+    """`/move` with a text the host does not take as a move (chat, empty, …)."""
+    return f"{quote(text)} was not taken ({why}); write a move as the game's card says (`/dm rules game:`)."

@@ -305,7 +305,7 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
 
     def move_hint(self) -> str:
         """How to write a move."""
-        return "name an empty point like T16; write stop to ground, end after the opponent's stop"
+        return "name an empty point like T15; write stop to ground, end after the opponent's stop"
 
     # -- storage and display -------------------------------------------------------
     def state_to_json(self, state: DotsState) -> dict[str, Any]:
@@ -361,16 +361,27 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
         geo = state.geo
         b = settled(state).board
         w = state.width
-        # Up to 26 columns: one letter per column, spaced. Wider: two header rows, unspaced.
-        sep = " " if w <= 26 else ""
+        # Up to 26 columns: one letter per column, a space apart. Wider (`AA`…): one header row, every column
+        # three characters wide (its label right-aligned over its point), the row number at both ends.
         names = [col_to_letters(c) for c in range(w)]
-        lines = []
-        if w > 26:
-            lines.append("   " + "".join(n[0] if len(n) > 1 else " " for n in names))
-        lines.append("   " + sep.join(n[-1] for n in names))
-        for y in range(state.height):
-            cells = [_CELL.get(b[geo.index(x, y)], "?") for x in range(w)]
-            lines.append(f"{y + 1:>2} " + sep.join(cells))
+        lines: list[str] = []
+        if w <= 26:
+            lines.append("   " + " ".join(names))
+            for y in range(state.height):
+                row = [_CELL.get(b[geo.index(x, y)], "?") for x in range(w)]
+                lines.append(f"{y + 1:>2} " + " ".join(row))
+        else:  # only the part in play (every non-empty point, `MARGIN` around), so that it fits a terminal
+            xs, ys = _in_play(state, b)
+            lines.append("  " + "".join(names[x].rjust(3) for x in xs))
+            for y in ys:
+                cells = "".join(_CELL.get(b[geo.index(x, y)], "?").rjust(3) for x in xs)
+                lines.append(f"{y + 1:>2}{cells}  {y + 1}")
+            lines.append(lines[0])
+            if len(xs) < w or len(ys) < state.height:
+                lines.append(
+                    f"(columns {names[xs[0]]}-{names[xs[-1]]}, rows {ys[0] + 1}-{ys[-1] + 1} of A-{names[-1]}, "
+                    f"1-{state.height}: the rest is empty)"
+                )
         lines = [ln.rstrip() for ln in lines]
         s = self.scores(state)
         if state.reason:
@@ -402,6 +413,30 @@ class DotsRuleset(Ruleset[DotsOptions, DotsState, Parsed, Move]):
 
         opts = options if isinstance(options, DotsOptions) else self.parse_options(options)
         return export_sgf(self, opts, moves)
+
+
+_SHOWN = frozenset(v for v in _CELL if v)
+MARGIN = 3
+"""Empty points shown around the part of a wide field in play (`render_text`)."""
+SHOWN_AT_LEAST = 13
+"""Columns and rows a wide field's text shows at the least (then widened around the part in play)."""
+
+
+def _in_play(state: DotsState, board: bytes) -> tuple[range, range]:
+    """The columns and rows of a wide field worth showing: every non-empty point with `MARGIN` around it,
+    at least `SHOWN_AT_LEAST` of each, within the field."""
+    geo = state.geo
+    used = [(x, y) for y in range(state.height) for x in range(state.width) if board[geo.index(x, y)] in _SHOWN]
+    xs = [x for x, _ in used] or [state.width // 2]
+    ys = [y for _, y in used] or [state.height // 2]
+
+    def span(low: int, high: int, size: int) -> range:
+        low, high = max(0, low - MARGIN), min(size - 1, high + MARGIN)
+        while high - low + 1 < min(SHOWN_AT_LEAST, size):
+            low, high = max(0, low - 1), min(size - 1, high + 1)
+        return range(low, high + 1)
+
+    return span(min(xs), max(xs), state.width), span(min(ys), max(ys), state.height)
 
 
 def _xy(name: str) -> tuple[int, int]:

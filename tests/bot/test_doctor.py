@@ -90,7 +90,7 @@ async def test_one_intent_and_one_permission_missing() -> None:
 async def test_all_fine() -> None:
     connect = simcord_connector(everything_approved(), build_guilds(), [])
     checks = await diagnose(connect, make_intents())
-    assert [c.ok for c in checks] == [True] * 7  # login, two intents, per server: permissions, Manage Events
+    assert [c.ok for c in checks] == [True] * 8  # login, moves, two intents, per server: permissions, Manage Events
     out = io.StringIO()
     assert await run_doctor(connect, make_intents(), out) == 0
     assert all(line.startswith("ok") for line in out.getvalue().splitlines())

@@ -373,8 +373,8 @@ def test_render_shows_both_boards_labels_round_and_action() -> None:
     assert lines[1].split() == ["A", "B", "C", "D"] * 2
     assert lines[2].startswith(" 1 . . . B") and lines[2].endswith("1 o-r-o   o   o")
     assert lines[3].strip() == "b B b"
-    assert lines[-2] == "round 1; boxes: red (seat 1) 0, blue (seat 2) 1"
-    assert lines[-1] == "seat 2 (blue) to swap"
+    assert lines[-4] == "round 1; boxes: red (seat 1) 0, blue (seat 2) 1"
+    assert lines[-3] == "seat 2 (blue) to swap"  # then the two legend lines
 
 
 # -- properties on random games ------------------------------------------------------------

@@ -34,13 +34,15 @@ EXTENSIONS = (
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 
 
-def make_intents() -> discord.Intents:
-    """Guilds, guild messages, members and message content (the last two are privileged)."""
+def make_intents(message_content: bool = True) -> discord.Intents:
+    """Guilds, guild messages, members and message content (the last two are privileged); without
+    `message_content` (`DMHOST_MESSAGE_CONTENT=off`) Discord shows the bot only the messages that mention it,
+    and moves come by mention or `/move`."""
     intents = discord.Intents.none()
     intents.guilds = True
     intents.guild_messages = True
     intents.members = True
-    intents.message_content = True
+    intents.message_content = message_content
     return intents
 
 
@@ -62,7 +64,7 @@ class DMHost(commands.Bot):
     def __init__(self, settings: Settings, app: App, *, sync_commands: bool, **kwargs: Any) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=make_intents(),
+            intents=make_intents(settings.message_content),
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
             **kwargs,

@@ -1,5 +1,6 @@
-"""`dmhost doctor`: check a deployment before it goes live — the token, the privileged intents, and in
-every guild the permissions the bot needs — one line per check, with the fix for each failure.
+"""`dmhost doctor`: check a deployment before it goes live — the token, how moves are read (plain messages
+with the Message Content Intent, or mentions and `/move` without it: `DMHOST_MESSAGE_CONTENT`), the privileged
+intents, and in every guild the permissions the bot needs — one line per check, with the fix for each failure.
 
 The checks run over a *connector*: given the gateway intents to ask for, it yields a logged-in, ready
 `discord.Client`, and raises what discord.py raises when Discord says no (`LoginFailure` for the
@@ -228,10 +229,36 @@ def _intent_checks(wanted: discord.Intents, enabled: dict[str, bool]) -> list[Ch
                     f"intent {label}",
                     False,
                     "not enabled for this application",
-                    f"turn on {label} in {PORTAL} → your application → Bot → Privileged Gateway Intents",
+                    (
+                        "set DMHOST_MESSAGE_CONTENT=off (players then move by mentioning the bot or with /move), or "
+                        if flag == "message_content"
+                        else ""
+                    )
+                    + f"turn on {label} in {PORTAL} → your application → Bot → Privileged Gateway Intents",
                 )
             )
     return checks
+
+
+def _moves_check(wanted: discord.Intents, client: discord.Client) -> Check:
+    """How players hand in moves in this mode (`DMHOST_MESSAGE_CONTENT`), and what the other mode needs."""
+    me = f"@{client.user.display_name}" if client.user is not None else "@dmhost"
+    if wanted.message_content:
+        return Check(
+            "moves",
+            True,
+            "read from plain messages in the game rooms (DMHOST_MESSAGE_CONTENT=on: the bot needs the "
+            "Message Content Intent, which a bot in more than 100 servers gets only after Discord's review)",
+        )
+    return Check(
+        "moves",
+        True,
+        f"by mentioning the bot (`{me} A1-B1`) or with `/move text:` (DMHOST_MESSAGE_CONTENT=off: the Message "
+        "Content Intent is not asked for; plain messages in the rooms are not read)",
+        "enable Message Content Intent in the developer portal and set DMHOST_MESSAGE_CONTENT=on to read moves "
+        "from plain messages",
+        note=True,
+    )
 
 
 def _login_ok(client: discord.Client) -> Check:
@@ -250,7 +277,12 @@ async def diagnose(connect: Connector, wanted: discord.Intents, rooms: Mapping[i
     try:
         async with connect(wanted) as client:
             everything = {flag: True for flag, _ in PRIVILEGED}
-            return [_login_ok(client), *_intent_checks(wanted, everything), *await check_guilds(client, rooms)]
+            return [
+                _login_ok(client),
+                _moves_check(wanted, client),
+                *_intent_checks(wanted, everything),
+                *await check_guilds(client, rooms),
+            ]
     except discord.PrivilegedIntentsRequired:
         pass
     except Exception as exc:
@@ -267,7 +299,12 @@ async def diagnose(connect: Connector, wanted: discord.Intents, rooms: Mapping[i
                 setattr(one, flag, True)
                 enabled[flag] = await _connects(connect, one)
         async with connect(base) as client:
-            return [_login_ok(client), *_intent_checks(wanted, enabled), *await check_guilds(client, rooms)]
+            return [
+                _login_ok(client),
+                _moves_check(wanted, client),
+                *_intent_checks(wanted, enabled),
+                *await check_guilds(client, rooms),
+            ]
     except Exception as exc:
         failure = _login_failure(exc)
         if failure is None:

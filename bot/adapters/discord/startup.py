@@ -23,7 +23,9 @@ def explain_discord(exc: BaseException) -> str | None:
     if isinstance(exc, discord.PrivilegedIntentsRequired):
         return (
             "Discord refused the privileged intents: enable Message Content Intent and Server Members Intent "
-            "in the developer portal (your application → Bot → Privileged Gateway Intents)."
+            "in the developer portal (your application → Bot → Privileged Gateway Intents), or set "
+            "DMHOST_MESSAGE_CONTENT=off to do without Message Content (moves by mention or /move); "
+            "`dmhost doctor` tells which one is missing."
         )
     if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerTimeoutError):
         return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."

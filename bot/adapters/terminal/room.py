@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 import re
 import shlex
@@ -34,16 +33,8 @@ _ZWSP = "\u200b"
 it as a stray character, so the room leaves it out."""
 
 
-_DISCORD_TIME = re.compile(r"<t:(\d{1,12}):R>")
-"""A deadline as Discord writes it (shown in each reader's zone); the terminal writes it in UTC."""
-
-
-def _utc(match: re.Match[str]) -> str:
-    return dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def _plain(text: str) -> str:
-    return _DISCORD_TIME.sub(_utc, text).replace(_ZWSP, "")
+    return words.terminal_text(text).replace(_ZWSP, "")
 
 
 def resume_command(db_url: str, match_id: int) -> str:
@@ -249,6 +240,8 @@ class Room:
                     except ValueError as exc:
                         raise HostError(str(exc)) from None
                 self.match_id = -1
+                if not cfg.events_json:  # how to play, before the clock runs (the JSON lines start with `started`)
+                    self.emit({}, words.intro(cfg.game, cfg.players, cfg.bot_level is not None))
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
@@ -446,6 +439,10 @@ class Room:
         else:
             player = next(p for p in live.players.values() if p.name.lower() == speaker_name.lower())
         days = words.vacation_days(text)
+        if isinstance(days, str):  # `vacation -1`, `vacation abc`: refused, never chat
+            obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
+            self.emit({**obj, "reason": days}, f"({player.name}: {days})")
+            return
         if days is not None:
             await self._vacation(player, days)
             return
@@ -490,7 +487,9 @@ class Room:
         until = None if done.until is None else int(done.until.timestamp())
         said = words.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)
         obj = {"event": "vacation_taken", "match": self.match_id, "player": player.name, "until": until}
-        self.emit({**obj, "used": done.used, "allowance": done.allowance, "text": said}, said)
+        # the host announced the vacation (or its end) in the match already: the person reads only the days
+        shown = words.vacation_used(player.name, until, done.used, done.allowance, done.refunded)
+        self.emit({**obj, "used": done.used, "allowance": done.allowance, "text": said}, shown)
 
 
 def _redraws() -> set[str]:

@@ -84,6 +84,9 @@ class ScheduledRoom(Room):
         self._standby = False
         """Another room holds the DM's lease: this one takes check-ins only, until it takes the lease over."""
         self._taking: asyncio.Task[None] | None = None
+        self._begun = False
+        """The DM's beginning was said ("DM #1 begins", or the room took up a DM already begun): lines held for
+        the match are played only after it."""
 
     def terminate(self) -> None:
         """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
@@ -109,6 +112,8 @@ class ScheduledRoom(Room):
         self.schedule = ev.schedule
         if ev.kind == ScheduleEventKind.CHECKIN_OPEN:
             self._open = True
+        elif ev.kind == ScheduleEventKind.FORFEITED and self.match_id == -1 and ev.schedule.match_id is not None:
+            self.match_id = ev.schedule.match_id  # a no-show's match: what the room suggests afterwards names it
         elif ev.kind == ScheduleEventKind.RESCHEDULED and self.scheduler is not None:
             self._open = self.scheduler.wall() >= ev.schedule.checkin_opens
         text = say(ev.kind, ev.schedule, ev.data, how=HOW)
@@ -121,6 +126,8 @@ class ScheduledRoom(Room):
         if not (self.config.events_json and ev.kind in (ScheduleEventKind.FINISHED, ScheduleEventKind.FORFEITED)):
             data = {k: _plain(v) for k, v in ev.data.items()}
             self.emit({"event": "schedule", "kind": ev.kind, "schedule": self.schedule_id, **data, "text": text}, text)
+        if ev.kind == ScheduleEventKind.STARTED:
+            self._begun = True  # said: the held moves may follow
         self._settle()
         self._changed.set()
 
@@ -175,6 +182,7 @@ class ScheduledRoom(Room):
             self.scheduler.starter = self._not_here
         if sched.status == ScheduleStatus.STARTED and sched.match_id is not None:
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
+            self._begun = True
             await self.service.start(select=lambda m: m.id == sched.match_id)
         else:
             self.match_id = -1
@@ -239,6 +247,7 @@ class ScheduledRoom(Room):
             match_id = fresh.match_id
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
+            self._begun = True
         text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
@@ -279,7 +288,7 @@ class ScheduledRoom(Room):
                     return self._eof()
                 if self._lost():
                     return self.taken_over()
-                if self._playing():
+                if self._playing() and self._begun:  # "DM #N begins" first, then the moves held for it
                     pending, early, held = early + held, [], []
                     for line in pending:
                         await self.handle_line(line)
@@ -315,10 +324,12 @@ class ScheduledRoom(Room):
                     getter = None
                     if got is None:
                         eof = True
-                    elif self._playing():
+                    elif self._playing() and self._begun:
                         await self.handle_line(got)
                         if self.left:
                             return 0
+                    elif self._playing():
+                        held.append(got)  # the match exists, its beginning is not said yet: it waits a moment
                     elif got == words.INTERRUPT or words.is_leave(_SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
                         self.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
                         return 0

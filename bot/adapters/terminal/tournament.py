@@ -19,10 +19,11 @@ import argparse
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from bot.compose import HostLease, Scope, build_host, build_store, build_tournaments, hold
+from bot.host.service import HostEvent
 from bot.playernames import name_problem
 from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
@@ -198,11 +199,16 @@ async def play_out(
     level: str,
     timeout: float = PLAY_TIMEOUT_SECONDS,
     lease: HostLease | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> None:
     """Practice bots play every seat until the tournament is over (or `timeout` seconds pass, or the
-    tournament's `lease` is taken over by another process: `Elsewhere`)."""
+    tournament's `lease` is taken over by another process: `Elsewhere`); `progress` gets one line per game
+    as it ends. The bots' moves are final at once (`PracticeBot` says so to the host): no take-back window
+    is waited out."""
     from bot.adapters.practice import PracticeBot
 
+    if progress is not None:
+        service.host.subscribe(_game_over_lines(progress))
     bots = [
         PracticeBot(service.host, level, player_id=e.player_id, budget_seconds=0.2, seed=e.id)
         for e in await service.entries(tid)
@@ -227,6 +233,25 @@ async def play_out(
             await bot.close()
     if lost.is_set():
         raise Elsewhere(tid, lost=True)
+
+
+def _progress_line(line: str) -> None:
+    print(line, flush=True)
+
+
+def _game_over_lines(progress: Callable[[str], None]) -> Callable[[HostEvent], Awaitable[None]]:
+    """A host listener that says each game's end in one line (`tournament play`'s progress)."""
+    from bot.host.events import EventKind
+    from bot.wording import result_sentence
+
+    async def told(ev: HostEvent) -> None:
+        if ev.kind != EventKind.FINISHED:
+            return
+        names = dict(ev.names)
+        said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
+        progress(f"Match {ev.match_id} ({names.get(1, '?')} vs {names.get(2, '?')}): {said}.")
+
+    return told
 
 
 def run(args: argparse.Namespace, url: str) -> int:
@@ -287,7 +312,8 @@ def run(args: argparse.Namespace, url: str) -> int:
             elif command == "cancel":
                 await service.cancel(tid, "terminal")
             elif command == "play":
-                await play_out(service, tid, args.bot, lease=leases[0] if leases else None)
+                progress = None if getattr(args, "json", False) else _progress_line
+                await play_out(service, tid, args.bot, lease=leases[0] if leases else None, progress=progress)
             await service.host.drained()  # what a match's end moves on (after the commit) is shown below
             if not getattr(args, "json", False):
                 for line in await telling.lines(service, tid, told, url):

@@ -1,9 +1,12 @@
-"""What the terminal room itself answers, before a line goes to the host: `help`/`?` (a short card: how to
-write this game's moves, the match's keywords, how to leave), `quit`/`exit` (and Ctrl-C: leave, the match
-stays resumable), and who an unnamed withdrawal of a provisional move belongs to (the player who just moved)."""
+"""What the terminal room itself answers, before a line goes to the host: its first words (how to write a move,
+`help`, `quit`), `help`/`?` (a short card: how to write this game's moves, the words that work in this match,
+how to leave), `quit`/`exit` (and Ctrl-C: leave, the match stays resumable), `vacation N` (and its refusal when
+N is not a number of days), who an unnamed withdrawal of a provisional move belongs to (the player who just
+moved); and how a sentence made for Discord reads in a terminal (`terminal_text`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any, Final
 
@@ -48,10 +51,31 @@ def moves_card(game: str) -> str:
     return _DISCORD_ONLY.sub("", text.replace("**", "")).strip()
 
 
+def intro(game: str, players: list[str], against_bot: bool) -> str:
+    """The room's first words, before the match (and its clock) starts: how to write a move, `help`, `quit`."""
+    from games.resources import move_example
+
+    example = move_example(game) or "a move"
+    speaker = players[0]
+    who = (
+        f"A line is {speaker}'s move"
+        if against_bot
+        else f"A line without a name is the move of the player to move; `{players[-1]}: {example}` speaks as "
+        f"{players[-1]}"
+    )
+    return (
+        f"Write each move on its own line, as `{example}`. {who}.\n"
+        "`help` (or `?`) shows how to write this game's moves and the words the host answers; `quit` leaves "
+        "(the match stays resumable). The clocks start with the board below."
+    )
+
+
 def keywords_line(live: Any) -> str:
     """The words this match answers besides moves: `resign` and each house rule's first phrase."""
     said = ["resign"]
     for rule in live.rules:
+        if not rule.in_play(live):  # built for every match, acting only under a setting this match has not
+            continue
         for action in getattr(rule, "actions", ()):
             if action.keywords and action.keywords[0] not in said:
                 said.append(action.keywords[0])
@@ -66,7 +90,7 @@ def help_card(live: Any, resume: str) -> str:
             moves_card(live.game),
             keywords_line(live),
             "In this room: `NAME: text` speaks as NAME; a line without a name is the player to move's"
-            + _withdraw_note()
+            + (_withdraw_note() if any(rule.withdraw for rule in live.rules) else "")
             + ". `help` or `?` shows this card.",
             *([VACATION_HELP] if correspondence else []),
             f"Leave with `quit`, `exit` or Ctrl-C: the match stays resumable with: {resume}",
@@ -74,16 +98,27 @@ def help_card(live: Any, resume: str) -> str:
     )
 
 
-_VACATION = re.compile(r"^vacation\s+(\d{1,3})$")
+_VACATION = re.compile(r"^vacation(?:\s+(\S+))?$")
 VACATION_HELP: Final = (
     "`NAME: vacation N` stops NAME's clock for N days (within 14 days a year); `NAME: vacation 0` ends it early."
 )
 
 
-def vacation_days(text: str) -> int | None:
-    """`vacation N` (N whole days, 0 ends a vacation): N; None for any other line."""
+MAX_VACATION_DAYS: Final = 366
+
+
+def vacation_days(text: str) -> int | str | None:
+    """`vacation N` (N whole days, 0 ends a vacation): N; `vacation` with anything else as its one word
+    (`vacation -1`, `vacation abc`, `vacation` alone): why it is refused; None for any other line (chat)."""
     found = _VACATION.match(word(text))
-    return None if found is None else int(found.group(1))
+    if found is None:
+        return None
+    said = found.group(1)
+    if said is None:
+        return "say for how many days: `NAME: vacation N` (whole days; `vacation 0` ends a vacation)."
+    if not said.isdigit() or int(said) > MAX_VACATION_DAYS:
+        return f"{said!r} is not a number of days: `NAME: vacation N` takes whole days (`vacation 0` ends a vacation)."
+    return int(said)
 
 
 def vacation_taken(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str:
@@ -93,6 +128,13 @@ def vacation_taken(name: str, until: int | None, used: int, allowance: int, refu
         back = f" {refunded} day{'s' if refunded != 1 else ''} given back." if refunded else ""
         return f"{name} is back: {name}'s clock runs again.{back} {days}"
     return f"{name}'s vacation runs until <t:{until}:R>: {name}'s clock stands still. {days}"
+
+
+def vacation_used(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str:
+    """The room's line after `NAME: vacation N` once the host has announced the vacation (or its end) in the
+    match: only what that announcement does not say, the days used (and given back)."""
+    back = f"{refunded} day{'s' if refunded != 1 else ''} given back; " if until is None and refunded else ""
+    return f"{name}: {back}{used} of this year's {allowance} vacation days used."
 
 
 _VACATION_REFUSED: Final = {
@@ -106,6 +148,29 @@ _VACATION_REFUSED: Final = {
 def vacation_refused(name: str, code: str, data: dict[str, Any]) -> str:
     """Why `NAME: vacation N` was refused."""
     return _VACATION_REFUSED.get(code, code).format(name=name, **data)
+
+
+_DISCORD_ONLY_WORDS: Final = (
+    (re.compile(r"delete or edit your message, or post (`[^`]+`),?"), r"post \1"),
+    (re.compile(r" \(or press [^)]*\)"), ""),
+    (re.compile(r"\(button or (`[^`]+`)\)"), r"(\1)"),
+)
+"""What the host's words say of Discord's messages and buttons, as the terminal says it (there are neither)."""
+_DISCORD_TIME = re.compile(r"<t:(\d{1,12})(?::[tTdDfFR])?>")
+_SAME_TIME_TWICE = re.compile(r"(<t:(\d{1,12})(?::[tTdDfFR])?>) \(<t:\2(?::[tTdDfFR])?>\)")
+
+
+def _utc(match: re.Match[str]) -> str:
+    return dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def terminal_text(text: str) -> str:
+    """A sentence made for Discord, as the terminal shows it: a time Discord would show in each reader's zone
+    (`<t:…>`, in any style) written in UTC, once; no messages to delete or buttons to press."""
+    text = _DISCORD_TIME.sub(_utc, _SAME_TIME_TWICE.sub(r"\1", text))
+    for pattern, instead in _DISCORD_ONLY_WORDS:
+        text = pattern.sub(instead, text)
+    return text
 
 
 def _withdraw_note() -> str:

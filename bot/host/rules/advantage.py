@@ -55,6 +55,10 @@ class AdvantageChoice(HouseRule):
             return []
         return [OpenAction(FIRST, 0), OpenAction(SECOND, 0)]
 
+    def in_play(self, m: MatchView) -> bool:
+        """Only while someone has the choice of who starts."""
+        return self.chooser is not None
+
     def on_create(self, m: MatchView, advantage: int | None) -> Effects | None:
         """Hold the start until the advantage player has chosen (or their time is up)."""
         if advantage is None:

@@ -288,6 +288,12 @@ class HouseRule:
         """The actions open now (for buttons)."""
         return []
 
+    def in_play(self, m: MatchView) -> bool:
+        """Whether this match's players can use the rule's actions at all (a room's `help` lists only those):
+        a rule built for every match but acting only under a setting (a clock kind, a choice at the start)
+        says no when that setting is not this match's."""
+        return True
+
     def deadlines(self, m: MatchView) -> list[RuleDeadline]:
         """The rule's running deadlines, with their labels."""
         out = []

@@ -57,6 +57,10 @@ class GracePresence(HouseRule):
         """`presence`."""
         return "presence"
 
+    def in_play(self, m: MatchView) -> bool:
+        """Only on the one-grace clock."""
+        return m.clocks.tc.kind == ClockKind.GRACE
+
     def open_actions(self, m: MatchView) -> list[OpenAction]:
         """The opponent confirms while the check waits."""
         return [OpenAction(HERE, 0)] if self.waiting else []

@@ -11,8 +11,9 @@ GROUP_ORDER = ("host", "event", "tournament", "ratings")
 """The groups in the order the card lists them: running a match, then events, then the tables."""
 
 
-def command_card(root: app_commands.Group) -> str:
-    """One line for `/dm`'s own commands, then one per group with what it is for and its commands."""
+def command_card(root: app_commands.Group, moves: str | None = None) -> str:
+    """One line for `/dm`'s own commands, then one per group with what it is for and its commands; last, where
+    moves are written (`moves`: the bot's own line, `bot.wording.help_moves_line`)."""
     direct = [c for c in root.commands if not isinstance(c, app_commands.Group)]
     groups = {c.name: c for c in root.commands if isinstance(c, app_commands.Group)}
     ordered = [groups[n] for n in GROUP_ORDER if n in groups] + [g for n, g in groups.items() if n not in GROUP_ORDER]
@@ -22,7 +23,7 @@ def command_card(root: app_commands.Group) -> str:
     for group in ordered:
         names = " ".join(f"`{c.name}`" for c in group.commands)
         lines.append(f"**/{root.name} {group.name}** — {_lower_first(group.description)}: {names}")
-    lines.append("Moves are plain messages in the game room; `/dm rules game:` shows how to write them.")
+    lines.append(moves or "Moves are plain messages in the game room; `/dm rules game:` shows how to write them.")
     return "\n".join(lines)
 
 

@@ -15,9 +15,10 @@ from bot.adapters.discord.commands._help import command_card
 from bot.adapters.discord.overview import board_reply, status_reply
 from bot.host.events import Refusal
 from bot.host.service import HostError
-from bot.wording import rule_keywords_line
+from bot.wording import help_moves_line, how_to_move, rule_keywords_line
+from bot.wording.room import MOVES_BY_MESSAGE
 from games import registry
-from games.resources import moves_card, rule_card
+from games.resources import move_example, moves_card, rule_card
 
 
 class ReadCommands(CommandsBase):
@@ -29,7 +30,11 @@ class ReadCommands(CommandsBase):
         root = self.bot.tree.get_command("dm")
         if not isinstance(root, app_commands.Group):  # pragma: no cover - the cog is the /dm group
             return
-        await respond(interaction, command_card(root))
+        await respond(interaction, command_card(root, help_moves_line(self.bot.settings.message_content, self._me())))
+
+    def _me(self) -> str:
+        """The bot's name as players mention it."""
+        return self.bot.user.display_name if self.bot.user is not None else "dmhost"
 
     @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
     @app_commands.describe(game="which game")
@@ -43,6 +48,9 @@ class ReadCommands(CommandsBase):
         if text is None:
             raise HostError(Refusal("no_rule_card", data={"title": title(key)}))
         card = moves_card(key) or text
+        if not self.bot.settings.message_content:  # plain messages are not read: a mention or `/move`
+            how = how_to_move(False, self._me(), move_example(key) or "A1")
+            card = card.replace(MOVES_BY_MESSAGE, how) if MOVES_BY_MESSAGE in card else f"{card}\n{how}"
         if (said := rule_keywords_line(key)) is not None:
             card = f"{card}\n{said}"
         if len(card) > MAX_EMBED:

@@ -4,6 +4,7 @@ edited provisional moves → `service.withdraw`; any other edit of a move gets o
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -66,12 +67,15 @@ class GameRoom(commands.Cog):
         guild_id = message.guild.id if message.guild else None
         channel_id = message.channel.id
         self.last_seen[channel_id] = max(self.last_seen.get(channel_id, 0), message.id)  # before it waits its turn
+        text = message.content
+        if not self.bot.settings.message_content:  # only messages that mention the bot have their text
+            text = without_mention(text, self.bot.user.id if self.bot.user is not None else None)
         try:
             posted = await self.bot.service.post(
                 channel_id,
                 guild_id,
                 player,
-                message.content,
+                text,
                 message_id=str(message.id),
                 posted_at=message.created_at if late else None,
             )
@@ -231,6 +235,14 @@ class GameRoom(commands.Cog):
             )
         except discord.HTTPException:
             log.warning("match %s: could not answer the edit of message %s", live.id, payload.message_id)
+
+
+def without_mention(text: str, bot_id: int | None) -> str:
+    """A message's text without the bot's mention (`<@id>`, `<@!id>`) wherever it stands: `@dmhost A1-B1` is
+    `A1-B1` (the bot reads only the messages that mention it without the message-content intent)."""
+    if bot_id is None:
+        return text
+    return re.sub(rf"[ \t]*<@!?{bot_id}>[ \t]*", " ", text).strip()
 
 
 def _reads_as_move(live: Live, text: str) -> bool:
