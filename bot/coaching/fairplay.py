@@ -19,9 +19,9 @@ from typing import Any
 
 from bot.coaching.insights import AnalysedMatch
 
-MIN_MOVES = 30
+MIN_MOVES = 40
 """Hard moves a player must have made in a game before a flag can be raised."""
-FLAG_RATE = 0.95
+FLAG_RATE = 0.98
 """The engine rate a flag needs at least."""
 Z_FLAG = 3.0
 """Standard deviations above the expected rate a flag needs at least."""
