@@ -283,6 +283,16 @@ class CoachingService:
         rows.sort(key=lambda r: (abs(float(r["rating"]) - mine[str(r["game"])]), -int(r["id"])))
         return await self._named(_puzzle(rows[0]))
 
+    async def servable(self, puzzle: Puzzle, player_id: str) -> bool:
+        """Whether a puzzle may be answered by this player: its match finished, not one of their own unfinished
+        series."""
+        async with self.engine.connect() as conn:
+            status = (await conn.execute(select(Match.status).where(Match.id == puzzle.match_id))).scalar()
+        if status != MatchStatus.FINISHED:
+            return False
+        blocked = await self.blocked([player_id]) if self.blocked is not None else set()
+        return puzzle.match_id not in blocked
+
     async def get(self, puzzle_id: int) -> Puzzle | None:
         """A stored puzzle by id."""
         async with self.engine.connect() as conn:

@@ -108,3 +108,23 @@ def fairplay_text(rows: Sequence[dict[str, Any]]) -> str:
             f"engine's best {r['engine_rate']:.0%} (players of that rating {r['expected_rate']:.0%})"
         )
     return "\n".join(lines)
+
+
+def puzzle_rating_line(game: str, rating: float, count: int) -> str:
+    """A member's puzzle rating in one game."""
+    return f"{_title(game)} puzzle rating: {rating:.0f} ({count} puzzle{'s' if count != 1 else ''})."
+
+
+def daily_text(puzzle: Puzzle) -> str:
+    """The daily puzzle's post."""
+    return f"**Daily puzzle.** {puzzle_heading(puzzle)} Answer with `/puzzle answer move: puzzle:{puzzle.id}`."
+
+
+def daily_set(channel: str) -> str:
+    """The host chose the daily puzzle's channel."""
+    return f"The daily puzzle is posted in {channel} from now on (today's now, then each day at midnight UTC)."
+
+
+def daily_stopped() -> str:
+    """The host stopped the daily puzzle."""
+    return "No more daily puzzles here."
