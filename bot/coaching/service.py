@@ -293,6 +293,19 @@ class CoachingService:
         blocked = await self.blocked([player_id]) if self.blocked is not None else set()
         return puzzle.match_id not in blocked
 
+    async def analysis_refused(self, match_id: int, player_id: str) -> bool:
+        """Whether an engine (the practice opponent, the solver) must refuse to analyse a position of this match
+        for this player: a rated match still in progress in which they play (fair play). Faces that offer an
+        analysis of a match's position ask this first."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(Match.status, Match.rated).where(Match.id == match_id))).first()
+            if row is None or row[0] in (MatchStatus.FINISHED, MatchStatus.ABORTED) or row[1] is False:
+                return False
+            plays = await conn.execute(
+                select(MatchPlayer.id).where(MatchPlayer.match_id == match_id, MatchPlayer.player_id == player_id)
+            )
+            return plays.first() is not None
+
     async def get(self, puzzle_id: int) -> Puzzle | None:
         """A stored puzzle by id."""
         async with self.engine.connect() as conn:

@@ -118,3 +118,20 @@ async def test_serving_judges_rates_and_never_repeats(analysed_db: tuple[str, li
         assert await coaching.next_puzzle(42, "discord:1", "boxes") is None
     finally:
         await store.close()
+
+
+async def test_no_engine_analyses_a_rated_match_in_progress_for_its_players(migrated_sqlite_url: str) -> None:
+    service = await make_service(migrated_sqlite_url)
+    try:
+        coaching = build_coaching(service.store)
+        players = [PlayerRef("a", "al"), PlayerRef("b", "bo")]
+        rated = await service.create_match("boxes", players, rules={"takeback": 0})
+        casual = await service.create_match("boxes", players, rules={"takeback": 0}, rated=False)
+        assert await coaching.analysis_refused(rated, "a") and await coaching.analysis_refused(rated, "b")
+        assert not await coaching.analysis_refused(rated, "c")  # a spectator
+        assert not await coaching.analysis_refused(casual, "a")
+        live = service.get(rated)
+        assert (await service.submit(rated, live.players[1].id, "resign")).status == "accepted"
+        assert not await coaching.analysis_refused(rated, "a")  # over: analysed for everyone
+    finally:
+        await service.close()
