@@ -77,6 +77,11 @@ def _verdicts(v: dict[str, int]) -> str:
     return ", ".join(f"{v[k]} {k}" for k in ("best", "good", "inaccuracy", "mistake", "blunder"))
 
 
+def insights_line(row: dict[str, Any]) -> str:
+    """One game's insights in a line (the ratings profile): `Analysed: 40 moves · 25 best, … · 3.5 boxes lost`."""
+    return f"Analysed: {row['moves']} moves · {_verdicts(row['verdicts'])} · {row['lost']:g} {row['unit']} lost"
+
+
 def insights_text(name: str, rows: Sequence[dict[str, Any]]) -> str:
     """A player's insights, a block per game."""
     if not rows:

@@ -90,3 +90,14 @@ async def _job_keys(w: World) -> list[str]:
 
     async with w.bot.service.store.engine.connect() as conn:
         return [str(k) for (k,) in (await conn.execute(select(JOBS.c.key))).all()]
+
+
+async def test_the_ratings_profile_shows_the_insights_line(world: World) -> None:
+    w = world
+    ids = await _analysed(w)
+    await w.bot.ratings.settle_many(ids)  # type: ignore[attr-defined]
+    coaching = w.bot.app.host.coaching
+    (row,) = await coaching.insights([str(w.alice.id)], "boxes", w.guild.id)
+    r = answer(await w.bob.slash(w.lobby, "dm ratings profile", member=w.alice))
+    (field,) = r.embeds[0].fields
+    assert f"Analysed: {row['moves']} moves · {row['verdicts']['best']} best, " in field.value
