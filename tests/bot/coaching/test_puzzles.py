@@ -135,3 +135,32 @@ async def test_no_engine_analyses_a_rated_match_in_progress_for_its_players(migr
         assert not await coaching.analysis_refused(rated, "a")  # over: analysed for everyone
     finally:
         await service.close()
+
+
+async def test_puzzles_are_built_as_each_analysis_lands(migrated_sqlite_url: str) -> None:
+    import json
+
+    from bot.compose import build_host
+    from tests import DATA
+
+    game = json.loads((DATA / "analysis" / "boxes-3x3-blunder.json").read_text())
+    host = build_host(migrated_sqlite_url)
+    await host.open()
+    await host.service.start()
+    worker = host.start_analysis(catch_up=False)
+    try:
+        mid = await host.service.create_match(
+            "boxes", [PlayerRef("a", "al"), PlayerRef("b", "bo")], options=game["options"], rules={"takeback": 0}
+        )
+        live = host.service.get(mid)
+        for text in game["moves"]:
+            seat = live.ruleset.to_move(live.state)
+            assert (await host.service.submit(mid, live.players[seat].id, text)).status == "accepted"
+        await worker.drain()
+        await host.coaching.drain()
+        scanned, found = await host.coaching.scanned()
+        assert scanned == 1 and found == len(await host.coaching.puzzles()) >= 1
+        assert {p.match_id for p in await host.coaching.puzzles()} == {mid}
+    finally:
+        await worker.close()
+        await host.close()
