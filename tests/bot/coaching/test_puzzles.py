@@ -164,3 +164,36 @@ async def test_puzzles_are_built_as_each_analysis_lands(migrated_sqlite_url: str
     finally:
         await worker.close()
         await host.close()
+
+
+async def test_the_service_on_sqlite_and_postgresql(migrated_db_url: str) -> None:
+    import datetime as dt
+
+    from tests.bot.coaching.players import play
+
+    service = await make_service(migrated_db_url)
+    try:
+        players = [("7", "al", "easy"), ("8", "bo", "medium")]
+        ids = [await play(service, "boxes", {"rows": 3, "cols": 3}, players, seed, guild_id=5) for seed in range(3)]
+        coaching = build_coaching(service.store)
+        added = await coaching.build("boxes")
+        assert added >= 1 and await coaching.build() == 0
+        assert await coaching.next_puzzle(None, "9", "boxes") is None  # another server's puzzles
+        p = await coaching.next_puzzle(5, "9", "boxes")
+        assert p is not None and await coaching.servable(p, "9")
+        result = await coaching.answer(p, 5, "9", p.answer[0])
+        assert result.solved and result.rating > 1500
+        again = await coaching.answer(p, 5, "9", p.answer[0])
+        assert again.change == 0 and again.rating == result.rating  # judged, not rated twice
+        (row,) = await coaching.insights(["7"], None, 5)
+        assert row["matches"] == len(ids)
+        assert {r["player"] for r in await coaching.fairplay("boxes", 5)} == {"al", "bo"}
+        await coaching.set_daily(5, 77)
+        assert await coaching.daily_channels() == {5: 77}
+        today = dt.date(2026, 12, 6)
+        first = await coaching.daily(5, today)
+        assert first is not None and (await coaching.daily(5, today)) == first
+        second = await coaching.daily(5, today + dt.timedelta(days=1))
+        assert second is not None and (second.id != first.id or added == 1)
+    finally:
+        await service.close()
