@@ -6,6 +6,8 @@
 - Trax, Dots and Dot Dash: an exhaustive search of every legal move to depth 1 (the mover's move, every
   one of them tried): certified when exactly one move is decisive — it wins the game at once, or gains at
   least `DECISIVE` points (captured dots; Dot Dash's five-rows end the game) — and every other move is not.
+  Texts that lead to the very same position (two Trax placements forcing the same tiles) are one move: the
+  answer is the first, the others are in the proof's `same_as` and are accepted as the answer too.
 
 Pure: games only (no database). The candidates are the positions before the moves the stored analysis
 judged an inaccuracy, a mistake or a blunder (`ERRED`): the verdicts are read, never recomputed.
@@ -183,24 +185,52 @@ def gain(ruleset: AnyRuleset, state: Any, seat: int, move: Any) -> tuple[float, 
 
 def search_values(game: str, ruleset: AnyRuleset, state: Any) -> dict[str, float]:
     """Every legal move's immediate gain for the mover, by its text (the exhaustive search, depth 1)."""
+    return {text: value for text, (value, _key) in _searched_moves(game, ruleset, state).items()}
+
+
+def _searched_moves(game: str, ruleset: AnyRuleset, state: Any) -> dict[str, tuple[float, str]]:
+    """Every legal move's text → (its gain, the position it leads to as a key): two placements of Trax that
+    force the same tiles are one move."""
+    import json
+
     seat = int(ruleset.to_move(state) or 0)
     if game == "dotdash" and state.phase != "move":
         return {}
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, str]] = {}
     for move in ruleset.legal_moves(state):
         text = ruleset.format(state, move)
-        value, _child = gain(ruleset, state, seat, move)
-        out[text] = max(out.get(text, -WIN), value)
+        value, child = gain(ruleset, state, seat, move)
+        if text not in out or value > out[text][0]:
+            out[text] = (value, json.dumps(_unordered(ruleset.to_json(child)), sort_keys=True))
     return out
+
+
+def _unordered(data: Any) -> Any:
+    """A position's JSON with its lists of records (Trax's tiles) in one order: the order of placing is no part
+    of the position."""
+    if isinstance(data, dict):
+        return {k: _unordered(v) for k, v in data.items()}
+    if isinstance(data, list) and data and all(isinstance(x, list) for x in data):
+        return sorted(data, key=repr)
+    return data
+
+
+def decisive_moves(game: str, ruleset: AnyRuleset, state: Any) -> list[list[str]]:
+    """The decisive moves, grouped by the position they lead to (the texts of one group are one move)."""
+    need = DECISIVE.get(game, 1)
+    groups: dict[str, list[str]] = {}
+    for text, (value, key) in _searched_moves(game, ruleset, state).items():
+        if value >= need:
+            groups.setdefault(key, []).append(text)
+    return list(groups.values())
 
 
 def _searched(game: str, ruleset: AnyRuleset, state: Any, ply: int, seat: int, played: str) -> Draft | None:
     values = search_values(game, ruleset, state)
-    need = DECISIVE[game]
-    decisive = [m for m, v in values.items() if v >= need]
-    if len(decisive) != 1 or decisive[0] == played:
+    groups = decisive_moves(game, ruleset, state)
+    if len(groups) != 1 or played in groups[0]:
         return None
-    answer = decisive[0]
+    answer, *same = groups[0]
     best = values[answer]
     proof = {
         "method": f"exhaustive search, depth {SEARCH_DEPTH}",
@@ -209,9 +239,11 @@ def _searched(game: str, ruleset: AnyRuleset, state: Any, ply: int, seat: int, p
         "decisive": "wins at once" if best == WIN else f"gains {best:g}",
         "played": played,
         "played_value": _shown(values.get(played, 0.0)),
-        "next_value": _shown(max((v for m, v in values.items() if m != answer), default=0.0)),
+        "next_value": _shown(max((v for m, v in values.items() if m not in groups[0]), default=0.0)),
         "line": [answer],
     }
+    if same:
+        proof["same_as"] = same  # other texts of the same move (the same position after it)
     return Draft(ply, seat, [answer], _shown(best), proof)
 
 
@@ -233,6 +265,5 @@ def check(game: str, ruleset: AnyRuleset, state: Any, answer: str) -> bool:
             return False
         best = max(values.values())
         return values.get(answer) == best and all(v < best for m, v in values.items() if m != answer)
-    searched = search_values(game, ruleset, state)
-    need = DECISIVE.get(game, 1)
-    return [m for m, v in searched.items() if v >= need] == [answer]
+    groups = decisive_moves(game, ruleset, state)
+    return len(groups) == 1 and groups[0][0] == answer

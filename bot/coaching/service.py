@@ -339,7 +339,7 @@ class CoachingService:
         puzzle rating in this server and game, and the puzzle's own. A second answer to one puzzle is judged
         but not rated again."""
         move = self.check_move(puzzle, text)
-        solved = move in puzzle.answer
+        solved = move in puzzle.answer or move in (puzzle.proof.get("same_as") or [])
         key = guild_key(guild_id)
         async with self.engine.begin() as conn:
             before = await _figures(conn, key, puzzle.game, player_id)

@@ -43,3 +43,31 @@ def test_no_puzzle_where_the_move_was_not_an_error_or_the_answer_was_played_or_i
     decisive = [m for m, v in search_values("dots", ruleset, two).items() if v >= 1]
     assert len(decisive) >= 2
     assert certify("dots", ruleset, two, 12, {"analysed": True, "verdict": "blunder", "move": "A1"}) is None
+
+
+def test_trax_placements_that_force_the_same_tiles_are_one_move() -> None:
+    import random
+
+    from bot.coaching.certify import decisive_moves
+
+    ruleset = registry.get("trax")
+    found = None
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = ruleset.new_game(ruleset.parse_options({}))
+        while ruleset.to_move(state) is not None and found is None:
+            groups = decisive_moves("trax", ruleset, state)
+            if len(groups) == 1 and len(groups[0]) > 1:
+                found = state, groups[0]
+                break
+            state, _ev = ruleset.apply(state, rng.choice(ruleset.legal_moves(state)))
+        if found is not None:
+            break
+    assert found is not None, "a random Trax game offers a win at once by two placements"
+    state, group = found
+    other = next(ruleset.format(state, m) for m in ruleset.legal_moves(state) if ruleset.format(state, m) not in group)
+    draft = certify("trax", ruleset, state, 9, {"analysed": True, "verdict": "blunder", "move": other})
+    assert draft is not None and draft.answer == group[:1] and draft.proof["same_as"] == group[1:]
+    assert draft.proof["decisive"] == "wins at once" and draft.value == 1000.0
+    assert check("trax", ruleset, state, group[0])
+    assert certify("trax", ruleset, state, 9, {"analysed": True, "verdict": "blunder", "move": group[1]}) is None
