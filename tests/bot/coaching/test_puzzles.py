@@ -197,3 +197,34 @@ async def test_the_service_on_sqlite_and_postgresql(migrated_db_url: str) -> Non
         assert second is not None and (second.id != first.id or added == 1)
     finally:
         await service.close()
+
+
+async def test_a_player_is_never_served_a_puzzle_of_their_own_unfinished_series(migrated_sqlite_url: str) -> None:
+    import json
+
+    from bot.series import SeriesService
+    from tests import DATA
+
+    game = json.loads((DATA / "analysis" / "boxes-3x3-blunder.json").read_text())
+    service = await make_service(migrated_sqlite_url)
+    try:
+        series = SeriesService(service, listening=False)
+        players = [PlayerRef("local:al", "al"), PlayerRef("local:bo", "bo")]
+        _s, mid = await series.create("boxes", players, 3, options=game["options"], rules={"takeback": 0})
+        live = service.get(mid)
+        for text in game["moves"]:
+            seat = live.ruleset.to_move(live.state)
+            assert (await service.submit(mid, live.players[seat].id, text)).status == "accepted"
+        stored = await service.store.load(mid, with_events=True)
+        assert stored is not None and stored.status == "finished"
+        await save_analysis(service.store, mid, analyse_match(stored))
+        coaching = build_coaching(service.store)
+        assert await coaching.build() >= 1
+        # The series goes on (best of three, one game played): its players get none of its puzzles.
+        for player in ("local:al", "local:bo"):
+            assert await coaching.next_puzzle(None, player) is None
+        p = await coaching.next_puzzle(None, "local:cy")
+        assert p is not None and p.match_id == mid
+        assert await coaching.servable(p, "local:cy") and not await coaching.servable(p, "local:al")
+    finally:
+        await service.close()
