@@ -261,6 +261,13 @@ def memory_rows(quick: bool) -> list[Row]:
     ]
 
 
+def coaching_rows(quick: bool) -> list[Row]:
+    """Certified puzzles per match, serving a puzzle, a player's insights (benchmarks.coaching)."""
+    from benchmarks import coaching as cb
+
+    return [Row("coaching", m, fig, tgt, ok) for m, fig, tgt, ok in cb.table_rows(quick)]
+
+
 def rating_rows(quick: bool) -> list[Row]:
     """Rebuilding the ratings from the matches, and the leaderboard's database time (benchmarks.ratings)."""
     from benchmarks import ratings as rb
@@ -332,6 +339,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "memory": memory_rows,
     "tournaments": tournament_rows,
     "ratings": rating_rows,
+    "coaching": coaching_rows,
     "schedule": schedule_rows,
     "correspondence": correspondence_rows,
 }

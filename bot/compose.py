@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import cast
 
+from bot.coaching import CoachingService
 from bot.host.confirm import Confirmations
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
@@ -47,8 +48,9 @@ from bot.ownership.keeper import LeaseKeeper
 from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
+from bot.records.coaching_source import StoredAnalyses
 from bot.schedule import Scheduler, ScheduleStore
-from bot.series import SeriesService
+from bot.series import SeriesService, SeriesStatus
 from bot.series.rematch import Rematches
 from bot.settings import Settings
 from bot.store.correspondence import CorrespondenceStore
@@ -67,6 +69,7 @@ __all__ = [
     "Scope",
     "Stage",
     "build_app",
+    "build_coaching",
     "build_correspondence",
     "build_guild_settings",
     "build_host",
@@ -195,6 +198,14 @@ class Host:
     bus: Bus
     lease: HostLease | None = None
     """The terminal face's lease (`hold`); None: writes are not fenced (tests, one-shot reads)."""
+    _coaching: CoachingService | None = None
+
+    @property
+    def coaching(self) -> CoachingService:
+        """The coaching service (puzzles, insights, fair play) of this store, built on first use."""
+        if self._coaching is None:
+            self._coaching = build_coaching(self.store, self.ratings)
+        return self._coaching
 
     async def open(self) -> None:
         """Migrate the database, then catch up what finished matches still owe."""
@@ -210,7 +221,9 @@ class Host:
     ) -> AnalysisWorker:
         """The background analysis of finished matches (it hears the service after every bus subscriber);
         `catch_up`: queue the recent matches never analysed. The caller closes it."""
-        return start_analysis_worker(self.service, owns=owns, catch_up=catch_up)
+        worker = start_analysis_worker(self.service, owns=owns, catch_up=catch_up)
+        worker.landed.append(self.coaching.on_analysis)  # puzzles as each analysis lands
+        return worker
 
     async def close(self) -> None:
         """Let the subscribers apply what finished matches queued, stop their retries, then the host service
@@ -242,6 +255,20 @@ def build_service(
 def build_ratings(store: MatchStore) -> Ratings:
     """The ratings of a store's database, subscribed to nothing (`dmhost ratings`: read, catch up, rebuild)."""
     return Ratings(store)
+
+
+def build_coaching(store: MatchStore, ratings: Ratings | None = None) -> CoachingService:
+    """The coaching service of a store's database: puzzles, insights, fair play (`dmhost puzzles`, `/puzzle`).
+    It reads the stored analyses and replays matches through the review layer, keeps a player's own
+    unfinished series out of their puzzles, and compares fair-play rates among players of one rating."""
+    from bot.series.lookup import rows_of
+
+    async def blocked(player_ids: Sequence[str]) -> set[int]:
+        rows = await rows_of(store.engine, player_ids)
+        return {int(m) for r in rows if r["status"] == SeriesStatus.RUNNING for m in r["matches"] or []}
+
+    rated = ratings or build_ratings(store)
+    return CoachingService(store, StoredAnalyses(store), blocked=blocked, rating_of=rated.ratings_of)
 
 
 def build_host(

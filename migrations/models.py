@@ -6,6 +6,7 @@ checks that every `__tablename__` under `bot/` is here and that a fresh database
 
 from __future__ import annotations
 
+import bot.coaching.models
 import bot.jobs.table
 import bot.ratings.models
 import bot.records.analysis_store

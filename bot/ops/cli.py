@@ -535,6 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_schedule(sub)
     add_web(sub)
+    from bot.ops.coaching_cli import add_parsers as add_coaching
+
+    add_coaching(sub)
     return parser
 
 

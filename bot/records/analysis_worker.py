@@ -68,6 +68,8 @@ class AnalysisWorker:
         self._process: _Process | None = None
         self._process_lock = threading.Lock()
         self._closed = False
+        self.landed: list[Callable[[int], None]] = []
+        """Told (on the event loop) of each match whose analysis was just stored (the coaching's puzzles)."""
 
     # -- the subscriber ---------------------------------------------------------------
     def attach(self, service: Any) -> None:
@@ -179,7 +181,15 @@ class AnalysisWorker:
             return
         entries = self._analyse(stored)
         if entries is not None:
-            self._on_loop(lambda: save_analysis(self.store, match_id, entries))
+            self._on_loop(lambda: self._save(match_id, entries))
+
+    async def _save(self, match_id: int, entries: list[dict[str, Any]]) -> None:
+        await save_analysis(self.store, match_id, entries)
+        for hear in self.landed:
+            try:
+                hear(match_id)
+            except Exception:
+                log.exception("a listener of match %s's analysis failed", match_id)
 
     def _analyse(self, stored: StoredMatch) -> list[dict[str, Any]] | None:
         """`analyse_match(stored)` in the worker process; None when the worker was closed meanwhile. The

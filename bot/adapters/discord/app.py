@@ -30,6 +30,7 @@ EXTENSIONS = (
     "bot.adapters.discord.ratings",
     "bot.adapters.discord.schedule",
     "bot.adapters.discord.correspondence",
+    "bot.adapters.discord.coaching",
 )
 """Loaded in this order: the announcer subscribes to host events before any match is resumed."""
 

@@ -19,6 +19,7 @@ from bot.adapters.discord.public import PUBLIC, answer_table
 from bot.host.service import HostError, Refusal
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
+from bot.wording import coaching as coaching_words
 from bot.wording import ratings as wording
 from games import registry
 
@@ -181,8 +182,12 @@ class RatingCommands(commands.Cog):
             return
         embed = discord.Embed(title=f"Profile: {who.display_name}")
         used = len(embed.title or "")
+        coaching = await self.bot.app.host.coaching.insights([str(who.id)], key, guild_id)  # counted from the analyses
+        insights = {row["game"]: row for row in coaching}
         for p in profiles:
             lines = [wording.profile_summary(p)]
+            if (row := insights.get(p.standing.game)) is not None:
+                lines.append(coaching_words.insights_line(row))
             h2h = wording.head_to_head(p, versus.display_name) if versus is not None else None
             if h2h:
                 lines.append(h2h)
