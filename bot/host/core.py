@@ -13,7 +13,6 @@ import asyncio
 import datetime as dt
 import json
 import logging
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,7 +23,7 @@ from bot.host.idle import Hosted
 from bot.host.match import Batch, Live, Unsaved, dump, roll_back, started_event
 from bot.host.subscribers import BatchListener, Subscribers
 from bot.store.db import utcnow
-from bot.store.leases import LeaseLost
+from bot.store.leases import LeaseLost, process_owner
 from bot.store.matches import MatchStore, NewEvent
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 
@@ -64,12 +63,14 @@ class ServiceCore:
         self.store = store
         self.wall = wall or utcnow
         """The wall clock (aware UTC) that players' message times are read against."""
-        self.instance = instance or uuid.uuid4().hex
+        self.instance = instance or process_owner("host")
+        """This process (its heartbeat's name, its jobs' claims): another process of this machine tells at once when
+        it no longer runs, one elsewhere by its heartbeat."""
         self.heartbeat_seconds = heartbeat_seconds
         self.owns_guild = owns_guild or (lambda _g: True)
         self.live: Hosted = Hosted(self._wake)
         """The matches hosted here: idle correspondence matches are built on look-up (`bot.host.idle`)."""
-        self.deadlines = DeadlineJobs(store.engine, self.wall)
+        self.deadlines = DeadlineJobs(store.engine, self.wall, owner=self.instance)
         """Correspondence deadlines as durable jobs (`bot.host.deadlines`), run once across processes."""
         self._subscribers = Subscribers()
         self._heartbeat_task: asyncio.Task[None] | None = None

@@ -153,8 +153,8 @@ class MatchService(Texts):
             log.warning("match %s: the database reported an error, but the match was created", found)
             live.id = found
         live.seq, live.committed = 1, (snapshot, 1)
+        self.live[live.id] = live  # hosted here before its deadline is looked at (the runner takes hosted ones)
         self.deadlines.written(job)
-        self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
         for ev in out or [started_event(live)]:
             await self._publish(ev)
