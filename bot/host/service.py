@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 from bot.host import rules
@@ -44,8 +44,10 @@ from bot.host.match import (
     new_live,
     started_event,
 )
+from bot.host.notices import event_of
 from bot.host.rules import Effects, Provisional
 from bot.host.texts import MAX_MOVE_TEXT, Texts
+from bot.store import outbox
 from bot.store.matches import AlsoWrite, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 from games.base import MoveError
@@ -461,3 +463,23 @@ class MatchService(Texts):
                     continue
                 changed.append(live.id)
         return changed
+
+    # -- notices owed (the outbox, `bot.host.notices`) ------------------------------------------------
+    async def untold(self, match_ids: Collection[int]) -> list[HostEvent]:
+        """The notices of these matches committed but not told yet (their process died in between), oldest
+        first, as the events to tell again (`late`): a face tells them at its start, then marks them `told`."""
+        async with self.store.engine.connect() as conn:
+            stored = await outbox.untold(conn, match_ids)
+        return [event_of(n) for n in stored]
+
+    async def told(self, *events: HostEvent) -> None:
+        """A face told these events: their notices are owed no more (an event owed nothing is skipped). A
+        failure is logged and the notice stays owed (told again at the next start)."""
+        keys = {ev.notice for ev in events if ev.notice}
+        if not keys:
+            return
+        try:
+            async with self.store.engine.begin() as conn:
+                await outbox.mark_told(conn, keys, self.instance)
+        except Exception:
+            log.warning("notice(s) %s could not be marked told; they stay owed", sorted(keys), exc_info=True)
