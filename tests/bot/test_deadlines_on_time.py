@@ -196,3 +196,68 @@ def _hold(url: str, mid: int, pid: int) -> None:
             await engine.dispose()
 
     asyncio.run(run())
+
+
+def _on_time(proc: Stamped, kind: str, due: float) -> Line:
+    line = proc.wait_for(kind, timeout=60)
+    assert -0.5 <= line["_at"] - due <= LATE_S, (kind, line["_at"] - due)  # the start is read a moment after it
+    return line
+
+
+def test_two_rooms_on_one_database_rule_their_own_deadlines_on_time(db: tuple[str, str], tmp_path: Path) -> None:
+    arg, url = db
+    one = new_match(arg, tmp_path, move=4, remind=0.5)
+    two = new_match(arg, tmp_path, move=5, remind=0.5)
+    try:
+        t1, t2 = one.wait_for("started"), two.wait_for("started")
+        assert t1["match"] != t2["match"]
+        _on_time(one, "reminder", t1["_at"] + 2)
+        _on_time(two, "reminder", t2["_at"] + 2.5)
+        _on_time(one, "finished", t1["_at"] + 4)
+        _on_time(two, "finished", t2["_at"] + 5)
+        for proc in (one, two):
+            code, err = proc.end()
+            assert code == 0 and "Traceback" not in err
+            assert [len(proc.of(k)) for k in ("reminder", "finished")] == [1, 1]
+        for line in (t1, t2):
+            _status, notices, job = stored(url, int(line["match"]))
+            assert notices == [("reminder", True), ("finished", True)]
+            assert job["done"] and job["attempts"] == 1  # the loss, claimed once, by its host (the reminder's row was
+            # written anew for the loss, its count with it)
+    finally:
+        one.kill()
+        two.kill()
+
+
+def test_a_restart_rules_a_deadline_another_room_lived_through(db: tuple[str, str], tmp_path: Path) -> None:
+    """Match 1's room dies; a room of match 2 runs on the database past match 1's loss time and leaves its job
+    alone (due at its time, never pushed); `room --resume 1` then rules the loss at once."""
+    arg, url = db
+    first = new_match(arg, tmp_path, move=3, remind=0)
+    try:
+        started = first.wait_for("started")
+        mid, due = int(started["match"]), started["_at"] + 3
+        os.kill(first.proc.pid, signal.SIGKILL)
+        first.wait_dead()
+    finally:
+        first.kill()
+    other = new_match(arg, tmp_path, move=60, remind=0)
+    try:
+        other.wait_for("started")
+        time.sleep(max(0.0, due - time.time()) + 3)  # the other room lives through match 1's loss time
+        _status, _notices, job = stored(url, mid)
+        assert job["attempts"] == 0 and not job["done"] and job["claimed_by"] is None
+        assert abs(job["due_at"].timestamp() - due) < 1.5  # still due at its own time
+        again = resume(arg, tmp_path, mid)
+        try:
+            up = again.wait_for("resumed")["_at"]
+            over = again.wait_for("finished", timeout=30)
+            assert over["reason"] == "time" and over["_at"] - up <= LATE_S
+            code, err = again.end()
+            assert code == 0 and "Traceback" not in err
+        finally:
+            again.kill()
+        assert stored(url, mid)[0] != "ongoing"
+        assert other.of("finished") == []  # the other room's match goes on
+    finally:
+        other.kill()
