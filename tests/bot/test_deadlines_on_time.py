@@ -261,3 +261,71 @@ def test_a_restart_rules_a_deadline_another_room_lived_through(db: tuple[str, st
         assert other.of("finished") == []  # the other room's match goes on
     finally:
         other.kill()
+
+
+STORM = [  # per match: how its rooms die (a kill right after storing a notice, or SIGKILL at a moment from its start)
+    [("after", "reminder"), ("at", 4.0)],
+    [("at", 1.9), ("at", 3.95)],
+    [("at", 2.1), ("after", "finished")],
+    [("at", 4.1)],
+]
+"""Four matches of 4 s a move, reminded at 2 s: rooms killed just before, at and after their deadlines."""
+
+
+def _ruled_in_time(proc: Stamped, dues: dict[str, float]) -> None:
+    """Every ruling a room printed came within `LATE_S` of its time, or of the moment the room was up (its
+    `started` or `resumed` line) when it was due before; one printed during the start is on time."""
+    up_lines = proc.of("started") or proc.of("resumed")
+    up = up_lines[0]["_at"] if up_lines else float("inf")
+    for kind, due in dues.items():
+        for line in proc.of(kind):
+            assert line["_at"] <= max(due, up) + LATE_S, (kind, line["_at"] - due, line["_at"] - up)
+
+
+def test_a_sigkill_storm_around_reminders_and_losses(db: tuple[str, str], tmp_path: Path) -> None:
+    arg, url = db
+    told: list[tuple[int, str]] = []
+    for plan in STORM:
+        rooms: list[Stamped] = []
+        try:
+            first = new_match(arg, tmp_path, move=4, remind=0.5, kill_after=_after(plan[0]))
+            rooms.append(first)
+            start = first.wait_for("started")
+            mid, t0 = int(start["match"]), start["_at"]
+            dues = {"reminder": t0 + 2, "finished": t0 + 4}
+            for how, when in plan:
+                proc = rooms[-1]
+                if how == "at":
+                    time.sleep(max(0.0, t0 + float(when) - time.time()))
+                    os.kill(proc.proc.pid, signal.SIGKILL)
+                proc.wait_dead()
+                rooms.append(resume(arg, tmp_path, mid, kill_after=_after(_next(plan, (how, when)))))
+            last = rooms[-1]
+            if any(proc.of("finished") for proc in rooms[:-1]):  # told before the last kill: nothing left to do
+                code, err = last.end()
+                assert code == 2 and "nothing to resume" in err and last.lines == []
+            else:
+                last.wait_for("finished", timeout=60)
+                code, err = last.end()
+                assert code == 0 and "Traceback" not in err
+            for proc in rooms:
+                _ruled_in_time(proc, dues)
+                told += [(mid, line["event"]) for line in proc.lines if line["event"] in ("reminder", "finished")]
+            status, notices, _job = stored(url, mid)
+            assert status != "ongoing" and notices == [("reminder", True), ("finished", True)], (plan, notices)
+        finally:
+            for proc in rooms:
+                proc.kill()
+    mids = {mid for mid, _kind in told}
+    assert sorted(told) == sorted((mid, k) for mid in mids for k in ("reminder", "finished")), told
+    assert len(told) == 2 * len(STORM)  # every reminder and every loss told once
+
+
+def _after(step: tuple[str, object] | None) -> str | None:
+    """The `noticekill` kind of a plan's step (None: a room killed from outside, or not at all)."""
+    return str(step[1]) if step is not None and step[0] == "after" else None
+
+
+def _next(plan: list[tuple[str, object]], step: tuple[str, object]) -> tuple[str, object] | None:
+    at = plan.index(step)
+    return plan[at + 1] if at + 1 < len(plan) else None
