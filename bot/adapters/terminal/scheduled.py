@@ -354,6 +354,10 @@ class ScheduledRoom(Room):
             # same DM claimed it, the check-in is open here all the same (the `here`s live in the database).
             if not self._standby:
                 await self.scheduler.run_due()
+            elif self.schedule is not None and self.schedule.status == ScheduleStatus.SCHEDULED:
+                # The standby runs no job, yet the check-in opens in both rooms: it says so too (its own line,
+                # as the hosting room's scheduler says it there).
+                await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKIN_OPEN, self.schedule, {}))
             self._open = True
         fresh = await self.scheduler.store.get(self.schedule_id)
         if fresh is None:
