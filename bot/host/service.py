@@ -472,6 +472,13 @@ class MatchService(Texts):
             stored = await outbox.untold(conn, match_ids)
         return [event_of(n) for n in stored]
 
+    async def untold_here(self) -> list[HostEvent]:
+        """The notices of the guilds this process hosts (their shards) committed but not told yet, oldest first,
+        as the events to tell again (`late`): the Discord announcer tells them after the start's catch-up."""
+        async with self.store.engine.connect() as conn:
+            stored = await outbox.untold_in_guilds(conn)
+        return [event_of(n) for n in stored if self.owns_guild(n.scope)]
+
     async def told(self, *events: HostEvent) -> None:
         """A face told these events: their notices are owed no more (an event owed nothing is skipped). A
         failure is logged and the notice stays owed (told again at the next start)."""

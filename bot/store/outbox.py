@@ -92,11 +92,22 @@ async def untold(conn: AsyncConnection, match_ids: Collection[int], limit: int =
         .order_by(NOTICES.c.id)
         .limit(limit)
     )
-    rows = (await conn.execute(query)).mappings().all()
-    return [
-        Notice(str(r["key"]), str(r["kind"]), r["match_id"], r["scope"], dict(r["payload"] or {}), int(r["id"]))
-        for r in rows
-    ]
+    return [_notice(r) for r in (await conn.execute(query)).mappings().all()]
+
+
+async def untold_in_guilds(conn: AsyncConnection, limit: int = 1000) -> list[Notice]:
+    """The notices of every guild (scope set) nobody told yet, in the order they were owed."""
+    query = (
+        select(NOTICES)
+        .where(NOTICES.c.told_at.is_(None), NOTICES.c.scope.is_not(None))
+        .order_by(NOTICES.c.id)
+        .limit(limit)
+    )
+    return [_notice(r) for r in (await conn.execute(query)).mappings().all()]
+
+
+def _notice(r: Any) -> Notice:
+    return Notice(str(r["key"]), str(r["kind"]), r["match_id"], r["scope"], dict(r["payload"] or {}), int(r["id"]))
 
 
 async def mark_told(conn: AsyncConnection, keys: Collection[str], by: str, now: dt.datetime | None = None) -> set[str]:
