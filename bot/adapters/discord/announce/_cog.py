@@ -125,7 +125,19 @@ class Announcer(commands.Cog):
         late = await self.bot.service.untold_here()
         for ev in late:
             self.on_host_event(ev)
+        for match_id in dict.fromkeys(ev.match_id for ev in late):
+            room = self.rooms.get(match_id)
+            if room is not None and room.task is not None and not room.task.done():
+                room.task = asyncio.create_task(self._flush_after(match_id, room.task), name=f"announce-{match_id}")
         return len(late)
+
+    async def _flush_after(self, match_id: int, running: asyncio.Task[None]) -> None:
+        """Flush once the flush in flight is over (what was queued meanwhile would wait for the next event)."""
+        await asyncio.gather(running, return_exceptions=True)
+        try:
+            await self.flush(match_id)
+        except Exception:
+            log.exception("announcing in match %s failed", match_id)
 
     @staticmethod
     def _note_move(room: Room, live: Live, ev: HostEvent) -> None:
