@@ -254,8 +254,7 @@ class Room:
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
                 await self.host.catch_up()
                 if cfg.resume not in resumed:
-                    if await self._tell_untold(cfg.resume):  # it ended, but the room that ended it died first
-                        return 0
+                    await self._tell_untold(cfg.resume)  # it ended, but the room that ended it died before telling
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")

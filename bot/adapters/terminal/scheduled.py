@@ -176,6 +176,7 @@ class ScheduledRoom(Room):
         if sched.status == ScheduleStatus.STARTED and sched.match_id is not None:
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             await self.service.start(select=lambda m: m.id == sched.match_id)
+            await self._tell_untold(sched.match_id)  # what a room that died before printing it still owes
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
@@ -239,6 +240,7 @@ class ScheduledRoom(Room):
             match_id = fresh.match_id
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
+            await self._tell_untold(match_id)
         text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
