@@ -459,6 +459,7 @@ def build_app(
     jobs = JobQueue(
         host.store.engine,
         clock=service.wall,  # Discord's time (SimCord's virtual time in tests)
+        owner=service.instance,  # its claims die with the host (its heartbeat): taken over at once
         scope=JobScope(shards=shards, local=False),
         poll_s=settings.schedule_poll_seconds,
     )

@@ -15,6 +15,7 @@ import bot.series.models
 import bot.store.correspondence
 import bot.store.guilds
 import bot.store.leases
+import bot.store.outbox
 import bot.tournaments.tables  # noqa: F401
 from bot.store.db import Base
 

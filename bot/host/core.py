@@ -13,7 +13,6 @@ import asyncio
 import datetime as dt
 import json
 import logging
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,10 +21,12 @@ from bot.host.effects import apply, away, clock_deadline
 from bot.host.events import EventKind, HostEvent, Listener, Refusal, SubmitResult
 from bot.host.idle import Hosted
 from bot.host.match import Batch, Live, Unsaved, dump, roll_back, started_event
+from bot.host.notices import Owing, owed
 from bot.host.subscribers import BatchListener, Subscribers
 from bot.store.db import utcnow
-from bot.store.leases import LeaseLost
+from bot.store.leases import LeaseLost, process_owner
 from bot.store.matches import MatchStore, NewEvent
+from bot.store.outbox import Notice
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 
 log = logging.getLogger(__name__)
@@ -64,12 +65,17 @@ class ServiceCore:
         self.store = store
         self.wall = wall or utcnow
         """The wall clock (aware UTC) that players' message times are read against."""
-        self.instance = instance or uuid.uuid4().hex
+        self.instance = instance or process_owner("host")
+        """This process (its heartbeat's name, its jobs' claims): another process of this machine tells at once when
+        it no longer runs, one elsewhere by its heartbeat."""
         self.heartbeat_seconds = heartbeat_seconds
         self.owns_guild = owns_guild or (lambda _g: True)
         self.live: Hosted = Hosted(self._wake)
         """The matches hosted here: idle correspondence matches are built on look-up (`bot.host.idle`)."""
-        self.deadlines = DeadlineJobs(store.engine, self.wall)
+        self.deadlines = DeadlineJobs(store.engine, self.wall, owner=self.instance)
+        self.tells = False
+        """Whether a face tells this service's notices (set by the faces that do): then a reminder or a result
+        is owed durably, stored with its action (`bot.host.notices`), until the face marks it told."""
         """Correspondence deadlines as durable jobs (`bot.host.deadlines`), run once across processes."""
         self._subscribers = Subscribers()
         self._heartbeat_task: asyncio.Task[None] | None = None
@@ -200,6 +206,7 @@ class ServiceCore:
         winner: int | None = None,
         reason: EndReason | None = None,
         players: dict[int, tuple[str, str]] | None = None,
+        notices: list[Notice] | None = None,
     ) -> None:
         if live.unlogged:  # built on demand: its `resumed` entry goes first in its first write
             events = [NewEvent("resumed", data={"downtime_uncharged": False}), *events]
@@ -216,7 +223,7 @@ class ServiceCore:
                 winner_seat=winner,
                 result_reason=reason,
                 players=players,
-                also=job,
+                also=Owing(notices, job) if notices else job,
             )
         except LeaseLost:
             self.abandon()  # the store's fencing already forgot the shard: every match of it goes
@@ -313,12 +320,18 @@ class ServiceCore:
 
     async def _flush(self, live: Live, batch: Batch) -> None:
         """Commit, then publish, then re-arm: the order every action ends with."""
+        out = batch.out
         if batch.log:
-            await self._commit(live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players)
+            notices: list[Notice] = []
+            if self.tells:  # what people must hear of is owed in the same transaction (the outbox)
+                out, notices = owed(batch.out, live.seq, live.guild_id)
+            await self._commit(
+                live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players, notices=notices
+            )
         if live.status in OVER_STATUSES:
             self._drop(live)
         await self._announce(live)
-        for ev in batch.out:
+        for ev in out:
             await self._publish(ev)
         self._rearm(live)
 

@@ -82,8 +82,9 @@ class DeadlineJobs:
     """A service's correspondence deadline jobs: the queue that runs them (the process's one runner, given by
     the composition root, or the service's own) and the writes that keep them."""
 
-    def __init__(self, engine: AsyncEngine, wall: Callable[[], dt.datetime]) -> None:
-        self.queue = JobQueue(engine, clock=wall, poll_s=None)  # its jobs are written here: it knows when to look
+    def __init__(self, engine: AsyncEngine, wall: Callable[[], dt.datetime], *, owner: str | None = None) -> None:
+        # its jobs are written here: it knows when to look
+        self.queue = JobQueue(engine, clock=wall, poll_s=None, owner=owner)
         self.own = True
         """Whether the service started the queue (and stops it when it closes)."""
 

@@ -261,8 +261,8 @@ def stamp(batch: Batch, message_id: str | None) -> None:
 def reminder(live: Live, seat: int, now: float, wall: dt.datetime) -> Batch:
     """Correspondence: `remind` of the player's time for this move is used; they are reminded (once per move)."""
     left = max(0.0, live.clocks.limit() - live.clocks.action_elapsed(now))
-    if left <= 0:  # the time ran out too (a restart after both): the loss on time is what is said
-        return Batch()
+    # The time may have run out too (no host could tell the reminder before the loss): it is told late, with
+    # nothing left, rather than never; the loss on time follows at once.
     deadline = wall + dt.timedelta(seconds=left)
     data = {"player": live.players[seat].name, "left": round(left)}
     detail = {

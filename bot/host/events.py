@@ -177,6 +177,11 @@ class HostEvent:
     clocks: ClockFacts | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
     result: MatchResult | None = None
+    notice: str | None = None
+    """The key of its notice in the outbox when it is owed durably (`bot.host.notices`): the face that told it
+    marks it told (`MatchService.told`)."""
+    late: bool = False
+    """Told again from the outbox at a start (its action was committed by a process that died before telling)."""
 
 
 Listener = Callable[[HostEvent], Awaitable[None] | None]

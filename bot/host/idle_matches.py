@@ -17,8 +17,12 @@ from bot.types import OVER_STATUSES, MatchStatus
 log = logging.getLogger(__name__)
 
 ELSEWHERE_S = 1.0
-"""A deadline job of a match another process hosts is given back for this long (longer after each try)."""
+"""A deadline job of a match another process hosts is left alone here for this long (longer after each try);
+it stays due at its time for its host (`Later`)."""
 ELSEWHERE_MAX_S = 60.0
+KEYED_MAX = 1000
+"""A service with its own runner (a terminal face, the shard host) hosting at most this many matches takes only
+their deadline jobs: a job of a match hosted elsewhere is never claimed here, so it goes to its host at once."""
 
 
 class IdleMatches(ServiceCore):
@@ -57,9 +61,16 @@ class IdleMatches(ServiceCore):
     # -- deadline jobs -----------------------------------------------------------------------
     def _take_deadlines(self) -> None:
         """Rule correspondence deadlines from now on (once what was posted while no host ran is read)."""
-        self.deadlines.queue.register(KIND, self._deadline_job, together=True)  # one match each: run at once
+        keys = self._deadline_keys if self.deadlines.own else None
+        self.deadlines.queue.register(KIND, self._deadline_job, together=True, keys=keys)  # one match each: at once
         if self.deadlines.own and not self._closed:
             self.deadlines.queue.start()
+
+    def _deadline_keys(self) -> set[str] | None:
+        """The deadline jobs this service's own runner takes: those of the matches it hosts (None: too many to
+        name; then any, and one hosted elsewhere is given back, `Later`)."""
+        ids = set(self.live.idle) | {live.id for live in self.live.awake()}
+        return None if len(ids) > KEYED_MAX else {job_key(i) for i in ids}
 
     async def _jobs_for_idle(self) -> None:
         """Give a deadline job to every idle match that has none (one stored before deadlines were jobs): read

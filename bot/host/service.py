@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 from bot.host import rules
@@ -44,8 +44,10 @@ from bot.host.match import (
     new_live,
     started_event,
 )
+from bot.host.notices import event_of
 from bot.host.rules import Effects, Provisional
 from bot.host.texts import MAX_MOVE_TEXT, Texts
+from bot.store import outbox
 from bot.store.matches import AlsoWrite, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 from games.base import MoveError
@@ -153,8 +155,8 @@ class MatchService(Texts):
             log.warning("match %s: the database reported an error, but the match was created", found)
             live.id = found
         live.seq, live.committed = 1, (snapshot, 1)
+        self.live[live.id] = live  # hosted here before its deadline is looked at (the runner takes hosted ones)
         self.deadlines.written(job)
-        self.live[live.id] = live
         out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
         for ev in out or [started_event(live)]:
             await self._publish(ev)
@@ -470,3 +472,30 @@ class MatchService(Texts):
                     continue
                 changed.append(live.id)
         return changed
+
+    # -- notices owed (the outbox, `bot.host.notices`) ------------------------------------------------
+    async def untold(self, match_ids: Collection[int]) -> list[HostEvent]:
+        """The notices of these matches committed but not told yet (their process died in between), oldest
+        first, as the events to tell again (`late`): a face tells them at its start, then marks them `told`."""
+        async with self.store.engine.connect() as conn:
+            stored = await outbox.untold(conn, match_ids)
+        return [event_of(n) for n in stored]
+
+    async def untold_here(self) -> list[HostEvent]:
+        """The notices of the guilds this process hosts (their shards) committed but not told yet, oldest first,
+        as the events to tell again (`late`): the Discord announcer tells them after the start's catch-up."""
+        async with self.store.engine.connect() as conn:
+            stored = await outbox.untold_in_guilds(conn)
+        return [event_of(n) for n in stored if self.owns_guild(n.scope)]
+
+    async def told(self, *events: HostEvent) -> None:
+        """A face told these events: their notices are owed no more (an event owed nothing is skipped). A
+        failure is logged and the notice stays owed (told again at the next start)."""
+        keys = {ev.notice for ev in events if ev.notice}
+        if not keys:
+            return
+        try:
+            async with self.store.engine.begin() as conn:
+                await outbox.mark_told(conn, keys, self.instance)
+        except Exception:
+            log.warning("notice(s) %s could not be marked told; they stay owed", sorted(keys), exc_info=True)

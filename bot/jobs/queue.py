@@ -37,19 +37,22 @@ import contextlib
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.jobs import store
-from bot.jobs.store import Job, NewJob, Scope
+from bot.jobs.store import Job, NewJob, Only, Scope
+from bot.store.leases import process_gone, process_owner
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Job], Awaitable[None]]
 """Runs one job; raising gives the job back for a retry."""
+Keys = Callable[[], Collection[str] | None]
+"""The only keys of a kind this runner takes now (None: any)."""
 Clock = Callable[[], dt.datetime]
 
 MAX_SLEEP_S: Final = 86400.0
@@ -58,6 +61,10 @@ MIN_SLEEP_S: Final = 0.05
 CLOSE_WAIT_S: Final = 10.0
 LEASE_S: Final = 15.0
 """How long a claim whose runner stopped refreshing it holds its job (see the module's docstring)."""
+DEAD_AFTER_S: Final = 5.0
+"""A runner whose process's heartbeat (`heartbeats`, written every second by default) is this old is dead."""
+WATCH_S: Final = 0.25
+"""While another runner holds a claim on a job this one could run, it looks this often whether that runner died."""
 
 
 @dataclass
@@ -87,16 +94,23 @@ class JobQueue:
         *,
         clock: Clock | None = None,
         instance: str | None = None,
+        owner: str | None = None,
         scope: Scope | None = None,
         retry_s: float = 5.0,
         lease_s: float = LEASE_S,
         poll_s: float | None = 60.0,
         batch: int = 200,
+        dead_after_s: float = DEAD_AFTER_S,
     ) -> None:
         self.engine = engine
         self.clock = clock
         """None: the database's clock."""
-        self.instance = instance or f"jobs-{uuid.uuid4().hex[:12]}"
+        self.instance = instance or process_owner("jobs")
+        self.owner = owner or self.instance
+        """Whose claims these are: every claim's token is `owner:RANDOM`. A process id of this machine
+        (`process_owner`) or a host service's instance (its heartbeat's name): other runners tell from it
+        that this process died, and take its claims over at once."""
+        self.dead_after = dt.timedelta(seconds=dead_after_s)
         self.scope = scope or Scope()
         self.retry_s = retry_s
         self.lease = dt.timedelta(seconds=lease_s)
@@ -106,6 +120,12 @@ class JobQueue:
         self.batch = batch
         self._handlers: dict[str, Handler] = {}
         self._together: set[str] = set()
+        self._keys: dict[str, Keys] = {}
+        self._later: dict[int, dt.datetime] = {}
+        """Jobs a handler gave back (`Later`: another process's to run), left alone here until then (on the
+        queue's clock); their due time in the table stays what it is, so their own runner takes them on time."""
+        self._watching = False
+        """Whether another runner held a live claim on a job of ours at the last look (then looked at often)."""
         self._task: asyncio.Task[None] | None = None
         self._sleeping = False
         self._until: dt.datetime | None = None
@@ -130,21 +150,28 @@ class JobQueue:
             return await store.database_now(conn)
 
     # -- handlers and lifecycle ------------------------------------------------------------------
-    def register(self, kind: str, handler: Handler, *, together: bool = False) -> None:
+    def register(self, kind: str, handler: Handler, *, together: bool = False, keys: Keys | None = None) -> None:
         """Run jobs of `kind` with `handler` from now on (the runner wakes to look at them). `together`: the
         jobs of this kind due at once are claimed in one statement and run concurrently (their handlers touch
-        separate things, as correspondence matches' deadlines: many overdue after a restart are ruled at once)."""
+        separate things, as correspondence matches' deadlines: many overdue after a restart are ruled at once).
+        `keys`: asked at every look, the only keys of this kind this runner takes (a process hosting a few
+        matches takes only their deadlines; the others are their hosts' to take, on time)."""
         self._handlers[kind] = handler
         if together:
             self._together.add(kind)
         else:
             self._together.discard(kind)
+        if keys is not None:
+            self._keys[kind] = keys
+        else:
+            self._keys.pop(kind, None)
         self.wake()
 
     def unregister(self, kind: str) -> None:
         """Stop running jobs of `kind` here (they stay for another process or a later start)."""
         self._handlers.pop(kind, None)
         self._together.discard(kind)
+        self._keys.pop(kind, None)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -256,8 +283,54 @@ class JobQueue:
         """When the next job of a registered kind is claimable (None: there is none)."""
         if not self._handlers:
             return None
+        skip, back = self._skipped(await self.now())
         async with self.engine.connect() as conn:
-            return await store.next_due(conn, self.kinds, self.scope, self.lease, tuple(self._held))
+            first = await store.next_due(conn, self.kinds, self.scope, self.lease, skip, self._only())
+        return min((t for t in (first, back) if t is not None), default=None)
+
+    def _only(self) -> Only:
+        """The keys of the kinds registered with `keys`, as they stand now."""
+        only: dict[str, Collection[str]] = {}
+        for kind, keys in self._keys.items():
+            chosen = keys()
+            if chosen is not None:
+                only[kind] = chosen
+        return only
+
+    def _skipped(self, now: dt.datetime) -> tuple[set[int], dt.datetime | None]:
+        """The jobs this runner leaves alone now (running here, or given back by `Later` until their time), and
+        the first moment one of the latter is its to look at again."""
+        for job_id, until in list(self._later.items()):
+            if until <= now:
+                del self._later[job_id]
+        return set(self._held) | set(self._later), min(self._later.values(), default=None)
+
+    async def free_the_dead(self, now: dt.datetime | None = None) -> set[int]:
+        """Free at once the claims of runners known dead on the jobs this runner could run: a process of this
+        machine that no longer runs, or one whose heartbeat is `dead_after` old. The jobs stay due at their own
+        time (no lease to wait out); the ids freed."""
+        kinds = self.kinds
+        if not kinds:
+            self._watching = False
+            return set()
+        now = await self.now() if now is None else now
+        only = self._only()
+        async with self.engine.connect() as conn:
+            held = await store.held_elsewhere(conn, kinds, self.scope, now - self.lease, self.owner, only)
+            owners = {store.owner_of(token) for token in held.values()}
+            dead = {owner for owner in owners if process_gone(owner)}
+            beats = await store.heartbeats(conn, owners - dead) if owners - dead else {}
+        dead |= {owner for owner, at in beats.items() if now - at >= self.dead_after}
+        claims = {job_id: token for job_id, token in held.items() if store.owner_of(token) in dead}
+        freed: set[int] = set()
+        if claims:
+            async with self.engine.begin() as conn:
+                freed = await store.free_dead(conn, claims)
+            for job_id in sorted(freed):
+                owner = store.owner_of(claims[job_id])
+                log.info("job %s: its runner %s is dead; its claim is taken over", job_id, owner)
+        self._watching = len(held) > len(freed)
+        return freed
 
     async def run_due(self, kinds: Sequence[str] | None = None) -> int:
         """Claim and run every job due now (in due order), of every registered kind or of `kinds` (registered
@@ -267,9 +340,11 @@ class JobQueue:
         if not kinds:
             return 0
         now = await self.now()
+        await self.free_the_dead(now)
+        skip, _back = self._skipped(now)
         async with self.engine.connect() as conn:
-            jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch)
-        jobs = [job for job in jobs if job.id not in self._held]  # never a second run of one running here
+            jobs = await store.due(conn, now, now - self.lease, kinds, self.scope, self.batch, self._only(), skip)
+        jobs = [job for job in jobs if job.id not in skip]  # never a second run of one running here
         together = [job for job in jobs if job.kind in self._together]
         ran = await self._run_together(together, now) if together else 0
         for job in jobs:
@@ -277,7 +352,7 @@ class JobQueue:
                 break
             if job.kind in self._together or job.id in self._held:
                 continue
-            token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+            token = self._token()
             if ran:
                 now = await self.now()  # the claim's time is its own: the jobs before may have run a while
             if not await self._claim(job, token, now):
@@ -289,7 +364,7 @@ class JobQueue:
 
     async def _run_together(self, jobs: list[Job], now: dt.datetime) -> int:
         """Claim these jobs in one statement and run those claimed here concurrently; marked done together."""
-        token = f"{self.instance}:{uuid.uuid4().hex[:12]}"
+        token = self._token()
         ids = [job.id for job in jobs]
         try:
             async with self.engine.begin() as conn:
@@ -309,6 +384,10 @@ class JobQueue:
                 log.exception("%d job(s) ran, but could not be marked done; trying again", len(finished))
                 self._owed.update(dict.fromkeys(finished, token))
         return len(claimed)
+
+    def _token(self) -> str:
+        """A new claim's token: whose it is (`owner`), and a random part of its own."""
+        return f"{self.owner}:{uuid.uuid4().hex[:12]}"
 
     async def _claim(self, job: Job, token: str, now: dt.datetime) -> bool:
         try:
@@ -332,7 +411,9 @@ class JobQueue:
             await handler(job)
         except Later as later:
             self._let_go(job.id, token)
-            await self._give_back(job, token, later.seconds)
+            now = await self.now()
+            self._later[job.id] = now + dt.timedelta(seconds=later.seconds)
+            await self._give_back(job, token, 0.0, due=job.due)  # still due at its time, for its own runner
             return False
         except Exception:
             log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
@@ -349,10 +430,11 @@ class JobQueue:
             self._owed[job.id] = token
         return True
 
-    async def _give_back(self, job: Job, token: str, seconds: float) -> None:
-        """A job claimed here but not run to its end: pending again `seconds` from now."""
+    async def _give_back(self, job: Job, token: str, seconds: float, *, due: dt.datetime | None = None) -> None:
+        """A job claimed here but not run to its end: pending again `seconds` from now (or at `due`)."""
         try:
-            due = await self.now() + dt.timedelta(seconds=seconds)
+            if due is None:
+                due = await self.now() + dt.timedelta(seconds=seconds)
             async with self.engine.begin() as conn:
                 await store.release(conn, job.id, token, due)
         except Exception:
@@ -445,6 +527,7 @@ class JobQueue:
             self._dirty = False
             try:
                 await self._settle()
+                await self.free_the_dead()
                 nxt = await self.next_due()
                 now = await self.now()
                 ran = await self.run_due() if nxt is not None and nxt <= now else 0
@@ -458,6 +541,8 @@ class JobQueue:
                 wait = self.retry_s
             if self.poll_s is not None:
                 wait = min(wait, self.poll_s)
+            if self._watching:
+                wait = min(wait, WATCH_S)
             if self._owed:
                 wait = min(wait, OWED_RETRY_S)
             if self._dirty or self._closed:

@@ -15,6 +15,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.jobs.table import JOBS, KEY_LENGTH
+from bot.store.db import Heartbeat
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,23 @@ async def pending_keys(conn: AsyncConnection, prefix: str) -> set[str]:
     return {str(r[0]) for r in await conn.execute(query)}
 
 
+Only = Mapping[str, Collection[str]]
+"""Per kind, the only keys a runner takes (a kind missing from it: any key of it)."""
+
+
+def of_kinds(kinds: Sequence[str], only: Only | None = None) -> ColumnElement[bool]:
+    """Jobs of these kinds; of a kind in `only`, only those keys (the matches this process hosts)."""
+    only = {k: keys for k, keys in (only or {}).items() if k in kinds}
+    clauses: list[ColumnElement[bool]] = [JOBS.c.kind.in_([k for k in kinds if k not in only])]
+    clauses += [and_(JOBS.c.kind == k, JOBS.c.key.in_(sorted(keys))) for k, keys in only.items() if keys]
+    return or_(*clauses)
+
+
+def owner_of(token: str) -> str:
+    """The runner (`JobQueue.owner`) a claim's token names: the token without its last `:` part."""
+    return token.rpartition(":")[0]
+
+
 def _free(stale_before: dt.datetime) -> ColumnElement[bool]:
     """Not claimed, or claimed so long ago that its runner is taken to have stopped."""
     return or_(JOBS.c.claimed_by.is_(None), JOBS.c.claimed_at <= stale_before)
@@ -195,16 +213,19 @@ async def due(
     kinds: Sequence[str],
     scope: Scope,
     limit: int,
+    only: Only | None = None,
+    skip: Collection[int] = (),
 ) -> list[Job]:
-    """Jobs of these kinds that a runner may claim at `now`, earliest first."""
+    """Jobs of these kinds that a runner may claim at `now`, earliest first (`skip`: ids it leaves alone now)."""
     query = (
         select(JOBS)
         .where(
             JOBS.c.done.is_(False),
             JOBS.c.due_at <= now,
-            JOBS.c.kind.in_(list(kinds)),
+            of_kinds(kinds, only),
             _free(stale_before),
             scope.where(),
+            JOBS.c.id.not_in(list(skip)) if skip else literal(True),
         )
         .order_by(JOBS.c.due_at, JOBS.c.id)
         .limit(limit)
@@ -218,10 +239,12 @@ async def next_due(
     scope: Scope,
     lease: dt.timedelta,
     running: Collection[int] = (),
+    only: Only | None = None,
 ) -> dt.datetime | None:
     """When a job of these kinds is next claimable: the earliest free job's time, or the moment a claim
-    still held goes stale (`running`: the jobs the asking runner runs itself, never claimable by it)."""
-    base = and_(JOBS.c.done.is_(False), JOBS.c.kind.in_(list(kinds)), scope.where())
+    still held goes stale (`running`: the jobs the asking runner runs itself or leaves alone for now, never
+    claimable by it)."""
+    base = and_(JOBS.c.done.is_(False), of_kinds(kinds, only), scope.where())
     if running:
         base = and_(base, JOBS.c.id.not_in(list(running)))
     free = select(JOBS.c.due_at).where(base, JOBS.c.claimed_by.is_(None)).order_by(JOBS.c.due_at).limit(1)
@@ -242,6 +265,50 @@ def _aware(value: object) -> dt.datetime | None:
     if not isinstance(value, dt.datetime):
         raise TypeError(f"not a time: {value!r}")
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+async def held_elsewhere(
+    conn: AsyncConnection,
+    kinds: Sequence[str],
+    scope: Scope,
+    stale_before: dt.datetime,
+    owner: str,
+    only: Only | None = None,
+) -> dict[int, str]:
+    """The live claims (not stale yet) other runners than `owner` hold on jobs of these kinds: id → token."""
+    rows = await conn.execute(
+        select(JOBS.c.id, JOBS.c.claimed_by).where(
+            JOBS.c.done.is_(False),
+            of_kinds(kinds, only),
+            scope.where(),
+            JOBS.c.claimed_by.is_not(None),
+            JOBS.c.claimed_at > stale_before,
+        )
+    )
+    return {int(r[0]): str(r[1]) for r in rows if owner_of(str(r[1])) != owner}
+
+
+async def heartbeats(conn: AsyncConnection, owners: Collection[str]) -> dict[str, dt.datetime]:
+    """When each of these processes last wrote its heartbeat (those that ever did)."""
+    if not owners:
+        return {}
+    rows = await conn.execute(select(Heartbeat.instance, Heartbeat.at).where(Heartbeat.instance.in_(sorted(owners))))
+    return {str(r[0]): r[1] for r in rows}
+
+
+async def free_dead(conn: AsyncConnection, claims: Mapping[int, str]) -> set[int]:
+    """Drop the claims of runners known dead (id → token), each only while that token still holds it: the
+    jobs are free at once, due at their own time; the ids freed."""
+    freed: set[int] = set()
+    for job_id, token in claims.items():
+        done = await conn.execute(
+            update(JOBS)
+            .where(JOBS.c.id == job_id, JOBS.c.claimed_by == token, JOBS.c.done.is_(False))
+            .values(claimed_by=None, claimed_at=None)
+        )
+        if int(done.rowcount or 0) == 1:
+            freed.add(job_id)
+    return freed
 
 
 async def claim(conn: AsyncConnection, job_id: int, token: str, now: dt.datetime, stale_before: dt.datetime) -> bool:

@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
-import socket
-import uuid
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 
 from sqlalchemy import update
 
 from bot.ownership.keeper import LeaseKeeper
-from bot.store.leases import Fencing, Holder, ShardLease, db_now
+from bot.store.leases import Fencing, Holder, ShardLease, db_now, process_gone, process_owner
 from bot.store.matches import MatchStore
 
 __all__ = ["Scope", "ScopeFencing", "ScopeKeeper", "local_owner", "scope_key"]
@@ -51,28 +47,12 @@ def scope_key(scope: Scope, ident: int) -> int:
 
 def local_owner() -> str:
     """An owner id naming this machine and process (`term:HOST:PID:RANDOM`, at most 64 characters)."""
-    host = socket.gethostname()[:32]
-    return f"term:{host}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return process_owner("term")
 
 
 def _gone(owner: str) -> bool:
     """Whether an owner id names a process of this machine that no longer runs (or is a zombie)."""
-    parts = owner.split(":")
-    if len(parts) != 4 or parts[0] != "term" or parts[1] != socket.gethostname()[:32]:
-        return False
-    try:
-        pid = int(parts[2])
-    except ValueError:
-        return False
-    if pid == os.getpid():
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+    return owner.startswith("term:") and process_gone(owner)
 
 
 @dataclass

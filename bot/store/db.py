@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
+import os
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -249,14 +254,71 @@ def revisions() -> list[str]:
     return [s.revision for s in reversed(list(ScriptDirectory.from_config(_alembic_config()).walk_revisions()))]
 
 
+MIGRATE_LOCK_KEY = "dmhost:migrate"
+"""What the migrations lock (PostgreSQL: an advisory lock on this text's hash and the schema's name)."""
+
+LOCK_POLL_S = 0.05
+"""How often a process waiting for another one's migrations looks at the SQLite lock again."""
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None: in memory, or not SQLite)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
+@contextlib.asynccontextmanager
+async def _file_lock(path: Path) -> AsyncIterator[None]:
+    """Hold an exclusive `flock` on the folder of a SQLite database while migrating it: two processes starting
+    on one new file migrate one after the other, the second finding nothing left to do. The folder is locked,
+    not the file: closing a descriptor of the database file would drop this process's own SQLite locks on it
+    (POSIX record locks are per process), and a lock file beside it would be left behind."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(LOCK_POLL_S)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 async def migrate(url: str, action: str = "upgrade", revision: str = "head") -> None:
-    """Apply migrations inside the running loop (foreign keys off on SQLite, then checked)."""
+    """Apply migrations inside the running loop (foreign keys off on SQLite, then checked). Processes starting
+    together never race: on SQLite the database's folder is locked (`flock`) around the migrations, on PostgreSQL
+    the migrating transaction takes an advisory lock first (the second process waits, then finds nothing to do)."""
+    path = _sqlite_file(url)
+    if path is not None and sys.platform != "win32":
+        async with _file_lock(path):
+            await _migrate(url, action, revision)
+    else:
+        await _migrate(url, action, revision)
+
+
+async def _migrate(url: str, action: str, revision: str) -> None:
     engine = make_engine(url, foreign_keys=False)
     try:
         async with engine.begin() as conn:
             if conn.dialect.name == "postgresql":  # a migration may take long: only locks stay bounded
                 await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
                 await conn.exec_driver_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
+                await conn.exec_driver_sql("SET LOCAL lock_timeout = 0")  # another process's migrations may be long
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtext(:key || ':' || current_schema()))"),
+                    {"key": MIGRATE_LOCK_KEY},
+                )
+                await conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{PG_TIMEOUTS['lock_timeout']}'")
             await conn.run_sync(_run_alembic, action, revision)
         if url.startswith("sqlite"):
             async with engine.connect() as conn:

@@ -14,8 +14,10 @@ import datetime as dt
 import logging
 import os
 import signal
+import socket
 import struct
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +186,39 @@ def sqlite_writer(path: Path) -> int | None:
     finally:
         os.close(fd)
     return pid if kind != fcntl.F_UNLCK and pid > 0 else None
+
+
+def process_owner(kind: str) -> str:
+    """An owner id naming this machine and process (`KIND:HOST:PID:RANDOM`, at most 50 characters), so that
+    another process of this machine can tell at once that it no longer runs (`process_gone`)."""
+    return f"{kind[:8]}:{_host()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _host() -> str:
+    """This machine's name as owner ids carry it (cut so that a job's claim token, an owner id and 13 more
+    characters, fits its 64)."""
+    return socket.gethostname()[:24]
+
+
+def process_gone(owner: str) -> bool:
+    """Whether an owner id (`process_owner`) names a process of this machine that no longer runs (or is a
+    zombie). False for any other id: a process of another machine, or an id of another form."""
+    parts = owner.split(":")
+    if len(parts) != 4 or parts[1] != _host():
+        return False
+    try:
+        pid = int(parts[2])
+    except ValueError:
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def stopped(pid: int) -> bool:

@@ -108,7 +108,9 @@ async def test_overdue_idle_matches_wait_for_the_catch_up_and_a_lost_shard_lets_
     service.owns_guild = lambda guild: guild == GUILD  # guild 8's shard was taken over
     assert service.abandon() == [other] and sorted(service.live) == [one]
     await service.rule_overdue()
-    assert [e.kind for _t, e in rec.events] == ["resumed", "finished"]  # the loss on time, no reminder after it
+    # the reminder nobody could tell is told late (nothing left) rather than never, then the loss (issue 47)
+    assert [e.kind for _t, e in rec.events] == ["resumed", "reminder", "finished"]
+    assert rec.of("reminder")[0][1].data["left"] == 0
     assert [e.match_id for _t, e in rec.of("finished")] == [one] and not service.live
     await _stop(service)
 

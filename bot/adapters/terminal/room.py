@@ -86,6 +86,9 @@ class Room:
         self.finished = asyncio.Event()
         self.ratings = self.host.ratings  # the room asks for a finished match's rating (`settle`) before it reports it
         self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before a scheduled DM records the end
+        self.service.tells = True  # its reminders and results are owed durably until printed (the outbox)
+        self._told: set[str] = set()
+        """The notices printed by this room (one printed live is never printed again from the outbox)."""
         self._pictures: Callable[..., Any] | None = None
         self._frame = 0
         self._live: Any = None
@@ -125,6 +128,23 @@ class Room:
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id not in (None, -1) and ev.match_id != self.match_id:
             return
+        if ev.notice is not None:
+            if ev.notice in self._told:
+                return
+            self._told.add(ev.notice)
+        await self._tell(ev)
+        if ev.notice is not None:
+            await self.service.told(ev)  # after it was printed: a room killed in between prints it at its next start
+
+    async def _tell_untold(self, match_id: int) -> int:
+        """Print what the match still owes (a reminder or a result committed by a room that died before printing
+        it), marked `"late": true`; how many."""
+        late = await self.service.untold([match_id])
+        for ev in late:
+            await self._on_event(ev)
+        return len(late)
+
+    async def _tell(self, ev: HostEvent) -> None:
         if ev.match_id in self.service.live:
             self._seen = self.service.live[ev.match_id]
         text = event_text(ev)
@@ -140,6 +160,8 @@ class Room:
                 "reason": ev.data.get("reason"),
                 "text": text,
             }
+        if ev.late:
+            obj["late"] = True
         self.emit(obj, None if ev.kind == EventKind.TURN else text)
         if ev.kind == EventKind.FINISHED and not self.config.events_json:
             rated = await self.ratings.settle(ev.match_id)  # rated now if its batch has not come yet
@@ -223,10 +245,12 @@ class Room:
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
                 await self.host.catch_up()
                 if cfg.resume not in resumed:
+                    await self._tell_untold(cfg.resume)  # it ended, but the room that ended it died before telling
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
+                await self._tell_untold(cfg.resume)  # owed by a room that died after committing it
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
                 await self.service.wake(cfg.resume)  # an idle correspondence match: built and shown now
             else:

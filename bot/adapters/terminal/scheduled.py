@@ -184,6 +184,7 @@ class ScheduledRoom(Room):
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             self._begun = True
             await self.service.start(select=lambda m: m.id == sched.match_id)
+            await self._tell_untold(sched.match_id)  # what a room that died before printing it still owes
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
@@ -248,6 +249,7 @@ class ScheduledRoom(Room):
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
             self._begun = True
+            await self._tell_untold(match_id)
         text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
@@ -365,6 +367,10 @@ class ScheduledRoom(Room):
             # same DM claimed it, the check-in is open here all the same (the `here`s live in the database).
             if not self._standby:
                 await self.scheduler.run_due()
+            elif self.schedule is not None and self.schedule.status == ScheduleStatus.SCHEDULED:
+                # The standby runs no job, yet the check-in opens in both rooms: it says so too (its own line,
+                # as the hosting room's scheduler says it there).
+                await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKIN_OPEN, self.schedule, {}))
             self._open = True
         fresh = await self.scheduler.store.get(self.schedule_id)
         if fresh is None:

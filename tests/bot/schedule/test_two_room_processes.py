@@ -105,3 +105,36 @@ def test_a_standby_takes_the_dm_over_when_its_host_stops(db_url: str) -> None:
     s = asyncio.run(status(db_url, sid))
     assert (s.public_status, s.winner_seat) == ("finished", 2)
     assert asyncio.run(matches(db_url)) == [s.match_id]
+
+
+def add_opening(url: str, checkin_in_s: int) -> int:
+    """A DM whose check-in opens `checkin_in_s` seconds from now (a minute before its start)."""
+    code, out, err = dmhost(
+        "schedule", "add", "boxes", "--player", "alice", "--player", "bob", "--opt", "rows=1", "cols=1",
+        "--at", f"in {checkin_in_s + 60} seconds", "--checkin", "1", "--db", url,
+    )  # fmt: skip
+    assert code == 0, err
+    return int(json.loads(out)["schedule"])
+
+
+def test_the_standby_says_the_check_in_opened_too(db_url: str) -> None:
+    """The check-in opens in both rooms (issue 47, 5): the standby runs no job, yet says it as the host does."""
+    sid = add_opening(db_url, 20)
+    host = room_process(db_url, sid)
+    try:
+        host.wait_for("waiting_room")
+        standby = room_process(db_url, sid)
+        try:
+            assert "Check-in opens" in standby.wait_for("waiting_room")["text"]
+            standby.wait_for("standby")
+            opened = host.wait_for("checkin_open", timeout=60)
+            said = standby.wait_for("checkin_open", timeout=30)
+            assert said["text"] == opened["text"] and said["schedule"] == sid
+            standby.type("bob: here")  # and a `here` typed there counts
+            assert standby.wait_for("checked_in")["seat"] == 2
+            assert [line["kind"] for line in standby.lines].count("checkin_open") == 1
+            assert [line["kind"] for line in host.lines].count("checkin_open") == 1
+        finally:
+            standby.kill()
+    finally:
+        host.kill()

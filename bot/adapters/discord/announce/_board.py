@@ -119,6 +119,8 @@ class Room:
     retries: int = 0
     searched: bool = False
     dirty: bool = False
+    owed: list[HostEvent] = field(default_factory=list)
+    """Events owed durably (`HostEvent.notice`) not told yet: marked told once the board or a message said them."""
 
 
 def picture(live: Live, *, prev_state: Any = None, last_move: Any = None, result: str | None = None) -> bytes | None:

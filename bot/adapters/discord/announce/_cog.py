@@ -91,6 +91,7 @@ class Announcer(commands.Cog):
         self.board_notes: list[Callable[[int], str | None]] = []
         """Other features' lines under a board's header, by match id (a scheduled DM's prize)."""
         bot.app.bus.subscribe(self.on_host_event)  # `Stage.TELL`: after the ratings, before the cores move on
+        bot.service.tells = True  # reminders and results are owed durably until posted (`bot.host.notices`)
 
     async def cog_unload(self) -> None:
         """Send what is still buffered."""
@@ -117,6 +118,26 @@ class Announcer(commands.Cog):
         room.queued.append((ev, self._pings(room, live, ev)))
         if room.task is None or room.task.done():
             room.task = asyncio.create_task(self._flush_later(ev.match_id), name=f"announce-{ev.match_id}")
+
+    async def tell_untold(self) -> int:
+        """After the start's catch-up: announce what the matches of this process's guilds still owe (a reminder
+        or a result committed by a process that died before posting it), as if it had just happened; how many."""
+        late = await self.bot.service.untold_here()
+        for ev in late:
+            self.on_host_event(ev)
+        for match_id in dict.fromkeys(ev.match_id for ev in late):
+            room = self.rooms.get(match_id)
+            if room is not None and room.task is not None and not room.task.done():
+                room.task = asyncio.create_task(self._flush_after(match_id, room.task), name=f"announce-{match_id}")
+        return len(late)
+
+    async def _flush_after(self, match_id: int, running: asyncio.Task[None]) -> None:
+        """Flush once the flush in flight is over (what was queued meanwhile would wait for the next event)."""
+        await asyncio.gather(running, return_exceptions=True)
+        try:
+            await self.flush(match_id)
+        except Exception:
+            log.exception("announcing in match %s failed", match_id)
 
     @staticmethod
     def _note_move(room: Room, live: Live, ev: HostEvent) -> None:
@@ -212,6 +233,7 @@ class Announcer(commands.Cog):
             return
         queued, room.queued = room.queued, []
         events = [ev for ev, _pings in queued]
+        room.owed += [ev for ev in events if ev.notice is not None]
         for ev, pings in queued:
             await self._fold_event(match_id, room, ev, pings)
         if not room.record_loaded:
@@ -232,9 +254,24 @@ class Announcer(commands.Cog):
                 return
             room.retries = 0
             room.dirty = False
+        elif room.live is None and room.owed:  # a match no longer hosted (over): its owed lines as a message
+            try:
+                self._wrote(room)
+                await channel.send(
+                    "\n".join(event_text(ev) for ev in room.owed)[:MAX_CONTENT], allowed_mentions=NO_PINGS
+                )
+            except discord.HTTPException:
+                log.warning(
+                    "match %s: %d owed notice(s) could not be posted; told at the next start", match_id, len(room.owed)
+                )
+                room.owed = []
+                return
         if room.unsent_pings:
             self._wrote(room)
             await self._send_pings(channel, room)
+        if room.owed:  # said: owed no more (a process killed before this line says them at its next start)
+            owed, room.owed = room.owed, []
+            await self.bot.service.told(*owed)
         if room.over and not room.unsent_pings:
             self.rooms.pop(match_id, None)
 

@@ -12,6 +12,7 @@ import discord
 from discord.ext import commands
 
 from bot import wording
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.rules import log_rewind
@@ -118,6 +119,12 @@ class GameRoom(commands.Cog):
             except Exception:
                 log.exception("catching up in room %s failed", channel_id)
         await self.bot.service.rule_overdue()  # then the deadlines that passed while the bot was away
+        announcer = parts(self.bot).announcer
+        if announcer is not None:
+            try:
+                await announcer.tell_untold()  # and what a process that died before posting it still owes
+            except Exception:
+                log.exception("the notices still owed could not be read; told at the next start")
 
     async def _anchor(self, channel_id: int) -> int:
         """The newest message of this room the host has certainly handled (stored or in memory)."""

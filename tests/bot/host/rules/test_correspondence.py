@@ -169,7 +169,9 @@ def test_a_room_resumed_after_the_deadline_rules_on_it_at_once(tmp_path: Path) -
     again = _room(["--db", "s.db", "--resume", "1"], tmp_path)
     events = _until(again, "finished")
     _stop(again)
-    assert [e["event"] for e in events] == ["resumed", "timeout", "finished"]  # no reminder after the loss
+    # the reminder no room could tell is told late (nothing left) rather than never, then the loss (issue 47)
+    assert [e["event"] for e in events] == ["resumed", "reminder", "timeout", "finished"]
+    assert events[1]["player"] == "bob" and events[1]["left"] == 0
     assert events[-1]["winner"] == "alice" and events[-1]["reason"] == "time"
 
 

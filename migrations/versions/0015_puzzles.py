@@ -1,7 +1,7 @@
 """Coaching: certified puzzles, the matches searched for them, puzzle ratings, attempts and daily puzzles.
 
-Revision ID: coaching_0001
-Revises: 0013_jobs (re-chained after the other parallel revisions at the merge)
+Revision ID: 0015_puzzles
+Revises: 0014_notices
 Create Date: 2026-12-06
 """
 
@@ -10,8 +10,8 @@ from alembic import op
 
 from bot.store.db import PK, UTCDateTime
 
-revision = "coaching_0001"
-down_revision = "0013_jobs"
+revision = "0015_puzzles"
+down_revision = "0014_notices"
 branch_labels = None
 depends_on = None
 
