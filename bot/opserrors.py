@@ -53,6 +53,18 @@ def id_argument(what: str) -> Any:
     return parse
 
 
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+
+
+def normal_url(url: str) -> str:
+    """A SQLAlchemy URL as dmhost's engine takes it: a URL without an async driver gets ours (`sqlite:///x.db`
+    → `sqlite+aiosqlite:///x.db`, `postgresql://…` → `postgresql+asyncpg://…`); anything else as given."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() in _DRIVERS:
+        return f"{_DRIVERS[scheme.lower()]}://{rest}"
+    return url
+
+
 def shown_url(url: str) -> str:
     """A database URL fit to print: the password hidden, a SQLite URL as its file path."""
     try:

@@ -1,4 +1,9 @@
-"""`dmhost` console script: run the bot, host a terminal room, read logs, migrate."""
+"""`dmhost` console script: run the bot, host a terminal room, read logs, migrate.
+
+Start-up stays cheap: this module imports only the standard library; a command's own modules (and its full
+argument parser) are imported when that command runs (`COMMANDS`), so `dmhost --help` reads no database
+library and no game. Ctrl-C at any moment, start-up included, ends the command without a traceback.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,44 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from bot.ops.dburl import db_url
-from bot.opserrors import check_database_url, explain, id_argument, shown_url
-from bot.settings import analysis_enabled
+from typing import Any, NoReturn
 
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT), as shells report it; a terminal room left with Ctrl-C exits 0 (it is a way to leave)."""
+
+
+def db_url(path: str | None) -> str:
+    """The database of `--db PATH` (bot.ops.dburl), imported when a command needs it."""
+    from bot.ops.dburl import db_url as url_of
+
+    return url_of(path)
+
+
+def check_database_url(url: str, *, must_exist: bool = False) -> None:
+    from bot.opserrors import check_database_url as check
+
+    check(url, must_exist=must_exist)
+
+
+def explain(exc: BaseException, url: str | None = None) -> str | None:
+    from bot.opserrors import explain as explain_error
+
+    return explain_error(exc, url)
+
+
+def shown_url(url: str) -> str:
+    from bot.opserrors import shown_url as shown
+
+    return shown(url)
+
+
+def analysis_enabled() -> bool:
+    from bot.settings import analysis_enabled as enabled
+
+    return enabled()
 
 
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
@@ -436,18 +470,22 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     return run(args, url)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Argument parser of `dmhost`."""
-    from games.clitools import OneLineParser
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line on stderr (where to read the usage), exit 2; subcommands' parsers too."""
 
-    parser = OneLineParser(prog="dmhost", description="Death Match host")  # usage errors: one line, exit 2
-    sub = parser.add_subparsers(dest="command", required=True)
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
+
+def add_room(sub: Any) -> None:
+    """`dmhost room`."""
+    from bot.opserrors import id_argument
     from games.cli import games_help
 
     room = sub.add_parser(
         "room",
-        help="host one match in the terminal",
+        help=COMMANDS["room"][0],
         epilog=games_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -465,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument(
         "--db",
         metavar="PATH",
-        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else ./dmhost.db, made if missing)",
+        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else dmhost.db in the current "
+        "folder, made if missing)",
     )
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
@@ -485,7 +524,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     room.set_defaults(func=cmd_room)
 
-    lg = sub.add_parser("log", help="print a match's log")
+
+def add_log(sub: Any) -> None:
+    """`dmhost log`."""
+    from bot.opserrors import id_argument
+    from bot.ops.web_cli import add_log_options
+
+    lg = sub.add_parser("log", help=COMMANDS["log"][0])
     lg.add_argument("match_id", type=id_argument("MATCH_ID"))
     lg.add_argument("--db", metavar="PATH")
     lg.add_argument("--json", action="store_true")
@@ -497,54 +542,153 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="judge every move with the game's engine (stored, else computed now and stored)",
     )
-    from bot.ops.web_cli import add_log_options
-    from bot.ops.web_cli import add_parser as add_web
-
     add_log_options(lg)
     lg.set_defaults(func=cmd_log)
 
-    db = sub.add_parser("db", help="database migrations")
+
+def add_db(sub: Any) -> None:
+    """`dmhost db`."""
+    db = sub.add_parser("db", help=COMMANDS["db"][0])
     db.add_argument("action", choices=["upgrade", "downgrade", "current"])
     db.add_argument("revision", nargs="?")
     db.add_argument("--db", metavar="PATH")
     db.add_argument("--yes", action="store_true", help="confirm a downgrade to base (drops every table)")
     db.set_defaults(func=cmd_db)
 
-    run = sub.add_parser("run", help="run the Discord bot")
-    run.set_defaults(func=cmd_run)
 
-    doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
+def add_run(sub: Any) -> None:
+    """`dmhost run`."""
+    sub.add_parser("run", help=COMMANDS["run"][0]).set_defaults(func=cmd_run)
+
+
+def add_doctor(sub: Any) -> None:
+    """`dmhost doctor`."""
+    doctor = sub.add_parser("doctor", help=COMMANDS["doctor"][0])
     doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
     doctor.add_argument("--db", help="database whose game-room channels (/dm config) to check (default: configured)")
     doctor.set_defaults(func=cmd_doctor)
 
-    health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")
-    health.add_argument("--db", metavar="PATH")
+
+def add_health(sub: Any) -> None:
+    """`dmhost health`."""
+    health = sub.add_parser("health", help=COMMANDS["health"][0])
+    health.add_argument(
+        "--db", metavar="PATH", help="judge by the newest heartbeat in this database instead of this instance"
+    )
     health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
+    health.add_argument(
+        "--url",
+        metavar="URL",
+        help="the /healthz to ask (default: http://127.0.0.1:DMHOST_METRICS_PORT/healthz when that port is set)",
+    )
     health.set_defaults(func=cmd_health)
 
-    from bot.ops.tournament_cli import add_parser as add_tournament_parser
 
-    add_tournament_parser(sub)
+def add_ratings(sub: Any) -> None:
+    """`dmhost ratings`."""
+    from bot.ops.ratings_cli import add_parser
 
-    from bot.ops.ratings_cli import add_parser as add_ratings
+    add_parser(sub).set_defaults(func=cmd_ratings)
 
-    add_ratings(sub).set_defaults(func=cmd_ratings)
 
-    from bot.ops.schedule_cli import add_parser as add_schedule
+COMMANDS: dict[str, tuple[str, str]] = {
+    "room": ("host one match in the terminal", "bot.ops.cli:add_room"),
+    "log": ("print a match's log", "bot.ops.cli:add_log"),
+    "db": ("database migrations", "bot.ops.cli:add_db"),
+    "run": ("run the Discord bot", "bot.ops.cli:add_run"),
+    "doctor": ("check the token, privileged intents and guild permissions", "bot.ops.cli:add_doctor"),
+    "health": (
+        "exit 0 when this instance answers /healthz, or the host's heartbeat is fresh (Docker's HEALTHCHECK)",
+        "bot.ops.cli:add_health",
+    ),
+    "tournament": (
+        "tournaments: simulate one, or create and run one in the terminal",
+        "bot.ops.tournament_cli:add_parser",
+    ),
+    "ratings": (
+        "the rating table (terminal-room matches count under no guild); `rebuild` recomputes it from the logs",
+        "bot.ops.cli:add_ratings",
+    ),
+    "schedule": ("scheduled Death Matches: add, list, cancel, read a time", "bot.ops.schedule_cli:add_parser"),
+    "web": ("serve the match, tournament and server review pages over HTTP", "bot.ops.web_cli:add_parser"),
+}
+"""Every subcommand: its one-line help and `module:function` that adds its parser (given the subparsers) with
+`set_defaults(func=…)`. A new command is one entry here; its module is imported only when it is the command run."""
 
-    add_schedule(sub)
-    add_web(sub)
+
+def _registrar(name: str) -> Callable[[Any], Any]:
+    import importlib
+
+    module, _, func = COMMANDS[name][1].partition(":")
+    registrar: Callable[[Any], Any] = getattr(importlib.import_module(module), func)
+    return registrar
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """Argument parser of `dmhost`: every subcommand's full parser (`command="*"`), or only `command`'s (the
+    others listed by name and help alone: what `dmhost --help` needs)."""
+    parser = _Parser(prog="dmhost", description="Death Match host")  # usage errors: one line, exit 2
+    parser.add_argument("--version", action="store_true", help="print dmhost's version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
+    for name, (text, _where) in COMMANDS.items():
+        if command in ("*", name):
+            _registrar(name)(sub)
+        else:
+            sub.add_parser(name, help=text, add_help=False)
     return parser
 
 
+def version() -> str:
+    """dmhost's version (the installed package's, else the source tree's pyproject)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("dmhost")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand named in `argv` (its first word that is not an option), if it is one."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
-    parser = build_parser()
+    """Entry point; returns the exit code. Ctrl-C at any moment is a quiet exit 130."""
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        _quiet_exit()
+        return EXIT_INTERRUPTED
+
+
+def _quiet_exit() -> None:
+    """After Ctrl-C: nothing more on the screen, not even from a second Ctrl-C while the process winds down."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(file=sys.stderr)
+
+
+def _main(argv: list[str]) -> int:
+    command = _command_of(argv)
+    parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    if args.version:
+        print(f"dmhost {version()}")
+        return EXIT_OK
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        return _usage("give a command (see dmhost --help)")
+    if (problem := _settings_problem()) is not None:
+        return _usage(problem)
     try:
         code: int = args.func(args)
     except SystemExit as exc:
@@ -560,6 +704,19 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _usage(line)
     return code
+
+
+def _settings_problem() -> str | None:
+    """Every setting is checked when a command starts (`.env` included, its values exported to this process so
+    that every part reads the same): the first wrong one as a line, else None."""
+    from bot.settings import SettingsProblem, export_dotenv, load_settings
+
+    export_dotenv()
+    try:
+        load_settings()
+    except SettingsProblem as exc:
+        return str(exc)
+    return None
 
 
 def _url_for_message(args: argparse.Namespace) -> str | None:
