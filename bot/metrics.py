@@ -28,7 +28,9 @@ MOVE_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
     registry=REGISTRY,
 )
-DB_ERRORS = Counter("dmhost_db_errors", "Failed attempts of the database loops (heartbeat, leases, jobs, …)", registry=REGISTRY)
+DB_ERRORS = Counter(
+    "dmhost_db_errors", "Failed attempts of the database loops (heartbeat, leases, jobs, …)", registry=REGISTRY
+)
 DISCORD_429 = Counter("dmhost_discord_429", "Answers 429 (rate limited) from Discord", registry=REGISTRY)
 REQUESTS_REFUSED = Counter(
     "dmhost_web_malformed_requests", "Review-page requests answered 4xx (bad token, id, path)", registry=REGISTRY

@@ -35,7 +35,8 @@ def _database_error(exc: BaseException) -> bool:
     """Whether `exc` is the database (or the network to it) failing, not a bug of ours."""
     if isinstance(exc, OSError | TimeoutError | ConnectionError):
         return True
-    from sqlalchemy.exc import DBAPIError, DisconnectionError, TimeoutError as PoolTimeout
+    from sqlalchemy.exc import DBAPIError, DisconnectionError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
 
     if isinstance(exc, DBAPIError | DisconnectionError | PoolTimeout):
         return True
@@ -75,9 +76,7 @@ class _Outage:
         if self.since is None:
             return
         took = self.clock() - self.since
-        log.warning(
-            "the database answers again (%s) after %.1f s and %d failed attempt(s)", what, took, self.failures
-        )
+        log.warning("the database answers again (%s) after %.1f s and %d failed attempt(s)", what, took, self.failures)
         self.since, self.failures = None, 0
 
     @property

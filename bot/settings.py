@@ -39,6 +39,16 @@ _FIXES = {
 }
 
 
+def dmhost_version() -> str:
+    """dmhost's installed version ("(source)" when run from a source tree that was never installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dmhost")
+    except PackageNotFoundError:
+        return "(source)"
+
+
 def analysis_enabled(environ: Mapping[str, str] | None = None) -> bool:
     """`DMHOST_ANALYSIS` for the faces that read no full `Settings` (the terminal room): on unless it says
     false, 0, no or off."""

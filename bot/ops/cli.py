@@ -527,8 +527,8 @@ def add_room(sub: Any) -> None:
 
 def add_log(sub: Any) -> None:
     """`dmhost log`."""
-    from bot.opserrors import id_argument
     from bot.ops.web_cli import add_log_options
+    from bot.opserrors import id_argument
 
     lg = sub.add_parser("log", help=COMMANDS["log"][0])
     lg.add_argument("match_id", type=id_argument("MATCH_ID"))
@@ -638,17 +638,6 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     return parser
 
 
-def version() -> str:
-    """dmhost's version (the installed package's, else the source tree's pyproject)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed("dmhost")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def _command_of(argv: list[str]) -> str | None:
     """The subcommand named in `argv` (its first word that is not an option), if it is one."""
     for word in argv:
@@ -682,7 +671,9 @@ def _main(argv: list[str]) -> int:
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_USAGE
     if args.version:
-        print(f"dmhost {version()}")
+        from bot.settings import dmhost_version
+
+        print(f"dmhost {dmhost_version()}")
         return EXIT_OK
     if args.command is None:
         parser.print_usage(sys.stderr)

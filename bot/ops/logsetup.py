@@ -73,19 +73,33 @@ def setup_logging(level: str = "INFO", fmt: str = "text", stream: TextIO | None 
     return handler
 
 
+def sentry(settings: Any) -> None:
+    """Report errors to Sentry when `DMHOST_SENTRY_DSN` is set (the `sentry-sdk` package is not one of dmhost's
+    dependencies: install it beside dmhost). Its logging integration sends every ERROR line."""
+    if settings.sentry_dsn is None:
+        return
+    from bot.opserrors import OperatorError
+
+    try:
+        import sentry_sdk  # type: ignore[import-not-found]
+    except ImportError:
+        raise OperatorError(
+            "DMHOST_SENTRY_DSN is set but the sentry-sdk package is not installed: `pip install sentry-sdk` "
+            "beside dmhost, or unset DMHOST_SENTRY_DSN"
+        ) from None
+    sentry_sdk.init(dsn=settings.sentry_dsn.get_secret_value(), traces_sample_rate=0.0)
+
+
 def from_settings(serves: str, **context: Any) -> logging.Logger:
-    """Set up logging from the settings (`DMHOST_LOG_LEVEL`, `DMHOST_LOG_FORMAT`) and log the process's start
-    line: what it serves. Returns the `dmhost` logger."""
+    """Set up logging from the settings (`DMHOST_LOG_LEVEL`, `DMHOST_LOG_FORMAT`, `DMHOST_SENTRY_DSN`) and log the
+    process's start line: what it serves. Returns the `dmhost` logger."""
     from bot.settings import load_settings
 
     settings = load_settings()
     setup_logging(settings.log_level, settings.log_format)
+    sentry(settings)
     log = logging.getLogger("dmhost")
-    from importlib.metadata import PackageNotFoundError, version
+    from bot.settings import dmhost_version
 
-    try:
-        ver = version("dmhost")
-    except PackageNotFoundError:
-        ver = "unknown"
-    log.info("dmhost %s starting: %s", ver, serves, extra=context)
+    log.info("dmhost %s starting: %s", dmhost_version(), serves, extra=context)
     return log

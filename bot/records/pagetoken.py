@@ -1,8 +1,9 @@
 """The unguessable part of a review page's address: an HMAC-SHA256 of what the page shows ("match:7",
 "tournament:3", "server:1234"), keyed with a secret that the CLI and the server share.
 
-The secret is the setting `DMHOST_WEB_SECRET` when set — in the environment, a `.env` file or a secrets folder
-(`bot.settings`; give every process of a deployment the same one); otherwise a random one kept in `$XDG_CONFIG_HOME/dmhost/web-secret` (default `~/.config/dmhost/`),
+The secret is the setting `DMHOST_WEB_SECRET` when set — in the environment, a `.env` file or a secrets
+folder (`bot.settings`; give every process of a deployment the same one); otherwise a random one kept in
+`$XDG_CONFIG_HOME/dmhost/web-secret` (default `~/.config/dmhost/`),
 created on first use with mode 0600, so `dmhost log --url` and `dmhost web` on one machine agree.
 Changing the secret invalidates every address given out.
 """
@@ -71,7 +72,9 @@ def sign(secret: bytes, kind: str, ident: int) -> str:
 
 def valid(secret: bytes, kind: str, ident: int, token: str) -> bool:
     """Whether `token` is the token of that page (constant-time)."""
-    return hmac.compare_digest(sign(secret, kind, ident), token)
+    if not token.isascii():  # a token is URL-safe base64: anything else is simply not it
+        return False
+    return hmac.compare_digest(sign(secret, kind, ident).encode("ascii"), token.encode("ascii"))
 
 
 def page_url(base: str, secret: bytes, kind: str, ident: int) -> str:
