@@ -15,6 +15,7 @@ from bot.host.events import EventKind
 from bot.host.idle import Idle, lazy
 from bot.host.idle_matches import IdleMatches
 from bot.host.match import Live, resumed, started_event
+from bot.outage import Retry
 from bot.store.matches import NewEvent, StoredMatch
 
 log = logging.getLogger(__name__)
@@ -143,9 +144,13 @@ class Lifecycle(IdleMatches):
         self.live.clear()
 
     async def _heartbeat_loop(self) -> None:
+        retry = Retry("the heartbeat")  # an outage is one warning and one line when it ends (bot.outage)
         while True:
             try:
                 await self.store.heartbeat(self.instance, self.now(), self.wall())
-            except Exception:
-                log.exception("heartbeat failed")
+            except Exception as exc:
+                await asyncio.sleep(max(0.0, retry.failed(exc) - self.heartbeat_seconds))
+            else:
+                retry.ok()
+                log.debug("heartbeat written", extra={"instance": self.instance})
             await asyncio.sleep(self.heartbeat_seconds)
