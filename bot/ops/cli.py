@@ -381,6 +381,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     unreachable = discord_unreachable()
     if unreachable is not None:  # one line, before discord.py logs anything
         return _usage(unreachable)
+    from bot.adapters.discord.hosting import shards_of
+    from bot.ops.logsetup import from_settings
+
+    ids, count = shards_of(settings)
+    served = f"the Discord bot, shard(s) {ids} of {count}, database {shown_url(url)}"
+    if settings.metrics_port is not None:
+        served += f"; health and metrics on http://{settings.metrics_host}:{settings.metrics_port}"
+    from_settings(served)
     from bot.ops.runtime import tune_gc
 
     tune_gc()
@@ -436,7 +444,42 @@ async def configured_rooms(db: str | None) -> dict[int, int]:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    """Exit 0 when some host process wrote a heartbeat within `--max-age` seconds, else 1 (Docker HEALTHCHECK)."""
+    """Exit 0 when this instance is healthy, else 1 (Docker's HEALTHCHECK): with `--url`, or when
+    DMHOST_METRICS_PORT is set (and no `--db` is given), ask this instance's /healthz; otherwise judge by the
+    newest heartbeat any host process wrote within `--max-age` seconds."""
+    url = args.url
+    if url is None and args.db is None:
+        from bot.settings import load_settings
+
+        settings = load_settings()
+        if settings.metrics_port is not None:
+            host = "127.0.0.1" if settings.metrics_host in ("0.0.0.0", "::", "") else settings.metrics_host
+            url = f"http://{host}:{settings.metrics_port}/healthz"
+    if url is not None:
+        return _ask_health(url, args.max_age)
+    return _heartbeat_health(args)
+
+
+def _ask_health(url: str, timeout: float) -> int:
+    """GET this instance's /healthz: 0 when it answers 200."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=min(timeout, 10.0)) as res:
+            body = res.read().decode("utf-8", "replace").strip()
+            print(f"healthy: {body}")
+            return EXIT_OK
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode("utf-8", "replace").strip()
+        print(f"unhealthy: {url} answered {exc.code}: {body}", file=sys.stderr)
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        print(f"unhealthy: {url} does not answer ({reason})", file=sys.stderr)
+    return EXIT_FAIL
+
+
+def _heartbeat_health(args: argparse.Namespace) -> int:
     from bot.store.db import utcnow
     from bot.store.health import newest_heartbeat
 

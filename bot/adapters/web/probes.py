@@ -160,29 +160,31 @@ def db_ping(engine: Any) -> Callable[[], Awaitable[None]]:
     return ping
 
 
-def watch_host(service: Any, keeper: Any | None) -> None:
-    """The gauges of a host process: its live matches, its leases, the durable jobs due and overdue."""
+async def job_counts(engine: Any) -> dict[str, float]:
+    """The durable jobs due now and those overdue (due more than 5 s ago), of every process of the database."""
     import datetime as dt
 
     from sqlalchemy import func, select
 
     from bot.jobs.table import JobRow
 
+    now = dt.datetime.now(dt.UTC)
+    async with engine.connect() as conn:
+        due = await conn.scalar(select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now))
+        late = await conn.scalar(
+            select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now - dt.timedelta(seconds=5))
+        )
+    return {"dmhost_jobs_due": float(due or 0), "dmhost_jobs_overdue": float(late or 0)}
+
+
+def watch_host(service: Any, keeper: Any | None) -> None:
+    """The gauges of a host process: its live matches, its leases, the durable jobs due and overdue."""
     metrics.watch("dmhost_live_matches", lambda: float(len(service.live)))
     if keeper is not None:
         metrics.watch("dmhost_leases_held", lambda: float(len(keeper.fencing.epochs)))
     engine = service.store.engine
 
     async def jobs() -> dict[str, float]:
-        now = dt.datetime.now(dt.UTC)
-        async with engine.connect() as conn:
-            due = await conn.scalar(select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now))
-            late = await conn.scalar(
-                select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now - dt.timedelta(seconds=5))
-            )
-        return {"dmhost_jobs_due": float(due or 0), "dmhost_jobs_overdue": float(late or 0)}
+        return await job_counts(engine)
 
     metrics.watch_async(jobs)
-    analysis = getattr(service, "analysis", None)
-    if analysis is not None and hasattr(analysis, "pending"):
-        metrics.watch("dmhost_analysis_queue", lambda: float(len(analysis.pending)))
