@@ -52,6 +52,8 @@ class _Outage:
         self.since: float | None = None
         self.failures = 0
         self.bug_told = False
+        self.database = False
+        """Whether this outage was said as the database's (then its end is said too)."""
 
     def failed(self, what: str, exc: BaseException) -> None:
         DB_ERRORS.inc()
@@ -59,13 +61,18 @@ class _Outage:
         if self.since is None:
             self.since = self.clock()
             self.bug_told = False
-            if _database_error(exc):
+            self.database = _database_error(exc)
+            if self.database:
                 log.warning(
                     "the database does not answer (%s: %s); retrying with back-off, said again when it answers",
                     what,
                     _short(exc),
                 )
                 return
+        if _database_error(exc) and not self.database:  # a bug first, the database after: said too
+            self.database = True
+            log.warning("the database does not answer (%s: %s); retrying with back-off", what, _short(exc))
+            return
         if not _database_error(exc) and not self.bug_told:
             self.bug_told = True  # a bug keeps its traceback, once per outage
             log.error("%s failed; retrying with back-off", what, exc_info=exc)
@@ -76,8 +83,13 @@ class _Outage:
         if self.since is None:
             return
         took = self.clock() - self.since
-        log.warning("the database answers again (%s) after %.1f s and %d failed attempt(s)", what, took, self.failures)
-        self.since, self.failures = None, 0
+        if self.database:
+            log.warning(
+                "the database answers again (%s) after %.1f s and %d failed attempt(s)", what, took, self.failures
+            )
+        else:
+            log.info("%s works again after %.1f s and %d failed attempt(s)", what, took, self.failures)
+        self.since, self.failures, self.database = None, 0, False
 
     @property
     def down(self) -> bool:
@@ -112,7 +124,7 @@ class Retry:
         self.attempts += 1
         self.outage.failed(self.what, exc)
         ceiling = min(self.most, self.first * 2 ** min(self.attempts - 1, 30))
-        return ceiling * (0.5 + 0.5 * self.rand())
+        return float(ceiling * (0.5 + 0.5 * self.rand()))
 
     def ok(self) -> None:
         """Note a success: the back-off starts again from `first`; an outage, if any, is said to be over."""

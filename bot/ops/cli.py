@@ -339,7 +339,13 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         if args.action in ("upgrade", "downgrade"):
-            await migrate(url, args.action, target)
+            from alembic.util.exc import CommandError
+
+            try:
+                await migrate(url, args.action, target)
+            except CommandError as exc:  # a relative step beyond the first or last migration (`downgrade -999`)
+                now = await current_revision(url) or "empty"
+                return _usage(f"cannot {args.action} {shown_url(url)} to {target}: {exc} (it is at {now})")
         print(await current_revision(url) or "empty")
         print(f"database: {shown_url(url)}", file=sys.stderr)
         return EXIT_OK

@@ -31,6 +31,7 @@ ENV = {
     "DMHOST_ANALYSIS": "off",
 }
 MOVES = ["A1-B1", "B1-C1", "A2-B2"]
+SHARDHOST = [sys.executable, "-m", "bot.shardhost", "--heartbeat", "0.2", "--lease", "3"]
 
 
 def _free_port() -> int:
@@ -55,8 +56,7 @@ class Host:
         self.err_path = tmp / f"host-{self.port}.err"
         self.err = self.err_path.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.shardhost", "--db", url, "--heartbeat", "0.2", "--lease", "3"]
-            + ["--metrics-port", str(self.port)],
+            [*SHARDHOST, "--db", url, "--metrics-port", str(self.port)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.err,
