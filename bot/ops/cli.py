@@ -698,6 +698,10 @@ def _command_of(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code. Ctrl-C at any moment is a quiet exit 130."""
     try:
+        import signal
+
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # (`bot/__init__` quiets it during imports)
         return _main(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         _quiet_exit()
