@@ -123,7 +123,7 @@ class Timer(Due):
             self._task = asyncio.create_task(self._settle_loop(), name="tournament-owed")
 
     async def _settle_loop(self) -> None:
-        retry = Retry("catching up an owed tournament result", first=RETRY_S)  # said once an outage
+        retry = Retry(__name__, first=RETRY_S)  # owed results caught up; said once an outage
         pause = RETRY_S
         while self.owed and not self._closed:
             await asyncio.sleep(pause)
