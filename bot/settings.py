@@ -35,6 +35,7 @@ _FIXES = {
     "web_host": "an address to listen on, e.g. 127.0.0.1 or 0.0.0.0",
     "web_port": "a TCP port (1–65535), e.g. 8080",
     "bot_budget": "a number of seconds above 0, e.g. 1",
+    "data_dir": "a folder for the default SQLite database, e.g. /data",
     "sentry_dsn": "the DSN of a Sentry project (https://KEY@HOST/PROJECT), with the sentry-sdk package installed",
 }
 
@@ -64,7 +65,13 @@ class Settings(BaseSettings):
     # `load_settings`: DMHOST_SECRETS_DIR, else /run/secrets when it exists (Docker, Kubernetes, compose).
 
     token: SecretStr | None = Field(None, description="Discord bot token")
-    database_url: SecretStr = Field(SecretStr("sqlite+aiosqlite:///dmhost.db"), description="SQLAlchemy async URL")
+    database_url: SecretStr = Field(
+        SecretStr("sqlite+aiosqlite:///dmhost.db"),
+        description="SQLAlchemy URL; unset: dmhost.db in DMHOST_DATA_DIR, else in the current folder",
+    )
+    data_dir: Path | None = Field(
+        None, description="the folder of the default SQLite database (the image sets /data); unset: the current one"
+    )
     host_role: str = Field("Host", description="role name allowed to run host commands")
     shard_ids: list[int] | None = None
     shard_count: int | None = Field(None, ge=1)
@@ -139,6 +146,13 @@ class Settings(BaseSettings):
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {value!r}")
         return level
+
+    @model_validator(mode="after")
+    def _data_dir(self) -> Self:
+        """No database URL given: the default file goes in the data folder, when there is one."""
+        if self.data_dir is not None and "database_url" not in self.model_fields_set:
+            self.database_url = SecretStr(f"sqlite+aiosqlite:///{self.data_dir.expanduser().resolve() / 'dmhost.db'}")
+        return self
 
     @model_validator(mode="after")
     def _shards_fit(self) -> Self:

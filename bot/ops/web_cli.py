@@ -77,7 +77,10 @@ def cmd_web(args: argparse.Namespace) -> int:
     from bot.adapters.web.server import serve
 
     try:
-        asyncio.run(serve(url, host, port, secret, access_log=args.access_log or settings.web_access_log))
+        metrics_at = None if settings.metrics_port is None else (settings.metrics_host, settings.metrics_port)
+        asyncio.run(
+            serve(url, host, port, secret, access_log=args.access_log or settings.web_access_log, metrics_at=metrics_at)
+        )
     except OSError as exc:
         print(f"dmhost: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from aiohttp import web
 
-from bot.adapters.web.probes import Probe, add_routes, db_ping
+from bot.adapters.web.probes import Probe, add_routes, db_ping, serve_probes
 from bot.adapters.web.views import Views
 from bot.compose import build_readers
 from bot.metrics import REQUESTS_REFUSED
@@ -194,8 +194,10 @@ async def serve(
     *,
     ready: asyncio.Event | None = None,
     access_log: bool = False,
+    metrics_at: tuple[str, int] | None = None,
 ) -> None:
-    """Serve the pages of database `url` on host:port until SIGINT or SIGTERM."""
+    """Serve the pages of database `url` on host:port until SIGINT or SIGTERM (the probes on the same port, and
+    also on `metrics_at` when given: DMHOST_METRICS_PORT, so one image's HEALTHCHECK asks every process alike)."""
     readers = build_readers(url)
     store, worker = readers.store, readers.analysis  # the worker: a page asked for before its analysis is stored
     await store.open()
@@ -213,6 +215,7 @@ async def serve(
     )
     await runner.setup()
     stop = asyncio.Event()
+    probes: web.AppRunner | None = None
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
@@ -220,6 +223,8 @@ async def serve(
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()
+        if metrics_at is not None and metrics_at[1] != port:
+            probes = await serve_probes(probe, *metrics_at)
         probe.start()
         opened.set()
         log.info(
@@ -233,6 +238,8 @@ async def serve(
         await stop.wait()
     finally:
         await probe.stop()
+        if probes is not None:
+            await probes.cleanup()
         await runner.cleanup()
         await worker.close()
         await store.close()
