@@ -320,7 +320,22 @@ def correspondence_rows(quick: bool) -> list[Row]:
     ]
 
 
+def startup_rows(quick: bool) -> list[Row]:
+    """`dmhost --help` CPU and `dmhost room` to its first board (issue 50)."""
+    from benchmarks import operating
+
+    return [Row("start-up", m, fig, tgt, ok) for m, fig, tgt, ok in operating.startup_rows(quick)]
+
+
+def server_page_rows(quick: bool) -> list[Row]:
+    """The server page under 50 clients (issue 47)."""
+    from benchmarks import operating
+
+    return [Row("pages", m, fig, tgt, ok) for m, fig, tgt, ok in operating.server_page_rows(quick)]
+
+
 SECTIONS: dict[str, Callable[..., list[Row]]] = {
+    "startup": startup_rows,
     "engines": engine_rows,
     "trax": trax_rows,
     "dots": dots_rows,
@@ -329,6 +344,7 @@ SECTIONS: dict[str, Callable[..., list[Row]]] = {
     "takeover": takeover_rows,
     "pictures": picture_rows,
     "pages": page_rows,
+    "serverpage": server_page_rows,
     "memory": memory_rows,
     "tournaments": tournament_rows,
     "ratings": rating_rows,
