@@ -70,6 +70,10 @@ def setup_logging(level: str = "INFO", fmt: str = "text", stream: TextIO | None 
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(logging.getLevelName(level.upper()))
+    # Libraries' own INFO chatter (Alembic's plugin and context lines at every start) only when debugging.
+    quiet = logging.DEBUG if level.upper() == "DEBUG" else logging.WARNING
+    for name in ("alembic",):
+        logging.getLogger(name).setLevel(quiet)
     return handler
 
 
