@@ -80,7 +80,7 @@ def _dmhost() -> list[str]:
 
 
 def startup_rows(quick: bool) -> list[Row]:
-    runs = 3 if quick else 7
+    runs = 2 if quick else 7
     cpu = help_cpu_seconds(runs)
     board, board_cpu = first_board_seconds(2 if quick else 5)
     return [
