@@ -171,6 +171,28 @@ async def _security_headers(_request: web.Request, response: web.StreamResponse)
         response.headers.setdefault(name, value)
 
 
+class OneLineBadRequests(logging.Filter):
+    """aiohttp logs a request it cannot even parse (a bad header, request line, URL, length, chunk) as an ERROR
+    with its traceback; it answers 400 all the same. Such a record becomes one INFO line without traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from aiohttp.http_exceptions import HttpProcessingError
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, HttpProcessingError):
+            return True
+        REQUESTS_REFUSED.inc()
+        reason = (exc.message or type(exc).__name__).strip().splitlines()[0].rstrip(":")
+        peer = record.getMessage().rpartition(" from ")[2] if " from " in record.getMessage() else "a client"
+        record.msg, record.args = "refused a malformed request from %s: %d %s", (peer, exc.code, reason[:120])
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+_BAD_REQUESTS = OneLineBadRequests()
+
+
 def make_app(views: Views, probe: Probe | None = None, *, server_fresh: float = 5.0) -> web.Application:
     """The application serving `views` (and the probes: `probe`, or one that pings the views' database)."""
     app = web.Application(middlewares=[_one_line_errors])
@@ -179,6 +201,9 @@ def make_app(views: Views, probe: Probe | None = None, *, server_fresh: float = 
     app.router.add_get(r"/{kind:match|tournament|server}/{ident}/{token}", _handle)
     add_routes(app, probe if probe is not None else Probe(db_ping(views.store.engine)))
     app.on_response_prepare.append(_security_headers)
+    server_log = logging.getLogger("aiohttp.server")
+    if _BAD_REQUESTS not in server_log.filters:
+        server_log.addFilter(_BAD_REQUESTS)
     return app
 
 

@@ -148,3 +148,30 @@ async def test_the_server_page_is_built_once_for_many_readers() -> None:
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert builds == [1, 1] and await pages.get(1) == "page 2"
+
+
+async def test_a_request_aiohttp_cannot_parse_is_one_line_without_traceback(
+    host: tuple[MatchService, Recorder], caplog: pytest.LogCaptureFixture
+) -> None:
+    service, _rec = host
+    caplog.set_level(logging.DEBUG, logger="aiohttp.server")
+    malformed = [
+        b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
+        b"GET /match/1/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\n\r\n",
+        b"POST /match/1/x HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+        b"GET /match/1/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+    ]
+    async with TestServer(make_app(Views(service.store, SECRET))) as server:
+        for raw in malformed:
+            reader, writer = await asyncio.open_connection(server.host, server.port)
+            writer.write(raw)
+            await writer.drain()
+            assert (await reader.readline()).startswith(b"HTTP/1.0 400")
+            writer.close()
+            await writer.wait_closed()
+    lines = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert len(lines) == len(malformed)
+    assert all(r.levelno == logging.INFO and r.exc_info is None for r in lines)
+    assert all(r.getMessage().startswith("refused a malformed request from ") for r in lines)
