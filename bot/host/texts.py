@@ -131,7 +131,12 @@ class Texts(Lifecycle):
                 return reject(live, "unsaved", "error")
             except Exception:
                 # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
-                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
+                log.exception(
+                    "match %s: handling %r failed",
+                    live.id,
+                    text[:MAX_MOVE_TEXT],
+                    extra={"match": live.id, "guild": live.guild_id},
+                )
                 roll_back(live, self.now())
                 self._rearm(live)
                 return reject(live, "failed", "error")
