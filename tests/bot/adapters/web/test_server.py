@@ -175,3 +175,22 @@ async def test_a_request_aiohttp_cannot_parse_is_one_line_without_traceback(
     assert len(lines) == len(malformed)
     assert all(r.levelno == logging.INFO and r.exc_info is None for r in lines)
     assert all(r.getMessage().startswith("refused a malformed request from ") for r in lines)
+
+
+async def test_the_server_page_lists_live_matches_read_in_one_go(host: tuple[MatchService, Recorder]) -> None:
+    service, _rec = host
+    ids = [
+        await service.create_match(
+            "boxes", [PlayerRef(f"a{i}", f"ann{i}"), PlayerRef(f"b{i}", f"ben{i}")], options={"rows": 2}, guild_id=9
+        )
+        for i in range(3)
+    ]
+    listed = await service.store.listed(list(reversed(ids)))
+    assert [m.id for m in listed] == ids and all(m.snapshot == {} for m in listed)
+    assert listed[1].players == {1: ("a1", "ann1"), 2: ("b1", "ben1")}
+    async with TestClient(TestServer(make_app(Views(service.store, SECRET)))) as client:
+        res = await client.get(f"/server/9/{sign(SECRET, 'server', 9)}")
+        text = await res.text()
+    assert res.status == 200
+    for i, mid in enumerate(ids):
+        assert f"#{mid} " in text and f"ann{i} vs ben{i}" in text
