@@ -538,7 +538,7 @@ class MatchStore:
         if not ids:
             return []
         cols = [c for c in Match.__table__.c if c.name != "snapshot"]
-        rows = []
+        rows: list[Any] = []
         async with self.engine.connect() as conn:
             for start in range(0, len(ids), 500):
                 chunk = list(ids[start : start + 500])
