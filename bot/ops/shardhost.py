@@ -188,7 +188,7 @@ async def _command(service: MatchService, owns: Callable[[int | None], bool], cm
 def main(argv: list[str] | None = None) -> int:
     """Entry point: arguments override DMHOST_DATABASE_URL, DMHOST_SHARD_IDS and DMHOST_SHARD_COUNT."""
     parser = argparse.ArgumentParser(prog="python -m bot.shardhost", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", metavar="URL")
+    parser.add_argument("--db", metavar="URL", help="a database URL or a SQLite file (default DMHOST_DATABASE_URL)")
     parser.add_argument("--shard-count", type=int)
     parser.add_argument("--shard-ids", type=int, nargs="+")
     parser.add_argument("--heartbeat", type=float)
@@ -211,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    url = args.db or settings.db_url
+    from bot.ops.dburl import db_url
+
+    url = db_url(args.db) if args.db else settings.db_url  # a file path or a URL, as `dmhost --db` takes
     shard_ids = args.shard_ids if args.shard_ids is not None else settings.shard_ids
     shard_count = args.shard_count if args.shard_count is not None else settings.shard_count
     heartbeat = args.heartbeat or settings.heartbeat_seconds

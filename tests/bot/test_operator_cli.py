@@ -158,3 +158,21 @@ def test_room_resume_plays_the_lines_of_the_player_named(tmp_path: Path) -> None
     assert [e["move"] for e in events if e["event"] == "move"] == ["A1-A2"], events
     stranger = _room(db, "--resume", "1", "--player", "zed", stdin="A2-B2\n")
     assert_one_line_error(stranger, "zed is not a player of match 1")
+
+
+def test_a_metrics_port_taken_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot.shardhost", "--db", str(tmp_path / "s.db"), "--metrics-port", port],
+            input="",
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"shardhost: cannot serve /healthz and /metrics on 127.0.0.1:{port}" in proc.stderr

@@ -125,7 +125,7 @@ async def _no_server_banner(_request: web.Request, response: web.StreamResponse)
 
 async def serve_probes(probe: Probe, host: str, port: int) -> web.AppRunner:
     """Serve the probes on host:port (the metrics port); the runner to `cleanup()` at the end. A port that
-    cannot be opened is an OSError for the caller to say."""
+    cannot be opened is an `OperatorError` (its one line)."""
     app = web.Application()
     add_routes(app, probe)
     app.on_response_prepare.append(_no_server_banner)
@@ -133,6 +133,14 @@ async def serve_probes(probe: Probe, host: str, port: int) -> web.AppRunner:
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
+    except OSError as exc:  # a port taken or not ours: the operator's to fix, one line
+        await runner.cleanup()
+        from bot.opserrors import OperatorError
+
+        raise OperatorError(
+            f"cannot serve /healthz and /metrics on {host}:{port} ({exc.strerror or exc}): set DMHOST_METRICS_PORT "
+            "to a free port (or DMHOST_METRICS_HOST to an address of this machine)"
+        ) from None
     except BaseException:
         await runner.cleanup()
         raise
