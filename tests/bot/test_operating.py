@@ -152,6 +152,10 @@ def test_json_log_lines_carry_time_level_message_and_context(tmp_path: Path) -> 
     try:
         host.wait("ready")
         host.play(host.create(), MOVES[:1])
+        deadline = time.monotonic() + 30
+        while "heartbeat written" not in host.stderr():  # the heartbeat's debug line, with its instance
+            assert time.monotonic() < deadline, host.stderr()
+            time.sleep(0.1)
     finally:
         err = host.stop()
     lines = [json.loads(line) for line in err.splitlines() if line.strip()]  # every line is one JSON object
