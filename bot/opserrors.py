@@ -113,7 +113,12 @@ def check_database_url(url: str, *, must_exist: bool = False) -> None:
             f"{path} is a folder, not a database file: name a file in it (e.g. {path / 'dmhost.db'}), or {DB_FIX}."
         )
     if not path.parent.is_dir():
-        raise OperatorError(f"the folder {path.parent} of the database {path} does not exist: create it, or {DB_FIX}.")
+        hint = ""
+        if not path.is_absolute() and ("/" / path).parent.is_dir():  # `sqlite:///tmp/x.db` meant /tmp/x.db?
+            hint = f" (after `sqlite:///` a path is relative to the current folder: `sqlite:////{path}` is /{path})"
+        raise OperatorError(
+            f"the folder {path.parent} of the database {path} does not exist{hint}: create it, or {DB_FIX}."
+        )
     if must_exist and not path.is_file():
         raise OperatorError(f"there is no database at {path} (nothing was created): {DB_FIX}.")
 

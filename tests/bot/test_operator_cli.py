@@ -71,6 +71,8 @@ def test_sqlalchemy_urls_are_taken_as_they_are_written(tmp_path: Path) -> None:
     absolute = dmhost("db", "upgrade", "--db", f"sqlite:///{tmp_path / 'abs.db'}", cwd=tmp_path)
     assert absolute.returncode == 0, absolute.stderr
     assert (tmp_path / "abs.db").is_file()
+    meant = dmhost("db", "current", "--db", "sqlite:///nowhere/x.db", cwd=tmp_path)  # a folder that is not here
+    assert_one_line_error(meant, "nowhere/x.db", "does not exist")
 
 
 def test_the_web_secret_comes_from_dotenv_and_a_secrets_folder(
