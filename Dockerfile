@@ -3,7 +3,10 @@
 # then a runtime stage without compilers that installs those wheels offline and runs as a non-root user.
 # Build with the Docker image format (`docker build` does; `buildah bud --format docker`, `podman build
 # --format docker`): the OCI format has no HEALTHCHECK field and drops it.
-FROM python:3.11-slim AS build
+# The base pinned by Python release and Debian codename (bookworm: the Debian these images and the CI are tested
+# on); a new Python patch release is a one-line change here after a green smoke test (tools/smoke-image.sh).
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
+FROM ${PYTHON_IMAGE} AS build
 # gcc (and g++, which numba checks for): numba's ahead-of-time compiler makes the solver a C extension module;
 # it also needs Python's headers (the official image has them; a Debian-built Python needs python3-dev)
 RUN apt-get update && apt-get install -y --no-install-recommends gcc g++ libc6-dev \
@@ -28,7 +31,14 @@ RUN pip install --no-cache-dir --no-index --find-links /wheels dmhost \
        python -c "from games.solver import solve; solve(2, 2, engine='kernel')" \
     && { ls /opt/dmhost/solver/_dmsolver_*.so || { cat /opt/dmhost/solver/*.failed; exit 1; }; }
 
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
+ARG DMHOST_VERSION=0.1.0
+LABEL org.opencontainers.image.title="dmhost" \
+      org.opencontainers.image.description="A Discord bot that hosts two-player Death Match board games: exact engines, clocks, logs." \
+      org.opencontainers.image.version="${DMHOST_VERSION}" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="docker.io/library/${PYTHON_IMAGE}" \
+      org.opencontainers.image.documentation="docs/operating.md"
 RUN useradd --create-home --uid 10001 dmhost && mkdir -p /data && chown dmhost /data
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 # The wheels are mounted from the build stage for this one step, not copied: a copied folder stays in its
@@ -48,11 +58,16 @@ USER dmhost
 # The solver loads the module built above (DMHOST_SOLVER_CPU: the level it was compiled for); numba's
 # just-in-time path stays as a fallback and compiles into a folder this user can write (NUMBA_CACHE_DIR
 # when writable, else ~/.cache, else /tmp), so another --user or a read-only root still solves.
-ENV DMHOST_DATABASE_URL=sqlite+aiosqlite:////data/dmhost.db \
+# The default SQLite database is /data/dmhost.db (DMHOST_DATA_DIR); DMHOST_DATABASE_URL, in the environment or
+# as the secret file /run/secrets/DMHOST_DATABASE_URL, names another (compose.yaml: PostgreSQL). Every process
+# serves /healthz, /readyz and /metrics on DMHOST_METRICS_PORT (127.0.0.1 unless DMHOST_METRICS_HOST says
+# otherwise; `dmhost web` on its own port as well), which the HEALTHCHECK asks: this instance, not the database.
+ENV DMHOST_DATA_DIR=/data \
+    DMHOST_METRICS_PORT=9100 \
     DMHOST_SOLVER_AOT_DIR=/opt/dmhost/solver \
     DMHOST_SOLVER_CPU=portable \
     NUMBA_CACHE_DIR=/home/dmhost/.cache/numba
 VOLUME ["/data"]
-# Healthy while some host process wrote its heartbeat (every DMHOST_HEARTBEAT_SECONDS) in the last minute.
-HEALTHCHECK --interval=30s --timeout=20s --start-period=2m --retries=3 CMD ["dmhost", "health", "--max-age", "60"]
+# Healthy while this instance answers /healthz: its event loop ticks, its database answers, its leases are held.
+HEALTHCHECK --interval=30s --timeout=20s --start-period=2m --retries=3 CMD ["dmhost", "health"]
 CMD ["dmhost", "run"]

@@ -53,6 +53,18 @@ def id_argument(what: str) -> Any:
     return parse
 
 
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+
+
+def normal_url(url: str) -> str:
+    """A SQLAlchemy URL as dmhost's engine takes it: a URL without an async driver gets ours (`sqlite:///x.db`
+    → `sqlite+aiosqlite:///x.db`, `postgresql://…` → `postgresql+asyncpg://…`); anything else as given."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() in _DRIVERS:
+        return f"{_DRIVERS[scheme.lower()]}://{rest}"
+    return url
+
+
 def shown_url(url: str) -> str:
     """A database URL fit to print: the password hidden, a SQLite URL as its file path."""
     try:
@@ -101,7 +113,12 @@ def check_database_url(url: str, *, must_exist: bool = False) -> None:
             f"{path} is a folder, not a database file: name a file in it (e.g. {path / 'dmhost.db'}), or {DB_FIX}."
         )
     if not path.parent.is_dir():
-        raise OperatorError(f"the folder {path.parent} of the database {path} does not exist: create it, or {DB_FIX}.")
+        hint = ""
+        if not path.is_absolute() and ("/" / path).parent.is_dir():  # `sqlite:///tmp/x.db` meant /tmp/x.db?
+            hint = f" (after `sqlite:///` a path is relative to the current folder: `sqlite:////{path}` is /{path})"
+        raise OperatorError(
+            f"the folder {path.parent} of the database {path} does not exist{hint}: create it, or {DB_FIX}."
+        )
     if must_exist and not path.is_file():
         raise OperatorError(f"there is no database at {path} (nothing was created): {DB_FIX}.")
 

@@ -67,7 +67,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.png:
         from games.pictures import save_png  # Pillow: only when a picture is asked for
 
-        save_png(ruleset, state, args.png)
+        try:
+            save_png(ruleset, state, args.png)
+        except OSError as exc:  # a missing folder, a folder given as the file, no right to write
+            raise UsageError(f"cannot write the picture {args.png}: {exc.strerror or exc}") from None
     print(json.dumps(result))
     return EXIT_REJECTED if result["error"] else EXIT_OK
 

@@ -243,6 +243,7 @@ class ServiceCore:
                     live.id,
                     len(events),
                     what,
+                    extra={"match": live.id, "guild": live.guild_id},
                 )
                 roll_back(live, self.now())
                 self._rearm(live)

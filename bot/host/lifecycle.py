@@ -15,9 +15,13 @@ from bot.host.events import EventKind
 from bot.host.idle import Idle, lazy
 from bot.host.idle_matches import IdleMatches
 from bot.host.match import Live, resumed, started_event
+from bot.outage import Retry
 from bot.store.matches import NewEvent, StoredMatch
 
 log = logging.getLogger(__name__)
+
+PRUNE_EVERY_S = 6 * 3600.0
+"""How often a host deletes old heartbeats and done jobs (the first time at its first heartbeat)."""
 
 RESUME_BATCH = 500
 """Matches resumed together at start: their `resumed` entries go to the database in one write."""
@@ -142,10 +146,30 @@ class Lifecycle(IdleMatches):
             await self.store.heartbeat(self.instance, self.now(), self.wall())
         self.live.clear()
 
+    async def _prune(self) -> None:
+        """Old rows go: heartbeats of processes long gone, jobs done long ago (`KEEP_DAYS`)."""
+        from bot.jobs.store import prune_done
+        from bot.store.health import KEEP_DAYS, prune_heartbeats
+
+        before = self.wall() - dt.timedelta(days=KEEP_DAYS)
+        beats = await prune_heartbeats(self.store.engine, before)
+        async with self.store.engine.begin() as conn:
+            jobs = await prune_done(conn, before)
+        if beats or jobs:
+            log.info("deleted %d old heartbeat(s) and %d job(s) done before %s", beats, jobs, before.date())
+
     async def _heartbeat_loop(self) -> None:
+        retry = Retry("the heartbeat")  # an outage is one warning and one line when it ends (bot.outage)
+        pruned_at: float | None = None
         while True:
             try:
                 await self.store.heartbeat(self.instance, self.now(), self.wall())
-            except Exception:
-                log.exception("heartbeat failed")
+                if pruned_at is None or self.now() - pruned_at >= PRUNE_EVERY_S:
+                    pruned_at = self.now()
+                    await self._prune()
+            except Exception as exc:
+                await asyncio.sleep(max(0.0, retry.failed(exc) - self.heartbeat_seconds))
+            else:
+                retry.ok()
+                log.debug("heartbeat written", extra={"instance": self.instance})
             await asyncio.sleep(self.heartbeat_seconds)

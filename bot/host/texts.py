@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import time
 from typing import Any
 
 from bot.host import rules
@@ -16,6 +17,7 @@ from bot.host.events import EventKind, Grave, HostError, Ignored, Outcome, Poste
 from bot.host.lifecycle import Lifecycle
 from bot.host.match import Batch, Live, Unsaved, event, keyword, loop_time_of, roll_back, to_stored
 from bot.host.rules import Refused
+from bot.metrics import MOVE_SECONDS, MOVES
 from bot.store.matches import NewEvent
 from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
 from games.base import IllegalMoveError, MoveError, MoveSyntaxError
@@ -102,6 +104,7 @@ class Texts(Lifecycle):
         confirm: bool,
     ) -> SubmitResult | Grave:
         """A player's text under the match's lock (`confirm`: a grave text comes back to be confirmed first)."""
+        began = time.perf_counter()  # post → commit, for the metrics (the wait for the match's lock included)
         async with live.lock:
             if live.id not in self.live:  # over, or let go to another host while this text waited
                 if live.status not in OVER_STATUSES:
@@ -128,12 +131,20 @@ class Texts(Lifecycle):
                 return reject(live, "unsaved", "error")
             except Exception:
                 # Nothing but a reply ever comes out of submit: an engine error leaves the match as it was.
-                log.exception("match %s: handling %r failed", live.id, text[:MAX_MOVE_TEXT])
+                log.exception(
+                    "match %s: handling %r failed",
+                    live.id,
+                    text[:MAX_MOVE_TEXT],
+                    extra={"match": live.id, "guild": live.guild_id},
+                )
                 roll_back(live, self.now())
                 self._rearm(live)
                 return reject(live, "failed", "error")
             if isinstance(result, SubmitResult) and result.status == Outcome.ACCEPTED:
                 self._note_turn_start(live, posted_at)
+                if any(ev.kind == EventKind.MOVE for ev in result.events):
+                    MOVES.labels(live.game).inc()
+                    MOVE_SECONDS.observe(time.perf_counter() - began)
             return result
 
     async def _text(

@@ -45,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.jobs import store
 from bot.jobs.store import Job, NewJob, Only, Scope
+from bot.outage import OUTAGE, Retry
 from bot.store.leases import process_gone, process_owner
 
 log = logging.getLogger(__name__)
@@ -405,28 +406,32 @@ class JobQueue:
     async def _call(self, job: Job, token: str, *, finish: bool = True) -> bool:
         """Run a claimed job's handler: True when it ran to its end (and, `finish`, it is marked done here)."""
         handler = self._handlers.get(job.kind)
+        ctx = {"job": job.key, "kind": job.kind}
+        log.debug("job %s: running (attempt %d)", job.key, job.attempts + 1, extra=ctx)
         try:
             if handler is None:
                 raise LookupError(f"no handler for jobs of kind {job.kind!r}")
             await handler(job)
         except Later as later:
+            log.debug("job %s: given back for %.1f s", job.key, later.seconds, extra=ctx)
             self._let_go(job.id, token)
             now = await self.now()
             self._later[job.id] = now + dt.timedelta(seconds=later.seconds)
             await self._give_back(job, token, 0.0, due=job.due)  # still due at its time, for its own runner
             return False
         except Exception:
-            log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s)
+            log.exception("job %s (%s) failed; trying again in %.0f s", job.key, job.kind, self.retry_s, extra=ctx)
             self._let_go(job.id, token)
             await self._give_back(job, token, self.retry_s)
             return False
+        log.debug("job %s: done", job.key, extra=ctx)
         if not finish:
             return True
         try:
             async with self.engine.begin() as conn:
                 await store.finish(conn, job.id, token)
-        except Exception:
-            log.exception("job %s ran, but could not be marked done; trying again", job.key)
+        except Exception as exc:
+            OUTAGE.failed(f"marking job {job.key} done", exc)  # tried again by the runner's next look
             self._owed[job.id] = token
         return True
 
@@ -476,8 +481,8 @@ class JobQueue:
                 self._keeper_asleep = False
             try:
                 await self.refresh()
-            except Exception:
-                log.warning("the claims of %d running job(s) could not be refreshed", len(self._held), exc_info=True)
+            except Exception as exc:
+                OUTAGE.failed(f"refreshing the claims of {len(self._held)} running job(s)", exc)
 
     def _keeping(self) -> bool:
         """Whether there are claims to keep alive."""
@@ -518,11 +523,12 @@ class JobQueue:
                 async with self.engine.begin() as conn:
                     await store.finish(conn, job_id, token)
                 del self._owed[job_id]
-            except Exception:
-                log.exception("job %s: marking it done failed again", job_id)
+            except Exception as exc:
+                OUTAGE.failed(f"marking job {job_id} done", exc)  # said once an outage (bot.outage)
         self._stop_keeping_if_idle()
 
     async def _run(self) -> None:
+        retry = Retry("the jobs runner")  # an outage is one warning and one line when it ends (bot.outage)
         while not self._closed:
             self._dirty = False
             try:
@@ -536,9 +542,10 @@ class JobQueue:
                 wait = MAX_SLEEP_S if nxt is None else (nxt - now).total_seconds()
                 if wait <= 0:
                     wait = MIN_SLEEP_S  # due, yet not claimable here (held by a claim just going stale)
-            except Exception:
-                log.exception("the jobs runner failed; looking again in %.0f s", self.retry_s)
-                wait = self.retry_s
+            except Exception as exc:
+                wait = min(self.retry_s, retry.failed(exc))
+            else:
+                retry.ok()
             if self.poll_s is not None:
                 wait = min(wait, self.poll_s)
             if self._watching:

@@ -392,3 +392,12 @@ async def database_now(conn: AsyncConnection) -> dt.datetime:
     if not isinstance(value, dt.datetime):
         raise TypeError(f"the database's clock gave {value!r}")
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+async def prune_done(conn: AsyncConnection, before: dt.datetime) -> int:
+    """Delete the jobs done that were due before `before` (a done row only keeps a `take` refused, and its
+    absence refuses it as well); how many went."""
+    from sqlalchemy import delete
+
+    gone = await conn.execute(delete(JOBS).where(JOBS.c.done.is_(True), JOBS.c.due_at < before))
+    return int(gone.rowcount or 0)

@@ -1,4 +1,9 @@
-"""`dmhost` console script: run the bot, host a terminal room, read logs, migrate."""
+"""`dmhost` console script: run the bot, host a terminal room, read logs, migrate.
+
+Start-up stays cheap: this module imports only the standard library; a command's own modules (and its full
+argument parser) are imported when that command runs (`COMMANDS`), so `dmhost --help` reads no database
+library and no game. Ctrl-C at any moment, start-up included, ends the command without a traceback.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,44 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from bot.ops.dburl import db_url
-from bot.opserrors import check_database_url, explain, id_argument, shown_url
-from bot.settings import analysis_enabled
+from typing import Any, NoReturn
 
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT), as shells report it; a terminal room left with Ctrl-C exits 0 (it is a way to leave)."""
+
+
+def db_url(path: str | None) -> str:
+    """The database of `--db PATH` (bot.ops.dburl), imported when a command needs it."""
+    from bot.ops.dburl import db_url as url_of
+
+    return url_of(path)
+
+
+def check_database_url(url: str, *, must_exist: bool = False) -> None:
+    from bot.opserrors import check_database_url as check
+
+    check(url, must_exist=must_exist)
+
+
+def explain(exc: BaseException, url: str | None = None) -> str | None:
+    from bot.opserrors import explain as explain_error
+
+    return explain_error(exc, url)
+
+
+def shown_url(url: str) -> str:
+    from bot.opserrors import shown_url as shown
+
+    return shown(url)
+
+
+def analysis_enabled() -> bool:
+    from bot.settings import analysis_enabled as enabled
+
+    return enabled()
 
 
 def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
@@ -305,7 +339,13 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         if args.action in ("upgrade", "downgrade"):
-            await migrate(url, args.action, target)
+            from alembic.util.exc import CommandError
+
+            try:
+                await migrate(url, args.action, target)
+            except CommandError as exc:  # a relative step beyond the first or last migration (`downgrade -999`)
+                now = await current_revision(url) or "empty"
+                return _usage(f"cannot {args.action} {shown_url(url)} to {target}: {exc} (it is at {now})")
         print(await current_revision(url) or "empty")
         print(f"database: {shown_url(url)}", file=sys.stderr)
         return EXIT_OK
@@ -347,6 +387,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     unreachable = discord_unreachable()
     if unreachable is not None:  # one line, before discord.py logs anything
         return _usage(unreachable)
+    from bot.adapters.discord.hosting import shards_of
+    from bot.ops.logsetup import from_settings
+
+    ids, count = shards_of(settings)
+    served = f"the Discord bot, shard(s) {ids} of {count}, database {shown_url(url)}"
+    if settings.metrics_port is not None:
+        served += f"; health and metrics on http://{settings.metrics_host}:{settings.metrics_port}"
+    from_settings(served)
     from bot.ops.runtime import tune_gc
 
     tune_gc()
@@ -402,7 +450,42 @@ async def configured_rooms(db: str | None) -> dict[int, int]:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    """Exit 0 when some host process wrote a heartbeat within `--max-age` seconds, else 1 (Docker HEALTHCHECK)."""
+    """Exit 0 when this instance is healthy, else 1 (Docker's HEALTHCHECK): with `--url`, or when
+    DMHOST_METRICS_PORT is set (and no `--db` is given), ask this instance's /healthz; otherwise judge by the
+    newest heartbeat any host process wrote within `--max-age` seconds."""
+    url = args.url
+    if url is None and args.db is None:
+        from bot.settings import load_settings
+
+        settings = load_settings()
+        if settings.metrics_port is not None:
+            host = "127.0.0.1" if settings.metrics_host in ("0.0.0.0", "::", "") else settings.metrics_host
+            url = f"http://{host}:{settings.metrics_port}/healthz"
+    if url is not None:
+        return _ask_health(url, args.max_age)
+    return _heartbeat_health(args)
+
+
+def _ask_health(url: str, timeout: float) -> int:
+    """GET this instance's /healthz: 0 when it answers 200."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=min(timeout, 10.0)) as res:
+            body = res.read().decode("utf-8", "replace").strip()
+            print(f"healthy: {body}")
+            return EXIT_OK
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode("utf-8", "replace").strip()
+        print(f"unhealthy: {url} answered {exc.code}: {body}", file=sys.stderr)
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        print(f"unhealthy: {url} does not answer ({reason})", file=sys.stderr)
+    return EXIT_FAIL
+
+
+def _heartbeat_health(args: argparse.Namespace) -> int:
     from bot.store.db import utcnow
     from bot.store.health import newest_heartbeat
 
@@ -436,18 +519,22 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     return run(args, url)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Argument parser of `dmhost`."""
-    from games.clitools import OneLineParser
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line on stderr (where to read the usage), exit 2; subcommands' parsers too."""
 
-    parser = OneLineParser(prog="dmhost", description="Death Match host")  # usage errors: one line, exit 2
-    sub = parser.add_subparsers(dest="command", required=True)
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
+
+def add_room(sub: Any) -> None:
+    """`dmhost room`."""
+    from bot.opserrors import id_argument
     from games.cli import games_help
 
     room = sub.add_parser(
         "room",
-        help="host one match in the terminal",
+        help=COMMANDS["room"][0],
         epilog=games_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -465,7 +552,8 @@ def build_parser() -> argparse.ArgumentParser:
     room.add_argument(
         "--db",
         metavar="PATH",
-        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else ./dmhost.db, made if missing)",
+        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else dmhost.db in the current "
+        "folder, made if missing)",
     )
     room.add_argument("--events-json", action="store_true")
     room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
@@ -485,7 +573,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     room.set_defaults(func=cmd_room)
 
-    lg = sub.add_parser("log", help="print a match's log")
+
+def add_log(sub: Any) -> None:
+    """`dmhost log`."""
+    from bot.ops.web_cli import add_log_options
+    from bot.opserrors import id_argument
+
+    lg = sub.add_parser("log", help=COMMANDS["log"][0])
     lg.add_argument("match_id", type=id_argument("MATCH_ID"))
     lg.add_argument("--db", metavar="PATH")
     lg.add_argument("--json", action="store_true")
@@ -497,57 +591,155 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="judge every move with the game's engine (stored, else computed now and stored)",
     )
-    from bot.ops.web_cli import add_log_options
-    from bot.ops.web_cli import add_parser as add_web
-
     add_log_options(lg)
     lg.set_defaults(func=cmd_log)
 
-    db = sub.add_parser("db", help="database migrations")
+
+def add_db(sub: Any) -> None:
+    """`dmhost db`."""
+    db = sub.add_parser("db", help=COMMANDS["db"][0])
     db.add_argument("action", choices=["upgrade", "downgrade", "current"])
     db.add_argument("revision", nargs="?")
     db.add_argument("--db", metavar="PATH")
     db.add_argument("--yes", action="store_true", help="confirm a downgrade to base (drops every table)")
     db.set_defaults(func=cmd_db)
 
-    run = sub.add_parser("run", help="run the Discord bot")
-    run.set_defaults(func=cmd_run)
 
-    doctor = sub.add_parser("doctor", help="check the token, privileged intents and guild permissions")
+def add_run(sub: Any) -> None:
+    """`dmhost run`."""
+    sub.add_parser("run", help=COMMANDS["run"][0]).set_defaults(func=cmd_run)
+
+
+def add_doctor(sub: Any) -> None:
+    """`dmhost doctor`."""
+    doctor = sub.add_parser("doctor", help=COMMANDS["doctor"][0])
     doctor.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="wait for Discord this long")
     doctor.add_argument("--db", help="database whose game-room channels (/dm config) to check (default: configured)")
     doctor.set_defaults(func=cmd_doctor)
 
-    health = sub.add_parser("health", help="exit 0 when the host's heartbeat is fresh (for Docker's HEALTHCHECK)")
-    health.add_argument("--db", metavar="PATH")
+
+def add_health(sub: Any) -> None:
+    """`dmhost health`."""
+    health = sub.add_parser("health", help=COMMANDS["health"][0])
+    health.add_argument(
+        "--db", metavar="PATH", help="judge by the newest heartbeat in this database instead of this instance"
+    )
     health.add_argument("--max-age", type=float, default=60.0, metavar="SECONDS")
+    health.add_argument(
+        "--url",
+        metavar="URL",
+        help="the /healthz to ask (default: http://127.0.0.1:DMHOST_METRICS_PORT/healthz when that port is set)",
+    )
     health.set_defaults(func=cmd_health)
 
-    from bot.ops.tournament_cli import add_parser as add_tournament_parser
 
-    add_tournament_parser(sub)
+def add_ratings(sub: Any) -> None:
+    """`dmhost ratings`."""
+    from bot.ops.ratings_cli import add_parser
 
-    from bot.ops.ratings_cli import add_parser as add_ratings
+    add_parser(sub).set_defaults(func=cmd_ratings)
 
-    add_ratings(sub).set_defaults(func=cmd_ratings)
 
-    from bot.ops.schedule_cli import add_parser as add_schedule
+COMMANDS: dict[str, tuple[str, str]] = {
+    "room": ("host one match in the terminal", "bot.ops.cli:add_room"),
+    "log": ("print a match's log", "bot.ops.cli:add_log"),
+    "db": ("database migrations", "bot.ops.cli:add_db"),
+    "run": ("run the Discord bot", "bot.ops.cli:add_run"),
+    "doctor": ("check the token, privileged intents and guild permissions", "bot.ops.cli:add_doctor"),
+    "health": (
+        "exit 0 when this instance answers /healthz, or the host's heartbeat is fresh (Docker's HEALTHCHECK)",
+        "bot.ops.cli:add_health",
+    ),
+    "tournament": (
+        "tournaments: simulate one, or create and run one in the terminal",
+        "bot.ops.tournament_cli:add_parser",
+    ),
+    "ratings": (
+        "the rating table (terminal-room matches count under no guild); `rebuild` recomputes it from the logs",
+        "bot.ops.cli:add_ratings",
+    ),
+    "schedule": ("scheduled Death Matches: add, list, cancel, read a time", "bot.ops.schedule_cli:add_parser"),
+    "web": ("serve the match, tournament and server review pages over HTTP", "bot.ops.web_cli:add_parser"),
+    "puzzles": ("certified puzzles from finished, analysed matches", "bot.ops.coaching_cli:add_puzzles"),
+    "puzzle": ("solve a puzzle in the terminal (type your move)", "bot.ops.coaching_cli:add_puzzle"),
+    "insights": (
+        "a player's verdicts and losses, counted from the stored analyses",
+        "bot.ops.coaching_cli:add_insights",
+    ),
+    "fairplay": ("for hosts: engine-move rates in rated matches, and flags", "bot.ops.coaching_cli:add_fairplay"),
+}
+"""Every subcommand: its one-line help and `module:function` that adds its parser (given the subparsers) with
+`set_defaults(func=…)`. A new command is one entry here; its module is imported only when it is the command run."""
 
-    add_schedule(sub)
-    add_web(sub)
-    from bot.ops.coaching_cli import add_parsers as add_coaching
 
-    add_coaching(sub)
+def _registrar(name: str) -> Callable[[Any], Any]:
+    import importlib
+
+    module, _, func = COMMANDS[name][1].partition(":")
+    registrar: Callable[[Any], Any] = getattr(importlib.import_module(module), func)
+    return registrar
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """Argument parser of `dmhost`: every subcommand's full parser (`command="*"`), or only `command`'s (the
+    others listed by name and help alone: what `dmhost --help` needs)."""
+    parser = _Parser(prog="dmhost", description="Death Match host")  # usage errors: one line, exit 2
+    parser.add_argument("--version", action="store_true", help="print dmhost's version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
+    for name, (text, _where) in COMMANDS.items():
+        if command in ("*", name):
+            _registrar(name)(sub)
+        else:
+            sub.add_parser(name, help=text, add_help=False)
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand named in `argv` (its first word that is not an option), if it is one."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
-    parser = build_parser()
+    """Entry point; returns the exit code. Ctrl-C at any moment is a quiet exit 130."""
+    try:
+        import signal
+
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # (`bot/__init__` quiets it during imports)
+        return _main(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        _quiet_exit()
+        return EXIT_INTERRUPTED
+
+
+def _quiet_exit() -> None:
+    """After Ctrl-C: nothing more on the screen, not even from a second Ctrl-C while the process winds down."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(file=sys.stderr)
+
+
+def _main(argv: list[str]) -> int:
+    command = _command_of(argv)
+    parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_USAGE
+    if args.version:
+        from bot.settings import dmhost_version
+
+        print(f"dmhost {dmhost_version()}")
+        return EXIT_OK
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        return _usage("give a command (see dmhost --help)")
+    if (problem := _settings_problem()) is not None:
+        return _usage(problem)
     try:
         code: int = args.func(args)
     except SystemExit as exc:
@@ -563,6 +755,19 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _usage(line)
     return code
+
+
+def _settings_problem() -> str | None:
+    """Every setting is checked when a command starts (`.env` included, its values exported to this process so
+    that every part reads the same): the first wrong one as a line, else None."""
+    from bot.settings import SettingsProblem, export_dotenv, load_settings
+
+    export_dotenv()
+    try:
+        load_settings()
+    except SettingsProblem as exc:
+        return str(exc)
+    return None
 
 
 def _url_for_message(args: argparse.Namespace) -> str | None:

@@ -18,6 +18,12 @@ DB_HELP = "SQLite file or database URL (default: DMHOST_DATABASE_URL when set, e
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """The coaching subcommands."""
+    for add in (add_puzzles, add_puzzle, add_insights, add_fairplay):
+        add(sub)
+
+
+def add_puzzles(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`dmhost puzzles build`."""
     pz = sub.add_parser("puzzles", help="certified puzzles from finished, analysed matches")
     pz.add_argument("action", choices=["build"], help="search the analysed matches not searched yet, then list")
     pz.add_argument("--db", metavar="PATH", help=DB_HELP)
@@ -25,6 +31,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     pz.add_argument("--json", action="store_true", help="one JSON line per puzzle")
     pz.set_defaults(func=cmd_puzzles)
 
+
+def add_puzzle(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`dmhost puzzle`."""
     one = sub.add_parser("puzzle", help="solve a puzzle in the terminal (type your move)")
     one.add_argument("--db", metavar="PATH", help=DB_HELP)
     one.add_argument("--player", metavar="NAME", default="player")
@@ -32,6 +41,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     one.add_argument("--events-json", action="store_true")
     one.set_defaults(func=cmd_puzzle)
 
+
+def add_insights(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`dmhost insights NAME`."""
     ins = sub.add_parser("insights", help="a player's verdicts and losses, counted from the stored analyses")
     ins.add_argument("name", metavar="NAME")
     ins.add_argument("--db", metavar="PATH", help=DB_HELP)
@@ -39,6 +51,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     ins.add_argument("--json", action="store_true")
     ins.set_defaults(func=cmd_insights)
 
+
+def add_fairplay(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`dmhost fairplay`."""
     fp = sub.add_parser("fairplay", help="for hosts: engine-move rates in rated matches, and flags")
     fp.add_argument("--db", metavar="PATH", help=DB_HELP)
     fp.add_argument("--game", metavar="G")

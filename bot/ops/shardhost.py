@@ -51,10 +51,16 @@ def _print(obj: dict[str, Any]) -> None:
 
 
 async def serve(
-    url: str, shard_ids: list[int] | None, shard_count: int | None, heartbeat: float, lease: float = 10.0
+    url: str,
+    shard_ids: list[int] | None,
+    shard_count: int | None,
+    heartbeat: float,
+    lease: float = 10.0,
+    metrics_at: tuple[str, int] | None = None,
 ) -> int:
     """Host the matches of these shards while holding their leases (waiting as a standby while another live
-    process holds any of them), until end of input or SIGTERM; then release the leases at once."""
+    process holds any of them), until end of input or SIGTERM; then release the leases at once. `metrics_at`:
+    serve /healthz, /readyz and /metrics on that address."""
     from bot.compose import build_keeper, build_service, build_store
     from bot.ownership.keeper import until
 
@@ -63,6 +69,7 @@ async def serve(
     service = build_service(store, heartbeat_seconds=heartbeat)
     keeper = build_keeper(service, shard_ids or [0], shard_count or 1, lease_seconds=lease)
     service.owns_guild = keeper.holds
+    probes = await _probes(service, keeper, metrics_at)
     let_go: set[int] = set()  # the matches of shards taken over, noted the moment the store learns of it
 
     def note_lost(_shards: set[int]) -> None:
@@ -115,7 +122,27 @@ async def serve(
             await commands
         await service.close()
         await keeper.release()
+        if probes is not None:
+            from bot.adapters.web.probes import stop_probes
+
+            await stop_probes(*probes)
         await store.close()
+
+
+async def _probes(service: MatchService, keeper: Any, at: tuple[str, int] | None) -> tuple[Any, Any] | None:
+    """Serve the probes of this process on `at` (None: not served): healthy while its loop ticks, its database
+    answers and it holds its leases (or waits as a standby); ready while it hosts."""
+    if at is None:
+        return None
+    from bot.adapters.web.probes import Probe, db_ping, serve_probes, watch_host
+
+    def hosting() -> bool | None:
+        return True if keeper.active else None  # a standby (or between a loss and the next hold): healthy
+
+    probe = Probe(db_ping(service.store.engine), hosting=hosting, ready=lambda: bool(keeper.active))
+    watch_host(service, keeper)
+    runner = await serve_probes(probe, *at)
+    return runner, probe
 
 
 async def _commands(
@@ -161,31 +188,54 @@ async def _command(service: MatchService, owns: Callable[[int | None], bool], cm
 def main(argv: list[str] | None = None) -> int:
     """Entry point: arguments override DMHOST_DATABASE_URL, DMHOST_SHARD_IDS and DMHOST_SHARD_COUNT."""
     parser = argparse.ArgumentParser(prog="python -m bot.shardhost", description=__doc__.splitlines()[0])
-    parser.add_argument("--db", metavar="URL")
+    parser.add_argument("--db", metavar="URL", help="a database URL or a SQLite file (default DMHOST_DATABASE_URL)")
     parser.add_argument("--shard-count", type=int)
     parser.add_argument("--shard-ids", type=int, nargs="+")
     parser.add_argument("--heartbeat", type=float)
     parser.add_argument(
         "--lease", type=float, help="seconds a silent owner keeps its shards (default DMHOST_LEASE_SECONDS)"
     )
+    parser.add_argument("--metrics-port", type=int, help="serve /healthz, /readyz, /metrics (DMHOST_METRICS_PORT)")
     args = parser.parse_args(argv)
-    from bot.settings import SettingsProblem, load_settings
+    from bot.settings import SettingsProblem, export_dotenv, load_settings
 
     try:
+        export_dotenv()
         settings = load_settings()
+        from bot.ops.logsetup import sentry, setup_logging
+
+        setup_logging(settings.log_level, settings.log_format)
+        sentry(settings)
     except SettingsProblem as exc:
         print(f"shardhost: {exc}", file=sys.stderr)
         return 2
-    url = args.db or settings.db_url
+    except KeyboardInterrupt:
+        return 130
+    from bot.ops.dburl import db_url
+
+    url = db_url(args.db) if args.db else settings.db_url  # a file path or a URL, as `dmhost --db` takes
     shard_ids = args.shard_ids if args.shard_ids is not None else settings.shard_ids
     shard_count = args.shard_count if args.shard_count is not None else settings.shard_count
     heartbeat = args.heartbeat or settings.heartbeat_seconds
     lease = args.lease or settings.lease_seconds
-    from bot.opserrors import check_database_url, explain
+    port = args.metrics_port if args.metrics_port is not None else settings.metrics_port
+    metrics_at = None if port is None else (settings.metrics_host, port)
+    import logging
 
+    from bot.opserrors import check_database_url, explain, shown_url
+
+    logging.getLogger("dmhost").info(
+        "dmhost shard host starting: shards %s of %s on %s%s",
+        shard_ids if shard_ids is not None else "all",
+        shard_count or 1,
+        shown_url(url),
+        "" if metrics_at is None else f"; health and metrics on http://{metrics_at[0]}:{metrics_at[1]}",
+    )
     try:
         check_database_url(url)
-        return asyncio.run(serve(url, shard_ids, shard_count, heartbeat, lease))
+        return asyncio.run(serve(url, shard_ids, shard_count, heartbeat, lease, metrics_at))
+    except KeyboardInterrupt:
+        return 130
     except Exception as exc:  # an operator's mistake is one line; anything else is a bug and keeps its traceback
         line = explain(exc, url)
         if line is None:

@@ -46,24 +46,42 @@ def add_parser(sub: Any) -> None:
     """`dmhost web`."""
     web = sub.add_parser("web", help="serve the match, tournament and server review pages over HTTP")
     web.add_argument("--db", metavar="PATH")
-    web.add_argument("--host", default="127.0.0.1", metavar="ADDRESS")
-    web.add_argument("--port", type=int, default=8080, metavar="PORT")
+    web.add_argument("--host", metavar="ADDRESS", help="listen on this address (default DMHOST_WEB_HOST, 127.0.0.1)")
+    web.add_argument("--port", type=int, metavar="PORT", help="listen on this port (default DMHOST_WEB_PORT, 8080)")
+    web.add_argument(
+        "--access-log", action="store_true", help="log every request, one line each (or DMHOST_WEB_ACCESS_LOG=true)"
+    )
     web.set_defaults(func=cmd_web)
 
 
 def cmd_web(args: argparse.Namespace) -> int:
     """Serve the pages until SIGINT/SIGTERM."""
-    if not 0 < args.port < 65536:
-        print(f"dmhost: --port {args.port} is not a TCP port (1–65535)", file=sys.stderr)
+    from bot.settings import load_settings
+
+    settings = load_settings()
+    host = args.host or settings.web_host
+    port = args.port if args.port is not None else settings.web_port
+    if not 0 < port < 65536:
+        print(f"dmhost: --port {port} is not a TCP port (1–65535)", file=sys.stderr)
         return EXIT_USAGE
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
-    from bot.adapters.web.server import serve
+    from bot.ops.logsetup import setup_logging
     from bot.records.pagetoken import load_secret
 
+    secret = load_secret()  # an unreadable or unwritable secret file is said before anything is served
+    setup_logging(settings.log_level, settings.log_format)
+    from bot.ops.logsetup import sentry
+
+    sentry(settings)
+    from bot.adapters.web.server import serve
+
     try:
-        asyncio.run(serve(url, args.host, args.port, load_secret()))
+        metrics_at = None if settings.metrics_port is None else (settings.metrics_host, settings.metrics_port)
+        asyncio.run(
+            serve(url, host, port, secret, access_log=args.access_log or settings.web_access_log, metrics_at=metrics_at)
+        )
     except OSError as exc:
-        print(f"dmhost: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"dmhost: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from bot.outage import Retry
 from bot.store.leases import Fencing, Holder, LeaseTable
 from bot.store.matches import MatchStore
 
@@ -61,16 +62,24 @@ class LeaseKeeper:
         """Take every shard (all at once), waiting as a standby while a live owner holds any of them; the
         epochs taken. `on_standby` hears once who holds them when this process has to wait."""
         told = False
+        # an outage is one warning and one line when it ends; the back-off stays below a third of the lease, so
+        # a standby never looks much later than the lease it waits for
+        retry = Retry("taking the shard leases", most=max(self.poll_seconds, self.lease_seconds / 3))
+        pause = self.poll_seconds
         while True:
             try:
                 epochs = await self.table.acquire()
             except Exception as exc:  # the database away or locked for a moment: look again
-                log.warning("taking the shard leases failed (%s); trying again", exc)
+                pause = max(self.poll_seconds, retry.failed(exc))
                 epochs = None
                 with contextlib.suppress(Exception):
                     # SQLite: a writer frozen inside its transaction keeps the lock for as long as it is
                     # stopped; once its leases have expired it is ended, so a frozen owner cannot block us.
                     await self.table.end_frozen_writer()
+            else:
+                retry.ok()
+                pause = self.poll_seconds
+                log.debug("shard leases %s: %s", self.table.shards, "taken" if epochs else "held by another")
             if epochs is not None:
                 self._lost.clear()
                 self.fencing.hold(epochs)
@@ -85,11 +94,12 @@ class LeaseKeeper:
                 log.info("standby: shard(s) %s are hosted by another process; waiting", self.table.shards)
                 if on_standby is not None:
                     on_standby(holders)
-            await asyncio.sleep(self.poll_seconds)
+            await asyncio.sleep(pause)
 
     async def keep(self) -> set[int]:
         """Renew the leases until some are lost (taken over, or not renewable for a whole lease): the shards lost."""
         loop = asyncio.get_running_loop()
+        retry = Retry("renewing the shard leases")  # an outage is one warning and one line when it ends
         while self.fencing.epochs:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._lost.wait(), self.renew_seconds)
@@ -99,9 +109,11 @@ class LeaseKeeper:
             try:
                 lost = await self.table.renew(held)
             except Exception as exc:
-                log.warning("renewing the shard leases failed (%s)", exc)
+                retry.failed(exc)  # renewed again every third of the lease: the lease is the bound here
                 lost = set(held) if loop.time() > self._valid_until else set()
             else:
+                retry.ok()
+                log.debug("shard leases %s renewed", sorted(held))
                 self._valid_until = loop.time() + self.lease_seconds
             if lost:
                 self.fencing.drop(lost)

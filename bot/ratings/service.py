@@ -26,6 +26,7 @@ from sqlalchemy import and_, func, or_, select, update
 
 from bot.host.events import HostEvent
 from bot.host.subscribers import after_commit
+from bot.outage import Retry
 from bot.ratings.glicko import PARAMS, Params, Rating, deviation_at, is_provisional
 from bot.ratings.models import PlayerRating, RatingChange
 from bot.ratings.replay import PRACTICE_IDS, RatedMatch, apply_match, guild_key, guild_of, rated_match, replay
@@ -94,15 +95,17 @@ class Ratings:
 
     async def _catch_up_later(self) -> None:
         """Catch up until it succeeds: after 1 s, then twice as long each time, at most a minute."""
+        retry = Retry("catching the ratings up", first=RETRY_FIRST_S, most=RETRY_MAX_S)  # said once an outage
         pause = RETRY_FIRST_S
         while True:
             await asyncio.sleep(pause)
             try:
                 await self.catch_up()
+            except Exception as exc:
+                pause = retry.failed(exc)
+            else:
+                retry.ok()
                 return
-            except Exception:
-                log.exception("catching the ratings up failed; trying again in %.0f s", pause)
-                pause = min(pause * 2, RETRY_MAX_S)
 
     async def close(self) -> None:
         """Stop a pending retry (what it owed is caught up at the next start)."""

@@ -1,8 +1,9 @@
 """The unguessable part of a review page's address: an HMAC-SHA256 of what the page shows ("match:7",
 "tournament:3", "server:1234"), keyed with a secret that the CLI and the server share.
 
-The secret is the setting `DMHOST_WEB_SECRET` when set (give every process of a deployment the same one);
-otherwise a random one kept in `$XDG_CONFIG_HOME/dmhost/web-secret` (default `~/.config/dmhost/`),
+The secret is the setting `DMHOST_WEB_SECRET` when set — in the environment, a `.env` file or a secrets
+folder (`bot.settings`; give every process of a deployment the same one); otherwise a random one kept in
+`$XDG_CONFIG_HOME/dmhost/web-secret` (default `~/.config/dmhost/`),
 created on first use with mode 0600, so `dmhost log --url` and `dmhost web` on one machine agree.
 Changing the secret invalidates every address given out.
 """
@@ -16,6 +17,8 @@ import os
 import secrets
 from enum import StrEnum
 from pathlib import Path
+
+from bot.opserrors import OperatorError
 
 DEFAULT_BASE = "http://127.0.0.1:8080"
 
@@ -35,20 +38,30 @@ def secret_path() -> Path:
 
 
 def load_secret() -> bytes:
-    """The signing secret (see the module's text)."""
-    given = os.environ.get("DMHOST_WEB_SECRET", "").strip()
-    if given:
-        return given.encode()
+    """The signing secret (see the module's text). A secret file that cannot be read or written is an
+    `OperatorError` saying so (and how to give the secret instead)."""
+    from bot.settings import load_settings
+
+    given = load_settings().web_secret
+    if given is not None and given.get_secret_value().strip():
+        return given.get_secret_value().strip().encode()
     path = secret_path()
     try:
-        return path.read_bytes().strip()
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = secrets.token_urlsafe(32).encode()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(fresh)
-        return fresh
+        try:
+            return path.read_bytes().strip()
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fresh = secrets.token_urlsafe(32).encode()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(fresh)
+            return fresh
+    except OSError as exc:
+        raise OperatorError(
+            f"the review pages' secret file {path} cannot be {'read' if path.exists() else 'written'} "
+            f"({exc.strerror or exc}): set DMHOST_WEB_SECRET (environment, .env or a secrets folder) or make "
+            f"{path.parent} writable"
+        ) from None
 
 
 def sign(secret: bytes, kind: str, ident: int) -> str:
@@ -59,7 +72,9 @@ def sign(secret: bytes, kind: str, ident: int) -> str:
 
 def valid(secret: bytes, kind: str, ident: int, token: str) -> bool:
     """Whether `token` is the token of that page (constant-time)."""
-    return hmac.compare_digest(sign(secret, kind, ident), token)
+    if not token.isascii():  # a token is URL-safe base64: anything else is simply not it
+        return False
+    return hmac.compare_digest(sign(secret, kind, ident).encode("ascii"), token.encode("ascii"))
 
 
 def page_url(base: str, secret: bytes, kind: str, ident: int) -> str:

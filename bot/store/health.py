@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.store.db import Heartbeat, make_engine
 
@@ -26,3 +27,21 @@ async def newest_heartbeat(url: str) -> dt.datetime | None:
     if newest is None:
         return None
     return newest.replace(tzinfo=dt.UTC) if newest.tzinfo is None else newest.astimezone(dt.UTC)
+
+
+KEEP_DAYS = 7
+"""Heartbeats of processes silent this long (and finished jobs due this long ago) are deleted."""
+
+
+async def prune_heartbeats(engine: AsyncEngine, before: dt.datetime) -> int:
+    """Delete the heartbeats written before `before` by processes that hold no shard lease (every start of a
+    process is a new instance, so without this the table grows with every restart); how many went."""
+    from sqlalchemy import delete
+
+    from bot.store.leases import ShardLease
+
+    async with engine.begin() as conn:
+        gone = await conn.execute(
+            delete(Heartbeat).where(Heartbeat.at < before, Heartbeat.instance.not_in(select(ShardLease.owner)))
+        )
+    return int(gone.rowcount or 0)

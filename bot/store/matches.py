@@ -532,6 +532,20 @@ class MatchStore:
             players = await self._players(conn, ids)
         return [_stored(r, players.get(r.id, {})) for r in rows]
 
+    async def listed(self, ids: Sequence[int]) -> list[StoredMatch]:
+        """These matches with their players but without their snapshot (`snapshot` is empty), in id order, in two
+        queries however many: what a list of matches shows (the server page)."""
+        if not ids:
+            return []
+        cols = [c for c in Match.__table__.c if c.name != "snapshot"]
+        rows: list[Any] = []
+        async with self.engine.connect() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                rows += (await conn.execute(select(*cols).where(Match.id.in_(chunk)))).all()
+            players = await self._players(conn, [r.id for r in rows])
+        return [_stored(r, players.get(r.id, {}), {}) for r in sorted(rows, key=lambda r: r.id)]
+
     @staticmethod
     async def _players(conn: Any, ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
         out: dict[int, dict[int, tuple[str, str]]] = {}

@@ -25,6 +25,8 @@ class RefusalCode(StrEnum):
     BAD_TIME = "bad_time"
     BAD_SEEDING = "bad_seeding"
     BAD_NAME = "bad_name"
+    NAME_CHARS = "name_chars"
+    PRIZE_LONG = "prize_long"
     BAD_FORMAT = "bad_format"
     BAD_ROUNDS = "bad_rounds"
     BAD_BYE = "bad_bye"

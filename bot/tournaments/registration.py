@@ -28,6 +28,9 @@ from bot.tournaments.rounds import Format, Game, Result
 from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
 from bot.types import withdrawal_by
 
+MAX_PRIZE = 100
+"""The longest prize text (a scheduled DM's prize has the same bound)."""
+
 
 class Registration(TournamentCore):
     """Creating a tournament, joining, checking in, leaving and withdrawing."""
@@ -74,6 +77,12 @@ class Registration(TournamentCore):
             raise TournamentRefused(RefusalCode.BAD_SEEDING, value=seeding, choices=list(SEEDINGS))
         if not 1 <= len(name) <= 100:
             raise TournamentRefused(RefusalCode.BAD_NAME, low=1, high=100)
+        if not name.isprintable():  # the rules of player names: no line break, control or direction character
+            raise TournamentRefused(RefusalCode.NAME_CHARS)
+        if prize is not None:
+            prize = prize.strip() or None
+        if prize is not None and len(prize) > MAX_PRIZE:
+            raise TournamentRefused(RefusalCode.PRIZE_LONG, limit=MAX_PRIZE)
         try:
             fmt = Format(fmt)
         except ValueError:

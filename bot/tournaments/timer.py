@@ -17,6 +17,7 @@ import datetime as dt
 import logging
 
 from bot.jobs import Job
+from bot.outage import Retry
 from bot.tournaments.due import Due
 from bot.tournaments.refusals import TournamentRefused
 
@@ -122,9 +123,14 @@ class Timer(Due):
             self._task = asyncio.create_task(self._settle_loop(), name="tournament-owed")
 
     async def _settle_loop(self) -> None:
+        retry = Retry(__name__, first=RETRY_S)  # owed results caught up; said once an outage
+        pause = RETRY_S
         while self.owed and not self._closed:
-            await asyncio.sleep(RETRY_S)
+            await asyncio.sleep(pause)
             try:
                 await self.settle_owed()
-            except Exception:
-                log.exception("catching up an owed tournament result failed; trying again")
+            except Exception as exc:
+                pause = retry.failed(exc)
+            else:
+                retry.ok()
+                pause = RETRY_S

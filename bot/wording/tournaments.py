@@ -69,6 +69,9 @@ REFUSALS: dict[RefusalCode, str] = {
     RefusalCode.BAD_TIME: "the {setting} time is 1 minute to 7 days",
     RefusalCode.BAD_SEEDING: "seeding is {choices_or}, not {value!r}",
     RefusalCode.BAD_NAME: "a tournament needs a name of {low} to {high} characters",
+    RefusalCode.NAME_CHARS: "a tournament's name cannot hold a line break, a control character or a text-direction "
+    "mark",
+    RefusalCode.PRIZE_LONG: "a tournament's prize is at most {limit} characters",
     RefusalCode.BAD_FORMAT: "format must be one of {choices}, not {value!r}",
     RefusalCode.BAD_ROUNDS: "rounds are set for a Swiss only, at least 1",
     RefusalCode.BAD_BYE: "a bye is worth 1 or ½ point",

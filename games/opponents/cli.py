@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
@@ -28,6 +29,11 @@ MAX_PLIES = 1000
 """A duel game still going after this many actions is scored as a draw (RULES.md sets no such limit
 for play between people; it only keeps duels between cautious levels finite)."""
 NODES_HELP = "bound each move by N positions searched instead of --budget: the same moves on any machine"
+
+
+def _seconds(value: float) -> bool:
+    """A budget in seconds: finite and above 0 (`nan` and `inf` are no budget)."""
+    return math.isfinite(value) and value > 0
 
 
 def _options(ruleset: AnyRuleset, pairs: list[str] | None) -> Any:
@@ -111,8 +117,8 @@ def cmd_duel(argv: list[str]) -> int:
     ruleset = load_game(args.game)
     options = _options(ruleset, args.opt)
     a, b = _level(ruleset, args.level_a), _level(ruleset, args.level_b)
-    if args.games < 1 or args.budget <= 0 or args.max_plies < 1 or (args.nodes is not None and args.nodes < 1):
-        raise UsageError("--games, --budget, --max-plies and --nodes must be positive")
+    if args.games < 1 or not _seconds(args.budget) or args.max_plies < 1 or (args.nodes is not None and args.nodes < 1):
+        raise UsageError("--games, --budget, --max-plies and --nodes must be positive (--budget: a finite number)")
     result = duel(ruleset, options, a, b, args.games, args.seed, args.budget, args.max_plies, args.nodes)
     print(json.dumps(result))
     return EXIT_OK
@@ -132,8 +138,8 @@ def cmd_move(argv: list[str]) -> int:
     ruleset = load_game(args.game)
     options = _options(ruleset, args.opt)
     level = _level(ruleset, args.level)
-    if args.budget <= 0 or (args.nodes is not None and args.nodes < 1):
-        raise UsageError("--budget and --nodes must be positive")
+    if not _seconds(args.budget) or (args.nodes is not None and args.nodes < 1):
+        raise UsageError("--budget and --nodes must be positive (--budget: a finite number)")
     result, state = replay_lines(ruleset, options, read_input(args.file))
     if result["error"]:
         print(json.dumps({"move": None, "error": result["error"]}))

@@ -41,11 +41,24 @@ def _parser() -> _Parser:
     return p
 
 
+def _once_each(rows: int, cols: int, drawn: list[str]) -> None:
+    """ValueError when an edge is given twice (`A1-B1,B1-A1` too): a position draws each edge once."""
+    from games.solver.api import parse_drawn
+
+    seen: dict[int, str] = {}
+    for edge in drawn:
+        bit = parse_drawn(rows, cols, [edge])
+        if bit in seen:
+            raise ValueError(f"the edge {edge} is drawn twice (also as {seen[bit]}): give each edge once")
+        seen[bit] = edge
+
+
 def _solve_one(rows: Any, cols: Any, drawn: list[str], all_best: bool, engine: str) -> dict[str, Any]:
     from games.solver.api import solve
 
     if not isinstance(rows, int) or not isinstance(cols, int) or rows < 1 or cols < 1:
         raise ValueError("rows and cols must be positive integers")
+    _once_each(rows, cols, drawn)
     return solve(rows, cols, drawn, all_best=all_best, engine=engine).to_json()
 
 

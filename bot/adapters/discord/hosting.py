@@ -10,6 +10,7 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable
+from typing import Any
 
 import discord
 
@@ -66,8 +67,6 @@ def shards_of(settings: Settings) -> tuple[list[int], int]:
 
 async def host(settings: Settings, token: str) -> None:
     """Run the bot while holding the leases, as long as the process lives (SIGINT/SIGTERM stop it cleanly)."""
-    from bot.adapters.discord.app import create_bot
-
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -75,12 +74,85 @@ async def host(settings: Settings, token: str) -> None:
             loop.add_signal_handler(sig, stopping.set)
     backoff = IdentifyBackoff(loop.time)
     ids, count = shards_of(settings)
+    now: dict[str, Any] = {}  # this session's bot and keeper, for the probes
+    probes = await _probes(settings, now)
+    try:
+        await _sessions(settings, token, stopping, backoff, ids, count, now)
+    finally:
+        if probes is not None:
+            from bot.adapters.web.probes import stop_probes
+
+            await stop_probes(*probes)
+
+
+async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | None:
+    """/healthz, /readyz and /metrics on DMHOST_METRICS_PORT, if set: this process's loop, its database, its
+    leases (a standby is healthy), ready while connected and hosting."""
+    if settings.metrics_port is None:
+        return None
+    from bot import metrics
+    from bot.adapters.web.probes import Probe, job_counts, serve_probes
+
+    async def ping() -> None:
+        from sqlalchemy import text
+
+        bot = now.get("bot")
+        if bot is None:
+            return
+        async with bot.service.store.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    def hosting() -> bool | None:
+        keeper = now.get("keeper")
+        return True if keeper is not None and keeper.active else None
+
+    def ready() -> bool:
+        bot, keeper = now.get("bot"), now.get("keeper")
+        return bool(bot is not None and keeper is not None and keeper.active and bot.is_ready())
+
+    metrics.watch("dmhost_live_matches", lambda: float(len(now["bot"].service.live)) if "bot" in now else 0.0)
+    metrics.watch("dmhost_leases_held", lambda: float(len(now["keeper"].fencing.epochs)) if "keeper" in now else 0.0)
+
+    def announcing() -> float:
+        from bot.adapters.discord._parts import parts
+
+        announcer = parts(now["bot"]).announcer if "bot" in now else None
+        return float(sum(len(room.queued) for room in announcer.rooms.values())) if announcer is not None else 0.0
+
+    def analysing() -> float:
+        worker = now["bot"].analysis if "bot" in now else None
+        return float(len(worker.pending)) if worker is not None else 0.0
+
+    metrics.watch("dmhost_announce_queue", announcing)
+    metrics.watch("dmhost_analysis_queue", analysing)
+
+    async def jobs() -> dict[str, float]:
+        bot = now.get("bot")
+        return {} if bot is None else await job_counts(bot.service.store.engine)
+
+    metrics.watch_async(jobs)
+    probe = Probe(ping, hosting=hosting, ready=ready)
+    return await serve_probes(probe, settings.metrics_host, settings.metrics_port), probe
+
+
+async def _sessions(
+    settings: Settings,
+    token: str,
+    stopping: asyncio.Event,
+    backoff: IdentifyBackoff,
+    ids: list[int],
+    count: int,
+    now: dict[str, Any],
+) -> None:
+    from bot.adapters.discord.app import create_bot
+
     while not stopping.is_set():
         bot = create_bot(settings)
         store = bot.service.store
         await store.open()
         keeper = bot.app.keeper(ids, count, lease_seconds=settings.lease_seconds)  # built by `bot.compose`
         bot.service.owns_guild = _both(bot.service.owns_guild, keeper.holds)
+        now.update(bot=bot, keeper=keeper)
         try:
             got = await until(stopping, keeper.wait_for_leases())
         except asyncio.CancelledError:
@@ -123,6 +195,15 @@ def _both(first: Callable[[int | None], bool], second: Callable[[int | None], bo
     return lambda guild: first(guild) and second(guild)
 
 
+def _count_rate_limits(record: logging.LogRecord) -> bool:
+    """discord.py says each 429 it waits out in a `discord.http` line ("We are being rate limited"); counted."""
+    if "rate limited" in record.getMessage():
+        from bot.metrics import DISCORD_429
+
+        DISCORD_429.inc()
+    return True
+
+
 def _no_voice_warnings(record: logging.LogRecord) -> bool:
     """discord.py warns at start that voice libraries are missing; the bot never uses voice."""
     return not (record.name == "discord.client" and "voice will NOT be supported" in record.getMessage())
@@ -134,12 +215,16 @@ def run_bot(settings: Settings) -> None:
     if settings.token is None:
         raise ValueError("DMHOST_TOKEN is not set")
     token = settings.token.get_secret_value()
-    discord.utils.setup_logging(
-        level=logging.getLevelName(settings.log_level.upper()),
-        formatter=logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"),
-    )  # plain lines: discord.py colours them in any container (it takes one for a terminal), raw codes in logs
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(_no_voice_warnings)
+    # Logging is set up by the command (`bot.ops.logsetup`: timestamps, levels, text or JSON); discord.py's
+    # rate-limit warnings are counted for /metrics.
+    logging.getLogger("discord.http").addFilter(_count_rate_limits)
+    if not logging.getLogger().handlers:  # run without the command line's setup: plain lines all the same
+        discord.utils.setup_logging(
+            level=logging.getLevelName(settings.log_level.upper()),
+            formatter=logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"),
+        )
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_no_voice_warnings)
 
     try:
         with contextlib.suppress(KeyboardInterrupt):

@@ -253,6 +253,7 @@ class Room:
                 await self._tell_untold(cfg.resume)  # owed by a room that died after committing it
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
                 await self.service.wake(cfg.resume)  # an idle correspondence match: built and shown now
+                self._check_resumer(cfg.resume)
             else:
                 await self.service.start(select=lambda _m: False)
                 await self.host.catch_up()
@@ -421,6 +422,24 @@ class Room:
             pass
         return self.finished.is_set()
 
+    def _resumer(self, live: Any) -> Any:
+        """The player `--resume ID --player NAME` named (the one person at this terminal), or None."""
+        cfg = self.config
+        if cfg.resume is None or len(cfg.players) != 1:
+            return None
+        wanted = cfg.players[0].strip().lower()
+        return next((p for p in live.players.values() if p.name.lower() == wanted), None)
+
+    def _check_resumer(self, match_id: int) -> None:
+        """`--resume ID --player NAME`: NAME must be a player of that match (else one line, exit 2)."""
+        cfg = self.config
+        if len(cfg.players) > 1:
+            raise HostError("with --resume give at most one --player: the player at this terminal")
+        live = self.service.live.get(match_id)
+        if cfg.players and live is not None and self._resumer(live) is None:
+            names = ", ".join(p.name for p in live.players.values())
+            raise HostError(f"{cfg.players[0]} is not a player of match {match_id} (its players: {names})")
+
     async def handle_line(self, raw: str) -> None:
         """One input line."""
         assert self.match_id is not None
@@ -455,6 +474,8 @@ class Room:
             return
         if speaker_name is None and self.bot is not None:  # the one person here speaks, never the bot
             player = next(p for p in live.players.values() if p.id != BOT_ID)
+        elif speaker_name is None and (here := self._resumer(live)) is not None:  # `--resume ID --player NAME`
+            player = here
         elif speaker_name is None and words.is_withdraw(text) and (seat := words.withdrawer_seat(live)):
             player = live.players[seat]  # an unnamed withdrawal is the player who just moved
         elif speaker_name is None:

@@ -127,7 +127,7 @@ class Views:
                     select(Match.id).where(cond, Match.status.in_(over)).order_by(Match.id.desc()).limit(RECENT)
                 )
             ]
-        live = [m for m in [await self.store.load(i) for i in live_ids] if m is not None]
+        live = await self.store.listed(live_ids)  # two queries, no snapshot: a live match's row needs none
         recent = [m for m in [await self.store.load(i) for i in recent_ids] if m is not None]
         hidden = await self._private(live + recent)
         return [m for m in live if m.id not in hidden], [m for m in recent if m.id not in hidden]

