@@ -24,7 +24,7 @@ EXTRA_KEYS = {
 }
 """The keys docs/cli.md promises at least, per game."""
 OWN_RULES = {"trax": {"threesame"}, "dotdash": {"shiftconfirm"}}
-"""Rules a game takes beyond the ones every game takes (games/data/rules/GAME.md)."""
+"""Rules a game takes beyond the ones every game takes (seeds/rules/GAME.md)."""
 
 
 def run(args: list[str], stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

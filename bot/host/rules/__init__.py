@@ -1,7 +1,7 @@
 """House rules: which a game takes, its Death Match defaults, and the rule objects of one match.
 
 A host sets them per match with `K=V` pairs (`takeback=5 mulligan=1 clock=grace`); see each game's
-rule card in `games/data/rules/`. Every module of this package is imported here, and each `HouseRule`
+rule card in `seeds/rules/`. Every module of this package is imported here, and each `HouseRule`
 subclass in it registers itself (`HouseRule.registry`): a new rule is one new module.
 """
 
