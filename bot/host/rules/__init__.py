@@ -21,6 +21,8 @@ from bot.host.rules.base import (
     MatchView,
     Note,
     OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
     Provisional,
     Refused,
     RuleDeadline,
@@ -38,6 +40,8 @@ __all__ = [
     "MatchView",
     "Note",
     "OpenAction",
+    "PracticeAnswer",
+    "PracticeTurn",
     "Provisional",
     "Refused",
     "RuleDeadline",
@@ -48,10 +52,12 @@ __all__ = [
     "clock_overrides",
     "defaults",
     "describe",
+    "from_clock",
     "keyword_actions",
     "log_rewind",
     "parse",
     "phrase_action",
+    "practice",
     "redraw_kinds",
     "tentative_kinds",
     "withdraw_action",
@@ -105,6 +111,20 @@ def clock_overrides(
     else:
         out.setdefault("reserve", 300)
     return out
+
+
+def from_clock(clock: Mapping[str, Any], chosen: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The settings a clock's fields carry (`HouseRule.from_clock`), except for rules the host chose itself."""
+    out: dict[str, Any] = {}
+    for rule in REGISTRY:
+        if not (chosen and rule.key in chosen):
+            out.update(rule.from_clock(clock))
+    return out
+
+
+def practice(kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+    """What the practice opponent posts for an event, as the rule that publishes it says (`HouseRule.practice`)."""
+    return next((said for rule in REGISTRY if (said := rule.practice(kind, data, bot)) is not None), None)
 
 
 def build(game: str, settings: Mapping[str, Any]) -> list[HouseRule]:

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.host.rules.base import (
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
+    Refused,
+)
 from bot.types import MatchStatus
 
 CHOOSE = "choose"
@@ -48,6 +59,11 @@ class AdvantageChoice(HouseRule):
 
     def __init__(self) -> None:
         self.chooser: int | None = None
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """The practice opponent with the advantage moves first."""
+        return PracticeAnswer(FIRST.keywords[0]) if kind == CHOOSE and data.get("chooser") == bot.player_id else None
 
     def open_actions(self, m: MatchView) -> list[OpenAction]:
         """First or second, while the choice is open."""

@@ -31,6 +31,8 @@ __all__ = [
     "MatchView",
     "Note",
     "OpenAction",
+    "PracticeAnswer",
+    "PracticeTurn",
     "Provisional",
     "Refused",
     "RuleDeadline",
@@ -63,6 +65,9 @@ class Action:
     """Its button belongs to one moment (a ply): once that is gone, a click is refused as stale."""
     answered_when_off: bool = False
     """In a match without the rule its phrases are still answered (`no_rule:<name>`), not read as chat."""
+    command: bool = False
+    """It is also a slash command of its own, `/dm <name>` (generated from this declaration): its description
+    is the rule's words `command:<name>`, its reply `done:<name>` (with `{match}`)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,28 @@ class MatchView(Protocol):
 
     def final_at_once(self, seat: int) -> bool:
         """Whether a seat's moves are final when played (the practice opponent never takes one back)."""
+
+
+@dataclass(frozen=True)
+class PracticeTurn:
+    """What the practice opponent knows when a rule's event may ask something of it: its `player_id`,
+    `mine`: the event is addressed to its seat, `may_undo`: it would take its latest move back (a searching
+    level that has a move to take back and has not taken one back in this match)."""
+
+    player_id: str
+    mine: bool
+    may_undo: bool
+
+
+@dataclass(frozen=True)
+class PracticeAnswer:
+    """What the practice opponent posts for a rule's event: `say`; `undoes_last`: that takes its latest move
+    back (it avoids that move afterwards, and does so once a match); `otherwise`: posted when `say` did not
+    take its move back."""
+
+    say: str
+    undoes_last: bool = False
+    otherwise: str | None = None
 
 
 @dataclass(frozen=True)
@@ -311,6 +338,18 @@ class HouseRule:
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """The ply a logged entry of this rule (`kind`, `data`) takes the line of play back to, read at `ply`
         (None: it undoes nothing). Every reader of a stored log rewinds through this (`rules.log_rewind`)."""
+        return None
+
+    @classmethod
+    def from_clock(cls, clock: Mapping[str, Any]) -> dict[str, Any]:
+        """This rule's setting carried by a clock's fields (`--clock takeback=5`, an old snapshot's time
+        control): `{key: value}`, or empty when the clock says nothing of it."""
+        return {}
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """The practice opponent's policy for this rule's event `kind` (`data`): what it posts, or None when
+        the event asks nothing of it (it then just looks at the position again)."""
         return None
 
     withdraw: ClassVar[str | None] = None

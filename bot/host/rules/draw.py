@@ -42,6 +42,9 @@ class DrawOffer(HouseRule):
         "log:draw_offer": "draw offered",
         "log:draw_accepted": "draw accepted",
         "log:draw_lapsed": "draw offer lapsed",
+        "logline:draw_offer": "{text}",
+        "logline:draw_accepted": "{text}",
+        "logline:draw_lapsed": "{text}",
         "no_rule:offer_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
         "no_rule:accept_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
     }

@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
+from bot.host.rules.base import (
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
+    Refused,
+    RulesError,
+)
 from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
@@ -14,7 +26,7 @@ USED = "mulligan"
 """The event and log entry of a mulligan used."""
 OFFERED = "mulligan_offer"
 """The event and log entry of a mulligan offered to the loser."""
-USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary")
+USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary", command=True)
 DECLINE = Action("decline", ("decline", "no mulligan", "decline mulligan"), "decl", "Decline mulligan")
 
 
@@ -35,6 +47,8 @@ class Mulligan(HouseRule):
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
     words: ClassVar[Mapping[str, str]] = {
+        "command:mulligan": "Use your mulligan (Trax)",
+        "done:mulligan": "Mulligan used in match {match}.",
         "mulligan": "{player} used their mulligan: the last {rewound} turn(s) are rewound. {turn}",
         "mulligan_offer": (
             "{winner} completed a {reason}. {loser}, you still have your mulligan: "
@@ -66,6 +80,16 @@ class Mulligan(HouseRule):
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """A logged mulligan goes back to the ply before the user's own last turn (`to_ply`)."""
         return min(ply, int(data.get("to_ply", ply))) if kind == USED else None
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """Offered its mulligan, the practice opponent takes it when it would take its move back (and avoids
+        that move afterwards), else declines."""
+        if kind != OFFERED or not bot.mine:
+            return None
+        if not bot.may_undo:
+            return PracticeAnswer(DECLINE.keywords[0])
+        return PracticeAnswer(USE.keywords[0], undoes_last=True, otherwise=DECLINE.keywords[0])
 
     def __init__(self, count: int, offer_seconds: float = OFFER_SECONDS) -> None:
         self.count = count

@@ -11,7 +11,7 @@ from bot.types import ClockKind
 NO_ANSWER = "no confirmation in time"
 CLEARED = "presence_ok"
 """The event of a player in grace cleared to move."""
-READY = Action("ready", ("ready",))
+READY = Action("ready", ("ready",), command=True)
 HERE = Action("here", ("here", "i'm here", "im here"), "here", "I'm here", "success")
 
 
@@ -27,6 +27,8 @@ class GracePresence(HouseRule):
     pings: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
     words: ClassVar[Mapping[str, str]] = {
+        "command:ready": "Say you are ready to move from grace (Trax)",
+        "done:ready": "Your opponent has been asked to confirm they are here.",
         "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
         "ready_cleared": "You are cleared to move.",
         "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",

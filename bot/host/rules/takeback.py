@@ -50,6 +50,12 @@ class TakeBack(HouseRule):
     withdraw: ClassVar[str | None] = TAKE_BACK.name
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
+
+    @classmethod
+    def from_clock(cls, clock: Mapping[str, Any]) -> dict[str, Any]:
+        """The clock's take-back field (`from_clock`)."""
+        return from_clock(clock)
+
     words: ClassVar[Mapping[str, str]] = {
         "provisional": (
             "{player} played {move}. It becomes final in {seconds:g} s "
