@@ -36,8 +36,6 @@ _SHOWN_KINDS = {
     "time": "time adjusted",
     "award": "awarded",
     "resign": "resigned",
-    "ready": "ready",
-    "here": "presence",
     "choice": "first player chosen",
     "finished": "result",
     "vacation": "on vacation",

@@ -52,6 +52,7 @@ __all__ = [
     "clock_overrides",
     "defaults",
     "describe",
+    "discover",
     "from_clock",
     "keyword_actions",
     "log_rewind",
@@ -63,8 +64,15 @@ __all__ = [
     "withdraw_action",
 ]
 
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
+
+def discover() -> None:
+    """Import every module of this package's folders (`__path__`): each `HouseRule` subclass in one registers
+    itself. Run once here; a module already imported is not imported again."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+discover()
 
 REGISTRY: list[type[HouseRule]] = HouseRule.registry
 """Every house rule, in the order their hooks run."""

@@ -275,6 +275,9 @@ class HouseRule:
     what the turn line says while it holds the match (`held:<key>`), how a match's settings say it
     (`setting:<key>`, with `{value}` and `{s}`) and, for an event it pings, the words spoken to that player
     (`ping:<kind>`). `{turn}` in an event's template is the turn line after it."""
+    card: ClassVar[str | None] = None
+    """Its bullet in the house rules of the rule cards of the games that take it (`cards.py`; without the
+    leading `- `, a line break where the card breaks the line)."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 
@@ -297,6 +300,17 @@ class HouseRule:
     def default_for(cls, game: str) -> Any:
         """The Death Match default in `game`."""
         return cls.game_defaults.get(game, cls.default)
+
+    @classmethod
+    def card_default(cls, game: str) -> str | None:
+        """Its Death Match default in `game` as the card's "Defaults" line says it (`takeback=0` (off)), or
+        None when it has none there."""
+        if not cls.in_defaults:
+            return None
+        value = cls.default_for(game)
+        if isinstance(value, bool):
+            return f"`{cls.key}={'on' if value else 'off'}`"
+        return f"`{cls.key}={value:g}`" + ("" if value else " (off)")
 
     @classmethod
     def parse(cls, text: str) -> Any:

@@ -34,6 +34,14 @@ class Mulligan(HouseRule):
     """`count` mulligans per player; a win against a player who still has one waits for their answer."""
 
     key: ClassVar[str] = "mulligan"
+    card: ClassVar[str | None] = (
+        "`mulligan=N`: each player may rewind N times (0 = none). On your own turn, or right after a\n"
+        "result the board decided against you, your own last turn and everything played after it are\n"
+        "undone and it is your turn again: usually that is your turn and your opponent's reply; when your\n"
+        "own move handed your opponent the win, nothing came after it and only your turn is undone. Your\n"
+        "clock restarts; a used grace stays used. A decided result waits up to 60 s for `mulligan` or\n"
+        "`decline` (silence confirms it). Losses on time, by resignation or by the host's award are final."
+    )
     order: ClassVar[int] = 30
     default: ClassVar[Any] = 0
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 1}

@@ -39,6 +39,10 @@ class TakeBack(HouseRule):
     """Moves are final only `seconds` after they are played (deleting, editing or `take back` undoes them)."""
 
     key: ClassVar[str] = "takeback"
+    card: ClassVar[str | None] = (
+        "`takeback=SECONDS`: each legal move stays provisional that long; its author may take it back by\n"
+        "deleting or editing the message, or posting `take back` / `undo` (0 = moves are final at once)."
+    )
     order: ClassVar[int] = 20
     default: ClassVar[Any] = 0.0
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 5.0}

@@ -14,10 +14,11 @@ from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId
 from bot.adapters.discord.commands._help import command_card
 from bot.adapters.discord.overview import board_reply, status_reply
 from bot.host.events import Refusal
+from bot.host.rules.cards import card as rule_card
 from bot.host.service import HostError
 from bot.wording import rule_keywords_line
 from games import registry
-from games.resources import moves_card, rule_card
+from games.resources import moves_card
 
 
 class ReadCommands(CommandsBase):
