@@ -9,8 +9,8 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord.commands._base import CommandsBase, MatchId
-from bot.adapters.discord.room import ask_privately
 from bot.host import rules
 from bot.wording import rule_words
 
@@ -35,7 +35,10 @@ class PlayCommands(CommandsBase):
         if grave is None:  # not a player, or the match is over: the service says why
             await self._one_step(interaction, live.id, self._action("resign"), "You resigned match {match}.")
             return
-        await ask_privately(self.bot, interaction, grave)
+        prompts = parts(self.bot).prompts
+        if prompts is None:
+            raise LookupError("the confirmation prompts are not loaded")
+        await prompts.ask_privately(interaction, grave)
 
 
 def _action_command(action: rules.Action, words: dict[str, str]) -> app_commands.Command[Any, Any, None]:
