@@ -36,7 +36,6 @@ _SHOWN_KINDS = {
     "time": "time adjusted",
     "award": "awarded",
     "resign": "resigned",
-    "choice": "first player chosen",
     "finished": "result",
     "vacation": "on vacation",
     "vacation_over": "back from vacation",

@@ -52,6 +52,7 @@ class AdvantageChoice(HouseRule):
         "not_player:second": "Only a player of this match can choose.",
         "held:advantage": "Waiting for the advantage player to choose who starts.",
         "choice_timeout": "{player} did not choose in time, so {player} moves first.",
+        "log:choice": "first player chosen",
         "deadline:choose": "The choice of who starts ends {at}",
         CHOOSE: (
             "{player} has the advantage: post `first` to move first or `second` to let {opponent} start "
