@@ -16,6 +16,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends gcc g++ libc6-d
 WORKDIR /src
 COPY constraints.txt pyproject.toml README.md ./
 COPY games ./games
+COPY seeds ./seeds
 COPY bot ./bot
 COPY migrations ./migrations
 COPY benchmarks ./benchmarks
@@ -54,7 +55,7 @@ RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
 COPY --from=build /opt/dmhost/solver /opt/dmhost/solver
 WORKDIR /app
 USER dmhost
-# The rule cards and presets are package data (games/data/); nothing is read from the working directory.
+# The rule cards and presets are the package `seeds` (seeds/); nothing is read from the working directory.
 # The solver loads the module built above (DMHOST_SOLVER_CPU: the level it was compiled for); numba's
 # just-in-time path stays as a fallback and compiles into a folder this user can write (NUMBA_CACHE_DIR
 # when writable, else ~/.cache, else /tmp), so another --user or a read-only root still solves.

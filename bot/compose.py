@@ -32,10 +32,10 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import cast
+from typing import Any, cast
 
 from bot.coaching import CoachingService
 from bot.host.confirm import Confirmations
@@ -95,33 +95,51 @@ class Stage(IntEnum):
     FOLLOW = 3
 
 
+Subscriber = Listener | BatchListener | Callable[[Any], Awaitable[None] | None]
+"""What subscribes to the bus: a host event listener (`bot.host.events`), or a listener of a core's news."""
+
+
 class Bus:
-    """The host service's events, handed to every subscriber in stage order (and, within a stage, in the
-    order they subscribed). One listener of the service; a failing subscriber is logged and the others
+    """The one bus of the process: the host service's events, handed to every subscriber in stage order
+    (and, within a stage, in the order they subscribed), and the feature cores' news (a series' next game,
+    a tournament's round, a schedule's ruling), which each core publishes here (`tell`) and faces subscribe
+    to by its type (`topic`). One listener of the service; a failing subscriber is logged and the others
     still hear the event, as the service does for its own listeners."""
 
     def __init__(self, service: MatchService) -> None:
-        self._stages: dict[Stage, list[Listener | BatchListener]] = {stage: [] for stage in Stage}
+        self._listeners: dict[tuple[type, Stage], list[Subscriber]] = {(HostEvent, stage): [] for stage in Stage}
+        """Every subscriber: (the type of what it hears, its stage) → in the order they subscribed."""
         self._service = service
         service.subscribe(self.publish)
 
-    def subscribe(self, listener: Listener | BatchListener, stage: Stage = Stage.TELL) -> None:
+    def subscribe(self, listener: Subscriber, stage: Stage = Stage.TELL, *, topic: type = HostEvent) -> None:
         """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
         is handed to the service's after-commit queues instead (it runs in its own task, off the move path,
-        once the after-commit listeners of earlier stages have handled the same events)."""
-        self._stages[stage].append(listener)
-        if mark_of(listener) is not None:
+        once the after-commit listeners of earlier stages have handled the same events). `topic`: a feature
+        core's news instead (`SeriesNews`, `TournamentEvent`, `ScheduleEvent`), heard as the core tells it."""
+        self._listeners.setdefault((topic, stage), []).append(listener)
+        if topic is HostEvent and mark_of(listener) is not None:
             self._service.subscribe(at_stage(listener, int(stage)))
 
-    def unsubscribe(self, listener: Listener | BatchListener) -> None:
+    def unsubscribe(self, listener: Subscriber) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""
-        for listeners in self._stages.values():
+        for listeners in self._listeners.values():
             if listener in listeners:
                 listeners.remove(listener)
 
-    def listeners(self) -> list[tuple[Stage, Listener | BatchListener]]:
-        """Every subscriber in the order it hears an event."""
-        return [(stage, listener) for stage in Stage for listener in self._stages[stage]]
+    def listeners(self, topic: type = HostEvent) -> list[tuple[Stage, Subscriber]]:
+        """Every subscriber of `topic` in the order it hears an event."""
+        return [(stage, listener) for stage in Stage for listener in self._listeners.get((topic, stage), [])]
+
+    async def tell(self, news: object) -> None:
+        """A feature core's news (what its `publish` is given), to every subscriber of its type, in order."""
+        for _stage, listener in self.listeners(type(news)):
+            try:
+                result = cast(Callable[[object], Awaitable[None] | None], listener)(news)
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                log.exception("subscriber failed for %s", type(news).__name__)
 
     async def publish(self, event: HostEvent) -> None:
         """Hand `event` to every subscriber in order."""
@@ -336,6 +354,7 @@ def build_scheduler(
     if not isinstance(host, Host):
         return Scheduler(schedules, wall=wall, poll_seconds=poll_seconds)
     scheduler = Scheduler(schedules, host.service, wall=wall, poll_seconds=poll_seconds, jobs=jobs)
+    scheduler.publish = host.bus.tell
     host.bus.subscribe(scheduler.on_host_event, Stage.FOLLOW)
     return scheduler
 
@@ -353,6 +372,7 @@ def build_tournaments(
     if not isinstance(host, Host):
         return TournamentService(build_service(host))
     tournaments = TournamentService(host.service, wall=wall, jobs=jobs)
+    tournaments.publish = host.bus.tell
     if rate:
         tournaments.rating_order = _by_rating(host.ratings)
     host.bus.subscribe(tournaments.on_host_event, Stage.FOLLOW)
@@ -453,7 +473,7 @@ def build_app(
         store = build_store(settings.db_url)
         service = build_service(store, heartbeat_seconds=settings.heartbeat_seconds, owns_guild=owns_guild, wall=wall)
     host = build_host(service=service)
-    series = SeriesService(service, listening=False)
+    series = SeriesService(service, listening=False, publish=host.bus.tell)
     host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
     shards = (settings.shard_count, list(settings.shard_ids)) if settings.shard_ids and settings.shard_count else None
     jobs = JobQueue(

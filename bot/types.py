@@ -12,7 +12,19 @@ from typing import Any
 
 from games.base import ClockKind, ClockSpec, Termination
 
-__all__ = ["HOLD_STATUSES", "OVER_STATUSES", "ClockKind", "ClockNotice", "EndReason", "MatchStatus", "TimeControl"]
+__all__ = [
+    "BACK",
+    "HOLD_STATUSES",
+    "OVER_STATUSES",
+    "REMINDER",
+    "VACATION",
+    "ClockKind",
+    "ClockNotice",
+    "EndReason",
+    "MatchStatus",
+    "TimeControl",
+    "days_hours",
+]
 
 EndReason = Termination
 """Why a match ended: the games' terminations plus the host's (`time`, `resign`, `award`, `agreement`, `aborted`)."""
@@ -78,6 +90,30 @@ class ClockNotice(StrEnum):
     def of_move(self) -> bool:
         """A warning about this move's time only."""
         return self.value.startswith("move_warn")
+
+
+# The correspondence clock's events (the `correspondence` rule publishes and words them) and its time text.
+REMINDER = "reminder"
+"""The event a reminder publishes: `{"event": "reminder", "player": NAME, "left": SECONDS}`."""
+VACATION = "vacation"
+"""A player's vacation began (`/dm event vacation`): their clock stands still; addressed to the opponent."""
+BACK = "vacation_over"
+"""A player's vacation ended (its time came, or they ended it): their clock runs again."""
+
+
+def days_hours(seconds: float) -> str:
+    """Time left as a correspondence room writes it: `2d 5h`, `5h 20m`, `12m`, `40s`."""
+    s = max(0, round(seconds))
+    days, rest = divmod(s, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h" if hours else f"{days}d"
+    if hours:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    if minutes:
+        return f"{minutes}m"
+    return f"{secs}s"
 
 
 @dataclass(frozen=True)

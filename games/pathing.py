@@ -2,7 +2,7 @@
 
 The 16 squares `A1`…`D4` of the pathing board are also the dots of a 3×3 Dots-and-Boxes board (the
 support board, shared with `games.boxes`): swapping two neighbouring squares fills the edge between
-their dots. Square `A1` is index 0, index = row * 4 + column. The rule card is games/data/rules/pathing.md.
+their dots. Square `A1` is index 0, index = row * 4 + column. The rule card is seeds/rules/pathing.md.
 
 Events of `apply` (first is always `move`): `boxes` and `extra_turn` (the mover acts again: fresh
 action timer), `round_end` (the round loser must now make a timed penalty pick), `penalty`,

@@ -1,5 +1,5 @@
-"""The data files the engines and the bot read (rule cards, move cards, Pathing's preset layouts), found
-inside the installed package through `importlib.resources`: from any working directory, in a wheel, a
+"""The data files the engines and the bot read (rule cards, move cards, Pathing's preset layouts): the
+top-level package `seeds`, found through `importlib.resources` from any working directory, in a wheel, a
 zip or the source tree alike."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from importlib.resources.abc import Traversable
 
 
 def data() -> Traversable:
-    """The package's data folder (`games/data/`)."""
-    return files("games") / "data"
+    """The seed data's folder (the package `seeds`, top-level `seeds/` in the source tree)."""
+    return files("seeds")
 
 
 def rules_folder() -> Traversable:

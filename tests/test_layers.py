@@ -60,9 +60,41 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
 
 
 def test_games_and_bot_have_no_import_cycles() -> None:
-    # Imports inside functions count (they run too); imports only for type checkers do not.
-    graph = grimp.build_graph("games", "bot", exclude_type_checking_imports=True, cache_dir=None)
+    # Every import counts: inside functions (they run too) and those only for type checkers (`TYPE_CHECKING`:
+    # a circle a type checker walks is a circle a reader walks).
+    graph = grimp.build_graph("games", "bot", exclude_type_checking_imports=False, cache_dir=None)
     assert _cycles(graph) == []
+
+
+DISCORD = "bot.adapters.discord."
+SHARED_DISCORD = {"errors"}
+"""Packages of `adapters/discord/` every feature may use besides the modules at its top (`_parts`, `_shared`,
+`_pictures`, `app`, ...): the error reporting."""
+
+
+def _discord_features(graph: grimp.ImportGraph) -> set[str]:
+    """The folders of the Discord adapter: one per feature (`announce`, `commands`, `overview`, ...)."""
+    inside = [m[len(DISCORD) :] for m in graph.modules if m.startswith(DISCORD)]
+    return {name.partition(".")[0] for name in inside if "." in name}
+
+
+def _feature_of(module: str, features: set[str]) -> str | None:
+    head = module[len(DISCORD) :].partition(".")[0] if module.startswith(DISCORD) else None
+    return head if head in features else None
+
+
+def test_discord_features_reach_each_other_only_through_parts() -> None:
+    # A feature imports no other feature's modules (typing imports included): it asks `parts(bot).<field>`.
+    graph = grimp.build_graph("bot", exclude_type_checking_imports=False, cache_dir=None)
+    features = _discord_features(graph)
+    crossing = sorted(
+        f"{importer} -> {imported}"
+        for importer in graph.modules
+        if (mine := _feature_of(importer, features)) is not None
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if (theirs := _feature_of(imported, features)) not in (None, mine) and theirs not in SHARED_DISCORD
+    )
+    assert {"announce", "commands", "overview", "room"} <= features and crossing == []
 
 
 def test_the_cycle_check_finds_a_cycle() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from games import registry
 from tests import ROOT
 
-DATA = ROOT / "games" / "data"
+DATA = ROOT / "seeds"
 
 
 def test_rule_cards_and_presets_from_another_working_directory(tmp_path: Path) -> None:
@@ -54,8 +54,9 @@ def test_the_wheel_carries_every_data_file(tmp_path: Path) -> None:
     )
     (wheel,) = tmp_path.glob("dmhost-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    wanted = {str(p.relative_to(ROOT)) for p in DATA.rglob("*") if p.is_file()}
+    wanted = {str(p.relative_to(ROOT)) for p in DATA.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert wanted and wanted <= names, sorted(wanted - names)
+    assert {"seeds/__init__.py", "seeds/rules/boxes.md", "seeds/pathing/layouts.json"} <= names
     assert "migrations/script.py.mako" in names
 
 

@@ -7,10 +7,10 @@
 # What it checks: the image's config (USER, HEALTHCHECK kept, CMD, /data volume); as the image's user:
 # --help, the health check unhealthy then healthy after a match, a piped match on /data, migrations, PNG
 # boards, a 3x3 solve without compiling anything; as another uid (12345, as `docker run --user`, OpenShift
-# or Kubernetes runAsUser give): a 3x3 solve and a Pathing preset (data files) from `/`; a read-only root
-# as the image's user and as uid 12345: `--read-only --tmpfs /tmp` with docker or podman; with buildah,
-# which has no --read-only, every folder outside /data that those users could write (the home folder,
-# /var/tmp, /app) is mounted read-only over itself and /tmp is a fresh tmpfs.
+# or Kubernetes runAsUser give): a 3x3 solve, a Pathing preset and a rule card (the package `seeds`) from `/`;
+# a read-only root as the image's user and as uid 12345: `--read-only --tmpfs /tmp` with docker or podman;
+# with buildah, which has no --read-only, every folder outside /data that those users could write (the home
+# folder, /var/tmp, /app) is mounted read-only over itself and /tmp is a fresh tmpfs.
 set -uo pipefail
 IMAGE=${1:?usage: smoke-image.sh IMAGE}
 # docker or podman only when they answer (a docker client without a reachable daemon does not count)
@@ -98,6 +98,7 @@ check preset        0 -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --play
 check uid-solve     0 --user 12345:0 -- python -m games solve boxes --rows 3 --cols 3
 no_compile uid-solve
 check uid-preset    0 --user 12345:0 --workdir / -- sh -c "printf 'a: A1 B1\n' | dmhost room pathing --player a --player b --opt layout=corners --db /tmp/w.db"
+check uid-seeds     0 --user 12345:0 --workdir / -- python -c "from games.resources import moves_card, rule_card; assert rule_card('boxes') and moves_card('boxes')"
 check uid-cold-jit  0 --user 12345:0 --workdir / -- sh -c "DMHOST_SOLVER_AOT=0 python -m games solve boxes --rows 2 --cols 2"
 # read-only root: the probe proves nothing outside /data and /tmp can be written, then a solve (nothing
 # compiled), a match on /data and the health check

@@ -16,8 +16,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.host import rules
 from bot.host.events import EventKind, RefusalKind
-from bot.host.rules import advantage, mulligan
 from bot.host.service import HostEvent, MatchService, Outcome
 from bot.types import MatchStatus
 from games.opponents import NoMoveError, check_level, pick
@@ -49,7 +49,8 @@ class _Seat:
     last: tuple[Any, Any] | None = None
     """(state before, move) of the bot's latest move, to avoid it again after its own mulligan."""
     avoid: list[tuple[Any, Any]] = field(default_factory=list)
-    mulligan_used: bool = False
+    undo_used: bool = False
+    """It took a move back in this match (a mulligan): it does so once."""
 
 
 class PracticeBot:
@@ -111,10 +112,10 @@ class PracticeBot:
         seat = self._seat(ev.match_id)
         if seat is None:
             return
-        if ev.kind == advantage.CHOOSE and ev.data.get("chooser") == self.player_id:
-            self._spawn(ev.match_id, "first")
-        elif ev.kind == mulligan.OFFERED and self._is_me(ev.match_id, ev.seat):
-            self._spawn(ev.match_id, "mulligan" if self._wants_mulligan(seat) else "decline")
+        turn = rules.PracticeTurn(self.player_id, self._is_me(ev.match_id, ev.seat), self._may_undo(seat))
+        answer = rules.practice(ev.kind, ev.data, turn)  # what a rule's event asks of it, as the rule says
+        if answer is not None:
+            self._spawn(ev.match_id, answer)
         else:
             self._poke(ev.match_id)
 
@@ -138,24 +139,24 @@ class PracticeBot:
         return live is not None and seat_no in live.players and live.players[seat_no].id == self.player_id
 
     @staticmethod
-    def _wants_mulligan(seat: _Seat) -> bool:
-        """The searching levels take their mulligan back (and then avoid the move that lost)."""
-        return seat.level in ("medium", "hard") and not seat.mulligan_used and seat.last is not None
+    def _may_undo(seat: _Seat) -> bool:
+        """The searching levels take their latest move back once (and then avoid the move that lost)."""
+        return seat.level in ("medium", "hard") and not seat.undo_used and seat.last is not None
 
-    def _spawn(self, match_id: int, keyword: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._say(match_id, keyword))
+    def _spawn(self, match_id: int, answer: rules.PracticeAnswer) -> None:
+        task = asyncio.get_running_loop().create_task(self._say(match_id, answer))
         self._duties.add(task)
         task.add_done_callback(self._duties.discard)
 
-    async def _say(self, match_id: int, keyword: str) -> None:
+    async def _say(self, match_id: int, answer: rules.PracticeAnswer) -> None:
         seat = self.seats.get(match_id)
-        result = await self.service.submit(match_id, self.player_id, keyword)
-        if keyword == "mulligan" and seat is not None:
-            seat.mulligan_used = True
+        result = await self.service.submit(match_id, self.player_id, answer.say)
+        if answer.undoes_last and seat is not None:
+            seat.undo_used = True
             if result.status == Outcome.ACCEPTED and seat.last is not None:
                 seat.avoid.append(seat.last)
-            else:
-                await self.service.submit(match_id, self.player_id, "decline")
+            elif answer.otherwise is not None:
+                await self.service.submit(match_id, self.player_id, answer.otherwise)
         self._poke(match_id)
 
     def _poke(self, match_id: int) -> None:

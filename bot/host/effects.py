@@ -16,9 +16,8 @@ from typing import Any, overload
 from bot.host.events import EventKind
 from bot.host.match import Batch, Live, event, match_result, started_event
 from bot.host.rules import Effects, HouseRule, Provisional
-from bot.host.rules.correspondence import BACK, REMINDER, VACATION, days_hours
 from bot.store.matches import EntryKind, NewEvent
-from bot.types import ClockKind, ClockNotice, EndReason, MatchStatus
+from bot.types import BACK, REMINDER, VACATION, ClockKind, ClockNotice, EndReason, MatchStatus, days_hours
 
 HISTORY_DEPTH = 6
 """Earlier states kept for rules that rewind (take-backs)."""

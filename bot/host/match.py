@@ -43,7 +43,6 @@ from bot.host.events import (
     TurnFacts,
 )
 from bot.host.rules import HouseRule, Provisional
-from bot.host.rules.takeback import TakeBack, from_clock
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus, TimeControl
@@ -224,8 +223,7 @@ def new_live(
         raise HostError(Refusal("options", data={"problems": exc.problems, "valid": exc.valid})) from None
     except ValueError as exc:
         raise HostError(Refusal("options", data={"detail": str(exc)})) from None
-    if not (chosen and TakeBack.key in chosen):
-        settings.update(from_clock(clock or {}))
+    settings.update(rules.from_clock(clock or {}, chosen))
     settings["clock"] = tc.kind
     order = list(players)
     if advantage is not None and advantage not in (1, 2):
@@ -300,7 +298,7 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
     settings = snap.get("settings")
     if settings is None:  # written before house rules were chosen per match: the game's defaults then
         settings = rules.defaults(ruleset.id)
-        settings.update(from_clock(snap["clocks"]["tc"]))
+        settings.update(rules.from_clock(snap["clocks"]["tc"]))
         settings["clock"] = clocks.tc.kind
     live = Live(
         id=stored.id,

@@ -64,8 +64,6 @@ def _event_text(ev: Mapping[str, Any], names: Mapping[int, str]) -> str:
         bits.append(str(ev.get("notice", "")))
     elif kind == EntryKind.TIME:
         bits.append(f"{ev.get('seconds', 0):+g} s")
-    elif "draw" in kind:  # the draw rule's entries
-        bits.append(str(ev.get("text", "")))
     return " ".join(b for b in bits if b).strip()
 
 

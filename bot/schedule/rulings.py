@@ -76,25 +76,23 @@ class Rulings:
         store.now = wall
         self.starter = starter
         self.advantage = advantage
-        self._listeners: list[Listener] = []
+        self.publish: Listener | None = None
+        """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
         self._owed: set[int] = set()
         """Matches whose end could not be recorded (a failed or ambiguous commit): retried until recorded."""
         self._settling: asyncio.Task[None] | None = None
 
-    def subscribe(self, listener: Listener) -> None:
-        """Receive every schedule event."""
-        self._listeners.append(listener)
-
     # -- events --------------------------------------------------------------------
     async def _emit(self, kind: ScheduleEventKind, sched: Schedule, **data: Any) -> None:
         ev = ScheduleEvent(kind, sched, data)
-        for listener in list(self._listeners):
-            try:
-                result = listener(ev)
-                if asyncio.iscoroutine(result):
-                    await result
-            except Exception:
-                log.exception("schedule listener failed for %s of schedule %s", kind, sched.id)
+        if self.publish is None:
+            return
+        try:
+            result = self.publish(ev)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:
+            log.exception("schedule event failed for %s of schedule %s", kind, sched.id)
 
     async def _fresh(self, schedule_id: int) -> Schedule:
         sched = await self.store.get(schedule_id)

@@ -157,7 +157,8 @@ class SeriesService:
 
     service: MatchService
     _by_match: dict[int, Series] = field(default_factory=dict)
-    _listeners: list[Listener] = field(default_factory=list)
+    publish: Listener | None = None
+    """Where its news goes: the composition root's bus (`Bus.tell`); None: nobody hears it."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     listening: bool = True
@@ -170,10 +171,6 @@ class SeriesService:
     @property
     def _engine(self) -> Any:
         return self.service.store.engine
-
-    def subscribe(self, listener: Listener) -> None:
-        """Hear about every new game and every series' end, once stored."""
-        self._listeners.append(listener)
 
     def of_match(self, match_id: int) -> Series | None:
         """The series a match belongs to (as it stands now), if any."""
@@ -378,13 +375,15 @@ class SeriesService:
             await self._emit(SeriesNews(NewsKind.NEXT, self._by_match[next_id], next_id, match_id))
 
     async def _emit(self, news: SeriesNews) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(news)
-                if asyncio.iscoroutine(result):
-                    await result
-            except Exception:
-                log.exception("series listener failed for %s", news.kind)
+        """Every new game and every series' end, once stored, to `publish`."""
+        if self.publish is None:
+            return
+        try:
+            result = self.publish(news)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:
+            log.exception("series news failed for %s", news.kind)
 
     # -- reading (for the review pages) --------------------------------------------
     async def series_of(self, match_id: int, player_ids: Sequence[str]) -> Series | None:

@@ -76,7 +76,8 @@ class TournamentCore(ABC):
         self.wall = wall or utcnow
         self.instance = instance or process_name()
         self.poll_seconds = poll_seconds
-        self._listeners: list[TournamentListener] = []
+        self.publish: TournamentListener | None = None
+        """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
         self._locks: dict[int, asyncio.Lock] = {}
         self._opening: dict[int, asyncio.Lock] = {}
         self._listening = False
@@ -138,10 +139,6 @@ class TournamentCore(ABC):
     @abstractmethod
     async def _open_matches(self, tid: int) -> None:
         """Open (or rule) every game of the round that is due (`opening`)."""
-
-    def subscribe(self, listener: TournamentListener) -> None:
-        """Receive every tournament event."""
-        self._listeners.append(listener)
 
     # -- reading -------------------------------------------------------------------
     async def get(self, tid: int) -> Tournament:
@@ -323,10 +320,11 @@ class TournamentCore(ABC):
 
     async def _emit(self, tid: int, kind: TournamentEventKind, data: dict[str, Any]) -> None:
         ev = TournamentEvent(tid, kind, data)
-        for listener in list(self._listeners):
-            try:
-                result = listener(ev)
-                if asyncio.iscoroutine(result):
-                    await result
-            except Exception:
-                log.exception("tournament listener failed for %s", kind)
+        if self.publish is None:
+            return
+        try:
+            result = self.publish(ev)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:
+            log.exception("tournament event failed for %s", kind)

@@ -372,7 +372,7 @@ class EliminationProgress:
 TIE_REPLAYS: Final = 1
 """How many times a drawn elimination pairing is replayed (colours swapped) before the decider: the higher
 seed advances. Without an end, two players who always draw (practice bots on a small board) would replay
-for ever (games/data/rules/tournaments.md)."""
+for ever (seeds/rules/tournaments.md)."""
 
 
 def elimination_progress(round_: Round) -> EliminationProgress:

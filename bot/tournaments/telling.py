@@ -14,16 +14,9 @@ class BadName(ValueError):
     """A player name `join` cannot take (see `bot.playernames`)."""
 
 
-def listen(service: TournamentService, tid: int) -> list[TournamentEvent]:
-    """The events of tournament `tid` from now on, collected in the returned list."""
-    seen: list[TournamentEvent] = []
-
-    def keep(ev: TournamentEvent) -> None:
-        if ev.tournament_id == tid:
-            seen.append(ev)
-
-    service.subscribe(keep)
-    return seen
+def of_tournament(events: list[TournamentEvent], tid: int) -> list[TournamentEvent]:
+    """The events of tournament `tid` among those heard (a command hears them on the bus)."""
+    return [ev for ev in events if ev.tournament_id == tid]
 
 
 def _listed(names: list[str]) -> str:

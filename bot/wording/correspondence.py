@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.host.rules.correspondence import VACATION
+from bot.types import VACATION
 
 Name = Callable[[int | None], str]
 

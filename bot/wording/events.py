@@ -7,8 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, EventKind, HostEvent, Refusal, TurnFacts
-from bot.host.rules import correspondence
-from bot.types import OVER_STATUSES, ClockKind, ClockNotice, MatchStatus
+from bot.types import BACK, OVER_STATUSES, VACATION, ClockKind, ClockNotice, MatchStatus, days_hours
 from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_words, seconds
 from bot.wording.correspondence import away_event, away_note
 from bot.wording.overview import result_sentence
@@ -137,7 +136,6 @@ def clock_line(facts: ClockFacts, name: Name) -> str:
 
 def correspondence_left(rem: Mapping[str, float]) -> str:
     """A correspondence clock in days and hours: `1d 20h` (`+ 3d bank` when the player has saved time)."""
-    from bot.host.rules.correspondence import days_hours
 
     bank = f" + {days_hours(rem['reserve'])} bank" if rem["reserve"] > 0 else ""
     return f"{days_hours(rem['move'])}{bank}"
@@ -186,7 +184,7 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         return f"Match {d['match']} continues. {now_turn}"
     if kind == EventKind.ABORTED:
         return f"Match {d['match']} was aborted by the host."
-    if kind in (correspondence.VACATION, correspondence.BACK):
+    if kind in (VACATION, BACK):
         return away_event(kind, d, name)
     if kind == EventKind.TIME:
         verb = "gets" if float(d["seconds"]) >= 0 else "loses"

@@ -10,12 +10,24 @@ Several values in one move property (`W[qh][qi]`) are several dots of that colou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from games.base import MoveError, play_text
+from games.base import AnyRuleset, MoveError, play_text
 
-if TYPE_CHECKING:
-    from games.dots import DotsOptions, DotsRuleset, Move
+
+class _Start(Protocol):
+    """What the export reads of Dots' options (`games.dots.DotsOptions`; typed here, not imported, so that
+    this module and the package it serves import each other in one direction only)."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def start(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -151,7 +163,7 @@ def _sgf_point(x: int, y: int) -> str:
     return _LETTERS[x] + _LETTERS[y]
 
 
-def export_sgf(ruleset: DotsRuleset, options: DotsOptions, moves: Sequence[Move]) -> str:
+def export_sgf(ruleset: AnyRuleset, options: _Start, moves: Sequence[tuple[int, int]]) -> str:
     """The record of a game played from `options`' start; the moves are checked by replaying."""
     from games.dots.field import END, STOP
     from games.dots.start import start_dots

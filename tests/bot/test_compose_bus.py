@@ -5,12 +5,16 @@ subscriber that fails keeps no other from hearing it."""
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
-from bot.compose import Stage, build_host
+from bot.compose import Stage, build_host, build_scheduler, build_tournaments
 from bot.host.events import Listener
 from bot.host.service import HostEvent, PlayerRef
+from bot.schedule import ScheduleEvent
+from bot.tournaments.service import TournamentEvent
+from tests import ROOT
 
 
 async def test_stages_order_the_subscribers_and_a_failure_stops_nobody(
@@ -69,3 +73,39 @@ async def test_an_unsubscribed_face_hears_nothing_more(sqlite_url: str) -> None:
         assert heard == []
     finally:
         await host.close()
+
+
+async def test_the_cores_publish_through_the_bus_and_keep_no_subscribers(sqlite_url: str) -> None:
+    # Series, tournaments and schedules tell their news to the root's bus (`publish`); faces hear it by its
+    # type, each in the order they subscribed, and a failing one stops nobody.
+    host = build_host(sqlite_url)
+    try:
+        tournaments = build_tournaments(host)
+        scheduler = build_scheduler(host, poll_seconds=None)
+        assert tournaments.publish == host.bus.tell and scheduler.publish == host.bus.tell
+        heard: list[str] = []
+
+        def fails(ev: TournamentEvent) -> None:
+            raise RuntimeError("a face fails")
+
+        host.bus.subscribe(fails, topic=TournamentEvent)
+        host.bus.subscribe(lambda ev: heard.append(f"tournament {ev.kind}"), topic=TournamentEvent)
+        host.bus.subscribe(lambda ev: heard.append(f"schedule {ev.kind}"), topic=ScheduleEvent)
+        host.bus.subscribe(lambda ev: heard.append(f"host {ev.kind}"))
+        await host.service.start()
+        tid = await tournaments.create("cup", "boxes", "swiss", rounds=1, by="test")
+        await tournaments.join(tid, "ann", "ann")
+        assert heard and all(line.startswith("tournament ") for line in heard)
+        assert [stage for stage, _ in host.bus.listeners(TournamentEvent)] == [Stage.TELL, Stage.TELL]
+    finally:
+        await host.close()
+
+
+def test_one_subscribe_besides_the_hosts_queues() -> None:
+    # The listener lists of bot/: the bus, and the host service's own (its after-commit queues).
+    found = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "bot").rglob("*.py")
+        if re.search(r"^\s+def subscribe\(", path.read_text(), re.M)
+    )
+    assert found == ["bot/compose.py", "bot/host/core.py"]

@@ -1,4 +1,4 @@
-"""The short "how to write moves" cards (`games/data/rules/moves/`, shown by `/dm rules`): one per game, at
+"""The short "how to write moves" cards (`seeds/rules/moves/`, shown by `/dm rules`): one per game, at
 most 1000 characters, and the moves written in one are read by the game's own parser."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from games import registry
 from games.base import play_text
 from tests.games.test_pathing import IN_ORDER
 
-CARDS = Path(__file__).parents[2] / "games" / "data" / "rules" / "moves"
+CARDS = Path(__file__).parents[2] / "seeds" / "rules" / "moves"
 SETUP = "setup red F7 blue E5 G5"
 # The line that leads to where a card's example can be played (default: the start).
 BEFORE: dict[str, dict[str, list[str]]] = {

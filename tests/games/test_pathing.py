@@ -22,7 +22,7 @@ from games.pathing import RULESET as R
 from games.pathing import PathingState, board_text, has_line, parse_board
 from tests import ROOT
 
-LAYOUTS = ROOT / "games" / "data" / "pathing" / "layouts.json"
+LAYOUTS = ROOT / "seeds" / "pathing" / "layouts.json"
 
 # Every edge in index order: the round is won 6-3 by blue (seat 2), who also makes the last swap.
 IN_ORDER = [

@@ -28,7 +28,7 @@ SUBPROCESS_GAMES = 4
 SEEDS = [int(os.environ["DMHOST_TEST_SEED"])] if os.environ.get("DMHOST_TEST_SEED") else [20261123]
 LAYOUT_PRESETS: dict[str, str] = {
     name: entry["layout"]
-    for name, entry in json.loads((ROOT / "games" / "data" / "pathing" / "layouts.json").read_text()).items()
+    for name, entry in json.loads((ROOT / "seeds" / "pathing" / "layouts.json").read_text()).items()
 }
 
 # -- the referee ---------------------------------------------------------------------------

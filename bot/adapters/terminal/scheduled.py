@@ -162,7 +162,7 @@ class ScheduledRoom(Room):
             self.host, only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
         )
         store = self.scheduler.store
-        self.scheduler.subscribe(self._on_schedule)
+        self.host.bus.subscribe(self._on_schedule, topic=ScheduleEvent)
         sched = await store.get(self.schedule_id)
         if sched is None:
             raise HostError(

@@ -28,7 +28,7 @@ from bot.playernames import name_problem
 from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
-from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentRefused, TournamentService
+from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentEvent, TournamentRefused, TournamentService
 from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
@@ -47,13 +47,17 @@ class Elsewhere(Exception):
 
 @contextlib.asynccontextmanager
 async def open_tournaments(
-    url: str, resume_of: int | None, bot_level: str | None = None, leases: list[HostLease] | None = None
+    url: str,
+    resume_of: int | None,
+    bot_level: str | None = None,
+    leases: list[HostLease] | None = None,
+    heard: list[TournamentEvent] | None = None,
 ) -> AsyncIterator[TournamentService]:
     """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
     tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
     level searches with is made ready first, before any of the matches' clocks runs again. With `resume_of`
     the tournament's lease is taken first (`Elsewhere` while another process holds it) and appended to
-    `leases`."""
+    `leases`. `heard`: every tournament event from then on is appended to it (from the bus)."""
     store = build_store(url)
     await store.open()
     wanted: set[int] = set()
@@ -72,6 +76,8 @@ async def open_tournaments(
         leases.append(parts.lease)
     await host.start(select=lambda m: m.id in wanted)
     service = build_tournaments(parts, rate=True)  # listening to the host, seeded by its ratings
+    if heard is not None:
+        parts.bus.subscribe(heard.append, topic=TournamentEvent)
     try:
         await parts.catch_up()  # matches that ended while no command listened are rated, in order
         await service.catch_up()
@@ -262,7 +268,8 @@ def run(args: argparse.Namespace, url: str) -> int:
         resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
         bots = getattr(args, "bot", None) if command == "play" else None
         leases: list[HostLease] = []
-        async with open_tournaments(url, resume, bots, leases) as service:
+        heard: list[TournamentEvent] = []
+        async with open_tournaments(url, resume, bots, leases, heard) as service:
             if command == "create":
                 tid = await service.create(
                     args.name,
@@ -290,7 +297,7 @@ def run(args: argparse.Namespace, url: str) -> int:
                 return 0
             tid = args.id
             await service.get(tid)
-            told = telling.listen(service, tid)
+            since = len(heard)  # what this command causes from here on is said below
             if command == "join":
                 taken = [e.name for e in await service.entries(tid) if not e.withdrawn and e.name not in args.names]
                 if (bad := name_problem(args.names, taken)) is not None:
@@ -316,6 +323,7 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await play_out(service, tid, args.bot, lease=leases[0] if leases else None, progress=progress)
             await service.host.drained()  # what a match's end moves on (after the commit) is shown below
             if not getattr(args, "json", False):
+                told = telling.of_tournament(heard[since:], tid)
                 for line in await telling.lines(service, tid, told, url):
                     print(line)
             if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):

@@ -1,7 +1,7 @@
 """House rules: which a game takes, its Death Match defaults, and the rule objects of one match.
 
 A host sets them per match with `K=V` pairs (`takeback=5 mulligan=1 clock=grace`); see each game's
-rule card in `games/data/rules/`. Every module of this package is imported here, and each `HouseRule`
+rule card in `seeds/rules/`. Every module of this package is imported here, and each `HouseRule`
 subclass in it registers itself (`HouseRule.registry`): a new rule is one new module.
 """
 
@@ -21,6 +21,8 @@ from bot.host.rules.base import (
     MatchView,
     Note,
     OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
     Provisional,
     Refused,
     RuleDeadline,
@@ -38,6 +40,8 @@ __all__ = [
     "MatchView",
     "Note",
     "OpenAction",
+    "PracticeAnswer",
+    "PracticeTurn",
     "Provisional",
     "Refused",
     "RuleDeadline",
@@ -48,17 +52,27 @@ __all__ = [
     "clock_overrides",
     "defaults",
     "describe",
+    "discover",
+    "from_clock",
     "keyword_actions",
     "log_rewind",
     "parse",
     "phrase_action",
+    "practice",
     "redraw_kinds",
     "tentative_kinds",
     "withdraw_action",
 ]
 
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
+
+def discover() -> None:
+    """Import every module of this package's folders (`__path__`): each `HouseRule` subclass in one registers
+    itself. Run once here; a module already imported is not imported again."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+discover()
 
 REGISTRY: list[type[HouseRule]] = HouseRule.registry
 """Every house rule, in the order their hooks run."""
@@ -105,6 +119,20 @@ def clock_overrides(
     else:
         out.setdefault("reserve", 300)
     return out
+
+
+def from_clock(clock: Mapping[str, Any], chosen: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The settings a clock's fields carry (`HouseRule.from_clock`), except for rules the host chose itself."""
+    out: dict[str, Any] = {}
+    for rule in REGISTRY:
+        if not (chosen and rule.key in chosen):
+            out.update(rule.from_clock(clock))
+    return out
+
+
+def practice(kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+    """What the practice opponent posts for an event, as the rule that publishes it says (`HouseRule.practice`)."""
+    return next((said for rule in REGISTRY if (said := rule.practice(kind, data, bot)) is not None), None)
 
 
 def build(game: str, settings: Mapping[str, Any]) -> list[HouseRule]:

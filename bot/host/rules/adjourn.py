@@ -47,6 +47,12 @@ class Adjournment(HouseRule):
     of accepting, lets the proposal lapse."""
 
     key: ClassVar[str] = "adjourn"
+    card: ClassVar[str | None] = (
+        "`adjourn=on|off` (off by default): a player proposes a rest with `adjourn for 30m` (or `2h`, `1d`; at\n"
+        "most 7 days); the opponent agrees with `accept adjournment` (or the button) before their own move, else\n"
+        "the proposal lapses. While adjourned both clocks are stopped and nobody moves; at the agreed time the\n"
+        "match resumes by itself, with the clock of the player on move running again where it stood."
+    )
     order: ClassVar[int] = 75
     games: ClassVar[tuple[str, ...] | None] = ("boxes", "trax", "dots", "pathing", "dotdash")
     default: ClassVar[Any] = False

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.host.rules.base import (
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
+    Refused,
+)
 from bot.types import MatchStatus
 
 CHOOSE = "choose"
@@ -18,6 +29,12 @@ class AdvantageChoice(HouseRule):
     """With `advantage`, one player chooses who moves first; if the time for one move runs out, they do."""
 
     key: ClassVar[str] = "advantage"
+    card: ClassVar[str | None] = (
+        "**Who starts, with an advantage.** When the host gives one player the advantage, that player posts\n"
+        "`first` or `second` (or uses the buttons). They have the time of one move for it (`move`, 60 s\n"
+        "by default); if they let it run out, they move first — the choice was theirs, and so is the first\n"
+        "move. A host pause stops this timer like every other."
+    )
     order: ClassVar[int] = 10
     settable: ClassVar[bool] = False
     holds: ClassVar[tuple[MatchStatus, ...]] = (MatchStatus.HELD,)
@@ -35,6 +52,7 @@ class AdvantageChoice(HouseRule):
         "not_player:second": "Only a player of this match can choose.",
         "held:advantage": "Waiting for the advantage player to choose who starts.",
         "choice_timeout": "{player} did not choose in time, so {player} moves first.",
+        "log:choice": "first player chosen",
         "deadline:choose": "The choice of who starts ends {at}",
         CHOOSE: (
             "{player} has the advantage: post `first` to move first or `second` to let {opponent} start "
@@ -48,6 +66,11 @@ class AdvantageChoice(HouseRule):
 
     def __init__(self) -> None:
         self.chooser: int | None = None
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """The practice opponent with the advantage moves first."""
+        return PracticeAnswer(FIRST.keywords[0]) if kind == CHOOSE and data.get("chooser") == bot.player_id else None
 
     def open_actions(self, m: MatchView) -> list[OpenAction]:
         """First or second, while the choice is open."""

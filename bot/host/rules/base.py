@@ -31,6 +31,8 @@ __all__ = [
     "MatchView",
     "Note",
     "OpenAction",
+    "PracticeAnswer",
+    "PracticeTurn",
     "Provisional",
     "Refused",
     "RuleDeadline",
@@ -63,6 +65,9 @@ class Action:
     """Its button belongs to one moment (a ply): once that is gone, a click is refused as stale."""
     answered_when_off: bool = False
     """In a match without the rule its phrases are still answered (`no_rule:<name>`), not read as chat."""
+    command: bool = False
+    """It is also a slash command of its own, `/dm <name>` (generated from this declaration): its description
+    is the rule's words `command:<name>`, its reply `done:<name>` (with `{match}`)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,28 @@ class MatchView(Protocol):
 
     def final_at_once(self, seat: int) -> bool:
         """Whether a seat's moves are final when played (the practice opponent never takes one back)."""
+
+
+@dataclass(frozen=True)
+class PracticeTurn:
+    """What the practice opponent knows when a rule's event may ask something of it: its `player_id`,
+    `mine`: the event is addressed to its seat, `may_undo`: it would take its latest move back (a searching
+    level that has a move to take back and has not taken one back in this match)."""
+
+    player_id: str
+    mine: bool
+    may_undo: bool
+
+
+@dataclass(frozen=True)
+class PracticeAnswer:
+    """What the practice opponent posts for a rule's event: `say`; `undoes_last`: that takes its latest move
+    back (it avoids that move afterwards, and does so once a match); `otherwise`: posted when `say` did not
+    take its move back."""
+
+    say: str
+    undoes_last: bool = False
+    otherwise: str | None = None
 
 
 @dataclass(frozen=True)
@@ -248,6 +275,9 @@ class HouseRule:
     what the turn line says while it holds the match (`held:<key>`), how a match's settings say it
     (`setting:<key>`, with `{value}` and `{s}`) and, for an event it pings, the words spoken to that player
     (`ping:<kind>`). `{turn}` in an event's template is the turn line after it."""
+    card: ClassVar[str | None] = None
+    """Its bullet in the house rules of the rule cards of the games that take it (`cards.py`; without the
+    leading `- `, a line break where the card breaks the line)."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 
@@ -270,6 +300,17 @@ class HouseRule:
     def default_for(cls, game: str) -> Any:
         """The Death Match default in `game`."""
         return cls.game_defaults.get(game, cls.default)
+
+    @classmethod
+    def card_default(cls, game: str) -> str | None:
+        """Its Death Match default in `game` as the card's "Defaults" line says it (`takeback=0` (off)), or
+        None when it has none there."""
+        if not cls.in_defaults:
+            return None
+        value = cls.default_for(game)
+        if isinstance(value, bool):
+            return f"`{cls.key}={'on' if value else 'off'}`"
+        return f"`{cls.key}={value:g}`" + ("" if value else " (off)")
 
     @classmethod
     def parse(cls, text: str) -> Any:
@@ -317,6 +358,18 @@ class HouseRule:
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """The ply a logged entry of this rule (`kind`, `data`) takes the line of play back to, read at `ply`
         (None: it undoes nothing). Every reader of a stored log rewinds through this (`rules.log_rewind`)."""
+        return None
+
+    @classmethod
+    def from_clock(cls, clock: Mapping[str, Any]) -> dict[str, Any]:
+        """This rule's setting carried by a clock's fields (`--clock takeback=5`, an old snapshot's time
+        control): `{key: value}`, or empty when the clock says nothing of it."""
+        return {}
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """The practice opponent's policy for this rule's event `kind` (`data`): what it posts, or None when
+        the event asks nothing of it (it then just looks at the position again)."""
         return None
 
     withdraw: ClassVar[str | None] = None

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from bot.host.rules.base import HouseRule, RulesError
 from bot.types import ClockKind
+from games import registry
 
 KINDS = (ClockKind.GRACE, ClockKind.MOVE_RESERVE)
 
@@ -14,9 +15,19 @@ class ClockChoice(HouseRule):
     """A setting only: the clock kind is read when the match's time control is made; no hooks."""
 
     key: ClassVar[str] = "clock"
+    card: ClassVar[str | None] = (
+        "`clock=grace`: the one-grace clock instead of move + reserve (10 minutes of grace unless the\n"
+        "host sets `grace`). `clock=move_reserve` gives a 5-minute reserve unless the host sets `reserve`."
+    )
     order: ClassVar[int] = 35
     default: ClassVar[Any] = None
     in_defaults: ClassVar[bool] = False
+
+    @classmethod
+    def card_default(cls, game: str) -> str | None:
+        """The game's own clock kind."""
+        ruleset = registry.get(game)
+        return f"`{cls.key}={ruleset.default_clock(ruleset.parse_options({})).kind}`"
 
     @classmethod
     def parse(cls, text: str) -> Any:

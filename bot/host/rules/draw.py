@@ -24,6 +24,11 @@ class DrawOffer(HouseRule):
     match with no winner, by agreement."""
 
     key: ClassVar[str] = "draw"
+    card: ClassVar[str | None] = (
+        "`draw=on|off` (off by default): a player may offer a draw with `offer draw` (or the button); the\n"
+        "opponent accepts with `accept draw` (or the button) before making their own move, else the offer\n"
+        "lapses. An accepted offer ends the match with no winner, by agreement (`reason: agreement`)."
+    )
     order: ClassVar[int] = 70
     default: ClassVar[Any] = False
     in_defaults: ClassVar[bool] = False
@@ -42,6 +47,9 @@ class DrawOffer(HouseRule):
         "log:draw_offer": "draw offered",
         "log:draw_accepted": "draw accepted",
         "log:draw_lapsed": "draw offer lapsed",
+        "logline:draw_offer": "{text}",
+        "logline:draw_accepted": "{text}",
+        "logline:draw_lapsed": "{text}",
         "no_rule:offer_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
         "no_rule:accept_draw": "This match has no draw offers (a host starts one with the rule `draw=on`).",
     }

@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
+from bot.host.rules.base import (
+    Action,
+    Effects,
+    HouseRule,
+    Log,
+    MatchView,
+    Note,
+    OpenAction,
+    PracticeAnswer,
+    PracticeTurn,
+    Refused,
+    RulesError,
+)
 from bot.types import MatchStatus
 
 OFFER_SECONDS = 60.0
@@ -14,7 +26,7 @@ USED = "mulligan"
 """The event and log entry of a mulligan used."""
 OFFERED = "mulligan_offer"
 """The event and log entry of a mulligan offered to the loser."""
-USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary")
+USE = Action("mulligan", ("mulligan", "use mulligan"), "mull", "Use mulligan", "primary", command=True)
 DECLINE = Action("decline", ("decline", "no mulligan", "decline mulligan"), "decl", "Decline mulligan")
 
 
@@ -22,6 +34,14 @@ class Mulligan(HouseRule):
     """`count` mulligans per player; a win against a player who still has one waits for their answer."""
 
     key: ClassVar[str] = "mulligan"
+    card: ClassVar[str | None] = (
+        "`mulligan=N`: each player may rewind N times (0 = none). On your own turn, or right after a\n"
+        "result the board decided against you, your own last turn and everything played after it are\n"
+        "undone and it is your turn again: usually that is your turn and your opponent's reply; when your\n"
+        "own move handed your opponent the win, nothing came after it and only your turn is undone. Your\n"
+        "clock restarts; a used grace stays used. A decided result waits up to 60 s for `mulligan` or\n"
+        "`decline` (silence confirms it). Losses on time, by resignation or by the host's award are final."
+    )
     order: ClassVar[int] = 30
     default: ClassVar[Any] = 0
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 1}
@@ -35,6 +55,8 @@ class Mulligan(HouseRule):
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"mulligan": "offer"}
     words: ClassVar[Mapping[str, str]] = {
+        "command:mulligan": "Use your mulligan (Trax)",
+        "done:mulligan": "Mulligan used in match {match}.",
         "mulligan": "{player} used their mulligan: the last {rewound} turn(s) are rewound. {turn}",
         "mulligan_offer": (
             "{winner} completed a {reason}. {loser}, you still have your mulligan: "
@@ -66,6 +88,16 @@ class Mulligan(HouseRule):
     def log_rewind(cls, kind: str, data: Mapping[str, Any], ply: int) -> int | None:
         """A logged mulligan goes back to the ply before the user's own last turn (`to_ply`)."""
         return min(ply, int(data.get("to_ply", ply))) if kind == USED else None
+
+    @classmethod
+    def practice(cls, kind: str, data: Mapping[str, Any], bot: PracticeTurn) -> PracticeAnswer | None:
+        """Offered its mulligan, the practice opponent takes it when it would take its move back (and avoids
+        that move afterwards), else declines."""
+        if kind != OFFERED or not bot.mine:
+            return None
+        if not bot.may_undo:
+            return PracticeAnswer(DECLINE.keywords[0])
+        return PracticeAnswer(USE.keywords[0], undoes_last=True, otherwise=DECLINE.keywords[0])
 
     def __init__(self, count: int, offer_seconds: float = OFFER_SECONDS) -> None:
         self.count = count

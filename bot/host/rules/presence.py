@@ -11,7 +11,7 @@ from bot.types import ClockKind
 NO_ANSWER = "no confirmation in time"
 CLEARED = "presence_ok"
 """The event of a player in grace cleared to move."""
-READY = Action("ready", ("ready",))
+READY = Action("ready", ("ready",), command=True)
 HERE = Action("here", ("here", "i'm here", "im here"), "here", "I'm here", "success")
 
 
@@ -19,6 +19,11 @@ class GracePresence(HouseRule):
     """With the one-grace clock: `ready` stops the clock for one presence check per grace, never more."""
 
     key: ClassVar[str] = "presence"
+    card: ClassVar[str | None] = (
+        "**In grace.** `ready` asks your opponent to confirm they are here (`here`); the clock stops for\n"
+        "that one check only: a second `ready` in the same grace is refused and stops nothing, so nobody\n"
+        "stays in grace longer than the grace limit plus one presence window."
+    )
     order: ClassVar[int] = 40
     settable: ClassVar[bool] = False
     actions: ClassVar[tuple[Action, ...]] = (READY, HERE)
@@ -27,6 +32,10 @@ class GracePresence(HouseRule):
     pings: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
     words: ClassVar[Mapping[str, str]] = {
+        "log:ready": "ready",
+        "log:here": "presence",
+        "command:ready": "Say you are ready to move from grace (Trax)",
+        "done:ready": "Your opponent has been asked to confirm they are here.",
         "ready_not_in_grace": "`ready` is for a player in grace, on their turn.",
         "ready_cleared": "You are cleared to move.",
         "ready_waiting": "Already asked: waiting for {other} to confirm they are here.",

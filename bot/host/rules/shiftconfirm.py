@@ -12,6 +12,10 @@ class ShiftConfirm(HouseRule):
     """Asks before playing a move the engine says loses by shifting; `confirm` plays it."""
 
     key: ClassVar[str] = "shiftconfirm"
+    card: ClassVar[str | None] = (
+        "`shiftconfirm=on|off`: ask before playing a move that lowers your own five-row count and so\n"
+        "loses at once (`confirm` plays it). Off: such a move is played, and loses, without asking."
+    )
     order: ClassVar[int] = 60
     games: ClassVar[tuple[str, ...] | None] = ("dotdash",)
     default: ClassVar[Any] = True

@@ -39,6 +39,10 @@ class TakeBack(HouseRule):
     """Moves are final only `seconds` after they are played (deleting, editing or `take back` undoes them)."""
 
     key: ClassVar[str] = "takeback"
+    card: ClassVar[str | None] = (
+        "`takeback=SECONDS`: each legal move stays provisional that long; its author may take it back by\n"
+        "deleting or editing the message, or posting `take back` / `undo` (0 = moves are final at once)."
+    )
     order: ClassVar[int] = 20
     default: ClassVar[Any] = 0.0
     game_defaults: ClassVar[Mapping[str, Any]] = {"trax": 5.0}
@@ -50,6 +54,12 @@ class TakeBack(HouseRule):
     withdraw: ClassVar[str | None] = TAKE_BACK.name
     needs_history: ClassVar[bool] = True
     legacy_timers: ClassVar[Mapping[str, str]] = {"commit": "commit"}
+
+    @classmethod
+    def from_clock(cls, clock: Mapping[str, Any]) -> dict[str, Any]:
+        """The clock's take-back field (`from_clock`)."""
+        return from_clock(clock)
+
     words: ClassVar[Mapping[str, str]] = {
         "provisional": (
             "{player} played {move}. It becomes final in {seconds:g} s "

@@ -13,6 +13,9 @@ class ThreeSameRestart(HouseRule):
     """Once per match (for both players together), a three-same attempt restarts the mover's clock."""
 
     key: ClassVar[str] = "threesame"
+    card: ClassVar[str | None] = (
+        "`threesame=on|off`: the once-per-match clock restart for a three-of-a-colour attempt (above)."
+    )
     order: ClassVar[int] = 50
     games: ClassVar[tuple[str, ...] | None] = ("trax",)
     default: ClassVar[Any] = True

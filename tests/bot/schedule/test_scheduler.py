@@ -65,7 +65,7 @@ class Rig:
 
 def make_scheduler(service: MatchService, events: Events, wall: Callable[[], dt.datetime]) -> Scheduler:
     scheduler = Scheduler(ScheduleStore(service.store.engine), service, wall=wall, poll_seconds=None)
-    scheduler.subscribe(events)
+    scheduler.publish = events
     service.subscribe(scheduler.on_host_event)
     return scheduler
 
@@ -290,8 +290,8 @@ async def test_claims_are_exclusive(rig: Rig) -> None:
     a = Scheduler(ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None)
     b = Scheduler(ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None)
     seen = Events(rig.wall)
-    a.subscribe(seen)
-    b.subscribe(seen)
+    a.publish = seen
+    b.publish = seen
     counts = await asyncio.gather(a.run_due(), b.run_due())
     jobs = await rig.scheduler.store.jobs_of(s.id)
     assert sum(counts) == len(jobs) == 4  # 10 min reminder, check-in, start, no-show: each claimed by one
@@ -370,7 +370,7 @@ def _other(rig: Rig, starter: Any = None, events: Events | None = None) -> Sched
         ScheduleStore(rig.service.store.engine), rig.service, wall=rig.wall, poll_seconds=None, starter=starter
     )
     if events is not None:
-        other.subscribe(events)
+        other.publish = events
     return other
 
 

@@ -24,7 +24,7 @@ async def play_one_box(service: MatchService, match_id: int) -> None:
 
 def news_log(series: SeriesService) -> list[SeriesNews]:
     heard: list[SeriesNews] = []
-    series.subscribe(heard.append)
+    series.publish = heard.append
     return heard
 
 

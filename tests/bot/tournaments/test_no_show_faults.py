@@ -47,7 +47,7 @@ async def test_a_no_show_forfeit_stores_one_match_for_its_pairing(migrated_db_ur
     await host.start()
     service = TournamentService(host, wall=loop_wall())
     told: list[TournamentEvent] = []
-    service.subscribe(told.append)
+    service.publish = told.append
     await service.start()
     try:
         tid = await service.create("Night", "boxes", "roundrobin", options=OPTIONS, no_show_s=300)

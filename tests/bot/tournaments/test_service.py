@@ -41,7 +41,7 @@ async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, E
     host = await make_service(migrated_db_url)
     service = TournamentService(host)
     events = Events()
-    service.subscribe(events)
+    service.publish = events
     await service.start()
     yield service, events
     await service.close()  # its jobs runner stops before the database closes

@@ -70,7 +70,7 @@ def test_a_bad_argument_in_a_fresh_process_is_one_line() -> None:
 
 
 def test_an_elimination_where_every_game_is_drawn_ends() -> None:
-    """Each tie is replayed once with colours swapped, then the higher seed advances (games/data/rules/tournaments.md):
+    """Each tie is replayed once with colours swapped, then the higher seed advances (seeds/rules/tournaments.md):
     both games of every pairing are listed and seed 1 wins (was: replayed for ever, so refused)."""
     proc = subprocess.run(
         [sys.executable, "-m", "bot.ops.cli", "tournament", "simulate", "--format", "elimination",

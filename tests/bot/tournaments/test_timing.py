@@ -51,7 +51,7 @@ async def host(migrated_db_url: str) -> AsyncIterator[MatchService]:
 async def _tour(host: MatchService, wall: Callable[[], dt.datetime] | None = None) -> tuple[TournamentService, Events]:
     service = TournamentService(host, wall=wall or loop_wall())
     events = Events()
-    service.subscribe(events)
+    service.publish = events
     await service.start()
     return service, events
 
@@ -299,7 +299,7 @@ async def test_a_tournaments_times_are_jobs_of_the_one_jobs_runner(host: MatchSe
     jobs = JobQueue(host.store.engine, clock=wall)
     service = TournamentService(host, wall=wall, jobs=jobs)
     events = Events()
-    service.subscribe(events)
+    service.publish = events
     await service.start()
     jobs.start()
     try:

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
+from bot.adapters.discord._decider import decider_name
 from bot.adapters.discord._parts import parts
+from bot.adapters.discord._pictures import deadline_line, pending_result, picture, player_label, zoom_picture
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
-from bot.adapters.discord.announce._decider import decider_name
 from bot.adapters.discord.announce._views import buttons
 from bot.host import rules
 from bot.host.events import EventKind
@@ -60,17 +61,12 @@ from bot.adapters.discord.announce._board import (
     LineKind,
     Room,
     changes_board,
-    deadline_line,
     logged_record,
     open_actions,
-    pending_result,
-    picture,
     ping_kinds,
-    player_label,
     quiet,
     record_text,
     result_line,
-    zoom_picture,
 )
 
 log = logging.getLogger(__name__)

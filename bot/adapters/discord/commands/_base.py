@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord._parts import parts
+from bot.adapters.discord._parts import OverviewPart, parts
 from bot.adapters.discord._shared import find_match, may_read_room, require_host, respond
 from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
@@ -65,6 +65,13 @@ class CommandsBase(commands.Cog):
         if not may_read_room(interaction, live.channel_id, [p.id for p in live.players.values()]):
             raise HostError(Refusal("unseen_match", data={"match": live.id}))
         return live
+
+    def _overview(self) -> OverviewPart:
+        """The overview feature (boards, status, histories), through `parts`."""
+        overview = parts(self.bot).overview
+        if overview is None:
+            raise HostError("The overview is not running on this bot.")
+        return overview
 
     def _series(self) -> SeriesService | None:
         """The series service, when the series feature is loaded."""

@@ -171,9 +171,11 @@ class ConfigCommand(CommandsBase):
             if all(v is None for v in (*others, timezone, reminders, checkin, no_show)):
                 return
         if any(v is not None for v in (timezone, reminders, checkin, no_show)):
-            from bot.adapters.discord.schedule._config import schedule_config
-
-            await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
+            schedule = parts(self.bot).schedule
+            if schedule is None:
+                require_host(interaction)
+                raise HostError("Scheduling is not running in this process.")
+            await schedule.config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
         correspondence = parts(self.bot).correspondence

@@ -1,4 +1,5 @@
-"""`/dm resign`, `/dm mulligan` and `/dm ready`: a player's actions in their match."""
+"""`/dm resign` and one command per house-rule action that declares itself one (`Action.command`: today
+`/dm mulligan` and `/dm ready`): a player's actions in their match."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.adapters.discord._parts import parts
 from bot.adapters.discord.commands._base import CommandsBase, MatchId
-from bot.adapters.discord.room import ask_privately
+from bot.host import rules
+from bot.wording import rule_words
 
 
 class PlayCommands(CommandsBase):
-    """`/dm resign`, `/dm mulligan`, `/dm ready` (a part of the `/dm` cog)."""
+    """`/dm resign` and the house rules' action commands (a part of the `/dm` cog)."""
 
     def _action(self, action: str) -> Callable[[int, str], Awaitable[object]]:
         """A player's action of the match's rules, as a step."""
@@ -32,17 +35,34 @@ class PlayCommands(CommandsBase):
         if grave is None:  # not a player, or the match is over: the service says why
             await self._one_step(interaction, live.id, self._action("resign"), "You resigned match {match}.")
             return
-        await ask_privately(self.bot, interaction, grave)
+        prompts = parts(self.bot).prompts
+        if prompts is None:
+            raise LookupError("the confirmation prompts are not loaded")
+        await prompts.ask_privately(interaction, grave)
 
-    @app_commands.command(name="mulligan", description="Use your mulligan (Trax)")
-    @app_commands.describe(match="match id (default: your match in this channel)")
-    async def mulligan(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Rewind your last turn and the opponent's."""
-        await self._one_step(interaction, match, self._action("mulligan"), "Mulligan used in match {match}.")
 
-    @app_commands.command(name="ready", description="Say you are ready to move from grace (Trax)")
-    @app_commands.describe(match="match id (default: your match in this channel)")
-    async def ready(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        """Ask the opponent to confirm they are here."""
-        reply = "Your opponent has been asked to confirm they are here."
-        await self._one_step(interaction, match, self._action("ready"), reply)
+def _action_command(action: rules.Action, words: dict[str, str]) -> app_commands.Command[Any, Any, None]:
+    """`/dm <action>`: the action in the player's match, answered with the rule's `done:<action>` words."""
+    reply = words[f"done:{action.name}"]
+
+    async def run(self: PlayCommands, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+        await self._one_step(interaction, match, self._action(action.name), reply)
+
+    run.__name__ = action.name
+    run.__qualname__ = f"PlayCommands.{action.name}"  # a method of the cog: discord.py passes the cog first
+    run.__doc__ = words[f"command:{action.name}"]
+    command = app_commands.command(name=action.name, description=words[f"command:{action.name}"])(run)
+    return app_commands.describe(match="match id (default: your match in this channel)")(command)
+
+
+def _add_action_commands() -> None:
+    """Every house-rule action declared a command becomes one of this class's commands, in the rules' order
+    (discord.py collects the `/dm` cog's commands from its base classes when the cog's class is made)."""
+    words = rule_words()
+    for rule in rules.REGISTRY:
+        for action in rule.actions:
+            if action.command:
+                setattr(PlayCommands, action.name, _action_command(action, words))
+
+
+_add_action_commands()

@@ -12,13 +12,13 @@ from discord import app_commands
 from bot.adapters.discord._shared import respond
 from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId, game_autocomplete, title
 from bot.adapters.discord.commands._help import command_card
-from bot.adapters.discord.overview import board_reply, status_reply
 from bot.host.events import Refusal
+from bot.host.rules.cards import card as rule_card
 from bot.host.service import HostError
 from bot.wording import help_moves_line, how_to_move, rule_keywords_line
 from bot.wording.room import MOVES_BY_MESSAGE
 from games import registry
-from games.resources import move_example, moves_card, rule_card
+from games.resources import move_example, moves_card
 
 
 class ReadCommands(CommandsBase):
@@ -65,7 +65,7 @@ class ReadCommands(CommandsBase):
     async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """The board picture with whose turn it is (only for you); the text board for a game without one."""
         live = self._readable(interaction, match)
-        content, files = board_reply(self.bot, live)
+        content, files = self._overview().board_reply(live)
         await respond(interaction, content, files=files)
 
     @app_commands.command(name="status", description="Show a match's players, turn, clocks and deadline")
@@ -73,4 +73,4 @@ class ReadCommands(CommandsBase):
     async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Game, players, move number, whose turn, both clocks with the deadline, and the room."""
         live = self._readable(interaction, match)
-        await respond(interaction, status_reply(self.bot, live))
+        await respond(interaction, self._overview().status_reply(live))

@@ -11,10 +11,9 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.adapters.discord._pages import page_file, page_link
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond, same_guild
 from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId, title
-from bot.adapters.discord.commands._pages import page_file, page_link
-from bot.adapters.discord.overview import history_lines, may_read_record
 from bot.host.events import EventKind, Refusal
 from bot.host.service import HostError
 from bot.records.analysis_store import load_analysis
@@ -51,7 +50,7 @@ class RecordCommands(CommandsBase):
         stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
             raise HostError(Refusal("no_match_in_server", data={"match": match_id}))
-        if not may_read_record(interaction, stored):  # players, hosts and whoever can read the room
+        if not self._overview().may_read_record(interaction, stored):  # players, hosts and whoever can read the room
             require_host(interaction)
         data = build_log(stored)
         outcome = str(data["result"]["words"])
@@ -101,6 +100,6 @@ class RecordCommands(CommandsBase):
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = history_lines(matches, self.service)
+        lines = self._overview().history_lines(matches, self.service)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)

@@ -20,11 +20,11 @@ from discord.ext import commands
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import require_host, respond
 from bot.host.events import HostEvent
-from bot.host.rules.correspondence import REMINDER, days_hours
 from bot.host.service import HostError
 from bot.host.vacation import VacationRefused, Waiting, reminded_since, take_vacation
 from bot.jobs import Job
 from bot.store.correspondence import MAX_VACATION_DAYS, NOTIFY, CorrespondenceStore
+from bot.types import REMINDER, days_hours
 from bot.wording import correspondence as words
 
 if TYPE_CHECKING:

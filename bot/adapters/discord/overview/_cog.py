@@ -20,7 +20,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import wording
+from bot.adapters.discord._decider import decider_name
+from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
+from bot.adapters.discord._pictures import deadline_line, pending_result, picture, zoom_picture
 from bot.adapters.discord._shared import (
     NO_PINGS,
     find_match,
@@ -29,9 +32,6 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
-from bot.adapters.discord.announce._board import deadline_line, pending_result, picture, zoom_picture
-from bot.adapters.discord.announce._decider import decider_name
-from bot.adapters.discord.commands._pages import page_link
 from bot.host.events import EventKind, MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live, MatchService
 from bot.records.matchlog import result_of
@@ -323,6 +323,22 @@ class Overview(commands.Cog):
         """The server's results channel, else the parent channel of a public thread room (None: the result
         stays in the room, which is then the channel itself or a private thread)."""
         return await self._results_channel_of(live.guild_id, live.channel_id)
+
+    def board_reply(self, live: Live) -> tuple[str, list[discord.File]]:
+        """`/dm board`'s body (`board_reply`), for the `/dm` commands."""
+        return board_reply(self.bot, live)
+
+    def status_reply(self, live: Live) -> str:
+        """`/dm status`'s body (`status_reply`), for the `/dm` commands."""
+        return status_reply(self.bot, live)
+
+    def history_lines(self, matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
+        """`/dm history`'s lines (`history_lines`), for the `/dm` commands."""
+        return history_lines(matches, service)
+
+    def may_read_record(self, interaction: discord.Interaction[Any], stored: StoredMatch) -> bool:
+        """Whether the user may read a match's record without being a host (`may_read_record`)."""
+        return may_read_record(interaction, stored)
 
     async def results_channel_for(self, guild_id: int | None, channel_id: int | None) -> discord.abc.Messageable | None:
         """Where the results of a room's games go (a series' result goes there too)."""

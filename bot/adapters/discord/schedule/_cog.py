@@ -106,7 +106,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         self._prizes: dict[int, str] = {}
         """Match id → the prize of its DM (shown on the board)."""
         self._starting: dict[frozenset[str], str] = {}
-        self.scheduler.subscribe(self.on_schedule_event)
+        bot.app.bus.subscribe(self.on_schedule_event, topic=ScheduleEvent)
         self._started = False
         self._tail: asyncio.Task[None] | None = None
 
@@ -142,6 +142,20 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 if prize is not None:
                     self._prizes[match_id] = prize
         return None if prize is None else f"Prize: {discord.utils.escape_markdown(prize)}"
+
+    async def config(
+        self,
+        interaction: discord.Interaction[Any],
+        *,
+        timezone: str | None,
+        reminders: str | None,
+        checkin: int | None,
+        no_show: int | None,
+    ) -> None:
+        """`/dm config`'s scheduling settings (`schedule_config`), for the `/dm` commands."""
+        from bot.adapters.discord.schedule._config import schedule_config
+
+        await schedule_config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
 
     def attach_commands(self) -> None:
         """Put this cog's slash commands under `/dm` (they were added to the tree at the top level), and the

@@ -42,7 +42,7 @@ class SeriesCog(commands.Cog, name="Series"):
         self.series = series  # built by the composition root (`bot.compose.build_app`), as is `rematches`
         self.rematches = rematches
         rematches.room, rematches.lapsed = self._room, self._lapsed
-        self.series.subscribe(self.on_series_news)
+        bot.app.bus.subscribe(self.on_series_news, topic=SeriesNews)
         bot.app.bus.subscribe(self.on_host_event)
         self._odds: dict[int, str | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()

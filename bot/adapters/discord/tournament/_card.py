@@ -4,11 +4,11 @@ finds the tournament feature of its bot."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
-from bot.adapters.discord._parts import parts
+from bot.adapters.discord._parts import TournamentsPart, parts
 from bot.adapters.discord._shared import NO_PINGS, respond
 from bot.adapters.discord.errors import report_error
 from bot.adapters.discord.tournament._withdraw import ask_withdraw
@@ -16,9 +16,6 @@ from bot.host.service import HostError
 from bot.tournaments.service import SIGNUP, Entry, Tournament, TournamentService
 from bot.wording import tournament_told as told
 from games import registry
-
-if TYPE_CHECKING:
-    from bot.adapters.discord.tournament._cog import TournamentFeature
 
 
 def stamp(at: dt.datetime) -> str:
@@ -30,7 +27,7 @@ def _minutes(seconds: int) -> str:
     return f"{seconds // 60} min"
 
 
-def feature_of(interaction: discord.Interaction[Any]) -> TournamentFeature:
+def feature_of(interaction: discord.Interaction[Any]) -> TournamentsPart:
     """The tournament feature of the bot an interaction arrived on."""
     feature = parts(interaction.client).tournaments
     if feature is None:

@@ -47,7 +47,7 @@ class TournamentFeature(commands.Cog):
         self.tournaments = tournaments  # built (and subscribed) by the composition root (`bot.compose`)
         tournaments.open_room, tournaments.rating_order = self.open_room, self.rating_order
         tournaments.left_server = self.left_server
-        self.tournaments.subscribe(self.announce)
+        bot.app.bus.subscribe(self.announce, topic=TournamentEvent)
         self.teller = Teller(bot, self.tournaments, stamp)
         self.group: TournamentGroup | None = None
         self._caught_up = False
