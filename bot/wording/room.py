@@ -67,7 +67,7 @@ def edit_not_read(text: str) -> str:
 # -- moves without the message-content intent (`DMHOST_MESSAGE_CONTENT=off`) ------------------------------
 
 MOVES_BY_MESSAGE = "Post each move as its own message in the room."
-"""How the moves cards (`games/data/rules/moves/`) say to move: true only with the message-content intent."""
+"""How the moves cards (`seeds/rules/moves/`) say to move: true only with the message-content intent."""
 
 
 def how_to_move(message_content: bool, bot_name: str, example: str = "A1-B1") -> str:
