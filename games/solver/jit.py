@@ -259,7 +259,9 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             m = np.int64((w >> np.uint64(13)) & np.uint64(127))
             if m == 127:
                 m = 255
-    elif t[slot] == key:
+    elif t[slot] ^ t[slot + 1] == key:
+        # the key word is stored XORed with the bounds word: an entry torn by another thread's
+        # write (the two words from different stores) does not match (lockless hashing)
         meta = t[slot + 1]
         if np.int64((meta >> np.uint64(16)) & U1) == pp:
             hit = True
@@ -429,13 +431,14 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             | (np.uint64(min(mv, 127)) << np.uint64(13))
         )
     else:
-        t[slot] = key
-        t[slot + 1] = (
+        meta = (
             np.uint64(nlo + 128)
             | (np.uint64(nhi + 128) << np.uint64(8))
             | (np.uint64(pp) << np.uint64(16))
             | (np.uint64(mv) << np.uint64(24))
         )
+        t[slot] = key ^ meta
+        t[slot + 1] = meta
     return best
 
 
@@ -450,7 +453,7 @@ def _words(typingctx: Any, addr: Any) -> Any:
     return ptr(types.intp), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(d: Any, alpha: Any, beta: Any, p: Any, addr: Any) -> Any:
     """`node` at the top, on the search array's memory given by its address: numba reference-counts
     an array argument on every call, a raw pointer not (the caller keeps the array alive); and an
@@ -458,7 +461,7 @@ def search(d: Any, alpha: Any, beta: Any, p: Any, addr: Any) -> Any:
     return node(d, alpha, beta, p, _words(addr), d)  # type: ignore[call-arg]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def closure_at(d: Any, addr: Any) -> Any:
     """`closure` of any position, on the search array at an address (see `search`)."""
     return closure(d, _words(addr), -1)  # type: ignore[call-arg]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from games.solver.board import Board
-from games.solver.layout import H_ABORT, H_LIMIT, H_NODES, address, build_table
+from games.solver.layout import H_ABORT, H_LIMIT, H_NODES, H_ORDER, address, build_table, helper_table
 from games.solver.loaded import KERNEL_LOADED
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF, SearchAborted
@@ -79,27 +79,89 @@ def load() -> None:
         KERNEL_LOADED.set()
 
 
-class KernelSearch:
-    """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes)."""
+PARALLEL_MIN_FREE = 18
+"""A search of a position with fewer undrawn edges stays on one thread: it lasts milliseconds, less
+than starting the others would cost."""
 
-    def __init__(self, b: Board, opts: SolveOptions = FULL, node_limit: int | None = None, tt_bits: int = 20) -> None:
+
+def helper_order(order: list[int], i: int) -> list[int]:
+    """The move order of the i-th extra thread (i ≥ 1): the main order, its first moves rotated by i
+    (`SMP_VARIANT` picks among the variants measured)."""
+    variant = SMP_VARIANT
+    if variant == "same":
+        return list(order)
+    if variant == "reverse":
+        return list(reversed(order)) if i % 2 else list(order)
+    if variant == "shuffle":
+        import random
+
+        o = list(order)
+        random.Random(i).shuffle(o)
+        return o
+    k = min(len(order), 6)
+    head = order[:k]
+    r = i % k
+    return head[r:] + head[:r] + order[k:]
+
+
+import os  # noqa: E402
+
+SMP_VARIANT = os.environ.get("DMHOST_SOLVER_SMP", "rotate")
+
+
+class KernelSearch:
+    """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes).
+
+    With `threads` above one, each null-window search runs on that many threads at once over the
+    one transposition table (Lazy SMP): every thread searches the whole position, the extra ones in
+    another move order, and each reads what the others stored; the first to finish gives the value
+    and the others are stopped. Every stored bound is exact, so the values never depend on the
+    threads; only nodes and time do. The node budget (`node_limit`) counts per thread."""
+
+    def __init__(
+        self,
+        b: Board,
+        opts: SolveOptions = FULL,
+        node_limit: int | None = None,
+        tt_bits: int = 20,
+        threads: int = 1,
+    ) -> None:
         self.b = b
         self.o = opts
         self.tt_bits = tt_bits
         self.t = build_table(b, opts, node_limit, tt_bits)
         self.addr = address(self.t)
+        self.limit = node_limit if node_limit is not None else 2**62
+        self._helpers: list[Any] = []
+        self.threads = 1
+        self.used = 1
+        """The most threads one search has run on since the last `reset`."""
+        self.set_threads(threads)
         load()
+
+    def set_threads(self, threads: int) -> None:
+        """Search on this many threads from now on (at least one)."""
+        self.threads = max(1, threads)
+        o = int(self.t[H_ORDER])
+        order = [int(x) for x in self.t[o : o + self.b.n_edges]]
+        while len(self._helpers) < self.threads - 1:
+            h = helper_table(self.t, helper_order(order, len(self._helpers) + 1))
+            h[H_LIMIT] = self.limit
+            self._helpers.append(h)
 
     def reset(self, node_limit: int | None) -> None:
         """Start counting nodes again, with a new budget; the table keeps its entries."""
-        self.t[H_NODES] = 0
-        self.t[H_ABORT] = 0
-        self.t[H_LIMIT] = node_limit if node_limit is not None else 2**62
+        self.limit = node_limit if node_limit is not None else 2**62
+        self.used = 1
+        for t in [self.t, *self._helpers]:
+            t[H_NODES] = 0
+            t[H_ABORT] = 0
+            t[H_LIMIT] = self.limit
 
     @property
     def nodes(self) -> int:
-        """Positions searched so far."""
-        return int(self.t[H_NODES])
+        """Positions searched so far (by every thread)."""
+        return int(self.t[H_NODES]) + sum(int(h[H_NODES]) for h in self._helpers)
 
     def node(self, d: int, alpha: int, beta: int, p: int) -> int:
         """One quiet position through the kernel; with `null_window`, a wide window is searched as a
@@ -126,10 +188,48 @@ class KernelSearch:
     def _node(self, d: int, alpha: int, beta: int, p: int) -> int:
         dd = np.uint64(d)
         assert _search is not None
+        if self.threads > 1 and self.b.n_edges - d.bit_count() >= PARALLEL_MIN_FREE:
+            return self._parallel(dd, alpha, beta, p)
         v = _search(dd, alpha, beta, p, self.addr)
         if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
+
+    def _parallel(self, dd: Any, alpha: int, beta: int, p: int) -> int:
+        """One search on `threads` threads; the first to finish unstopped gives the value."""
+        search = _search
+        assert search is not None
+        arrays = [self.t, *self._helpers[: self.threads - 1]]
+        self.used = max(self.used, len(arrays))
+        lock = threading.Lock()
+        outcome: list[tuple[int, bool]] = []
+
+        def run(i: int) -> None:
+            t = arrays[i]
+            v = search(dd, alpha, beta, p, address(t))
+            with lock:
+                if not outcome:
+                    # the first back: its value, or the budget ran out on it (SearchAborted)
+                    outcome.append((int(v), bool(t[H_ABORT])))
+                    for j, other in enumerate(arrays):
+                        if j != i:
+                            other[H_LIMIT] = 0
+
+        workers = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, len(arrays))]
+        for w in workers:
+            w.start()
+        try:
+            run(0)
+        finally:
+            for w in workers:
+                w.join()
+            for t in arrays:
+                t[H_ABORT] = 0
+                t[H_LIMIT] = self.limit
+        v, aborted = outcome[0]
+        if aborted:
+            raise SearchAborted
+        return v
 
     def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
         """Fail-soft value of any position for the player to move."""
