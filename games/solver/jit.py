@@ -36,6 +36,9 @@ from games.solver.layout import (  # noqa: E402
     F_TWO,
     H_ABORT,
     H_BOXMASK,
+    H_BUSY,
+    H_BUSYMASK,
+    H_BUSYMIN,
     H_COMPACT,
     H_EDGEBOX,
     H_EDGEGROUP,
@@ -318,14 +321,23 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
     o_order = at(t, H_ORDER)
     done = False
     searched = 0
-    for cls in range(4):
+    # with other threads searching (ABDADA, simplified): a move after the first whose position
+    # another thread is searching now is put off to a last pass (class 4), by then probably stored
+    busy_mask = at(t, H_BUSYMASK)
+    o_busy = at(t, H_BUSY)
+    mark = busy_mask > 0 and ne - popcount(d) > at(t, H_BUSYMIN)
+    deferred = U0
+    for cls in range(5):
         if done:
             break
         if cls == 1 and chains:
             continue
         if cls == 0 and first < 0:
             continue
-        left = cand & (capm if cls == 1 else (third if cls == 3 else ~(capm | third)))
+        if cls == 4:
+            left = deferred
+        else:
+            left = cand & (capm if cls == 1 else (third if cls == 3 else ~(capm | third)))
         if cls > 0 and first >= 0:
             left &= ~(U1 << np.uint64(first))
         if cls > 0 and left == U0:
@@ -343,11 +355,24 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             if not cand & be:
                 continue
             mycls = 1 if capm & be else (3 if third & be else 2)
-            if cls > 0:
+            if cls == 4:
+                if not left & be:
+                    continue
+                left &= ~be
+            elif cls > 0:
                 if mycls != cls:
                     continue
                 left &= ~be
             c = d | be
+            bslot = -1
+            if mark and cls < 4:
+                bslot = o_busy + (np.int64((c * HASH_MUL) >> np.uint64(40)) & busy_mask)
+                if searched > 0 and t[bslot] == c:
+                    deferred |= be
+                    if left == U0:
+                        break
+                    continue
+                t[bslot] = c
             wa = a
             wb = b0
             if pvs and searched > 0 and a + 1 < b0:
@@ -374,11 +399,15 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
                 else:
                     v = -node(c, -wb, -wa, 1 - p, t, d)
                 if t[H_ABORT]:
+                    if bslot >= 0 and t[bslot] == c:
+                        t[bslot] = U0
                     return 0
                 if v >= wb and wb < b0:
                     wb = b0
                     continue
                 break
+            if bslot >= 0 and t[bslot] == c:
+                t[bslot] = U0
             searched += 1
             if v > best:
                 best = v

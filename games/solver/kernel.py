@@ -18,7 +18,17 @@ from typing import Any
 import numpy as np
 
 from games.solver.board import Board
-from games.solver.layout import H_ABORT, H_LIMIT, H_NODES, H_ORDER, address, build_table, helper_table
+from games.solver.layout import (
+    H_ABORT,
+    H_BUSY,
+    H_BUSYMASK,
+    H_BUSYMIN,
+    H_LIMIT,
+    H_NODES,
+    address,
+    build_table,
+    helper_table,
+)
 from games.solver.loaded import KERNEL_LOADED
 from games.solver.options import FULL, SolveOptions
 from games.solver.pure import INF, SearchAborted
@@ -84,39 +94,25 @@ PARALLEL_MIN_FREE = 18
 than starting the others would cost."""
 
 
-def helper_order(order: list[int], i: int) -> list[int]:
-    """The move order of the i-th extra thread (i ≥ 1): the main order, its first moves rotated by i
-    (`SMP_VARIANT` picks among the variants measured)."""
-    variant = SMP_VARIANT
-    if variant == "same":
-        return list(order)
-    if variant == "reverse":
-        return list(reversed(order)) if i % 2 else list(order)
-    if variant == "shuffle":
-        import random
-
-        o = list(order)
-        random.Random(i).shuffle(o)
-        return o
-    k = min(len(order), 6)
-    head = order[:k]
-    r = i % k
-    return head[r:] + head[:r] + order[k:]
-
-
-import os  # noqa: E402
-
-SMP_VARIANT = os.environ.get("DMHOST_SOLVER_SMP", "rotate")
+BUSY_BITS = 12
+"""The table of positions some thread is searching (ABDADA's deferral): 2^12 words, 32 KiB."""
+BUSY_MIN_FREE = 10
+"""Only positions with more undrawn edges than this are marked as being searched (smaller ones are
+over before another thread could use the mark)."""
 
 
 class KernelSearch:
     """The compiled search behind the same small interface as `PureSearch` (value, completes, nodes).
 
-    With `threads` above one, each null-window search runs on that many threads at once over the
-    one transposition table (Lazy SMP): every thread searches the whole position, the extra ones in
-    another move order, and each reads what the others stored; the first to finish gives the value
-    and the others are stopped. Every stored bound is exact, so the values never depend on the
-    threads; only nodes and time do. The node budget (`node_limit`) counts per thread."""
+    With `threads` above one, each null-window search of a position with at least
+    `PARALLEL_MIN_FREE` undrawn edges runs on that many threads at once over the one transposition
+    table: every thread searches the whole position in the same order and reads what the others
+    stored (Lazy SMP), and a thread that reaches a position whose move another thread is searching
+    right now puts that move off to the end of its list (ABDADA, simplified: a small table of the
+    positions being searched, `BUSY_BITS`), so that the threads spread over the tree instead of
+    walking it in step. The first thread to finish gives the value and the others are stopped.
+    Every stored bound is exact, so the values never depend on the threads; only nodes and time do.
+    The node budget (`node_limit`) counts per thread."""
 
     def __init__(
         self,
@@ -133,26 +129,40 @@ class KernelSearch:
         self.addr = address(self.t)
         self.limit = node_limit if node_limit is not None else 2**62
         self._helpers: list[Any] = []
+        self._busy: Any = None
         self.threads = 1
         self.used = 1
         """The most threads one search has run on since the last `reset`."""
+        self.winner_nodes = 0
+        """Nodes searched since the last `reset` by the thread that finished first, call by call: the
+        longest path of the work (the nodes of a one-thread search)."""
         self.set_threads(threads)
         load()
 
     def set_threads(self, threads: int) -> None:
         """Search on this many threads from now on (at least one)."""
         self.threads = max(1, threads)
-        o = int(self.t[H_ORDER])
-        order = [int(x) for x in self.t[o : o + self.b.n_edges]]
+        if self.threads > 1 and self._busy is None:
+            self._busy = np.zeros(1 << BUSY_BITS, dtype=np.uint64)
+            self._point_at_busy(self.t)
         while len(self._helpers) < self.threads - 1:
-            h = helper_table(self.t, helper_order(order, len(self._helpers) + 1))
+            h = helper_table(self.t)
             h[H_LIMIT] = self.limit
+            self._point_at_busy(h)
             self._helpers.append(h)
+
+    def _point_at_busy(self, t: Any) -> None:
+        """Give a search array the offset of the busy table (deferral stays off until `_parallel`)."""
+        assert self._busy is not None
+        t[H_BUSY] = np.uint64(((address(self._busy) - address(t)) // 8) % (1 << 64))
+        t[H_BUSYMIN] = BUSY_MIN_FREE
+        t[H_BUSYMASK] = 0
 
     def reset(self, node_limit: int | None) -> None:
         """Start counting nodes again, with a new budget; the table keeps its entries."""
         self.limit = node_limit if node_limit is not None else 2**62
         self.used = 1
+        self.winner_nodes = 0
         for t in [self.t, *self._helpers]:
             t[H_NODES] = 0
             t[H_ABORT] = 0
@@ -190,7 +200,9 @@ class KernelSearch:
         assert _search is not None
         if self.threads > 1 and self.b.n_edges - d.bit_count() >= PARALLEL_MIN_FREE:
             return self._parallel(dd, alpha, beta, p)
+        n0 = int(self.t[H_NODES])
         v = _search(dd, alpha, beta, p, self.addr)
+        self.winner_nodes += int(self.t[H_NODES]) - n0
         if self.t[H_ABORT]:
             raise SearchAborted
         return int(v)
@@ -204,11 +216,14 @@ class KernelSearch:
         lock = threading.Lock()
         outcome: list[tuple[int, bool]] = []
 
+        starts = [int(t[H_NODES]) for t in arrays]
+
         def run(i: int) -> None:
             t = arrays[i]
             v = search(dd, alpha, beta, p, address(t))
             with lock:
                 if not outcome:
+                    self.winner_nodes += int(t[H_NODES]) - starts[i]
                     # the first back: its value, or the budget ran out on it (SearchAborted)
                     outcome.append((int(v), bool(t[H_ABORT])))
                     for j, other in enumerate(arrays):
@@ -216,6 +231,8 @@ class KernelSearch:
                             other[H_LIMIT] = 0
 
         workers = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, len(arrays))]
+        for t in arrays:
+            t[H_BUSYMASK] = (1 << BUSY_BITS) - 1
         for w in workers:
             w.start()
         try:
@@ -226,6 +243,7 @@ class KernelSearch:
             for t in arrays:
                 t[H_ABORT] = 0
                 t[H_LIMIT] = self.limit
+                t[H_BUSYMASK] = 0
         v, aborted = outcome[0]
         if aborted:
             raise SearchAborted

@@ -58,6 +58,12 @@ H_LIMIT = 20
 H_ABORT = 21
 H_COMPACT = 22
 H_IMG = 23
+H_BUSY = 24
+"""Offset (from this array, two's complement) of the table of positions other threads are searching
+(ABDADA's deferral, `games.solver.kernel`); H_BUSYMASK its size minus one, 0 when searching alone;
+H_BUSYMIN the fewest undrawn edges of a position worth marking."""
+H_BUSYMASK = 25
+H_BUSYMIN = 26
 HEADER = 32
 COMPACT_EDGES = 44
 BUCKET = 4
@@ -133,9 +139,9 @@ def build_table(b: Board, opts: SolveOptions, node_limit: int | None, tt_bits: i
     return t
 
 
-def helper_table(t: Any, order: list[int]) -> Any:
+def helper_table(t: Any) -> Any:
     """The search array of one more thread searching on t's transposition table: a copy of t's
-    header and board tables (its own node counters, symmetry images and move order `order`) whose
+    header and board tables (its own node counters and symmetry images) whose
     table offset points at t's table, wherever numpy put the copy (the offset, two's complement, may
     be negative: the search indexes a raw pointer). The caller keeps t alive while the copy is used."""
     tt_at = int(t[H_TT])
@@ -144,6 +150,4 @@ def helper_table(t: Any, order: list[int]) -> Any:
     h[H_TT] = np.uint64(delta % (1 << 64))
     h[H_NODES] = 0
     h[H_ABORT] = 0
-    o = int(t[H_ORDER])
-    h[o : o + len(order)] = np.array(order, dtype=np.uint64)
     return h

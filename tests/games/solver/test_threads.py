@@ -93,7 +93,7 @@ def test_a_node_budget_stops_every_thread(every_position_in_parallel: None) -> N
 
 def test_a_helper_array_reaches_the_shared_table() -> None:
     t = build_table(board(2, 2), FULL, None, 12)
-    h = helper_table(t, list(range(12)))
+    h = helper_table(t)
     offset = int(h[H_TT]) - (1 << 64 if int(h[H_TT]) >> 63 else 0)
     assert address(h) + 8 * offset == address(t) + 8 * int(t[H_TT])
 
