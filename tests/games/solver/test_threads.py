@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -12,7 +14,7 @@ from games.solver import SearchAborted, api, cores, kernel, move_values, solve
 from games.solver.board import board
 from games.solver.layout import H_TT, address, build_table, helper_table
 from games.solver.options import FULL
-from tests import DATA
+from tests import DATA, ROOT
 
 TOO_BIG = {"empty-3x5", "empty-4x4", "empty-4x5"}
 """Empty boards the search needs minutes for (their rows are in `benchmarks/README.md`)."""
@@ -117,3 +119,31 @@ def test_the_environment_sets_the_default(monkeypatch: pytest.MonkeyPatch) -> No
     assert cores.threads() == cores.available()
     monkeypatch.delenv(cores.ENV)
     assert cores.threads() == cores.available() >= 1
+
+
+def _cli(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "games", "solve", "boxes", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+@pytest.mark.slow
+def test_the_command_line_takes_threads_and_says_them() -> None:
+    runs = {n: _cli(["--rows", "1", "--cols", "6", "--all-best", "--threads", n]) for n in ("1", "2")}
+    got = {n: json.loads(p.stdout) for n, p in runs.items()}
+    assert got["1"]["threads"] == 1 and got["2"]["threads"] == 2  # 19 undrawn edges: on both threads
+    assert got["1"]["value"] == got["2"]["value"] and got["1"]["best"] == got["2"]["best"]
+    default = json.loads(_cli(["--rows", "1", "--cols", "2"]).stdout)
+    assert default["threads"] == 1  # a small position stays on one thread whatever the count
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", ["0", "two", "-3"])
+def test_a_bad_thread_count_is_one_line_and_exit_2(n: str) -> None:
+    p = _cli(["--rows", "2", "--cols", "2", "--threads", n])
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("error: ") and "thread count" in p.stderr and len(p.stderr.splitlines()) == 1
