@@ -147,3 +147,33 @@ def test_a_bad_thread_count_is_one_line_and_exit_2(n: str) -> None:
     p = _cli(["--rows", "2", "--cols", "2", "--threads", n])
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("error: ") and "thread count" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+def _pooled_threads() -> int:
+    return max(ks.used for free in api._pool.values() for ks in free)
+
+
+@pytest.mark.usefixtures("every_position_in_parallel")
+def test_the_analysis_and_the_perfect_opponent_search_on_the_process_threads() -> None:
+    from games.analysis import judge_boxes
+    from games.boxes import RULESET as R
+    from games.solver import choose_move
+
+    case = next(c for c in _cases("hard-positions.jsonl") if c["name"] == "6x3-move-seq-02")
+    rows, cols, drawn = case["rows"], case["cols"], case["drawn"]
+    assert isinstance(rows, int) and isinstance(cols, int) and isinstance(drawn, list)
+    state = R.state_from_edges(rows, cols, drawn)
+    edge = (board(rows, cols).full & ~state.drawn).bit_length() - 1
+    judged = {}
+    for n in (1, 2):
+        cores.set_threads(n)
+        api._pool.clear()
+        judged[n] = judge_boxes(rows, cols, state.drawn, edge, 0).as_dict()
+        assert _pooled_threads() == n
+    assert judged[1] == judged[2] and judged[2]["best_value"] == case["value"]
+    cores.set_threads(2)
+    api._pool.clear()
+    api.ensure_compiled()
+    e = choose_move(state, "perfect", budget_seconds=60.0)  # the time budget: the process's threads
+    assert _pooled_threads() == 2
+    assert board(rows, cols).edge_text(e) in case["best"]  # type: ignore[operator]
