@@ -304,11 +304,36 @@ def _equivalent(b: Board, d: int, e: int) -> int:
     return e
 
 
+def _side_by_side(s: Search, b: Board, d: int) -> KernelSearch | None:
+    """The compiled search when it should search the root's moves side by side, one thread each
+    (more than one thread, and a position big enough for threads to pay: `kernel.PARALLEL_MIN_FREE`),
+    else None."""
+    if getattr(s, "threads", 1) < 2:
+        return None
+    from games.solver import kernel
+
+    if not isinstance(s, kernel.KernelSearch) or b.n_edges - d.bit_count() < kernel.PARALLEL_MIN_FREE:
+        return None
+    return s
+
+
 def _root(s: Search, b: Board, d: int, all_best: bool, values: bool) -> tuple[int, list[int], dict[int, int]]:
     if d == b.full:
         return 0, [], {}
-    v = s.value(d)
     legal = _root_order(b, d)
+    reps = list(dict.fromkeys(_equivalent(b, d, e) for e in legal))
+    side = _side_by_side(s, b, d)
+    if values and side is not None:
+        # every move's exact value, the moves shared among the threads; the position's is their best
+        got = dict(zip(reps, side.map_moves(lambda lane, e: _move_value(lane, d, e), reps), strict=True))
+        each = {e: got[_equivalent(b, d, e)] for e in legal}
+        v = max(each.values())
+        return v, sorted(e for e in legal if each[e] == v), {e: each[e] for e in sorted(legal)}
+    v = s.value(d)
+    if all_best and side is not None:
+        tests = side.map_moves(lambda lane, e: int(_is_optimal(lane, d, e, v)), reps)
+        optimal = {e for e, ok in zip(reps, tests, strict=True) if ok}
+        return v, sorted(e for e in legal if _equivalent(b, d, e) in optimal), {}
     known: dict[int, int] = {}
     if values:
         for e in legal:

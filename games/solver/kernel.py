@@ -10,6 +10,7 @@ stderr. This module itself imports numpy, not numba.
 
 from __future__ import annotations
 
+import copy
 import sys
 import threading
 from collections.abc import Callable
@@ -248,6 +249,53 @@ class KernelSearch:
         if aborted:
             raise SearchAborted
         return v
+
+    def map_moves(self, fn: Callable[[KernelSearch, int], int], items: list[int]) -> list[int]:
+        """[fn(lane, x) for x in items], the items shared out among `threads` lanes: searches on one
+        thread each over the one table (the root's moves searched side by side: `api._root`). A lane
+        that runs out of its node budget stops the others and SearchAborted is raised."""
+        arrays = [self.t, *self._helpers[: self.threads - 1]]
+        lanes = []
+        for t in arrays:
+            lane = copy.copy(self)
+            lane.t, lane.addr, lane.threads, lane._helpers = t, address(t), 1, []
+            lanes.append(lane)
+        self.used = max(self.used, len(lanes))
+        lock = threading.Lock()
+        todo = iter(items)
+        results: dict[int, int] = {}
+        aborted: list[bool] = []
+
+        def work(lane: KernelSearch) -> None:
+            while True:
+                with lock:
+                    x = next(todo, None)
+                    if x is None or aborted:
+                        return
+                try:
+                    v = fn(lane, x)
+                except SearchAborted:
+                    with lock:
+                        aborted.append(True)
+                        for t in arrays:
+                            t[H_LIMIT] = 0
+                    return
+                results[x] = v
+
+        workers = [threading.Thread(target=work, args=(lane,), daemon=True) for lane in lanes[1:]]
+        for w in workers:
+            w.start()
+        try:
+            work(lanes[0])
+        finally:
+            for w in workers:
+                w.join()
+            for t in arrays:
+                t[H_ABORT] = 0
+                t[H_LIMIT] = self.limit
+        if aborted:
+            raise SearchAborted
+        return [results[x] for x in items]
 
     def value(self, d: int, alpha: int = -INF, beta: int = INF, p: int = 0) -> int:
         """Fail-soft value of any position for the player to move."""

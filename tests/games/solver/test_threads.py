@@ -90,6 +90,9 @@ def test_a_node_budget_stops_every_thread(every_position_in_parallel: None) -> N
     with pytest.raises(SearchAborted):
         solve(3, 3, engine="kernel", threads=2, node_limit=1000)
     assert threading.active_count() == before
+    with pytest.raises(SearchAborted):  # the root's moves shared out, one thread each
+        move_values(3, 3, engine="kernel", threads=2, node_limit=1000)
+    assert threading.active_count() == before
     assert solve(3, 3, engine="kernel", threads=2).value == -3  # the same table, searched again
 
 
