@@ -40,6 +40,7 @@ from games.solver.layout import (  # noqa: E402
     H_BUSYMASK,
     H_BUSYMIN,
     H_COMPACT,
+    H_DEFER,
     H_EDGEBOX,
     H_EDGEGROUP,
     H_FLAGS,
@@ -326,6 +327,7 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
     busy_mask = at(t, H_BUSYMASK)
     o_busy = at(t, H_BUSY)
     mark = busy_mask > 0 and ne - popcount(d) > at(t, H_BUSYMIN)
+    defer = t[H_DEFER] != U0
     deferred = U0
     for cls in range(5):
         if done:
@@ -367,7 +369,7 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             bslot = -1
             if mark and cls < 4:
                 bslot = o_busy + (np.int64((c * HASH_MUL) >> np.uint64(40)) & busy_mask)
-                if searched > 0 and t[bslot] == c:
+                if defer and searched > 0 and t[bslot] == c:
                     deferred |= be
                     if left == U0:
                         break

@@ -24,6 +24,7 @@ from games.solver.layout import (
     H_BUSY,
     H_BUSYMASK,
     H_BUSYMIN,
+    H_DEFER,
     H_LIMIT,
     H_NODES,
     address,
@@ -97,6 +98,9 @@ than starting the others would cost."""
 
 BUSY_BITS = 12
 """The table of positions some thread is searching (ABDADA's deferral): 2^12 words, 32 KiB."""
+FIRST_DEFERS = False
+"""Whether the first thread puts off moves too (ABDADA's rule for every thread); else it keeps the
+sequential order and only the others steer around it."""
 BUSY_MIN_FREE = 10
 """Only positions with more undrawn edges than this are marked as being searched (smaller ones are
 over before another thread could use the mark)."""
@@ -158,6 +162,7 @@ class KernelSearch:
         t[H_BUSY] = np.uint64(((address(self._busy) - address(t)) // 8) % (1 << 64))
         t[H_BUSYMIN] = BUSY_MIN_FREE
         t[H_BUSYMASK] = 0
+        t[H_DEFER] = t is not self.t or FIRST_DEFERS
 
     def reset(self, node_limit: int | None) -> None:
         """Start counting nodes again, with a new budget; the table keeps its entries."""

@@ -64,6 +64,8 @@ H_BUSY = 24
 H_BUSYMIN the fewest undrawn edges of a position worth marking."""
 H_BUSYMASK = 25
 H_BUSYMIN = 26
+H_DEFER = 27
+"""1 when this thread puts off the moves other threads are searching (else it only marks its own)."""
 HEADER = 32
 COMPACT_EDGES = 44
 BUCKET = 4
