@@ -8,7 +8,9 @@ all-features run of each board is made in a fresh process, so that its peak RSS 
 slowdowns are measured in this one. `--full` adds the paper's five biggest empty boards (1×11, 1×12,
 2×7, 3×5, 4×4; all features only, about 10 minutes together). Every board gets the table the library
 and `python -m games solve` choose for it (`games.solver.memory`: sized to the board, within a quarter
-of the memory available), unless `--tt-bits` says otherwise.
+of the memory available), unless `--tt-bits` says otherwise. `--threads-only` prints just the rows per
+thread count (`thread_rows`: empty 2×6 through `python -m games solve … --threads N`, N from 1 to the
+cores available; 3×4 with `--quick`), which `python -m benchmarks` also shows.
 """
 
 from __future__ import annotations

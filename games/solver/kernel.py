@@ -112,10 +112,11 @@ class KernelSearch:
     With `threads` above one, each null-window search of a position with at least
     `PARALLEL_MIN_FREE` undrawn edges runs on that many threads at once over the one transposition
     table: every thread searches the whole position in the same order and reads what the others
-    stored (Lazy SMP), and a thread that reaches a position whose move another thread is searching
-    right now puts that move off to the end of its list (ABDADA, simplified: a small table of the
-    positions being searched, `BUSY_BITS`), so that the threads spread over the tree instead of
-    walking it in step. The first thread to finish gives the value and the others are stopped.
+    stored (Lazy SMP), and an extra thread (not the first, unless `FIRST_DEFERS`) that reaches a
+    move whose position another thread is searching right now puts it off to the end of its list
+    (ABDADA, simplified: a small table of the positions being searched, `BUSY_BITS`), so that the
+    threads spread over the tree instead of walking it in step. The first thread to finish gives the
+    value and the others are stopped; `map_moves` shares the root's moves out instead.
     Every stored bound is exact, so the values never depend on the threads; only nodes and time do.
     The node budget (`node_limit`) counts per thread."""
 
