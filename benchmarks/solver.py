@@ -8,13 +8,16 @@ all-features run of each board is made in a fresh process, so that its peak RSS 
 slowdowns are measured in this one. `--full` adds the paper's five biggest empty boards (1×11, 1×12,
 2×7, 3×5, 4×4; all features only, about 10 minutes together). Every board gets the table the library
 and `python -m games solve` choose for it (`games.solver.memory`: sized to the board, within a quarter
-of the memory available), unless `--tt-bits` says otherwise.
+of the memory available), unless `--tt-bits` says otherwise. `--threads-only` prints just the rows per
+thread count (`thread_rows`: empty 2×6 through `python -m games solve … --threads N`, N from 1 to the
+cores available; 3×4 with `--quick`), which `python -m benchmarks` also shows.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -161,6 +164,7 @@ def table_rows(quick: bool = False, limit: float = 60.0) -> list[tuple[str, str,
         )
         ok = cpu is not None and cpu <= paper
         rows.append((f"empty {r}×{c}, all techniques", figure, f"≤ {paper} s (paper)", ok))
+    rows += thread_rows(quick)
     st = startup(runs=5 if quick else 9)
     rows.append(
         (
@@ -170,6 +174,52 @@ def table_rows(quick: bool = False, limit: float = 60.0) -> list[tuple[str, str,
             st["cli_wall"] <= 0.5,
         )
     )
+    return rows
+
+
+SPEEDUP = 1.5
+"""Two threads should search at least this much faster than one (the solver's own `seconds`), on an
+idle machine: the figures of a shared machine say little about it (benchmarks/README.md)."""
+
+
+def solve_cli(rows: int, cols: int, threads: int) -> dict[str, Any]:
+    """`python -m games solve boxes --rows R --cols C --threads N` in a fresh process: its JSON, plus
+    `wall` (seconds) and `cpu` (user and system seconds of the whole process)."""
+    cmd = [sys.executable, "-m", "games", "solve", "boxes", "--rows", str(rows), "--cols", str(cols)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run([*cmd, "--threads", str(threads)], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result: dict[str, Any] = json.loads(out.stdout)
+    result["wall"] = wall
+    result["cpu"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return result
+
+
+def thread_rows(quick: bool = False) -> list[tuple[str, str, str, bool | None]]:
+    """A row per thread count (1 up to the cores available, at least 2): the empty 2×6 board (3×4
+    with `quick`) through the command line, the solver's `seconds` against one thread's divided by
+    `SPEEDUP` (with one thread: against the paper)."""
+    from games.solver import cores
+
+    r, c = (3, 4) if quick else (2, 6)
+    rows: list[tuple[str, str, str, bool | None]] = []
+    one = 0.0
+    for n in range(1, max(2, cores.available()) + 1):
+        res = solve_cli(r, c, n)
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        figure = (
+            f"{res['seconds']:.3f} s (wall {res['wall']:.2f} s, CPU {res['cpu']:.2f} s, value {res['value']}, "
+            f"{res['nodes']:,} nodes, threads {res['threads']}; load {load})"
+        )
+        if n == 1:
+            one = res["seconds"]
+            target, ok = f"≤ {PAPER[(r, c)][0]} s (paper)", res["seconds"] <= PAPER[(r, c)][0]
+        else:
+            target = f"≤ {one / SPEEDUP:.3f} s (one thread's ÷ {SPEEDUP}, idle machine)"
+            ok = res["seconds"] <= one / SPEEDUP
+        rows.append((f"`python -m games solve boxes --rows {r} --cols {c} --threads {n}`, seconds", figure, target, ok))
     return rows
 
 
@@ -232,11 +282,20 @@ def main() -> None:
         help="table size 2^BITS (default: sized to the board within a quarter of the memory available)",
     )
     ap.add_argument("--only-full", action="store_true", help="only the --full boards (no start-up figures)")
+    ap.add_argument(
+        "--threads-only",
+        action="store_true",
+        help="only the rows per thread count (empty 2×6 through the command line; 3×4 with --quick)",
+    )
     ap.add_argument("--one", metavar="RxC", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         rows, cols = (int(x) for x in args.one.split("x"))
         _one(args.one, args.limit, args.tt_bits or table_bits(rows, cols))
+        return
+    if args.threads_only:
+        for measure, figure, target, ok in thread_rows(args.quick):
+            print(f"| {measure} | {figure} | {target} | {'PASS' if ok else 'FAIL'} |", flush=True)
         return
     boards = [] if args.only_full else QUICK if args.quick else NORMAL
     timed(1, 2, FULL, 10, 4)  # compile or load the kernel outside the measurements

@@ -21,6 +21,7 @@ def build(name: str, folder: str) -> None:
     cpu = target_cpu()
     if cpu == "host":
         _exact_host_features()
+    _release_gil()
     cc = pycc.CC(name)
     cc.output_dir = folder
     cc.target_cpu = cpu
@@ -28,6 +29,21 @@ def build(name: str, folder: str) -> None:
     cc.export("search", "i8(u8, i8, i8, i8, i8)")(jit.search.py_func)
     cc.export("closure_at", "Tuple((i8, u8, i8))(u8, i8)")(jit.closure_at.py_func)
     cc.compile()
+
+
+def _release_gil() -> None:
+    """Have the exported functions release the GIL while they search, as numba's `nogil=True` does,
+    so that several Python threads can search at once (`games.solver.kernel`): pycc has no switch for
+    it, so its compiler is given flags that ask for it."""
+    compiler: Any = importlib.import_module("numba.pycc.compiler")
+    base = compiler.Flags
+
+    class _NoGil(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    compiler.Flags = _NoGil
 
 
 def _exact_host_features() -> None:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from games.solver import memory
+from games.solver import cores, memory
 from games.solver.board import Board, board, edge_index
 from games.solver.loaded import KERNEL_LOADED
 from games.solver.memory import TableSize
@@ -67,11 +67,14 @@ class SolveResult:
     """The compiled search's table (None: the plain-Python engine, whose table grows as it needs)."""
     memory_limit: int = 0
     """The memory limit (bytes) the table was sized within (`games.solver.memory`)."""
+    threads: int = 1
+    """The most threads the search ran on (`games.solver.cores`; positions with few undrawn edges,
+    and the plain-Python engine, search on one)."""
 
     def to_json(self) -> dict[str, Any]:
         """The CLI contract's object (value, best, seconds, nodes), then the table used
         (`table_entries`, `table_bytes`; 0 for the plain-Python engine), the `memory_limit` it was
-        sized within, and `build_seconds` (not part of `seconds`)."""
+        sized within, `build_seconds` (not part of `seconds`) and the `threads` the search ran on."""
         return {
             "value": self.value,
             "best": self.best_text,
@@ -81,6 +84,7 @@ class SolveResult:
             "table_bytes": self.table.bytes if self.table else 0,
             "memory_limit": self.memory_limit,
             "build_seconds": round(self.build_seconds, 4),
+            "threads": self.threads,
         }
 
 
@@ -118,10 +122,12 @@ def make_search(
     node_limit: int | None = None,
     tt_bits: int | None = None,
     drawn: int = 0,
+    threads: int = 1,
 ) -> Search:
     """A fresh search ("pure" or "kernel") with an empty table: 2^tt_bits entries, else sized to the
     position `drawn` within the memory limit (`games.solver.memory.choose`; MemoryLimitError when
-    nothing fits). The kernel is loaded first, so that its memory counts."""
+    nothing fits), on `threads` threads (the kernel; one by default, so that a node budget gives the
+    same answer every time). The kernel is loaded first, so that its memory counts."""
     if engine == "pure":
         searches_started[engine] += 1
         return PureSearch(b, options, node_limit)
@@ -130,7 +136,7 @@ def make_search(
     load()
     bits = tt_bits if tt_bits is not None else memory.choose(b, drawn, node_limit).bits
     searches_started[engine] += 1
-    return KernelSearch(b, options, node_limit, bits)
+    return KernelSearch(b, options, node_limit, bits, threads)
 
 
 def ready_kernel() -> float:
@@ -166,12 +172,18 @@ def choose_engine(b: Board, d: int) -> str:
 
 @contextmanager
 def searcher(
-    b: Board, options: SolveOptions = FULL, engine: str = "kernel", node_limit: int | None = None, drawn: int = 0
+    b: Board,
+    options: SolveOptions = FULL,
+    engine: str = "kernel",
+    node_limit: int | None = None,
+    drawn: int = 0,
+    threads: int | None = None,
 ) -> Iterator[Search]:
     """A search on board b ("pure" or "kernel"): plain Python, or a compiled one lent from the
     process's pool (its table keeps what earlier searches proved: stored bounds stay true) when its
     table is as big as the position `drawn` calls for, else a new one sized to it within the memory
-    limit (MemoryLimitError when nothing fits)."""
+    limit (MemoryLimitError when nothing fits), searching on `threads` threads (None: the process's
+    count, `games.solver.cores`)."""
     if engine not in ("pure", "kernel"):
         raise ValueError(f"engine must be auto, pure or kernel, not {engine!r}")
     if engine == "pure":
@@ -184,6 +196,7 @@ def searcher(
     else:
         searches_started["kernel"] += 1
         ks.reset(node_limit)
+    ks.set_threads(threads if threads is not None else cores.threads())
     try:
         yield ks
     finally:
@@ -241,6 +254,11 @@ def _new_kernel_search(b: Board, options: SolveOptions, node_limit: int | None, 
     return KernelSearch(b, options, node_limit, size.bits)
 
 
+def threads_of(s: Search) -> int:
+    """The most threads a search ran on (1 for plain Python)."""
+    return int(getattr(s, "used", 1))
+
+
 def table_of(s: Search, b: Board, limit: int) -> TableSize | None:
     """The table of a compiled search on board b, sized within `limit` (None for plain Python)."""
     bits = getattr(s, "tt_bits", None)
@@ -286,11 +304,36 @@ def _equivalent(b: Board, d: int, e: int) -> int:
     return e
 
 
+def _side_by_side(s: Search, b: Board, d: int) -> KernelSearch | None:
+    """The compiled search when it should search the root's moves side by side, one thread each
+    (more than one thread, and a position big enough for threads to pay: `kernel.PARALLEL_MIN_FREE`),
+    else None."""
+    if getattr(s, "threads", 1) < 2:
+        return None
+    from games.solver import kernel
+
+    if not isinstance(s, kernel.KernelSearch) or b.n_edges - d.bit_count() < kernel.PARALLEL_MIN_FREE:
+        return None
+    return s
+
+
 def _root(s: Search, b: Board, d: int, all_best: bool, values: bool) -> tuple[int, list[int], dict[int, int]]:
     if d == b.full:
         return 0, [], {}
-    v = s.value(d)
     legal = _root_order(b, d)
+    reps = list(dict.fromkeys(_equivalent(b, d, e) for e in legal))
+    side = _side_by_side(s, b, d)
+    if values and side is not None:
+        # every move's exact value, the moves shared among the threads; the position's is their best
+        got = dict(zip(reps, side.map_moves(lambda lane, e: _move_value(lane, d, e), reps), strict=True))
+        each = {e: got[_equivalent(b, d, e)] for e in legal}
+        v = max(each.values())
+        return v, sorted(e for e in legal if each[e] == v), {e: each[e] for e in sorted(legal)}
+    v = s.value(d)
+    if all_best and side is not None:
+        tests = side.map_moves(lambda lane, e: int(_is_optimal(lane, d, e, v)), reps)
+        optimal = {e for e, ok in zip(reps, tests, strict=True) if ok}
+        return v, sorted(e for e in legal if _equivalent(b, d, e) in optimal), {}
     known: dict[int, int] = {}
     if values:
         for e in legal:
@@ -318,7 +361,14 @@ def exact_best(s: Search, b: Board, d: int) -> list[int]:
 
 
 def _run(
-    b: Board, d: int, all_best: bool, values: bool, options: SolveOptions, engine: str, node_limit: int | None
+    b: Board,
+    d: int,
+    all_best: bool,
+    values: bool,
+    options: SolveOptions,
+    engine: str,
+    node_limit: int | None,
+    threads: int | None = None,
 ) -> SolveResult:
     """Search a position; the compiled search is made ready before the clock starts (`build_seconds`)."""
     if engine == "auto":
@@ -326,11 +376,20 @@ def _run(
     build = ready_kernel() if engine == "kernel" else 0.0
     cap = memory.limit()
     t0 = time.perf_counter()
-    with searcher(b, options, engine, node_limit, d) as s:
+    with searcher(b, options, engine, node_limit, d, threads) as s:
         v, best, vals = _root(s, b, d, all_best, values)
         seconds = time.perf_counter() - t0
         return SolveResult(
-            v, best, [b.edge_text(e) for e in best], seconds, s.nodes, vals, build, table_of(s, b, cap), cap
+            v,
+            best,
+            [b.edge_text(e) for e in best],
+            seconds,
+            s.nodes,
+            vals,
+            build,
+            table_of(s, b, cap),
+            cap,
+            threads_of(s),
         )
 
 
@@ -343,11 +402,14 @@ def solve(
     options: SolveOptions = FULL,
     engine: str = "auto",
     node_limit: int | None = None,
+    threads: int | None = None,
 ) -> SolveResult:
-    """Exact value of the position and one optimal edge (all of them with `all_best`)."""
+    """Exact value of the position and one optimal edge (all of them with `all_best`), searched on
+    `threads` threads (None: the process's count, `games.solver.cores`); the value and the set of
+    optimal edges are the same for every count."""
     b = board(rows, cols)
     d = parse_drawn(rows, cols, drawn)
-    return _run(b, d, all_best, False, options, engine, node_limit)
+    return _run(b, d, all_best, False, options, engine, node_limit, threads)
 
 
 def move_values(
@@ -358,11 +420,13 @@ def move_values(
     options: SolveOptions = FULL,
     engine: str = "auto",
     node_limit: int | None = None,
+    threads: int | None = None,
 ) -> SolveResult:
-    """Exact value of every legal edge (`move_values`), with the position's value and all optimal edges."""
+    """Exact value of every legal edge (`move_values`), with the position's value and all optimal
+    edges (on `threads` threads, as `solve`)."""
     b = board(rows, cols)
     d = parse_drawn(rows, cols, drawn)
-    return _run(b, d, True, True, options, engine, node_limit)
+    return _run(b, d, True, True, options, engine, node_limit, threads)
 
 
 @dataclass(frozen=True)

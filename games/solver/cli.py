@@ -1,10 +1,14 @@
-"""`python -m games solve boxes (--rows R --cols C [--drawn EDGES] | --batch) [--all-best] [--memory SIZE]`.
+"""`python -m games solve boxes (--rows R --cols C [--drawn EDGES] | --batch) [--all-best] [--memory SIZE]
+[--threads N]`.
 
 The transposition table is sized to the position within a memory limit: `--memory SIZE` (`512M`,
 `4G`) caps the process's resident size, else a quarter of the memory available is the limit
 (`games.solver.memory`). The output states the table and the limit (`table_entries`, `table_bytes`,
 `memory_limit`) and, apart from the search's `seconds`, the time spent making the compiled search
-ready (`build_seconds`: its one-time build on a new machine, else loading it).
+ready (`build_seconds`: its one-time build on a new machine, else loading it). `--threads N` searches
+on N threads over one shared table (default: every core the process may use; 1 is the sequential
+search); the value and the `--all-best` set are the same for every N, and `threads` in the output
+says how many the search ran on (one for positions with few undrawn edges).
 """
 
 from __future__ import annotations
@@ -37,6 +41,11 @@ def _parser() -> _Parser:
         metavar="SIZE",
         help="memory the process may use, like 512M or 4G (default: a quarter of the memory available)",
     )
+    p.add_argument(
+        "--threads",
+        metavar="N",
+        help="threads to search on (default: every core available; 1: the sequential search)",
+    )
     p.add_argument("--engine", choices=["auto", "pure", "kernel"], default="auto", help=argparse.SUPPRESS)
     return p
 
@@ -62,6 +71,14 @@ def _solve_one(rows: Any, cols: Any, drawn: list[str], all_best: bool, engine: s
     return solve(rows, cols, drawn, all_best=all_best, engine=engine).to_json()
 
 
+def _set_threads(text: str | None) -> None:
+    """Apply `--threads` (ValueError for anything but a whole number of at least 1)."""
+    from games.solver import cores
+
+    if text is not None:
+        cores.set_threads(cores.parse_threads(text))
+
+
 def _set_memory(text: str | None) -> None:
     """Apply `--memory` (ValueError for a bad size, or one the process is already past)."""
     from games.solver import memory
@@ -82,6 +99,7 @@ def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
         _set_memory(args.memory)
+        _set_threads(args.threads)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -36,7 +36,11 @@ from games.solver.layout import (  # noqa: E402
     F_TWO,
     H_ABORT,
     H_BOXMASK,
+    H_BUSY,
+    H_BUSYMASK,
+    H_BUSYMIN,
     H_COMPACT,
+    H_DEFER,
     H_EDGEBOX,
     H_EDGEGROUP,
     H_FLAGS,
@@ -259,7 +263,9 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             m = np.int64((w >> np.uint64(13)) & np.uint64(127))
             if m == 127:
                 m = 255
-    elif t[slot] == key:
+    elif t[slot] ^ t[slot + 1] == key:
+        # the key word is stored XORed with the bounds word: an entry torn by another thread's
+        # write (the two words from different stores) does not match (lockless hashing)
         meta = t[slot + 1]
         if np.int64((meta >> np.uint64(16)) & U1) == pp:
             hit = True
@@ -316,14 +322,24 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
     o_order = at(t, H_ORDER)
     done = False
     searched = 0
-    for cls in range(4):
+    # with other threads searching (ABDADA, simplified): a move after the first whose position
+    # another thread is searching now is put off to a last pass (class 4), by then probably stored
+    busy_mask = at(t, H_BUSYMASK)
+    o_busy = at(t, H_BUSY)
+    mark = busy_mask > 0 and ne - popcount(d) > at(t, H_BUSYMIN)
+    defer = t[H_DEFER] != U0
+    deferred = U0
+    for cls in range(5):
         if done:
             break
         if cls == 1 and chains:
             continue
         if cls == 0 and first < 0:
             continue
-        left = cand & (capm if cls == 1 else (third if cls == 3 else ~(capm | third)))
+        if cls == 4:
+            left = deferred
+        else:
+            left = cand & (capm if cls == 1 else (third if cls == 3 else ~(capm | third)))
         if cls > 0 and first >= 0:
             left &= ~(U1 << np.uint64(first))
         if cls > 0 and left == U0:
@@ -341,11 +357,24 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             if not cand & be:
                 continue
             mycls = 1 if capm & be else (3 if third & be else 2)
-            if cls > 0:
+            if cls == 4:
+                if not left & be:
+                    continue
+                left &= ~be
+            elif cls > 0:
                 if mycls != cls:
                     continue
                 left &= ~be
             c = d | be
+            bslot = -1
+            if mark and cls < 4:
+                bslot = o_busy + (np.int64((c * HASH_MUL) >> np.uint64(40)) & busy_mask)
+                if defer and searched > 0 and t[bslot] == c:
+                    deferred |= be
+                    if left == U0:
+                        break
+                    continue
+                t[bslot] = c
             wa = a
             wb = b0
             if pvs and searched > 0 and a + 1 < b0:
@@ -372,11 +401,15 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
                 else:
                     v = -node(c, -wb, -wa, 1 - p, t, d)
                 if t[H_ABORT]:
+                    if bslot >= 0 and t[bslot] == c:
+                        t[bslot] = U0
                     return 0
                 if v >= wb and wb < b0:
                     wb = b0
                     continue
                 break
+            if bslot >= 0 and t[bslot] == c:
+                t[bslot] = U0
             searched += 1
             if v > best:
                 best = v
@@ -429,13 +462,14 @@ def node(d: Any, alpha: Any, beta: Any, p: Any, t: Any, pd: Any) -> Any:
             | (np.uint64(min(mv, 127)) << np.uint64(13))
         )
     else:
-        t[slot] = key
-        t[slot + 1] = (
+        meta = (
             np.uint64(nlo + 128)
             | (np.uint64(nhi + 128) << np.uint64(8))
             | (np.uint64(pp) << np.uint64(16))
             | (np.uint64(mv) << np.uint64(24))
         )
+        t[slot] = key ^ meta
+        t[slot + 1] = meta
     return best
 
 
@@ -450,7 +484,7 @@ def _words(typingctx: Any, addr: Any) -> Any:
     return ptr(types.intp), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(d: Any, alpha: Any, beta: Any, p: Any, addr: Any) -> Any:
     """`node` at the top, on the search array's memory given by its address: numba reference-counts
     an array argument on every call, a raw pointer not (the caller keeps the array alive); and an
@@ -458,7 +492,7 @@ def search(d: Any, alpha: Any, beta: Any, p: Any, addr: Any) -> Any:
     return node(d, alpha, beta, p, _words(addr), d)  # type: ignore[call-arg]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def closure_at(d: Any, addr: Any) -> Any:
     """`closure` of any position, on the search array at an address (see `search`)."""
     return closure(d, _words(addr), -1)  # type: ignore[call-arg]

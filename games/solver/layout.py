@@ -58,6 +58,14 @@ H_LIMIT = 20
 H_ABORT = 21
 H_COMPACT = 22
 H_IMG = 23
+H_BUSY = 24
+"""Offset (from this array, two's complement) of the table of positions other threads are searching
+(ABDADA's deferral, `games.solver.kernel`); H_BUSYMASK its size minus one, 0 when searching alone;
+H_BUSYMIN the fewest undrawn edges of a position worth marking."""
+H_BUSYMASK = 25
+H_BUSYMIN = 26
+H_DEFER = 27
+"""1 when this thread puts off the moves other threads are searching (else it only marks its own)."""
 HEADER = 32
 COMPACT_EDGES = 44
 BUCKET = 4
@@ -126,4 +134,22 @@ def build_table(b: Board, opts: SolveOptions, node_limit: int | None, tt_bits: i
     t[H_FULL] = b.full
     t[H_FLAGS] = opts.flags()
     t[H_LIMIT] = node_limit if node_limit is not None else 2**62
+    if not compact:
+        # a two-word entry's key word holds key XOR bounds word: an empty slot is EMPTY ^ 0, the
+        # key of no position the search looks up (the full board is never looked up)
+        t[tt_at + 1 : tt_at + 2 * (1 << tt_bits) : 2] = 0
     return t
+
+
+def helper_table(t: Any) -> Any:
+    """The search array of one more thread searching on t's transposition table: a copy of t's
+    header and board tables (its own node counters and symmetry images) whose
+    table offset points at t's table, wherever numpy put the copy (the offset, two's complement, may
+    be negative: the search indexes a raw pointer). The caller keeps t alive while the copy is used."""
+    tt_at = int(t[H_TT])
+    h = np.array(t[:tt_at], dtype=np.uint64)
+    delta = (address(t) - address(h)) // 8 + tt_at
+    h[H_TT] = np.uint64(delta % (1 << 64))
+    h[H_NODES] = 0
+    h[H_ABORT] = 0
+    return h
