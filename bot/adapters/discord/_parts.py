@@ -41,6 +41,9 @@ class AnnouncerPart(Protocol):
     def linked(self, match_id: int, text: str) -> str:
         """`text` with a link to the match's board."""
 
+    async def tell_untold(self) -> int:
+        """Announce what this process's matches still owe (a reminder or result a dead process stored); how many."""
+
 
 class CommandsPart(Protocol):
     """The `/dm` commands (`commands/`)."""
