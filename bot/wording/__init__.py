@@ -79,6 +79,7 @@ from bot.wording.room import (
     confirm_question,
     edit_after_move,
     edit_not_read,
+    over_already,
 )
 
 __all__ = [
@@ -127,6 +128,7 @@ __all__ = [
     "notice",
     "odds_line",
     "options_text",
+    "over_already",
     "posted_result",
     "quote",
     "reason_text",

@@ -62,3 +62,8 @@ def edit_after_move(move: str) -> str:
 def edit_not_read(text: str) -> str:
     """A player edited a message that was not taken as a move into something that looks like one."""
     return f"Edits aren't read as moves: post {quote(text)} as a new message."
+
+
+def over_already(match_id: int, result: str) -> str:
+    """A move posted in the room after the author's match there ended."""
+    return f"Match {match_id} is over: {result}. No more moves are taken; `/dm log` shows its record."
