@@ -48,7 +48,8 @@ class Correspondence(HouseRule):
     pings: ClassVar[tuple[str, ...]] = (REMINDER, VACATION, BACK)
     words: ClassVar[Mapping[str, str]] = {
         REMINDER: "{player}, your move against {opponent} is waiting: {left_text} left, time runs out {deadline}.",
-        "log:reminder": "reminded ({left_text} left)",
+        "log:reminder": "reminded",
+        "logline:reminder": "{left_text} left",
     }
 
     @classmethod
