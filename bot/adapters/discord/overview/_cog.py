@@ -136,9 +136,12 @@ def _names(stored: StoredMatch) -> tuple[str, str]:
     )
 
 
-def history_lines(matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
-    """`/dm history`: date, game, players, the result in words, the score and a link to the room; for a
-    correspondence match running here, who is to move and their time left in days and hours."""
+def history_lines(
+    matches: Sequence[StoredMatch], service: MatchService | None = None, web_url: str | None = None
+) -> list[str]:
+    """`/dm history`: date, game, players, the result in words, the score, a link to the room and (when the
+    review pages have a public address, `web_url`) to the match's review page; for a correspondence match
+    running here, who is to move and their time left in days and hours."""
     lines = []
     for m in matches:
         result = result_of(m)
@@ -148,7 +151,9 @@ def history_lines(matches: Sequence[StoredMatch], service: MatchService | None =
         when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
         names = " vs ".join(_names(m))
         lines.append(
-            wording.history_line(m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id))
+            wording.history_line(
+                m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id), page_link(web_url, m.id)
+            )
         )
     return lines
 

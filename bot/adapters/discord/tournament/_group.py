@@ -12,6 +12,7 @@ from discord import app_commands
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
+from bot.adapters.discord.commands._pages import page_link
 from bot.adapters.discord.public import PUBLIC, answer_table
 from bot.adapters.discord.tournament._card import card_text, feature_of, gone_from, own, service_of, signup_view
 from bot.adapters.discord.tournament._told import marked_names, players_of_board, round_title, standings_message
@@ -19,6 +20,7 @@ from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
 from bot.tournaments.rounds import Format
 from bot.wording import tournament_told as told
+from bot.wording.review import page_reply
 from bot.wording.tournaments import pairing_lines
 from bot.wording.zone_note import zone_note
 
@@ -217,6 +219,13 @@ class TournamentGroup(app_commands.Group):
         png = bracket_png(t.name, rounds, names, t.rounds or 1)
         text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
         await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
+
+    @app_commands.command(name="page", description="The address of a tournament's review page")
+    @app_commands.guild_only()
+    async def page(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
+        t = await own(interaction, tournament)
+        base = getattr(getattr(interaction.client, "settings", None), "web_url", None)
+        await respond(interaction, page_reply(f"The review page of {t.name}", page_link(base, t.id, "tournament")))
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()
