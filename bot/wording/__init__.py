@@ -45,6 +45,7 @@ from bot.wording.events import (
 from bot.wording.log import _SHOWN_KINDS, clock_words, log_text, odds_line, state_words
 from bot.wording.overview import (
     history_line,
+    in_tournament,
     live_line,
     live_title,
     move_line,
@@ -114,6 +115,7 @@ __all__ = [
     "fill",
     "history_line",
     "ignored_text",
+    "in_tournament",
     "live_line",
     "live_title",
     "log_text",

@@ -160,6 +160,11 @@ def moves_in_file(plies: int) -> str:
     return f"The whole record ({plural(plies, 'move')}) is attached."
 
 
+def in_tournament(name: str, round_number: int, board: int) -> str:
+    """What a posted result of a tournament's game starts with: `**Spring Cup**, round 2 board 1 · `."""
+    return f"**{name}**, round {round_number} board {board} · "
+
+
 def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:
     """The result line posted where people look (the room's parent channel or the results channel)."""
     return f"**Match {match_id} · {game}** · {players}: {result} · {link}"

@@ -352,9 +352,24 @@ class Overview(commands.Cog):
             return parent if isinstance(parent, discord.TextChannel) else None
         return None
 
-    async def _post_unplayed(self, ev: HostEvent, result: MatchResult) -> None:
-        """A match won without being played (a scheduled DM's no-show): its result where results go."""
+    async def _place(self, match_id: int) -> tuple[str, int, int] | None:
+        """The tournament (name), round and board a match was opened for; None: not a tournament's game."""
+        app = getattr(self.bot, "app", None)
+        if app is None:
+            return None
         try:
+            place = await app.tournaments.place_of(match_id)
+        except Exception:
+            log.exception("match %s: its tournament could not be read", match_id)
+            return None
+        return None if place is None else (place.name, place.round, place.board)
+
+    async def _post_unplayed(self, ev: HostEvent, result: MatchResult) -> None:
+        """A match won without being played (a scheduled DM's no-show): its result where results go. A
+        tournament's no-show is told once, by the tournament in its channel (naming the cup and round)."""
+        try:
+            if await self._place(result.match_id) is not None:
+                return
             channel = await self._results_channel_of(result.guild_id, result.channel_id)
             if channel is None:
                 return
@@ -394,6 +409,9 @@ class Overview(commands.Cog):
                 result,
                 room_link(live.guild_id, live.channel_id, board),
             )
+            place = await self._place(live.id)
+            if place is not None:  # a tournament's game: which cup and round it belongs to
+                text = wording.in_tournament(*place) + text
             text += await _rating_changes(self.bot, live.id)
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), live.id)
             if page is not None:

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.commands._pages import page_link
 from bot.adapters.discord.tournament._card import card_text, game_view, gone_from, stamp
 from bot.adapters.discord.tournament._group import TournamentGroup
 from bot.adapters.discord.tournament._told import Teller
@@ -30,6 +31,7 @@ from bot.tournaments.service import (
 )
 from bot.wording import error_sentence
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
 from bot.wording.tournaments import announcement, checkin_card, no_show_line
 
 if TYPE_CHECKING:
@@ -239,6 +241,9 @@ class TournamentFeature(commands.Cog):
             return
         names = await self.tournaments.names(t.id)
         text = announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow())
+        if ev.kind == TournamentEventKind.NO_SHOW and ev.data.get("match"):
+            page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), int(ev.data["match"]))
+            text += "" if page is None else f" {review_link(page)}"
         try:
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:

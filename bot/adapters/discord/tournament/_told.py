@@ -15,9 +15,11 @@ import discord
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.commands._pages import page_link
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import Tournament, TournamentEvent, TournamentService
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
 from bot.wording.tournaments import standings_lines
 
 if TYPE_CHECKING:
@@ -121,6 +123,9 @@ class Teller:
         if channel is None:
             return
         text, picture = await standings_message(self.service, t, title)
+        page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), t.id, "tournament")
+        if page is not None:  # every game of the table is on the tournament's page
+            text = f"{text}\n{review_link(page)}"
         try:
             await channel.send(text, file=picture, allowed_mentions=NO_PINGS)
         except discord.HTTPException:
