@@ -108,6 +108,10 @@ class TournamentCore(ABC):
         """Something of `tid` may fall due sooner than the timer knows (`soon`: look at it again now) (`timer`)."""
 
     @abstractmethod
+    async def _round_reminders(self, tid: int, number: int, starts: dt.datetime) -> None:
+        """Plan the pings before a round's games start (`timer`)."""
+
+    @abstractmethod
     def _owe(self) -> None:
         """A result the database did not take: `settle_owed` is tried again until it succeeds (`timer`)."""
 

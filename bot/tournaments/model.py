@@ -102,6 +102,8 @@ class TournamentEventKind(StrEnum):
     STARTED = "started"  # by, players, rounds, removed (names of those who did not check in), left (names of
     # those taken out at the automatic start because they left the server)
     ROUND = "round"  # round, pairings, starts_at
+    ROUND_SOON = "round_soon"  # round, starts_at, before (seconds), players (ids of those whose game waits),
+    # checkin (whether each game waits for both players' I'm here)
     GAME_ROOM = "game_room"  # game, round, board, room, white, black (ids), names, starts_at, checkin, deadline
     NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name
     REMATCH = "rematch"  # round, pairings

@@ -36,6 +36,16 @@ from bot.tournaments.tables import GAMES
 log = logging.getLogger(__name__)
 
 
+def waits_for_both(t: Tournament, round_number: int) -> bool:
+    """Whether a game's match waits for both players' I'm here although the tournament has no no-show rule:
+    a tournament with a check-in, from its second round on (the check-in covered the first), unless its clock
+    is correspondence (a first move has days). Otherwise a round scheduled a day later would start the first
+    mover's clock while they are away, and they could lose on time before they knew the round began."""
+    if t.checkin_s is None or round_number <= 1:
+        return False
+    return (t.clock or {}).get("kind") != "correspondence"
+
+
 class MatchOpening(TournamentCore):
     """Per-game check-in, rooms, matches and no-show rulings."""
 
@@ -123,7 +133,7 @@ class MatchOpening(TournamentCore):
                 "black": entries[p.black].player_id,
                 "names": [entries[p.white].name, entries[p.black].name],
                 "starts_at": g.starts_at,
-                "checkin": t.no_show_s is not None,
+                "checkin": t.no_show_s is not None or waits_for_both(t, g.round),
                 "deadline": deadline,
             },
         )
@@ -135,6 +145,8 @@ class MatchOpening(TournamentCore):
         starts = g.starts_at or now
         if starts > now:
             return False
+        if t.no_show_s is None and waits_for_both(t, g.round) and not all(h is not None for h in g.here):
+            return False  # no no-show rule: the game waits for both players, however long (a host may decide it)
         if t.no_show_s is None or all(h is not None for h in g.here):
             no_show = False
         elif now >= starts + dt.timedelta(seconds=t.no_show_s):

@@ -128,6 +128,7 @@ class Running(TournamentCore):
             await self._insert(conn, tid, number, 1, pairings, starts)
         await self._emit(tid, TournamentEventKind.ROUND, {"round": number, "pairings": pairings, "starts_at": starts})
         await self._due_changed(tid)  # the timer learns the round's start and no-show times
+        await self._round_reminders(tid, number, starts)
         return number
 
     def _round_start(self, t: Tournament, number: int) -> dt.datetime:

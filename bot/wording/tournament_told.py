@@ -45,6 +45,16 @@ def round_every(seconds: int) -> str:
     return f"a round every {span(seconds)}"
 
 
+def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> str:
+    """The ping before a round's games start (24 h, 1 h, 10 min before): everyone whose game waits, and,
+    when the games wait for both players, how to say one is here."""
+    players = ", ".join(who(p) for p in dict.fromkeys(data.get("players") or []))
+    text = f"**{tournament}**: round {data['round']} starts {when(data['starts_at'])}: {players}."
+    if data.get("checkin"):
+        text += " Click **I'm here** (or type `here`) in your game's room: its clocks start once both players are."
+    return text
+
+
 def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) -> list[str]:
     """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits (between
     rounds nothing is: the player is not paired again)."""

@@ -155,6 +155,8 @@ def announcement(
         text = f"{head} has started with {plural(int(data['players']), 'player')}."
         text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
+    if kind == TournamentEventKind.ROUND_SOON:
+        return f"{head}: round {data['round']} starts {when(data['starts_at'])}."
     if kind == TournamentEventKind.NO_SHOW:
         return (
             f"{head}, round {data['round']} board {data['board']}: {data['winner_name']} wins by "

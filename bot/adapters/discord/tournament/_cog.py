@@ -206,6 +206,7 @@ class TournamentFeature(commands.Cog):
         channel (the public side in `_told`)."""
         if ev.kind not in (
             TournamentEventKind.ROUND,
+            TournamentEventKind.ROUND_SOON,
             TournamentEventKind.REMATCH,
             TournamentEventKind.FINISHED,
             TournamentEventKind.CANCELLED,
@@ -228,6 +229,9 @@ class TournamentFeature(commands.Cog):
             return
         if ev.kind == TournamentEventKind.WITHDRAWN:
             await self.teller.withdrawn(t, ev)
+            return
+        if ev.kind == TournamentEventKind.ROUND_SOON:
+            await self.teller.round_soon(t, ev)
             return
         if ev.kind == TournamentEventKind.RESULT:
             await self.teller.decided(t, ev)

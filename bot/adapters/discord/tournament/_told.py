@@ -131,6 +131,18 @@ class Teller:
         except discord.HTTPException:
             log.warning("tournament %s: could not post the standings", t.id)
 
+    async def round_soon(self, t: Tournament, ev: TournamentEvent) -> None:
+        """The ping before a round's games start, in the channel, mentioning everyone whose game waits."""
+        channel = self._channel(t)
+        if channel is None:
+            return
+        text = told.round_soon_line(t.name, ev.data, mention, self.when)
+        players = list(dict.fromkeys(str(p) for p in ev.data.get("players") or []))
+        try:
+            await channel.send(text[:1990], allowed_mentions=pinging(*players))
+        except discord.HTTPException:
+            log.warning("tournament %s: could not ping round %s's players", t.id, ev.data.get("round"))
+
     async def withdrawn(self, t: Tournament, ev: TournamentEvent) -> None:
         """A withdrawal: said in the channel (who took them out, the forfeits) and in each open game's room,
         pinging the opponent; the room's check-in card loses its button."""
