@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import re
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -30,10 +31,10 @@ def wall() -> dt.datetime:
 
 
 @pytest.fixture
-async def service(db_url: str, monkeypatch: pytest.MonkeyPatch) -> MatchService:
+async def service(db_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[MatchService]:
     monkeypatch.setattr("bot.store.matches.utcnow", wall)  # entries stamped on the same clock as the game
     svc = await make_service(db_url, Recorder(), heartbeat_seconds=3600.0, wall=wall)
-    yield svc  # type: ignore[misc]
+    yield svc
     await svc.close()
     await svc.store.close()
 

@@ -20,7 +20,7 @@ BASE = "https://dm.example.org"
 def settings(migrated_sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.delenv("DMHOST_WEB_SECRET", raising=False)
-    return Settings(  # type: ignore[call-arg]
+    return Settings(
         _env_file=None,
         database_url=migrated_sqlite_url,
         heartbeat_seconds=3600.0,

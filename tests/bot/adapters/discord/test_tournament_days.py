@@ -51,7 +51,7 @@ async def test_a_round_a_day_pings_before_it_starts_and_waits_for_both_players(w
     assert "A round a day" in card and "1440" not in card
     await w.env.advance_time(46 * 60)
     for player in field:
-        await player.click(_card(w), label="I'm here")
+        await player.click(_card(w), label="I'm here")  # type: ignore[arg-type]
     await w.env.advance_time(14 * 60 + 2)  # the start: round 1's games open at once (everyone checked in)
     assert len(await _open_matches(w, tid)) == 2
     await _resign_losers(w, tid, field)  # round 2 is paired now, for a day after the start
