@@ -171,7 +171,15 @@ class TournamentCore(ABC):
                 await conn.execute(select(ENTRIES).where(ENTRIES.c.tournament_id == tid).order_by(ENTRIES.c.id))
             ).all()
         return [
-            Entry(int(r.id), r.player_id, r.name, r.withdrawn_at is not None, r.checked_in_at is not None) for r in rows
+            Entry(
+                int(r.id),
+                r.player_id,
+                r.name,
+                r.withdrawn_at is not None,
+                r.checked_in_at is not None,
+                r.missed_round,
+            )
+            for r in rows
         ]
 
     async def games(self, tid: int) -> list[StoredGame]:

@@ -19,6 +19,7 @@ from bot.host.match import HostError, PlayerRef
 from bot.tournaments.core import TournamentCore
 from bot.tournaments.liveness import gone
 from bot.tournaments.model import (
+    MISSED_WITHDRAW,
     OPENING,
     PAUSED,
     RUNNING,
@@ -31,7 +32,7 @@ from bot.tournaments.model import (
 )
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Game, Result
-from bot.tournaments.tables import GAMES
+from bot.tournaments.tables import ENTRIES, GAMES
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +178,9 @@ class MatchOpening(TournamentCore):
             )
             if ruled.rowcount != 1:
                 raise GameTaken(g.id)  # rolls the forfeit back: nothing stored
+            if t.missed == MISSED_WITHDRAW:  # lichess's rule: out at the next pairing unless they confirm
+                absent_entry = p.black if winner == 1 else p.white
+                await conn.execute(update(ENTRIES).where(ENTRIES.c.id == absent_entry).values(missed_round=g.round))
 
         try:
             if no_show:
@@ -244,6 +248,8 @@ class MatchOpening(TournamentCore):
                 "winner_name": (white if winner == 1 else black).name,
                 "absent": absent.player_id,
                 "absent_name": absent.name,
+                "confirm": t.missed == MISSED_WITHDRAW,
+                "tournament": t.id,
             },
         )
         return True

@@ -45,6 +45,11 @@ def round_every(seconds: int) -> str:
     return f"a round every {span(seconds)}"
 
 
+def staying(tournament: str) -> str:
+    """`/dm tournament stay`: the player who missed a game plays on."""
+    return f"Noted: you play on in {tournament} and are paired in the next round."
+
+
 def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> str:
     """The ping before a round's games start (24 h, 1 h, 10 min before): everyone whose game waits, and,
     when the games wait for both players, how to say one is here."""
@@ -59,6 +64,11 @@ def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) 
     """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits (between
     rounds nothing is: the player is not paired again)."""
     removed = f" (taken out by {host})" if host else ""
+    if data.get("missed") is not None:  # lichess's rule (`missed:withdraw`)
+        return [
+            f"**{tournament}**: {data['name']} is withdrawn: they missed their round {data['missed']} game and "
+            "did not confirm they play on."
+        ]
     games = data.get("games") or []
     then = "their open games are forfeited" if games else "they are not paired again"
     lines = [f"**{tournament}**: {data['name']} has withdrawn{removed}; {then}."]

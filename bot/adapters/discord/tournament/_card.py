@@ -81,6 +81,8 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
         rules.append(f"each game: check in in its room; absent {_minutes(t.no_show_s)} after its start loses")
     if t.round_every_s is not None:
         rules.append(told.round_every(t.round_every_s))
+    if t.missed == "withdraw":
+        rules.append("a player who misses a game is withdrawn unless they confirm with /dm tournament stay")
     if t.seeding == "rating":
         rules.append("seeded by rating")
     if rules:

@@ -207,6 +207,7 @@ class TournamentFeature(commands.Cog):
         if ev.kind not in (
             TournamentEventKind.ROUND,
             TournamentEventKind.ROUND_SOON,
+            TournamentEventKind.STAYS,
             TournamentEventKind.REMATCH,
             TournamentEventKind.FINISHED,
             TournamentEventKind.CANCELLED,

@@ -81,12 +81,17 @@ class TournamentGroup(app_commands.Group):
         no_show="each game: a player still absent this many minutes after its start loses by no-show",
         round_every="a round starts every this many minutes (or when the one before ends, if later)",
         seeding="seed order: sign-up order (default) or rating",
+        missed="a player who misses a game (no-show): plays on (default), or is withdrawn unless they confirm",
     )
     @app_commands.choices(
         format=[app_commands.Choice(name=f.value, value=f.value) for f in Format],
         seeding=[
             app_commands.Choice(name="sign-up order", value="joined"),
             app_commands.Choice(name="rating", value="rating"),
+        ],
+        missed=[
+            app_commands.Choice(name="plays on", value="play_on"),
+            app_commands.Choice(name="withdrawn unless they confirm (lichess)", value="withdraw"),
         ],
     )
     @app_commands.guild_only()
@@ -110,6 +115,7 @@ class TournamentGroup(app_commands.Group):
         no_show: Minutes | None = None,
         round_every: Minutes | None = None,
         seeding: str = "joined",
+        missed: str = "play_on",
     ) -> None:
         require_host(interaction)
         service = service_of(interaction)
@@ -138,6 +144,7 @@ class TournamentGroup(app_commands.Group):
             no_show_s=None if no_show is None else no_show * 60,
             round_every_s=None if round_every is None else round_every * 60,
             seeding=seeding,
+            missed=None if missed == "play_on" else missed,
         )
         t = await service.get(tid)
         sent = await interaction.response.send_message(
@@ -219,6 +226,13 @@ class TournamentGroup(app_commands.Group):
         png = bracket_png(t.name, rounds, names, t.rounds or 1)
         text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
         await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
+
+    @app_commands.command(name="stay", description="You missed a game: confirm you play on (not withdrawn)")
+    @app_commands.guild_only()
+    async def stay(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
+        t = await own(interaction, tournament)
+        await service_of(interaction).stay(t.id, str(interaction.user.id))
+        await respond(interaction, told.staying(t.name))
 
     @app_commands.command(name="page", description="The address of a tournament's review page")
     @app_commands.guild_only()

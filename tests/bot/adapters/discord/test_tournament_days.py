@@ -113,3 +113,64 @@ async def test_a_no_show_is_told_once_and_results_name_the_cup_and_round(world: 
     posted = [m.content for m in bot_messages(w, w.lobby) if "wins by resignation" in m.content]
     assert len(posted) == 1 and posted[0].startswith("**Spring Cup**, round 1 board "), posted
     assert "wins Spring Cup!" in bot_text(w, w.lobby)
+
+
+async def _missed_game_cup(w: World) -> tuple[int, list[simcord.MemberActor]]:
+    """Four players, two rounds, `missed:withdraw` (lichess's rule); round 1 played with gladiator0 absent."""
+    extra = [w.guild.add_member(w.env.create_user(f"gladiator{i}")) for i in range(2)]
+    field: list[simcord.MemberActor] = [w.alice, w.bob, *extra]
+    tid = await _sign_up(
+        w,
+        w.guild,
+        w.lobby,
+        w.carol,
+        field,
+        name="Lichess Cup",
+        game="boxes",
+        format="swiss",
+        rounds=2,
+        options="rows=2 cols=2",
+        clock=CLOCK,
+        no_show=1,
+        missed="withdraw",
+    )
+    assert "withdrawn unless they confirm" in _card(w).content  # type: ignore[attr-defined]
+    await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
+    await _check_in(w, tid, field, absent=extra[0])
+    (told,) = [m.content for m in bot_messages(w, w.lobby) if "no-show" in m.content]
+    assert told.endswith(
+        f"gladiator0 is withdrawn before the next round unless they confirm they play on: "
+        f"`/dm tournament stay tournament:{tid}`."
+    )
+    return tid, field
+
+
+async def test_a_missed_game_withdraws_the_player_who_does_not_confirm(world: World) -> None:
+    w = world
+    tid, field = await _missed_game_cup(w)
+    await _resign_losers(w, tid, field)  # round 1 over: round 2 is paired without gladiator0
+    assert "gladiator0 is withdrawn: they missed their round 1 game and did not confirm they play on." in bot_text(
+        w, w.lobby
+    )
+    assert "forfeited" not in bot_text(w, w.lobby)
+    rounds = await _service(w).rounds(tid)
+    assert len(rounds) == 2 and sum(isinstance(p, Game) for p in rounds[1]) == 1  # a game and a bye
+
+
+async def test_a_missed_game_and_a_confirmation_play_on(world: World) -> None:
+    w = world
+    tid, field = await _missed_game_cup(w)
+    absent = field[2]
+    stays = await absent.slash(w.lobby, "dm tournament stay", tournament=tid)
+    assert stays.response is not None and stays.response.content == (
+        "Noted: you play on in Lichess Cup and are paired in the next round."
+    )
+    assert "gladiator0 plays on after missing their round 1 game." in bot_text(w, w.lobby)
+    again = await w.bob.slash(w.lobby, "dm tournament stay", tournament=tid)
+    assert (
+        again.response is not None
+        and again.response.content == "You have missed no game of Lichess Cup: you play on anyway."
+    )
+    await _resign_losers(w, tid, field)
+    rounds = await _service(w).rounds(tid)
+    assert len(rounds) == 2 and sum(isinstance(p, Game) for p in rounds[1]) == 2  # everyone paired again
