@@ -20,6 +20,7 @@ from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
 from bot.tournaments.rounds import Format
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
 from bot.wording.review import page_reply
 from bot.wording.tournaments import pairing_lines
 from bot.wording.zone_note import zone_note
@@ -188,6 +189,9 @@ class TournamentGroup(app_commands.Group):
     ) -> None:
         t = await own(interaction, tournament)
         text, picture = await standings_message(service_of(interaction), t, f"**{t.name}** — round {t.round}")
+        page = page_link(getattr(getattr(interaction.client, "settings", None), "web_url", None), t.id, "tournament")
+        if page is not None:  # every game of the table is on the tournament's page
+            text = f"{text}\n{review_link(page)}"
         await answer_table(interaction, text, public, file=picture)
 
     @app_commands.command(name="pairings", description="The pairings of a round (default: the current one)")

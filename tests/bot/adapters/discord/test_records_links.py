@@ -64,5 +64,7 @@ async def test_a_tournament_s_and_the_server_s_page(world: World) -> None:
     assert created.content.startswith("**Tournament 1 · Winter Cup**")
     page = answer(await w.alice.slash(w.lobby, "dm tournament page", tournament=1)).content
     assert page == f"The review page of Winter Cup: <{page_url(BASE, load_secret(), 'tournament', 1)}>"
+    table = answer(await w.alice.slash(w.lobby, "dm tournament standings", tournament=1)).content
+    assert table.endswith(f"[review](<{page_url(BASE, load_secret(), 'tournament', 1)}>)")
     server = answer(await w.alice.slash(w.lobby, "dm ratings page")).content
     assert server == f"The review page of Death Match Club: <{page_url(BASE, load_secret(), 'server', w.guild.id)}>"
