@@ -39,6 +39,7 @@ from typing import Any, cast
 
 from bot.coaching import CoachingService
 from bot.host.confirm import Confirmations
+from bot.host.digest import Reminders
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
 from bot.host.subscribers import BatchListener, at_stage, mark_of
@@ -433,6 +434,8 @@ class App:
     """The rematch offers under finished matches (durable jobs of kind `rematch`)."""
     confirmations: Confirmations
     """The Confirm / Cancel prompts before a grave text (durable jobs of kind `confirm`)."""
+    reminders: Reminders
+    """Correspondence reminders as direct messages and the daily digest (durable jobs of kind `digest`)."""
 
     @property
     def store(self) -> MatchStore:
@@ -488,16 +491,20 @@ def build_app(
     scheduler = build_scheduler(
         host, shards=shards, local=False, wall=wall, poll_seconds=settings.schedule_poll_seconds, jobs=jobs
     )
+    correspondence = build_correspondence(host.store)
+    reminders = Reminders(service, correspondence, jobs)
+    host.bus.subscribe(reminders.on_host_event, Stage.FOLLOW)
     return App(
         host,
         build_guild_settings(host.store),
-        build_correspondence(host.store),
+        correspondence,
         series,
         tournaments,
         scheduler,
         jobs,
         Rematches(service, series, jobs),
         Confirmations(service, jobs),
+        reminders,
     )
 
 

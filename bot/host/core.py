@@ -31,6 +31,9 @@ from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 
 log = logging.getLogger(__name__)
 
+ENDED_KEPT = 2000
+"""How many (room, player) ends are remembered for answering a move posted after the end."""
+
 
 class NotHosted(Unsaved):
     """The write was refused by the fencing epoch: another process hosts this match now (this one let it go)."""
@@ -86,6 +89,9 @@ class ServiceCore:
         """Matches whose last write may or may not have committed: reloaded from the database first thing."""
         self._late_turns: dict[int, tuple[tuple[int, int | None], dt.datetime]] = {}
         """Match → (its turn, Discord time) after an accepted late action, for the next late text."""
+        self.ended_here: dict[tuple[int, str], tuple[int, Any]] = {}
+        """(room, player id) → (the match that ended there last for that player, its ruleset): a move posted
+        after the end is answered (`MatchService.over_for`); the latest `ENDED_KEPT` only."""
         self.caught_up = asyncio.Event()
         """Cleared by an adapter that first reads what players posted while no host ran: correspondence
         deadlines that passed meanwhile wait for it (`rule_overdue`), so a move posted in time still counts."""
@@ -338,6 +344,12 @@ class ServiceCore:
 
     def _drop(self, live: Live) -> None:
         self.live.pop(live.id, None)
+        if live.status in OVER_STATUSES and live.channel_id is not None:
+            for player in live.players.values():
+                self.ended_here.pop((live.channel_id, player.id), None)
+                self.ended_here[(live.channel_id, player.id)] = (live.id, live.ruleset)
+            while len(self.ended_here) > ENDED_KEPT:
+                del self.ended_here[next(iter(self.ended_here))]
         task, live.task = live.task, None
         if task is None or task is asyncio.current_task() or task.done():
             return

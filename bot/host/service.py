@@ -304,6 +304,23 @@ class MatchService(Texts):
         """A player's recent matches, newest first."""
         return await self.store.history(player_id, limit=limit)
 
+    def over_for(self, channel_id: int, player_id: str, text: str) -> int | None:
+        """The match that ended last in this room for this player, when `text` reads as a move of its game
+        (asked once `post` found no match of theirs here: a move posted after the end is answered, not taken
+        for chat); else None. Remembered in memory for the latest ends (`core.ENDED_KEPT`)."""
+        found = self.ended_here.get((channel_id, player_id))
+        if found is None:
+            return None
+        match_id, ruleset = found
+        try:
+            return match_id if ruleset.looks_like_move(text.strip()) else None
+        except Exception:
+            return None
+
+    async def latest_in_room(self, channel_id: int, player_id: str | None = None) -> int | None:
+        """The newest match of a room, running or over (`player_id`: the newest that player played there)."""
+        return await self.store.latest_in_channel(channel_id, player_id)
+
     async def record(self, match_id: int) -> StoredMatch | None:
         """A match as stored, with its whole log (running or over), or None when there is no such match."""
         return await self.store.load(match_id, with_events=True)

@@ -1,6 +1,6 @@
 """Correspondence players away and reminded: vacation (`/dm event vacation days:N`: a player's clocks stand
 still in every correspondence match of theirs in a server, within a yearly allowance the server sets, 14 days
-by default), and the games whose reminder came since a moment (what a daily digest lists).
+by default). (What a daily digest lists: `bot.host.digest`.)
 
 Days are counted whole and charged when the vacation is taken, to the calendar year (UTC) it begins in;
 ending it early (`days:0`) gives back the whole days not begun. A move posted while away is played as any
@@ -19,7 +19,7 @@ from typing import Any
 
 from bot.host.service import MatchService
 from bot.store.correspondence import CorrespondenceStore
-from bot.types import OVER_STATUSES, ClockKind, ClockNotice, MatchStatus
+from bot.types import OVER_STATUSES, ClockKind
 
 DAY = 86400
 TERMINAL_GUILD = 0
@@ -85,39 +85,3 @@ async def take_vacation(
     await store.save(kept, player_id, vacation_year=year, vacation_used=used + days, away_until=until)
     matches = await service.set_away(player_id, guild_id, until)
     return Vacation(matches, until, used + days, allowance)
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A correspondence game that waits for a player's move and whose reminder came: the opponent's name,
-    the time left, and when it runs out (aware UTC)."""
-
-    match_id: int
-    guild_id: int | None
-    channel_id: int | None
-    opponent: str
-    left: float
-    deadline: dt.datetime
-
-
-def reminded_since(service: MatchService, guild_id: int, player_id: str, since: dt.datetime | None) -> list[Waiting]:
-    """The player's correspondence games (in the guild, hosted here) on their move whose reminder came after
-    `since` (None: at any time this move), oldest match first. Each move's reminder comes once, so a game
-    is in the list of one such moment only."""
-    now, wall = service.now(), service.wall()
-    out = []
-    for live in service.player_matches(player_id, guild_id):
-        seat = live.seat_of(player_id)
-        clocks = live.clocks
-        if seat is None or clocks.tc.kind != ClockKind.CORRESPONDENCE or live.status != MatchStatus.ONGOING:
-            continue
-        if clocks.running != seat or clocks.since is None or ClockNotice.REMINDER not in clocks.fired:
-            continue
-        limit = clocks.limit()
-        came = clocks.since - clocks.elapsed + clocks.tc.for_seat(seat).remind * limit
-        if since is not None and wall - dt.timedelta(seconds=now - came) <= since:
-            continue
-        left = max(0.0, limit - clocks.action_elapsed(now))
-        opponent = live.players[3 - seat].name
-        out.append(Waiting(live.id, live.guild_id, live.channel_id, opponent, left, wall + dt.timedelta(seconds=left)))
-    return out

@@ -17,12 +17,13 @@ from bot.host.rules import log_rewind
 from bot.records.analysis import ANALYSED_GAMES
 from bot.records.matchlog import build_log, result_of
 from bot.records.pageframes import encode_frames, render_frames
+from bot.records.replay import clock_shown
 from bot.store.matches import EntryKind, StoredMatch
 from bot.types import OVER_STATUSES, MatchStatus
 from bot.wording import _SHOWN_KINDS, clock_words, rule_words
+from bot.wording.log import entry_time, fill_entry, rules_words, spans_days, used_text
 from bot.wording.review import analysis_pending
 from games.base import TITLES
-from games.pictures.core import clock_text
 
 VERDICTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 
@@ -45,6 +46,11 @@ def with_verdicts(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _utc(at: dt.datetime) -> str:
+    """A stored time (naive ones are UTC) as an ISO string in UTC."""
+    return (at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)).astimezone(dt.UTC).isoformat()
+
+
 def _when(at: dt.datetime) -> str:
     aware = at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
     local = aware.astimezone()
@@ -59,19 +65,12 @@ def _event_text(ev: Mapping[str, Any], names: Mapping[int, str]) -> str:
     if kind in _TRIED and ev.get("text"):
         bits.append(f"{ev['text']!r}: {ev.get('reason', '')}")
     elif (detail := rule_words().get(f"logline:{kind}")) is not None:  # a house rule's own detail
-        bits.append(detail.format_map(_Blank(ev)))
+        bits.append(fill_entry(detail, ev))
     elif kind == EntryKind.CLOCK:
         bits.append(str(ev.get("notice", "")))
     elif kind == EntryKind.TIME:
         bits.append(f"{ev.get('seconds', 0):+g} s")
     return " ".join(b for b in bits if b).strip()
-
-
-class _Blank(dict[str, Any]):
-    """An event's data for a rule's `logline:` template: a field it lacks is said as nothing."""
-
-    def __missing__(self, key: str) -> str:
-        return ""
 
 
 _TRIED = (EntryKind.ILLEGAL, EntryKind.SYNTAX, EntryKind.TURN, EntryKind.FINISHED)
@@ -83,6 +82,7 @@ def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, 
     """The move list: one `li[data-ply]` per ply of the final line, with the other events (illegal tries,
     rewinds, presence, pauses...) after the ply they happened at."""
     names = {s: n for s, (_pid, n) in stored.players.items()}
+    dated = spans_days([_utc(ev.at) for ev in stored.events])
     notes: dict[int, list[str]] = {}
     line: list[int] = []  # the ply counter along the log, as the replay counts it
     ply = 0
@@ -96,14 +96,21 @@ def _moves_html(stored: StoredMatch, frames: Sequence[Any], marks: Mapping[int, 
         ply = ply if rewound is None else rewound
         if ev.kind in _SKIP:
             continue
-        notes.setdefault(ply, []).append(_event_text(data, names))
+        said = _event_text(data, names)
+        if dated:
+            said = f"{entry_time(_utc(ev.at), True)} UTC · {said}"
+        notes.setdefault(ply, []).append(said)
     rows = []
     for f in frames:
         if f.ply == 0:
             body = '<span class="mv">start</span>'
         else:
-            clocks = " · ".join(f"{e(names.get(s, '?'))} {clock_text(v)}" for s, v in sorted(f.clocks.items()))
-            used = f"{f.used:.1f} s" if f.used is not None else ""
+            clocks = " · ".join(
+                f"{e(names.get(s, '?'))} {clock_shown(v, stored.clock)}" for s, v in sorted(f.clocks.items())
+            )
+            used = used_text(f.used, stored.clock) if f.used is not None else ""
+            if dated and f.at is not None:  # a match played over days: each move with its date
+                used = f"{used} · {entry_time(_utc(f.at), True)} UTC".removeprefix(" · ")
             mark = marks.get(f.ply)
             verdict = ""
             if mark is not None:
@@ -174,10 +181,7 @@ def match_page(
         ("Players", f"{names.get(1, '?')} (1) vs {names.get(2, '?')} (2)"),
         ("Options", ", ".join(f"{k}={v}" for k, v in stored.options.items()) or "defaults"),
         ("Clock", clock_words(stored.clock, with_window=log.get("rules") is None)),
-        (
-            "House rules",
-            ", ".join(f"{k}={v}" for k, v in (log.get("rules") or {}).items() if v not in (None, False)) or "defaults",
-        ),
+        ("House rules", rules_words(log.get("rules"))),
         ("Played", _when(stored.created_at)),
         *[("Context", line) for line in context],
     ]

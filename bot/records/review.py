@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.records.matchlog import result_of
-from bot.records.replay import Frame, replay_match
+from bot.records.replay import Frame, clock_shown, replay_match
 from bot.store.matches import StoredMatch
 from bot.types import OVER_STATUSES, MatchStatus
 
@@ -34,12 +34,11 @@ def replay_gif(stored: StoredMatch, *, every: int = 1) -> tuple[bytes, int]:
     """The animated replay (a frame per move, or per `every` moves; the final position always) and its
     number of frames."""
     from games import pictures
-    from games.pictures.core import clock_text
 
     ruleset, frames = replay_match(stored)
     names = _names(stored)
     keep: list[Frame] = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
-    captions = [frame_caption(f, names, clock_text) for f in keep]
+    captions = [frame_caption(f, names, lambda v: clock_shown(v, stored.clock)) for f in keep]
     result = result_of(stored) if stored.status in OVER_STATUSES else None
     data = pictures.render_replay_gif(
         ruleset,

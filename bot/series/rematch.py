@@ -33,12 +33,25 @@ from bot.jobs import store as job_store
 from bot.jobs.store import DIRECT_MESSAGES
 from bot.series.core import Series, SeriesService
 from bot.store.matches import StoredMatch
-from bot.types import LIVE_CLOCK_KEYS
+from bot.types import LIVE_CLOCK_KEYS, ClockKind
+
+CORRESPONDENCE_KEYS: Final = ("bank", "remind")
+"""A correspondence clock's own settings, kept by its rematch too."""
 
 KIND: Final = "rematch"
 """The kind of a rematch offer's job."""
 OFFER_S: Final = 600.0
-"""How long a rematch offer stays open (10 minutes)."""
+"""How long a rematch offer stays open (10 minutes); under a correspondence match, as long as a move
+(`offer_seconds`): its players are away for days, a ten-minute offer would lapse unseen."""
+
+
+def offer_seconds(tc: Mapping[str, Any], default: float = OFFER_S) -> float:
+    """How long the rematch offer under a match with this time control (`TimeControl.to_json`) stays open:
+    `default`, or a correspondence match's time for a move (the longer of the two players' under odds)."""
+    if tc.get("kind") != ClockKind.CORRESPONDENCE:
+        return default
+    moves = [float(tc["move"]), *(float(o["move"]) for o in (tc.get("odds") or {}).values() if "move" in o)]
+    return max(default, *moves)
 
 
 def offer_key(match_id: int) -> str:
@@ -49,7 +62,7 @@ def offer_key(match_id: int) -> str:
 def rematch_clock(tc: Mapping[str, Any]) -> dict[str, Any]:
     """A finished match's time control (`TimeControl.to_json`, by its seats) as the clock settings of its
     rematch, whose players are named in the swapped order (its seat 2 first): odds go with their player."""
-    out: dict[str, Any] = {k: tc[k] for k in LIVE_CLOCK_KEYS if tc.get(k) is not None}
+    out: dict[str, Any] = {k: tc[k] for k in (*LIVE_CLOCK_KEYS, *CORRESPONDENCE_KEYS) if tc.get(k) is not None}
     for seat, odds in (tc.get("odds") or {}).items():
         for key, value in odds.items():
             out[f"p{3 - int(seat)}:{key}"] = value
@@ -71,6 +84,8 @@ class Offer:
     """The series this offer ends (its rematch is a new series), else None."""
     message_id: int | None = None
     """The message that shows the offer, once posted."""
+    lasts: float = OFFER_S
+    """How long the offer stays open, in seconds (`offer_seconds`)."""
 
     @property
     def waiting(self) -> list[str]:
@@ -87,6 +102,7 @@ class Offer:
             "clicked": list(self.clicked),
             "series": self.series_id,
             "message": self.message_id,
+            "lasts": self.lasts,
         }
 
     @classmethod
@@ -102,6 +118,7 @@ class Offer:
             clicked=tuple(str(c) for c in p.get("clicked") or ()),
             series_id=None if p.get("series") is None else int(p["series"]),
             message_id=None if p.get("message") is None else int(p["message"]),
+            lasts=float(p.get("lasts") or OFFER_S),
         )
 
 
@@ -166,12 +183,18 @@ class Rematches:
     async def offer(
         self, match_id: int, guild_id: int | None, channel_id: int, needed: Mapping[str, str], series: Series | None
     ) -> Offer | None:
-        """Open an offer under a finished match (or series), lapsing after `offer_s`; None when no rematch is
-        offered there (a tournament's game: its next opponent is the pairing's business)."""
-        if series is None and await self._paired_elsewhere(match_id):
+        """Open an offer under a finished match (or series), lapsing after `offer_s` (a correspondence match's:
+        after its time for a move, `offer_seconds`); None when no rematch is offered there (a tournament's
+        game: its next opponent is the pairing's business)."""
+        stored = await self.service.record(match_id)
+        if series is None and self._paired_elsewhere(stored):
             return None
-        due = await self.jobs.now() + dt.timedelta(seconds=self.offer_s)
-        offer = Offer(match_id, guild_id, channel_id, dict(needed), due, series_id=series.id if series else None)
+        tc = stored.snapshot.get("clocks", {}).get("tc", {}) if stored is not None else {}
+        lasts = offer_seconds(tc, self.offer_s)
+        due = await self.jobs.now() + dt.timedelta(seconds=lasts)
+        offer = Offer(
+            match_id, guild_id, channel_id, dict(needed), due, series_id=series.id if series else None, lasts=lasts
+        )
         scope = DIRECT_MESSAGES if guild_id is None else guild_id
         await self.jobs.add(KIND, offer_key(match_id), due, offer.payload(), scope=scope)
         return offer
@@ -228,8 +251,8 @@ class Rematches:
         if self.lapsed is not None:
             await self.lapsed(offer)
 
-    async def _paired_elsewhere(self, match_id: int) -> bool:
-        stored = await self.service.record(match_id)
+    @staticmethod
+    def _paired_elsewhere(stored: StoredMatch | None) -> bool:
         created = stored.events[0].data if stored is not None and stored.events else {}
         return str(created.get("by") or "").startswith("tournament:")
 
@@ -292,4 +315,4 @@ class Rematches:
         return None if channel_id is None else (channel_id, False)
 
 
-__all__ = ["KIND", "OFFER_S", "Click", "Clicked", "Offer", "Rematches", "offer_key", "rematch_clock"]
+__all__ = ["KIND", "OFFER_S", "Click", "Clicked", "Offer", "Rematches", "offer_key", "offer_seconds", "rematch_clock"]

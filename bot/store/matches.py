@@ -443,6 +443,17 @@ class MatchStore:
             found = (await conn.execute(query)).scalar()
         return None if found is None else int(found)
 
+    async def latest_in_channel(self, channel_id: int, player_id: str | None = None) -> int | None:
+        """The newest match of a room (channel id), running or over; `player_id`: the newest that player
+        played there. None: no match there."""
+        query = select(Match.id).where(Match.channel_id == channel_id)
+        if player_id is not None:
+            seated = select(MatchPlayer.match_id).where(MatchPlayer.player_id == player_id)
+            query = query.where(Match.id.in_(seated))
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(query.order_by(Match.id.desc()).limit(1))).scalar()
+        return None if found is None else int(found)
+
     async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
         """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
         wall = at or utcnow()

@@ -109,6 +109,10 @@ class TournamentCore(ABC):
         """Something of `tid` may fall due sooner than the timer knows (`soon`: look at it again now) (`timer`)."""
 
     @abstractmethod
+    async def _round_reminders(self, tid: int, number: int, starts: dt.datetime) -> None:
+        """Plan the pings before a round's games start (`timer`)."""
+
+    @abstractmethod
     def _owe(self) -> None:
         """A result the database did not take: `settle_owed` is tried again until it succeeds (`timer`)."""
 
@@ -164,7 +168,15 @@ class TournamentCore(ABC):
                 await conn.execute(select(ENTRIES).where(ENTRIES.c.tournament_id == tid).order_by(ENTRIES.c.id))
             ).all()
         return [
-            Entry(int(r.id), r.player_id, r.name, r.withdrawn_at is not None, r.checked_in_at is not None) for r in rows
+            Entry(
+                int(r.id),
+                r.player_id,
+                r.name,
+                r.withdrawn_at is not None,
+                r.checked_in_at is not None,
+                r.missed_round,
+            )
+            for r in rows
         ]
 
     async def games(self, tid: int) -> list[StoredGame]:

@@ -22,6 +22,8 @@ STALE_S = 300.0
 POLL_S = 60.0
 """The jobs runner also looks at the jobs table this often (jobs added by other processes)."""
 SEEDINGS = ("joined", "rating")
+MISSED_WITHDRAW = "withdraw"
+"""`missed:withdraw`: lichess's rule for a missed game (see `Tournament.missed`)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class Entry:
     name: str
     withdrawn: bool
     checked_in: bool = False
+    missed_round: int | None = None
+    """Under `missed:withdraw`: the round whose game they missed, unconfirmed (withdrawn at the next pairing)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ class Tournament:
     no_show_s: int | None = None
     round_every_s: int | None = None
     seeding: str = "joined"
+    missed: str | None = None
+    """What a missed game does: None, the player plays on; `withdraw` (lichess's rule): they are withdrawn
+    at the next pairing unless they confirm they play on (`/dm tournament stay`)."""
 
     def checkin_opens(self) -> dt.datetime | None:
         """When the tournament's check-in opens (None: no check-in; anytime before a start with no time)."""
@@ -95,15 +102,20 @@ class TournamentEventKind(StrEnum):
     CREATED = "created"  # name, game, format
     JOINED = "joined"  # player (id), name, entry, late
     LEFT = "left"  # player, name (before the start)
-    WITHDRAWN = "withdrawn"  # player, name, by, round, games (the round's open games it forfeits: game, board,
+    STAYS = "stays"  # player, name, round (the missed round they confirmed playing on after)
+    WITHDRAWN = "withdrawn"  # player, name, by, round, missed (under `missed:withdraw`: the round missed),
+    # games (the round's open games it forfeits: game, board,
     # room, match, opponent (id), opponent_name, waiting: still waiting for check-in) (after the start)
     CHECKED_IN = "checked_in"  # player, name
     GAME_CHECKED_IN = "game_checked_in"  # game, room, player, name
     STARTED = "started"  # by, players, rounds, removed (names of those who did not check in), left (names of
     # those taken out at the automatic start because they left the server)
     ROUND = "round"  # round, pairings, starts_at
+    ROUND_SOON = "round_soon"  # round, starts_at, before (seconds), players (ids of those whose game waits),
+    # checkin (whether each game waits for both players' I'm here)
     GAME_ROOM = "game_room"  # game, round, board, room, white, black (ids), names, starts_at, checkin, deadline
-    NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name
+    NO_SHOW = "no_show"  # round, board, room, match, rated, winner, winner_name, absent, absent_name, confirm,
+    # tournament (id) (under `missed:withdraw`: the absent player is withdrawn at the next pairing unless they confirm)
     REMATCH = "rematch"  # round, pairings
     RESULT = "result"  # round, board, result, by (a host's decision)
     FINISHED = "finished"  # name, winner (entry), winner_name, prize, unpaired (round), detail
@@ -164,6 +176,7 @@ def tournament_of(row: Any) -> Tournament:
         no_show_s=row.no_show_s,
         round_every_s=row.round_every_s,
         seeding=row.seeding or "joined",
+        missed=row.missed,
     )
 
 

@@ -19,6 +19,7 @@ from bot.host.match import HostError, PlayerRef
 from bot.tournaments.core import TournamentCore
 from bot.tournaments.liveness import gone
 from bot.tournaments.model import (
+    MISSED_WITHDRAW,
     OPENING,
     PAUSED,
     RUNNING,
@@ -31,9 +32,19 @@ from bot.tournaments.model import (
 )
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Game, Result
-from bot.tournaments.tables import GAMES
+from bot.tournaments.tables import ENTRIES, GAMES
 
 log = logging.getLogger(__name__)
+
+
+def waits_for_both(t: Tournament, round_number: int) -> bool:
+    """Whether a game's match waits for both players' I'm here although the tournament has no no-show rule:
+    a tournament with a check-in, from its second round on (the check-in covered the first), unless its clock
+    is correspondence (a first move has days). Otherwise a round scheduled a day later would start the first
+    mover's clock while they are away, and they could lose on time before they knew the round began."""
+    if t.checkin_s is None or round_number <= 1:
+        return False
+    return (t.clock or {}).get("kind") != "correspondence"
 
 
 class MatchOpening(TournamentCore):
@@ -123,7 +134,7 @@ class MatchOpening(TournamentCore):
                 "black": entries[p.black].player_id,
                 "names": [entries[p.white].name, entries[p.black].name],
                 "starts_at": g.starts_at,
-                "checkin": t.no_show_s is not None,
+                "checkin": t.no_show_s is not None or waits_for_both(t, g.round),
                 "deadline": deadline,
             },
         )
@@ -135,6 +146,8 @@ class MatchOpening(TournamentCore):
         starts = g.starts_at or now
         if starts > now:
             return False
+        if t.no_show_s is None and waits_for_both(t, g.round) and not all(h is not None for h in g.here):
+            return False  # no no-show rule: the game waits for both players, however long (a host may decide it)
         if t.no_show_s is None or all(h is not None for h in g.here):
             no_show = False
         elif now >= starts + dt.timedelta(seconds=t.no_show_s):
@@ -165,6 +178,9 @@ class MatchOpening(TournamentCore):
             )
             if ruled.rowcount != 1:
                 raise GameTaken(g.id)  # rolls the forfeit back: nothing stored
+            if t.missed == MISSED_WITHDRAW:  # lichess's rule: out at the next pairing unless they confirm
+                absent_entry = p.black if winner == 1 else p.white
+                await conn.execute(update(ENTRIES).where(ENTRIES.c.id == absent_entry).values(missed_round=g.round))
 
         try:
             if no_show:
@@ -232,6 +248,8 @@ class MatchOpening(TournamentCore):
                 "winner_name": (white if winner == 1 else black).name,
                 "absent": absent.player_id,
                 "absent_name": absent.name,
+                "confirm": t.missed == MISSED_WITHDRAW,
+                "tournament": t.id,
             },
         )
         return True

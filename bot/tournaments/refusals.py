@@ -47,6 +47,8 @@ class RefusalCode(StrEnum):
     ALREADY_JOINED = "already_joined"
     FULL = "full"
     NOT_ENTERED = "not_entered"
+    BAD_MISSED = "bad_missed"
+    NOTHING_MISSED = "nothing_missed"
     OVER_NO_WITHDRAW = "over_no_withdraw"
     ALREADY_STARTED = "already_started"
     TOO_FEW = "too_few"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import and_, func, update
@@ -15,6 +16,7 @@ from bot.tournaments.core import TournamentCore
 from bot.tournaments.model import (
     CANCELLED,
     FINISHED,
+    MISSED_WITHDRAW,
     PAUSED,
     RUNNING,
     SEEDINGS,
@@ -58,6 +60,7 @@ class Registration(TournamentCore):
         no_show_s: int | None = None,
         round_every_s: int | None = None,
         seeding: str = "joined",
+        missed: str | None = None,
     ) -> int:
         """Open a tournament for sign-up; the match options, clock and rules are checked as `/dm start` checks them.
 
@@ -65,7 +68,9 @@ class Registration(TournamentCore):
         `starts_at` (or any time before a start by hand); those who did not are removed at the start.
         `no_show_s`: each game's players check in too, and one still absent that long after the game's start
         loses it by no-show. `round_every_s`: round N starts `(N-1) × round_every_s` after the start (or when the
-        round before ends, if later). `seeding`: `joined` (sign-up order) or `rating`."""
+        round before ends, if later). `seeding`: `joined` (sign-up order) or `rating`. `missed`: `withdraw`
+        (lichess's rule: a player who misses a game is withdrawn at the next pairing unless they confirm they
+        play on, `stay`) or None (they play on)."""
         name = name.strip()
         now = self.wall()
         if starts_at is not None and starts_at <= now:
@@ -73,6 +78,8 @@ class Registration(TournamentCore):
         for setting, value in (("checkin", checkin_s), ("no_show", no_show_s), ("round_every", round_every_s)):
             if value is not None and not 60 <= value <= 7 * 86400:
                 raise TournamentRefused(RefusalCode.BAD_TIME, setting=setting)
+        if missed not in (None, MISSED_WITHDRAW):
+            raise TournamentRefused(RefusalCode.BAD_MISSED)
         if seeding not in SEEDINGS:
             raise TournamentRefused(RefusalCode.BAD_SEEDING, value=seeding, choices=list(SEEDINGS))
         if not 1 <= len(name) <= 100:
@@ -129,6 +136,7 @@ class Registration(TournamentCore):
                         no_show_s=no_show_s,
                         round_every_s=round_every_s,
                         seeding=seeding,
+                        missed=missed,
                     )
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
@@ -199,6 +207,26 @@ class Registration(TournamentCore):
             {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP},
         )
         return eid
+
+    async def stay(self, tid: int, player_id: str) -> Entry:
+        """Under `missed:withdraw`: a player who missed a game confirms they play on (not withdrawn at the
+        next pairing)."""
+        t = await self.get(tid)
+        entry = next((e for e in await self.entries(tid) if e.player_id == player_id), None)
+        if entry is None or entry.withdrawn:
+            raise TournamentRefused(RefusalCode.NOT_ENTERED, name=t.name)
+        if entry.missed_round is None:
+            raise TournamentRefused(RefusalCode.NOTHING_MISSED, name=t.name)
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                update(ENTRIES)
+                .where(and_(ENTRIES.c.id == entry.id, ENTRIES.c.missed_round.is_not(None)))
+                .values(missed_round=None)
+            )
+        if done.rowcount == 1:
+            data = {"player": player_id, "name": entry.name, "round": entry.missed_round}
+            await self._emit(tid, TournamentEventKind.STAYS, data)
+        return replace(entry, missed_round=None)
 
     async def leave(self, tid: int, player_id: str, by: str | None = None) -> None:
         """Before the start: take the entry back. After it: withdraw, forfeiting what remains."""

@@ -9,7 +9,17 @@ from collections.abc import Sequence
 from sqlalchemy import and_, update
 
 from bot.tournaments.core import TournamentCore
-from bot.tournaments.model import CANCELLED, FINISHED, PAUSED, RUNNING, SIGNUP, Tournament, TournamentEventKind
+from bot.tournaments.model import (
+    CANCELLED,
+    FINISHED,
+    MISSED_WITHDRAW,
+    PAUSED,
+    RUNNING,
+    SIGNUP,
+    Entry,
+    Tournament,
+    TournamentEventKind,
+)
 from bot.tournaments.progress import check_field, next_round, round_finished
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Format, Game, PairingError
@@ -105,7 +115,7 @@ class Running(TournamentCore):
         if t.round and not round_finished(t.format, history[-1]):
             unfinished = sum(isinstance(p, Game) and p.result is None for p in history[-1])
             raise TournamentRefused(RefusalCode.ROUND_UNFINISHED, round=t.round, games=unfinished)
-        entries = await self.entries(tid)
+        entries = await self._withdraw_missed(t, await self.entries(tid))
         active = [s for s in t.seeds if not any(e.id == s and e.withdrawn for e in entries)]
         try:
             pairings = next_round(t.format, t.seeds, active, history, t.rounds or 0, t.bye_points)
@@ -128,7 +138,28 @@ class Running(TournamentCore):
             await self._insert(conn, tid, number, 1, pairings, starts)
         await self._emit(tid, TournamentEventKind.ROUND, {"round": number, "pairings": pairings, "starts_at": starts})
         await self._due_changed(tid)  # the timer learns the round's start and no-show times
+        await self._round_reminders(tid, number, starts)
         return number
+
+    async def _withdraw_missed(self, t: Tournament, entries: list[Entry]) -> list[Entry]:
+        """Under `missed:withdraw` (lichess's rule), before a round is paired: each player who missed a game
+        and did not confirm they play on is withdrawn (between rounds: nothing is forfeited). The entries
+        as they stand then."""
+        missed = [e for e in entries if e.missed_round is not None and not e.withdrawn]
+        if t.missed != MISSED_WITHDRAW or not missed:
+            return entries
+        now = self.wall()
+        for e in missed:
+            async with self.engine.begin() as conn:
+                done = await conn.execute(
+                    update(ENTRIES)
+                    .where(and_(ENTRIES.c.id == e.id, ENTRIES.c.withdrawn_at.is_(None)))
+                    .values(withdrawn_at=now)
+                )
+            if done.rowcount == 1:
+                data = {"player": e.player_id, "name": e.name, "by": None, "round": t.round, "missed": e.missed_round}
+                await self._emit(t.id, TournamentEventKind.WITHDRAWN, {**data, "games": []})
+        return await self.entries(t.id)
 
     def _round_start(self, t: Tournament, number: int) -> dt.datetime:
         """When a round's games start: now, or its scheduled time (`round_every`) if that is later."""

@@ -1,4 +1,4 @@
-"""Tournament tables (migrations 0006_tournaments and 0008_tourney_checkin), on dmhost's declarative base."""
+"""Tournament tables (migrations 0006_tournaments, 0008_tourney_checkin, 0016_missed_games), on our declarative base."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ class TournamentRow(Base):
     no_show_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
     round_every_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
     seeding: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    missed: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """What a missed game (a no-show) does: None, play on; `withdraw`, lichess's rule (migration 0016_missed_games)."""
     created_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -57,6 +59,8 @@ class TournamentEntryRow(Base):
     joined_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     withdrawn_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
     checked_in_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    missed_round: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Under `missed:withdraw`: the round whose game the player missed, until they confirm they play on."""
 
 
 class TournamentGameRow(Base):

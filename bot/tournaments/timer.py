@@ -19,11 +19,20 @@ import logging
 from bot.jobs import Job
 from bot.outage import Retry
 from bot.tournaments.due import Due
+from bot.tournaments.model import PAUSED, RUNNING, TournamentEventKind
+from bot.tournaments.opening import waits_for_both
 from bot.tournaments.refusals import TournamentRefused
+from bot.tournaments.rounds import Game
 
 log = logging.getLogger(__name__)
 
 JOB_KIND = "tournament"
+SOON_KIND = "tournament_soon"
+"""The kind of a ping before a round's games start (one job per tournament, round and lead time)."""
+SOON_BEFORE = (86400, 3600, 600)
+"""How long before a round's games start its players are pinged (as a scheduled DM's: 24 h, 1 h, 10 min)."""
+SOON_GAP_S = 300
+"""A ping that would come less than this after the round's own pairings (which say when it starts) is left out."""
 RETRY_S = 1.0
 """Something still due after its job acted (it failed, and was logged) is tried again this much later."""
 NOT_OURS_S = 30.0
@@ -33,6 +42,11 @@ NOT_OURS_S = 30.0
 def job_key(tid: int) -> str:
     """The key of a tournament's job."""
     return f"{JOB_KIND}:{tid}"
+
+
+def soon_key(tid: int, number: int, before: int) -> str:
+    """The key of the ping `before` seconds before round `number` of a tournament starts."""
+    return f"{SOON_KIND}:{tid}:{number}:{before}"
 
 
 class Timer(Due):
@@ -48,6 +62,7 @@ class Timer(Due):
         """Run the tournaments' jobs here from now on (and the runner, when it is this service's own)."""
         self._closed = False
         self.jobs.register(JOB_KIND, self._run_job)
+        self.jobs.register(SOON_KIND, self._round_soon)
         if self._own_jobs:
             self.jobs.start()
 
@@ -55,6 +70,7 @@ class Timer(Due):
         """Stop running the tournaments' jobs here (they stay in the database) and any retry of an owed result."""
         self._closed = True
         self.jobs.unregister(JOB_KIND)
+        self.jobs.unregister(SOON_KIND)
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -115,6 +131,51 @@ class Timer(Due):
         await self.settle_owed()
         await self.run_tournament(tid)
         await self._plan(tid, acted=True)
+
+    async def _round_reminders(self, tid: int, number: int, starts: dt.datetime) -> None:
+        """The pings before a round's games start: 24 h, 1 h and 10 min before, those that fit between its
+        pairings (now) and its start. Each is a durable job, run once even across a restart."""
+        now = self.wall()
+        fitting = [b for b in SOON_BEFORE if starts - dt.timedelta(seconds=b) >= now + dt.timedelta(seconds=SOON_GAP_S)]
+        if not fitting:
+            return
+        t = await self.get(tid)
+        try:
+            for before in fitting:
+                payload = {"tournament": tid, "round": number, "starts": starts.isoformat(), "before": before}
+                due = starts - dt.timedelta(seconds=before)
+                await self.jobs.add(SOON_KIND, soon_key(tid, number, before), due, payload, scope=t.guild_id)
+        except Exception:
+            log.exception("tournament %s: the pings before round %s could not be stored", tid, number)
+
+    async def _round_soon(self, job: Job) -> None:
+        """A ping's moment: the players of the round whose game still waits are told when it starts (nothing
+        when the round moved on, the tournament is over, or its start moved)."""
+        tid, number = int(job.payload["tournament"]), int(job.payload["round"])
+        try:
+            t = await self.get(tid)
+        except TournamentRefused:
+            return
+        if t.status not in (RUNNING, PAUSED) or t.round != number:
+            return
+        entries = {e.id: e for e in await self.entries(tid)}
+        players: list[str] = []
+        for g in await self.games(tid):
+            p = g.pairing
+            if g.round != number or not isinstance(p, Game) or p.result is not None or g.match_id is not None:
+                continue
+            players += [entries[p.white].player_id, entries[p.black].player_id]
+        if not players:
+            return
+        starts = dt.datetime.fromisoformat(str(job.payload["starts"]))
+        data = {
+            "round": number,
+            "starts_at": starts,
+            "before": int(job.payload["before"]),
+            "players": players,
+            "checkin": t.no_show_s is not None or waits_for_both(t, number),
+        }
+        await self._emit(tid, TournamentEventKind.ROUND_SOON, data)
 
     def _owe(self) -> None:
         """A result (or a job) the database did not take: `settle_owed` is tried every second until it succeeds."""

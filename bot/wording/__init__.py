@@ -45,6 +45,7 @@ from bot.wording.events import (
 from bot.wording.log import _SHOWN_KINDS, clock_words, log_text, odds_line, state_words
 from bot.wording.overview import (
     history_line,
+    in_tournament,
     live_line,
     live_title,
     move_line,
@@ -85,6 +86,7 @@ from bot.wording.room import (
     move_no_match,
     move_not_read,
     move_played,
+    over_already,
 )
 
 __all__ = [
@@ -122,6 +124,7 @@ __all__ = [
     "history_line",
     "how_to_move",
     "ignored_text",
+    "in_tournament",
     "live_line",
     "live_title",
     "log_text",
@@ -139,6 +142,7 @@ __all__ = [
     "notice",
     "odds_line",
     "options_text",
+    "over_already",
     "posted_result",
     "quote",
     "reason_text",

@@ -99,9 +99,15 @@ def notify_saved(how: str, digest_at: int | None = None) -> str:
     return f"{saved} It comes at {hour} UTC (<t:{digest_at}:t> your time), the first one <t:{digest_at}:R>."
 
 
-def reminder_dm(opponent: str, left_text: str, deadline: str, server: str, link: str) -> str:
-    """A reminder sent as a direct message (`/dm event notify how:dm`)."""
-    return f"Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}. {link}"
+def reminder_dm(
+    opponent: str, left_text: str, deadline: str, server: str, link: str, *, before_digest: bool = False
+) -> str:
+    """A reminder sent as a direct message (`/dm event notify how:dm`; `before_digest`: to a digest player
+    whose time runs out before their next digest)."""
+    why = " (before your next digest)" if before_digest else ""
+    return (
+        f"Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}{why}. {link}"
+    )
 
 
 def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> str:
@@ -110,7 +116,7 @@ def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, lin
 
 
 def digest(server: str, lines: Sequence[str]) -> str:
-    """The daily digest (`/dm event notify how:digest`): every game whose reminder came since the last one."""
+    """The daily digest (`/dm event notify how:digest`): every game that waits for the player's move."""
     count = len(lines)
     head = f"{count} game{'s' if count != 1 else ''} wait{'s' if count == 1 else ''} for your move in {server}:"
     return "\n".join([head, *lines])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.wording.basics import display, named, namer, rule_words, seconds
+from bot.wording.counts import plural
 from bot.wording.overview import result_sentence
 from games.base import TITLES
 
@@ -43,9 +44,52 @@ _SHOWN_KINDS = {
 }
 
 
+def span(value: float) -> str:
+    """A correspondence length spelled out: `2 days`, `1 day 12 hours`, `18 hours`, `45 minutes`."""
+    total = max(0, round(value / 60))
+    days, rest = divmod(total, 1440)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        return plural(days, "day") + (f" {plural(hours, 'hour')}" if hours else "")
+    if hours:
+        return plural(hours, "hour") + (f" {plural(minutes, 'minute')}" if minutes else "")
+    return plural(minutes, "minute") if minutes else f"{max(0.0, value):.0f} s"
+
+
+def is_correspondence(clock: Mapping[str, Any]) -> bool:
+    """Whether a stored time control (`TimeControl.to_json`) is a correspondence clock."""
+    return clock.get("kind") == "correspondence"
+
+
+def used_text(value: float, clock: Mapping[str, Any]) -> str:
+    """The time a move took: `12.5 s` in a live match, in days and hours in a correspondence one (`1d 2h`)."""
+    if is_correspondence(clock):
+        from bot.types import days_hours
+
+        return days_hours(value)
+    return f"{value:.1f} s"
+
+
+def spans_days(stamps: Sequence[str]) -> bool:
+    """Whether a match's entries (ISO times) fall on more than one day (UTC): then each is dated."""
+    return len({stamp[:10] for stamp in stamps}) > 1
+
+
+def entry_time(stamp: str, dated: bool) -> str:
+    """An entry's time in the log (`14:03:07`), with its date when the match spans days (`2026-01-02 14:03`)."""
+    return f"{stamp[:10]} {stamp[11:16]}" if dated else stamp[11:19]
+
+
+def fill_entry(template: str, entry: Mapping[str, Any]) -> str:
+    """A rule's `logline:` template filled from a logged entry: a field it lacks is said as nothing, and a
+    `<field>_text` it asks for is the entry's `<field>` seconds in days and hours (`left_text`: `9h 36m`)."""
+    return template.format_map(_Blank(entry))
+
+
 def log_text(data: Mapping[str, Any]) -> str:
     """A match's log (`bot.records.matchlog.build_log`'s data) as text."""
     p = data["players"]
+    dated = spans_days([str(e["at"]) for e in data["events"]])
     lines = [
         f"Match {data['match']} — {TITLES.get(data['game'], data['game'])} — {state_words(str(data['status']))}",
         f"Players: {p['1']['name']} vs {p['2']['name']}",
@@ -59,11 +103,12 @@ def log_text(data: Mapping[str, Any]) -> str:
     for e in data["events"]:
         label = _SHOWN_KINDS.get(e["kind"]) or rule_words().get(f"log:{e['kind']}") or e["kind"]
         who = e.get("player", "host" if e["kind"] in ("pause", "resume", "abort", "time", "award") else "")
-        line = f"  #{e['seq']:<4} {e['at'][11:19]} {label:<18} {who}"
+        when = entry_time(str(e["at"]), dated)
+        line = f"  #{e['seq']:<4} {when} {label:<18} {who}"
         if e["kind"] == "move":
             line += f" {e.get('move', e.get('text', ''))}"
             if "used" in e:
-                line += f" ({e['used']:.1f} s)"
+                line += f" ({used_text(float(e['used']), data['clock'])})"
             if e.get("provisional"):
                 line += " (provisional)"
             if e.get("text") and e.get("text") != e.get("move"):
@@ -71,18 +116,18 @@ def log_text(data: Mapping[str, Any]) -> str:
         elif e["kind"] in ("illegal", "syntax", "turn", "finished") and "text" in e:
             line += f" {e.get('text', '')!r}: {named(str(e.get('reason', '')), by_seat)}"
         elif e["kind"] == "commit":
-            line += f" {e.get('move', '')} ({e.get('used', 0):.1f} s)"
+            line += f" {e.get('move', '')} ({used_text(float(e.get('used', 0)), data['clock'])})"
         elif e["kind"] == "clock":
             line += f" {e.get('notice', '')}"
         elif e["kind"] == "time":
             line += f" {e.get('seconds', 0):+g} s"
         elif (detail := rule_words().get(f"logline:{e['kind']}")) is not None:
-            line += " " + detail.format_map(_Blank(e))
+            line += " " + fill_entry(detail, e)
         elif e["kind"] == "finished":
             r = data["result"]
             same = r.get("words") and (r.get("winner"), r.get("reason")) == (e.get("winner"), e.get("reason"))
             said = r["words"] if same else result_sentence(e.get("reason"), e.get("winner"), _shown_names(p))
-            line = f"  #{e['seq']:<4} {e['at'][11:19]} {label:<18} {said}"
+            line = f"  #{e['seq']:<4} {when} {label:<18} {said}"
         lines.append(line.rstrip())
     r = data["result"]
     if data["status"] in ("finished", "aborted"):
@@ -95,9 +140,14 @@ def log_text(data: Mapping[str, Any]) -> str:
 
 
 class _Blank(dict[str, Any]):
-    """A logged entry's data for a rule's `logline:` template: a field the entry lacks is said as nothing."""
+    """A logged entry's data for a rule's `logline:` template (`fill_entry`)."""
 
     def __missing__(self, key: str) -> str:
+        seconds_of = self.get(key.removesuffix("_text")) if key.endswith("_text") else None
+        if isinstance(seconds_of, int | float) and not isinstance(seconds_of, bool):
+            from bot.types import days_hours
+
+            return days_hours(float(seconds_of))
         return ""
 
 
@@ -107,9 +157,15 @@ def _shown_names(players: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
 
 def clock_words(clock: Mapping[str, Any], *, with_window: bool = True) -> str:
     """A match's time control in words, only what is set: "1:00 a move, then a 5:00 reserve"; "30s a
-    move, one grace of 2:00 (presence check 2:00)". The take-back window is a house rule and is said
+    move, one grace of 2:00 (presence check 2:00)"; "correspondence, 2 days a move" (and its bank, when it
+    has one: a correspondence clock has no reserve). The take-back window is a house rule and is said
     with them unless asked for (`with_window`, for matches stored before house rules)."""
     move = float(clock.get("move") or 0)
+    if is_correspondence(clock):
+        bank = float(clock.get("bank") or 0)
+        said = [f"correspondence, {span(move)} a move"]
+        said.append(f"unused time saved in a bank of up to {span(bank)}" if bank else "no bank")
+        return ", ".join(said)
     parts = [f"{seconds(move)} a move"]
     if clock.get("kind") == "grace":
         grace = float(clock.get("grace") or 0)
@@ -130,13 +186,19 @@ def odds_line(clock: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
     odds = clock.get("odds") or {}
     parts = []
     for seat in sorted(odds, key=int):
-        own = ", ".join(f"{key} {seconds(float(value))}" for key, value in odds[seat].items())
+        length = span if is_correspondence(clock) else seconds
+        own = ", ".join(f"{key} {length(float(value))}" for key, value in odds[seat].items())
         parts.append(f"{display(names.get(int(seat), '?'))} {own}")
     return "Time odds: " + "; ".join(parts) if parts else None
 
 
 def _kv(d: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items()) or "defaults"
+
+
+def rules_words(rules: Mapping[str, Any] | None) -> str:
+    """The house rules line of a match's log and page (one wording for both)."""
+    return _rules(rules)
 
 
 def _rules(rules: Mapping[str, Any] | None) -> str:

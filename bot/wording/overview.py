@@ -125,9 +125,18 @@ def status_text(
     return "\n".join(lines)
 
 
-def history_line(match_id: int, when: str, game: str, players: str, result: str, link: str) -> str:
-    """One match in `/dm history` (`result`: its `result_sentence`)."""
-    return f"`#{match_id}` {when} · {game}: {players} — {result} · {link}"
+def history_line(
+    match_id: int, when: str, game: str, players: str, result: str, link: str, review: str | None = None
+) -> str:
+    """One match in `/dm history` (`result`: its `result_sentence`; `review`: its review page's address)."""
+    return f"`#{match_id}` {when} · {game}: {players} — {result} · {link}" + (
+        "" if review is None else f" · {review_link(review)}"
+    )
+
+
+def review_link(url: str) -> str:
+    """A link to a review page (a match's, a tournament's, a server's), without a preview."""
+    return f"[review](<{url}>)"
 
 
 def moves_header(match_id: int, game: str, players: str, plies: int) -> str:
@@ -149,6 +158,11 @@ def no_moves_yet() -> str:
 def moves_in_file(plies: int) -> str:
     """When the move record is attached instead of shown."""
     return f"The whole record ({plural(plies, 'move')}) is attached."
+
+
+def in_tournament(name: str, round_number: int, board: int) -> str:
+    """What a posted result of a tournament's game starts with: `**Spring Cup**, round 2 board 1 · `."""
+    return f"**{name}**, round {round_number} board {board} · "
 
 
 def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:

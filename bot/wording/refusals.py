@@ -60,6 +60,7 @@ _REFUSALS.update(
         "pairs": "{what} must look like `key=value key=value`; {text} does not.",
         "no_running_match": "There is no running match {match} in this server.",
         "no_match_here": "There is no running match in this channel: give the match id.",
+        "no_match_played_here": "No match was played in this channel: give the match id.",
         "several_here": "Several matches run here ({ids}): give the match id.",
         "host_only": "Only a host can do that: you need the `{role}` role or the Manage Server permission.",
         "unseen_match": "There is no running match {match} that you can see here.",

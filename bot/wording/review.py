@@ -18,3 +18,14 @@ def analysing(match_id: int, seconds: float) -> str:
         f"Analysing the moves (at most {seconds:g} s; Ctrl-C skips it, and "
         f"`dmhost log {match_id} --analyse` computes it later)."
     )
+
+
+def page_reply(what: str, url: str | None) -> str:
+    """`/dm tournament page`, `/dm ratings page`: the review page's address (`what`: whose page), or why
+    there is none."""
+    if url is None:
+        return (
+            f"{what} has a review page, but this bot has no public address for its pages: an operator sets "
+            "`DMHOST_WEB_URL` to where `dmhost web` serves them."
+        )
+    return f"{what}: <{url}>"

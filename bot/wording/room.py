@@ -109,3 +109,8 @@ def move_no_match() -> str:
 def move_not_read(text: str, why: str) -> str:
     """`/move` with a text the host does not take as a move (chat, empty, …)."""
     return f"{quote(text)} was not taken ({why}); write a move as the game's card says (`/dm rules game:`)."
+
+
+def over_already(match_id: int, result: str) -> str:
+    """A move posted in the room after the author's match there ended."""
+    return f"Match {match_id} is over: {result}. No more moves are taken; `/dm log` shows its record."

@@ -69,7 +69,22 @@ def rematch_offer(names: Sequence[str], minutes: int, series_of: int | None = No
     who = " and ".join(display(n) for n in names)
     what = f"a new best of {series_of}" if series_of else "a rematch"
     both = "click" if len(names) == 1 else "both click"
-    return f"Play {what} with colours swapped? {who} {both} within {plural(minutes, 'minute')}."
+    return f"Play {what} with colours swapped? {who} {both} within {offer_length(minutes)}."
+
+
+def offer_length(minutes: int) -> str:
+    """How long an offer stays open: `10 minutes`, `6 hours`, `2 days`, `1 day 12 hours` (a correspondence
+    match's offer lasts as long as a move)."""
+    days, rest = divmod(max(0, minutes), 1440)
+    hours, mins = divmod(rest, 60)
+    if not days and not hours:
+        return plural(mins, "minute")
+    parts = [plural(days, "day")] if days else []
+    if hours:
+        parts.append(plural(hours, "hour"))
+    if mins and not days:
+        parts.append(plural(mins, "minute"))
+    return " ".join(parts)
 
 
 def rematch_button() -> str:

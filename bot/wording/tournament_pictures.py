@@ -45,7 +45,8 @@ def standings_png(title: str, table: Sequence[Standing], names: Mapping[int, str
     ]
     body, bold = font("sans", 16), font("bold", 16)
     widths = [
-        max(int(bold.getlength(h)), *(int(body.getlength(r[i])) for r in rows)) + 24 for i, h in enumerate(headers)
+        max([int(bold.getlength(h)), *(int(body.getlength(r[i])) for r in rows)]) + 24  # no rows yet: the heading
+        for i, h in enumerate(headers)
     ]
     width = max(sum(widths) + 2 * PAD, int(font("bold", 20).getlength(title)) + 2 * PAD)
     height = PAD * 2 + 34 + ROW * (len(rows) + 1)

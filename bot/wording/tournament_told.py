@@ -27,10 +27,51 @@ def round_title(number: int, total: int | None, elimination: bool) -> str:
     return f"Round {number}"
 
 
+def span(seconds: int) -> str:
+    """A tournament's interval: `90 min`, `2 hours`, `1 day`, `3 days` (whole hours and days as such)."""
+    if seconds % 86400 == 0:
+        return plural(seconds // 86400, "day")
+    if seconds % 3600 == 0:
+        return plural(seconds // 3600, "hour")
+    return f"{seconds // 60} min"
+
+
+def round_every(seconds: int) -> str:
+    """The sign-up card's round interval: `a round a day`, `a round an hour`, `a round every 2 days`."""
+    if seconds == 86400:
+        return "a round a day"
+    if seconds == 3600:
+        return "a round an hour"
+    return f"a round every {span(seconds)}"
+
+
+def staying(tournament: str) -> str:
+    """`/dm tournament stay`: the player who missed a game plays on."""
+    return f"Noted: you play on in {tournament} and are paired in the next round."
+
+
+def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> str:
+    """The ping before a round's games start (24 h, 1 h, 10 min before): everyone whose game waits, and,
+    when the games wait for both players, how to say one is here."""
+    players = ", ".join(who(p) for p in dict.fromkeys(data.get("players") or []))
+    text = f"**{tournament}**: round {data['round']} starts {when(data['starts_at'])}: {players}."
+    if data.get("checkin"):
+        text += " Click **I'm here** (or type `here`) in your game's room: its clocks start once both players are."
+    return text
+
+
 def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) -> list[str]:
-    """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits."""
+    """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits (between
+    rounds nothing is: the player is not paired again)."""
     removed = f" (taken out by {host})" if host else ""
-    lines = [f"**{tournament}**: {data['name']} has withdrawn{removed}; their remaining games are forfeited."]
+    if data.get("missed") is not None:  # lichess's rule (`missed:withdraw`)
+        return [
+            f"**{tournament}**: {data['name']} is withdrawn: they missed their round {data['missed']} game and "
+            "did not confirm they play on."
+        ]
+    games = data.get("games") or []
+    then = "their open games are forfeited" if games else "they are not paired again"
+    lines = [f"**{tournament}**: {data['name']} has withdrawn{removed}; {then}."]
     for g in data.get("games") or []:
         lines.append(f"Board {g['board']}: {g['opponent_name']} wins by forfeit ({data['name']} withdrew).")
     return lines

@@ -92,6 +92,8 @@ REFUSALS: dict[RefusalCode, str] = {
     RefusalCode.ALREADY_JOINED: "{player} has already joined {name}",
     RefusalCode.FULL: "{name} is full ({most} players)",
     RefusalCode.NOT_ENTERED: "that player is not playing in {name}",
+    RefusalCode.BAD_MISSED: "a missed game either lets the player play on (`play_on`) or withdraws them (`withdraw`)",
+    RefusalCode.NOTHING_MISSED: "you have missed no game of {name}: you play on anyway",
     RefusalCode.OVER_NO_WITHDRAW: "{name} is over: there is nothing left to withdraw from",
     RefusalCode.ALREADY_STARTED: "{name} has already started",
     RefusalCode.TOO_FEW: "{name} needs at least {need} players to start; {joined} joined",
@@ -158,11 +160,21 @@ def announcement(
         text = f"{head} has started with {plural(int(data['players']), 'player')}."
         text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
+    if kind == TournamentEventKind.ROUND_SOON:
+        return f"{head}: round {data['round']} starts {when(data['starts_at'])}."
     if kind == TournamentEventKind.NO_SHOW:
-        return (
+        text = (
             f"{head}, round {data['round']} board {data['board']}: {data['winner_name']} wins by "
             f"no-show ({data['absent_name']} did not check in)."
         )
+        if data.get("confirm"):  # lichess's rule (`missed:withdraw`)
+            text += (
+                f" {data['absent_name']} is withdrawn before the next round unless they confirm they play on: "
+                f"`/dm tournament stay tournament:{data['tournament']}`."
+            )
+        return text
+    if kind == TournamentEventKind.STAYS:
+        return f"{head}: {data['name']} plays on after missing their round {data['round']} game."
     if kind == TournamentEventKind.REMATCH:
         games = [g for g in data["pairings"] if isinstance(g, Game)]
         return f"{head}: drawn, so replayed with colours swapped: " + ", ".join(

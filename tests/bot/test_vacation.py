@@ -1,6 +1,6 @@
 """Correspondence vacation and the games a digest lists, through the real service and store on SQLite and
 PostgreSQL, on the event loop's clock (looptime): the allowance, the clocks that stand still, the early
-return that gives days back, and the games reminded since a moment."""
+return that gives days back, and the games waiting for a player's move."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.host.digest import waiting_for
 from bot.host.service import MatchService, PlayerRef
-from bot.host.vacation import VacationRefused, reminded_since, take_vacation
+from bot.host.vacation import VacationRefused, take_vacation
 from bot.store.correspondence import CorrespondenceStore
 from tests.bot.conftest import Recorder, make_service
 
@@ -81,18 +82,18 @@ async def test_vacation_within_the_allowance_and_an_early_return(
     assert (await service.store.load(one)).result_reason == "time"  # type: ignore[union-attr]
 
 
-async def test_the_games_reminded_since_a_moment(slow: tuple[MatchService, CorrespondenceStore, Recorder]) -> None:
+async def test_the_games_waiting_for_a_player(slow: tuple[MatchService, CorrespondenceStore, Recorder]) -> None:
+    """What a digest lists (`bot.host.digest.waiting_for`): every game on the player's move, reminded or not."""
     service, _store, _rec = slow
     t0 = service.wall()
     one = await corr(service, ALICE, BOB, remind=0.25)
     await asyncio.sleep(0.3 * DAY)
     two = await corr(service, ALICE, DAVE, remind=0.25)
     await asyncio.sleep(0.25 * DAY)  # one was reminded at half a day; two will be at 0.8 days
-    assert [g.match_id for g in reminded_since(service, GUILD, ALICE.id, None)] == [one]
-    await asyncio.sleep(0.3 * DAY)
-    since = t0 + dt.timedelta(days=0.6)
-    (game,) = reminded_since(service, GUILD, ALICE.id, since)  # one was reminded before, two after
-    assert game.match_id == two and game.opponent == "dave"
-    assert game.left == pytest.approx(1.45 * DAY, abs=1)
+    waiting = waiting_for(service, GUILD, ALICE.id)
+    assert [(g.match_id, g.reminded) for g in waiting] == [(one, True), (two, False)]
+    game = waiting[1]
+    assert game.opponent == "dave"
+    assert game.left == pytest.approx(1.75 * DAY, abs=1)
     assert abs((game.deadline - (t0 + dt.timedelta(days=2.3))).total_seconds()) < 1
-    assert not reminded_since(service, GUILD, BOB.id, None)  # not on move
+    assert not waiting_for(service, GUILD, BOB.id)  # not on move

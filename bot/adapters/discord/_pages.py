@@ -12,11 +12,12 @@ from bot.records.pagetoken import load_secret, page_url
 from bot.store.matches import StoredMatch
 
 
-def page_link(base: str | None, match_id: int) -> str | None:
-    """The signed address of a match's page, or None when no public address is configured."""
+def page_link(base: str | None, ident: int, kind: str = "match") -> str | None:
+    """The signed address of a page (a match's; `kind` tournament: a tournament's, server: a server's by its
+    guild id), or None when no public address is configured (`DMHOST_WEB_URL`)."""
     if not base:
         return None
-    return page_url(base, load_secret(), "match", match_id)
+    return page_url(base, load_secret(), kind, ident)
 
 
 async def page_file(

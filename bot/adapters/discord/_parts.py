@@ -71,8 +71,10 @@ class OverviewPart(Protocol):
     def status_reply(self, live: Live) -> str:
         """`/dm status`'s body."""
 
-    def history_lines(self, matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
-        """`/dm history`'s lines."""
+    def history_lines(
+        self, matches: Sequence[StoredMatch], service: MatchService | None = None, web_url: str | None = None
+    ) -> list[str]:
+        """`/dm history`'s lines (with review links when the pages have a public address)."""
 
     def may_read_record(self, interaction: discord.Interaction[Any], stored: StoredMatch) -> bool:
         """Whether the user may read a match's record without being a host."""

@@ -27,10 +27,11 @@ class Correspondence(HouseRule):
     default: ClassVar[Any] = None
     in_defaults: ClassVar[bool] = False
     events: ClassVar[tuple[str, ...]] = (REMINDER, VACATION, BACK)
-    pings: ClassVar[tuple[str, ...]] = (REMINDER, VACATION)
+    pings: ClassVar[tuple[str, ...]] = (REMINDER, VACATION, BACK)
     words: ClassVar[Mapping[str, str]] = {
         REMINDER: "{player}, your move against {opponent} is waiting: {left_text} left, time runs out {deadline}.",
-        "log:reminder": "reminded ({left_text} left)",
+        "log:reminder": "reminded",
+        "logline:reminder": "{left_text} left",
     }
 
     @classmethod

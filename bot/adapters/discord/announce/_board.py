@@ -40,6 +40,9 @@ class LineKind(StrEnum):
     CLOCK = "clock"
     RESULT = "result"
     EVENT = "event"
+    ASK = "ask"
+    """An event that needs one player to act, or says a clock stands still (a reminder, a vacation): dropped
+    from the board once the match is over."""
 
 
 QUIET_KINDS = frozenset({EventKind.ILLEGAL, EventKind.HINT, EventKind.CONFIRM, EventKind.TURN, EventKind.STARTED})

@@ -33,9 +33,10 @@ from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import buttons
 from bot.host import rules
+from bot.host.deadlines import durable
 from bot.host.events import EventKind
 from bot.host.service import HostEvent, Live
-from bot.types import OVER_STATUSES
+from bot.types import BACK, OVER_STATUSES
 from bot.wording import (
     describe,
     event_text,
@@ -150,10 +151,13 @@ class Announcer(commands.Cog):
             room.record[ply] = (notation, ev.kind == EventKind.MOVE)
 
     def _pings(self, room: Room, live: Live | None, ev: HostEvent) -> bool:
-        """Whether an event pings its player: one that needs them to act, the first in this turn for them."""
+        """Whether an event pings its player: one that needs them to act, the first in this turn for them (the
+        end of a vacation always: the clock it stopped runs again)."""
         who = self._attention(ev, live)
         if who is None or ev.kind not in ping_kinds():
             return False
+        if ev.kind == BACK:
+            return True
         turn = (who, live.ply if live is not None else -1)
         if turn in room.pinged:
             return False
@@ -282,9 +286,13 @@ class Announcer(commands.Cog):
         who = self._attention(ev, room.live)
         if pings and who is not None and not self._is_me(who):
             room.unsent_pings.append((who, _wording.ping_text(ev)))
+            if ev.kind == BACK and room.live is not None:  # the one back is told too: their clock runs again
+                back = room.live.players.get(int(ev.data.get("away") or 0))
+                if back is not None and not self._is_me(back.id):
+                    room.unsent_pings.append((back.id, _wording.ping_text(ev)))
         if ev.kind in END_KINDS:
-            room.over = True
-            room.lines = [(kind, text) for kind, text in room.lines if kind != LineKind.CLOCK]
+            room.over = True  # what asked someone to act, or said a clock stands still, is stale now
+            room.lines = [(kind, text) for kind, text in room.lines if kind not in (LineKind.CLOCK, LineKind.ASK)]
         if quiet(ev.kind) or (ev.kind == EventKind.CLOCK and pings):
             return
         if ev.kind == EventKind.FINISHED and room.live is not None:
@@ -292,11 +300,17 @@ class Announcer(commands.Cog):
             line = result_line(room.live, ev, decider) + await self._rating_changes(match_id)
             room.result = line
             self._add_line(room, LineKind.RESULT, line)
+            if durable(room.live):  # days apart: an edit of an old board tells nobody, a new message does
+                for player in room.live.players.values():
+                    if not self._is_me(player.id):
+                        room.unsent_pings.append((player.id, line))
         elif ev.kind == EventKind.MOVE:
             if describe(ev.data.get("events") or ev.detail.get("events") or [], namer(ev.names)):
                 self._add_line(room, LineKind.MOVE, event_text(ev))
+        elif ev.kind == EventKind.CLOCK:
+            self._add_line(room, LineKind.CLOCK, event_text(ev))
         else:
-            self._add_line(room, LineKind.CLOCK if ev.kind == EventKind.CLOCK else LineKind.EVENT, event_text(ev))
+            self._add_line(room, LineKind.ASK if ev.kind in ping_kinds() else LineKind.EVENT, event_text(ev))
 
     @staticmethod
     def _add_line(room: Room, kind: LineKind, text: str) -> None:
@@ -363,7 +377,11 @@ class Announcer(commands.Cog):
 
     async def _send_pings(self, channel: discord.abc.Messageable, room: Room) -> None:
         who = list(dict.fromkeys(p for p, _ in room.unsent_pings))
-        text = "\n".join(f"{mention(p)} {t}" for p, t in room.unsent_pings)
+        said: dict[str, list[str]] = {}  # one line per text, mentioning everyone it is for
+        for player, told in room.unsent_pings:
+            if player not in said.setdefault(told, []):
+                said[told].append(player)
+        text = "\n".join(f"{' '.join(mention(p) for p in players)} {t}" for t, players in said.items())
         if len(text) > MAX_CONTENT - 120:
             text = text[: MAX_CONTENT - 121] + "…"
         if room.board is not None:

@@ -40,12 +40,27 @@ def upload_limit(interaction: discord.Interaction[Any]) -> int:
 class RecordCommands(CommandsBase):
     """`/dm log`, `/dm history` (a part of the `/dm` cog)."""
 
+    async def _match_of_room(self, interaction: discord.Interaction[Any]) -> int:
+        """The match `/dm log` is about without an id: the one running in this channel, else the latest played
+        here (the user's own first): a finished match's room keeps its record at hand."""
+        try:
+            return self._match(interaction, None).id
+        except HostError as exc:
+            if exc.refusal.code != "no_match_here" or interaction.channel_id is None:
+                raise
+        user = str(interaction.user.id)
+        found = await self.service.latest_in_room(interaction.channel_id, user)
+        found = found if found is not None else await self.service.latest_in_room(interaction.channel_id)
+        if found is None:
+            raise HostError(Refusal("no_match_played_here"))
+        return found
+
     @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def log(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Summary embed, the whole log as text and JSON, the animated replay, the SGF record (Dots) and
         the solver's verdicts (Boxes, Pathing), within the upload limit (frames or files dropped, with a note)."""
-        match_id = match if match is not None else self._match(interaction, None).id
+        match_id = match if match is not None else await self._match_of_room(interaction)
         interaction.extras["match_id"] = match_id
         stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
@@ -100,6 +115,8 @@ class RecordCommands(CommandsBase):
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = self._overview().history_lines(matches, self.service)
+        lines = self._overview().history_lines(
+            matches, self.service, getattr(getattr(self.bot, "settings", None), "web_url", None)
+        )
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)

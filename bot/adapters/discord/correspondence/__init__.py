@@ -15,6 +15,6 @@ __all__ = ["CorrespondenceCog", "setup"]
 
 async def setup(bot: DMHost) -> None:
     """Load the correspondence commands (into the `/dm event` group: `/dm` itself is full)."""
-    cog = CorrespondenceCog(bot, bot.app.correspondence)
+    cog = CorrespondenceCog(bot, bot.app.correspondence, bot.app.reminders)
     await bot.add_cog(cog)
     cog.attach_commands()

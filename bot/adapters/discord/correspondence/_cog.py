@@ -1,17 +1,13 @@
 """`/dm event vacation` and `/dm event notify`: a correspondence player's own settings in a server.
 
 The `/dm` group holds its 18 entries already (README, "The command tree"), so these two join `/dm event`,
-the group about when games are played. A player's daily digest is a durable job (`bot.jobs`, kind `digest`,
-one per player and server) due at the digest's moment: it outlives a restart, and a digest due while no
-bot ran is sent once at the next start."""
+the group about when games are played. Which reminder goes to whom, and the daily digest, are decided by
+`bot.host.digest.Reminders`; this cog words and sends what it is handed."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -19,12 +15,11 @@ from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import require_host, respond
-from bot.host.events import HostEvent
+from bot.host.digest import Digest, Notice, Reminders, Waiting
 from bot.host.service import HostError
-from bot.host.vacation import VacationRefused, Waiting, reminded_since, take_vacation
-from bot.jobs import Job
+from bot.host.vacation import VacationRefused, take_vacation
 from bot.store.correspondence import MAX_VACATION_DAYS, NOTIFY, CorrespondenceStore
-from bot.types import REMINDER, days_hours
+from bot.types import days_hours
 from bot.wording import correspondence as words
 
 if TYPE_CHECKING:
@@ -32,62 +27,36 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DIGEST_EVERY: Final = dt.timedelta(days=1)
-"""At most one digest a day per player and server."""
-DIGEST: Final = "digest"
-"""The kind of a digest's job."""
-
-
-def digest_key(guild_id: int, player_id: str) -> str:
-    """The key of a player's digest job in a server."""
-    return f"digest:{guild_id}:{player_id}"
-
-
-def next_digest(after: dt.datetime, hour: int | None, cadence: dt.datetime) -> dt.datetime:
-    """The first digest moment later than `after`: at `hour` o'clock UTC, or (no hour chosen) at the time of
-    day of `cadence` (when the digest was chosen)."""
-    if hour is None:
-        days = (after - cadence) // DIGEST_EVERY + 1
-        return cadence + DIGEST_EVERY * max(1, days)
-    moment = after.astimezone(dt.UTC).replace(hour=hour, minute=0, second=0, microsecond=0)
-    return moment if moment > after else moment + DIGEST_EVERY
-
 
 class CorrespondenceCog(commands.Cog):
-    """Vacation and reminders for correspondence players."""
+    """Vacation and reminders for correspondence players: the commands, and the delivery of what the
+    reminders' core (`bot.host.digest.Reminders`, built by the composition root) hands over."""
 
-    def __init__(self, bot: DMHost, store: CorrespondenceStore) -> None:
+    def __init__(self, bot: DMHost, store: CorrespondenceStore, reminders: Reminders) -> None:
         parts(bot).correspondence = self
         self.bot = bot
         self.store = store  # built by the composition root (`bot.compose.build_app`)
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._ready = False
-        bot.app.bus.subscribe(self.on_host_event)
+        self.reminders = reminders
+        reminders.deliver = self.deliver
+        reminders.serves = lambda guild_id: bot.get_guild(guild_id) is not None
 
-    # -- reminders as direct messages ------------------------------------------------
-    def on_host_event(self, ev: HostEvent) -> None:
-        """A reminder: sent as a direct message too, to a player who chose `dm` (in the background)."""
-        if ev.kind != REMINDER or ev.seat is None:
-            return
-        task = asyncio.create_task(self._direct(ev), name=f"reminder-dm-{ev.match_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _direct(self, ev: HostEvent) -> None:
-        live = self.bot.service.live.get(ev.match_id)
-        if live is None or live.guild_id is None or ev.seat not in live.players:
-            return
-        player_id = live.players[ev.seat].id
-        if (await self.store.player(live.guild_id, player_id)).notify != "dm":
-            return
-        text = words.reminder_dm(
-            live.players[3 - ev.seat].name,
-            str(ev.detail.get("left_text", "")),
-            str(ev.detail.get("deadline", "")),
-            self._server(live.guild_id),
-            self._link(live.guild_id, live.channel_id, live.id),
-        )
-        await self._send(player_id, text)
+    # -- delivery ------------------------------------------------------------------------
+    async def deliver(self, notice: Notice) -> bool:
+        """A reminder or a digest, worded and sent as a direct message."""
+        server = self._server(notice.guild_id)
+        if isinstance(notice, Digest):
+            text = words.digest(server, [self._digest_line(g) for g in notice.games])
+        else:
+            game = notice.game
+            text = words.reminder_dm(
+                game.opponent,
+                days_hours(game.left),
+                f"<t:{int(game.deadline.timestamp())}:R>",
+                server,
+                self._link(game.guild_id, game.channel_id, game.match_id),
+                before_digest=notice.before_digest,
+            )
+        return await self._send(notice.player_id, text)
 
     def _server(self, guild_id: int) -> str:
         guild = self.bot.get_guild(guild_id)
@@ -112,54 +81,14 @@ class CorrespondenceCog(commands.Cog):
             return False
         return True
 
-    # -- the daily digest ----------------------------------------------------------------
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        """Run digests from now on (the database is migrated and the matches resumed by then); a player who
-        chose the digest before it was a job gets one."""
-        if self._ready:
-            return
-        self._ready = True
-        for player in await self.store.players("digest"):
-            if self.bot.get_guild(player.guild_id) is None:
-                continue  # another process (shard) serves this server
-            if await self.bot.jobs.get(digest_key(player.guild_id, player.player_id)) is None:
-                cadence = player.digest_sent or self.bot.service.wall()
-                await self._plan_digest(player.guild_id, player.player_id, None, cadence, cadence)
-        self.bot.jobs.register(DIGEST, self.send_digest)
+        """Run digests from now on (the database is migrated and the matches resumed by then)."""
+        await self.reminders.start()
 
     async def before_close(self) -> None:
         """The bot is closing: stop running digests and wait for direct messages on their way."""
-        self.bot.jobs.unregister(DIGEST)
-        for task in list(self._tasks):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(task, 10)
-
-    async def _plan_digest(
-        self, guild_id: int, player_id: str, hour: int | None, cadence: dt.datetime, after: dt.datetime
-    ) -> dt.datetime:
-        """The player's next digest job (one row per player and server: planned again, it moves)."""
-        due = next_digest(after, hour, cadence)
-        payload = {"guild": guild_id, "player": player_id, "hour": hour, "cadence": cadence.isoformat()}
-        await self.bot.jobs.add(DIGEST, digest_key(guild_id, player_id), due, payload, scope=guild_id)
-        return due
-
-    async def send_digest(self, job: Job) -> None:
-        """A digest's moment: the games whose reminder came since the last digest (none: nothing is sent),
-        then the next day's job. A moment missed while no bot ran sends one digest now, not one per day."""
-        guild_id, player_id = int(job.payload["guild"]), str(job.payload["player"])
-        player = await self.store.player(guild_id, player_id)
-        if player.notify != "digest":
-            return  # the player chose otherwise meanwhile
-        wall = self.bot.service.wall()
-        games = reminded_since(self.bot.service, guild_id, player_id, player.digest_sent)
-        if games:
-            lines = [self._digest_line(g) for g in games]
-            await self._send(player_id, words.digest(self._server(guild_id), lines))
-        await self.store.save(guild_id, player_id, digest_sent=wall)
-        hour = job.payload.get("hour")
-        cadence = dt.datetime.fromisoformat(str(job.payload.get("cadence") or job.due.isoformat()))
-        await self._plan_digest(guild_id, player_id, None if hour is None else int(hour), cadence, max(wall, job.due))
+        await self.reminders.close()
 
     def _digest_line(self, game: Waiting) -> str:
         link = self._link(game.guild_id, game.channel_id, game.match_id)
@@ -232,15 +161,8 @@ class CorrespondenceCog(commands.Cog):
         """Choose how this server's correspondence reminders reach you (and when the digest comes)."""
         if interaction.guild_id is None or how not in NOTIFY:
             raise HostError(words.refused("notify_in_server", {}))
-        guild_id, player_id = interaction.guild_id, str(interaction.user.id)
-        now = self.bot.service.wall()  # without an hour, a digest comes daily from the time of day it was chosen
-        await self.store.save(guild_id, player_id, notify=how, digest_sent=now)
-        if how == "digest":
-            due = await self._plan_digest(guild_id, player_id, hour, now, now)
-            await respond(interaction, words.notify_saved(how, int(due.timestamp())))
-            return
-        await self.bot.jobs.cancel(digest_key(guild_id, player_id))
-        await respond(interaction, words.notify_saved(how))
+        due = await self.reminders.choose(interaction.guild_id, str(interaction.user.id), how, hour)
+        await respond(interaction, words.notify_saved(how, None if due is None else int(due.timestamp())))
 
     async def config(self, interaction: discord.Interaction[Any], vacation_days: int) -> None:
         """`/dm config vacation_days:` (hosts): the yearly allowance of this server."""

@@ -136,9 +136,12 @@ def _names(stored: StoredMatch) -> tuple[str, str]:
     )
 
 
-def history_lines(matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
-    """`/dm history`: date, game, players, the result in words, the score and a link to the room; for a
-    correspondence match running here, who is to move and their time left in days and hours."""
+def history_lines(
+    matches: Sequence[StoredMatch], service: MatchService | None = None, web_url: str | None = None
+) -> list[str]:
+    """`/dm history`: date, game, players, the result in words, the score, a link to the room and (when the
+    review pages have a public address, `web_url`) to the match's review page; for a correspondence match
+    running here, who is to move and their time left in days and hours."""
     lines = []
     for m in matches:
         result = result_of(m)
@@ -148,7 +151,9 @@ def history_lines(matches: Sequence[StoredMatch], service: MatchService | None =
         when = discord.utils.format_dt(m.finished_at or m.created_at, "d")
         names = " vs ".join(_names(m))
         lines.append(
-            wording.history_line(m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id))
+            wording.history_line(
+                m.id, when, _title(m.game), names, result, room_link(m.guild_id, m.channel_id), page_link(web_url, m.id)
+            )
         )
     return lines
 
@@ -332,9 +337,11 @@ class Overview(commands.Cog):
         """`/dm status`'s body (`status_reply`), for the `/dm` commands."""
         return status_reply(self.bot, live)
 
-    def history_lines(self, matches: Sequence[StoredMatch], service: MatchService | None = None) -> list[str]:
+    def history_lines(
+        self, matches: Sequence[StoredMatch], service: MatchService | None = None, web_url: str | None = None
+    ) -> list[str]:
         """`/dm history`'s lines (`history_lines`), for the `/dm` commands."""
-        return history_lines(matches, service)
+        return history_lines(matches, service, web_url)
 
     def may_read_record(self, interaction: discord.Interaction[Any], stored: StoredMatch) -> bool:
         """Whether the user may read a match's record without being a host (`may_read_record`)."""
@@ -363,9 +370,24 @@ class Overview(commands.Cog):
             return parent if isinstance(parent, discord.TextChannel) else None
         return None
 
-    async def _post_unplayed(self, ev: HostEvent, result: MatchResult) -> None:
-        """A match won without being played (a scheduled DM's no-show): its result where results go."""
+    async def _place(self, match_id: int) -> tuple[str, int, int] | None:
+        """The tournament (name), round and board a match was opened for; None: not a tournament's game."""
+        app = getattr(self.bot, "app", None)
+        if app is None:
+            return None
         try:
+            place = await app.tournaments.place_of(match_id)
+        except Exception:
+            log.exception("match %s: its tournament could not be read", match_id)
+            return None
+        return None if place is None else (place.name, place.round, place.board)
+
+    async def _post_unplayed(self, ev: HostEvent, result: MatchResult) -> None:
+        """A match won without being played (a scheduled DM's no-show): its result where results go. A
+        tournament's no-show is told once, by the tournament in its channel (naming the cup and round)."""
+        try:
+            if await self._place(result.match_id) is not None:
+                return
             channel = await self._results_channel_of(result.guild_id, result.channel_id)
             if channel is None:
                 return
@@ -405,6 +427,9 @@ class Overview(commands.Cog):
                 result,
                 room_link(live.guild_id, live.channel_id, board),
             )
+            place = await self._place(live.id)
+            if place is not None:  # a tournament's game: which cup and round it belongs to
+                text = wording.in_tournament(*place) + text
             text += await _rating_changes(self.bot, live.id)
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), live.id)
             if page is not None:

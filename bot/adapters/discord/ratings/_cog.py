@@ -15,12 +15,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord._pages import page_link
+from bot.adapters.discord._shared import respond
 from bot.adapters.discord.public import PUBLIC, answer_table
 from bot.host.service import HostError, Refusal
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
 from bot.wording import coaching as coaching_words
 from bot.wording import ratings as wording
+from bot.wording.review import page_reply
 from games import registry
 
 if TYPE_CHECKING:
@@ -117,6 +120,11 @@ class RatingCommands(commands.Cog):
         async def leaderboard(interaction: discord.Interaction[Any], game: str, public: bool = False) -> None:
             await cog.leaderboard(interaction, game, public)
 
+        @app_commands.command(name="page", description="The address of this server's review page (ratings, matches)")
+        @app_commands.guild_only()
+        async def page(interaction: discord.Interaction[Any]) -> None:
+            await cog.page(interaction)
+
         @app_commands.command(name="profile", description="A member's ratings, record and recent results here")
         @app_commands.describe(
             member="whose profile (default: yours)",
@@ -135,12 +143,20 @@ class RatingCommands(commands.Cog):
         ) -> None:
             await cog.profile(interaction, member, versus, game, public)
 
-        return [leaderboard, profile]
+        return [leaderboard, profile, page]
 
     def _name(self, guild: discord.Guild | None, s: Standing) -> str:
         """A member's name as this server shows it now (the stored name when they are not cached)."""
         member = guild.get_member(int(s.player_id)) if guild is not None and s.player_id.isdigit() else None
         return member.display_name if member is not None else s.name
+
+    async def page(self, interaction: discord.Interaction[Any]) -> None:
+        """`/dm ratings page`: the signed address of this server's review page."""
+        guild = interaction.guild
+        if guild is None:
+            raise HostError("A server's page belongs to a server: use this in one.")
+        base = getattr(getattr(self.bot, "settings", None), "web_url", None)
+        await respond(interaction, page_reply(f"The review page of {guild.name}", page_link(base, guild.id, "server")))
 
     async def leaderboard(self, interaction: discord.Interaction[Any], game: str, public: bool = False) -> None:
         """Top 20 with rating, deviation, games, wins, losses, draws; the caller's own place (said privately).

@@ -17,6 +17,7 @@ from bot.adapters.discord._shared import board_linked, pinging
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.rules import log_rewind
 from bot.host.service import Live, Outcome, SubmitResult
+from bot.records.matchlog import result_of
 from bot.store.matches import EntryKind, LogEntry
 from bot.wording import reason_text
 from games.base import MoveError
@@ -84,7 +85,7 @@ class GameRoom(commands.Cog):
             log.exception("room %s: handling message %s failed", channel_id, message.id)
             return True
         if posted is None:
-            return False
+            return await self._after_end(message, channel_id, player, replies)
         if posted.grave is not None:
             await ask_in_room(self.bot, message, posted.grave)
             return True
@@ -102,6 +103,30 @@ class GameRoom(commands.Cog):
                 )
             except discord.HTTPException:
                 log.warning("match %s: could not reply to message %s", posted.match_id, message.id)
+        return True
+
+    async def _after_end(
+        self, message: discord.Message, channel_id: int, player: str, replies: list[tuple[discord.Message, str]] | None
+    ) -> bool:
+        """A move posted in the room of a match of the author's that is over: answered with its result (a
+        correspondence player may come back days after the end). Chat stays unanswered. Whether answered."""
+        match_id = self.bot.service.over_for(channel_id, player, message.content)
+        if match_id is None:
+            return False
+        stored = await self.bot.service.record(match_id)
+        if stored is None:
+            return False
+        reason = wording.over_already(match_id, result_of(stored))
+        if replies is not None:
+            replies.append((message, reason))
+            self._boards[message.id] = match_id
+            return True
+        try:
+            await message.reply(
+                board_linked(self.bot, match_id, reason), allowed_mentions=pinging(player), mention_author=False
+            )
+        except discord.HTTPException:
+            log.warning("match %s: could not reply to message %s", match_id, message.id)
         return True
 
     # -- catching up after the bot was away ---------------------------------------

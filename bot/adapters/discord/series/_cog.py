@@ -161,7 +161,7 @@ class SeriesCog(commands.Cog, name="Series"):
         self, match_id: int, guild_id: int | None, channel_id: int, needed: dict[str, str], series: Series | None = None
     ) -> None:
         """Open the rematch offer (after a series: of a new series) and post it after the final board in the
-        room; it lapses after 10 minutes."""
+        room; it lapses after 10 minutes (a correspondence match's: after a move's time)."""
         channel = self.bot.get_channel(channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             return
@@ -184,7 +184,7 @@ class SeriesCog(commands.Cog, name="Series"):
         with the link to the match's board."""
         series = await self.series.get(offer.series_id) if offer.series_id is not None else None
         before = wording.series_result(series) if series is not None else ""
-        minutes = int(self.rematches.offer_s // 60)
+        minutes = int(offer.lasts // 60)
         text = wording.rematch_offer(list(offer.needed.values()), minutes, series.best_of if series else None)
         return board_linked(self.bot, offer.match_id, "\n".join(filter(None, [before, text, line])))
 

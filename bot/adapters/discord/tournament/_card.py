@@ -24,7 +24,7 @@ def stamp(at: dt.datetime) -> str:
 
 
 def _minutes(seconds: int) -> str:
-    return f"{seconds // 60} min"
+    return told.span(seconds)
 
 
 def feature_of(interaction: discord.Interaction[Any]) -> TournamentsPart:
@@ -66,7 +66,10 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
         lines.append(f"Starts by itself {stamp(t.starts_at)}")
     if t.checkin_s is not None:
         opens = t.checkin_opens()
-        when = f"from {discord.utils.format_dt(opens, 't')}" if opens is not None else "before the start"
+        far = opens is not None and opens - discord.utils.utcnow() > dt.timedelta(days=1)  # then with its date
+        when = (
+            f"from {discord.utils.format_dt(opens, 'f' if far else 't')}" if opens is not None else "before the start"
+        )
         lines.append(
             f"Check-in {when}: click **I'm here** or type `here` in this channel; whoever has not is out at the start"
         )
@@ -74,7 +77,9 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
     if t.no_show_s is not None:
         rules.append(f"each game: check in in its room; absent {_minutes(t.no_show_s)} after its start loses")
     if t.round_every_s is not None:
-        rules.append(f"a round every {_minutes(t.round_every_s)}")
+        rules.append(told.round_every(t.round_every_s))
+    if t.missed == "withdraw":
+        rules.append("a player who misses a game is withdrawn unless they confirm with /dm tournament stay")
     if t.seeding == "rating":
         rules.append("seeded by rating")
     if rules:

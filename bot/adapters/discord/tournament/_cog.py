@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.tournament._card import card_text, game_view, gone_from, stamp
@@ -30,6 +31,7 @@ from bot.tournaments.service import (
 )
 from bot.wording import error_sentence
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
 from bot.wording.tournaments import announcement, checkin_card, no_show_line
 
 if TYPE_CHECKING:
@@ -204,6 +206,8 @@ class TournamentFeature(commands.Cog):
         channel (the public side in `_told`)."""
         if ev.kind not in (
             TournamentEventKind.ROUND,
+            TournamentEventKind.ROUND_SOON,
+            TournamentEventKind.STAYS,
             TournamentEventKind.REMATCH,
             TournamentEventKind.FINISHED,
             TournamentEventKind.CANCELLED,
@@ -227,6 +231,9 @@ class TournamentFeature(commands.Cog):
         if ev.kind == TournamentEventKind.WITHDRAWN:
             await self.teller.withdrawn(t, ev)
             return
+        if ev.kind == TournamentEventKind.ROUND_SOON:
+            await self.teller.round_soon(t, ev)
+            return
         if ev.kind == TournamentEventKind.RESULT:
             await self.teller.decided(t, ev)
             return
@@ -239,6 +246,9 @@ class TournamentFeature(commands.Cog):
             return
         names = await self.tournaments.names(t.id)
         text = announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow())
+        if ev.kind == TournamentEventKind.NO_SHOW and ev.data.get("match"):
+            page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), int(ev.data["match"]))
+            text += "" if page is None else f" {review_link(page)}"
         try:
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:

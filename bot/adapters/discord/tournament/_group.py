@@ -9,6 +9,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
@@ -19,6 +20,8 @@ from bot.host.service import HostError
 from bot.schedule.when import WhenError, parse_when
 from bot.tournaments.rounds import Format
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
+from bot.wording.review import page_reply
 from bot.wording.tournaments import pairing_lines
 from bot.wording.zone_note import zone_note
 
@@ -79,12 +82,17 @@ class TournamentGroup(app_commands.Group):
         no_show="each game: a player still absent this many minutes after its start loses by no-show",
         round_every="a round starts every this many minutes (or when the one before ends, if later)",
         seeding="seed order: sign-up order (default) or rating",
+        missed="a player who misses a game (no-show): plays on (default), or is withdrawn unless they confirm",
     )
     @app_commands.choices(
         format=[app_commands.Choice(name=f.value, value=f.value) for f in Format],
         seeding=[
             app_commands.Choice(name="sign-up order", value="joined"),
             app_commands.Choice(name="rating", value="rating"),
+        ],
+        missed=[
+            app_commands.Choice(name="plays on", value="play_on"),
+            app_commands.Choice(name="withdrawn unless they confirm (lichess)", value="withdraw"),
         ],
     )
     @app_commands.guild_only()
@@ -108,6 +116,7 @@ class TournamentGroup(app_commands.Group):
         no_show: Minutes | None = None,
         round_every: Minutes | None = None,
         seeding: str = "joined",
+        missed: str = "play_on",
     ) -> None:
         require_host(interaction)
         service = service_of(interaction)
@@ -136,6 +145,7 @@ class TournamentGroup(app_commands.Group):
             no_show_s=None if no_show is None else no_show * 60,
             round_every_s=None if round_every is None else round_every * 60,
             seeding=seeding,
+            missed=None if missed == "play_on" else missed,
         )
         t = await service.get(tid)
         sent = await interaction.response.send_message(
@@ -179,6 +189,9 @@ class TournamentGroup(app_commands.Group):
     ) -> None:
         t = await own(interaction, tournament)
         text, picture = await standings_message(service_of(interaction), t, f"**{t.name}** — round {t.round}")
+        page = page_link(getattr(getattr(interaction.client, "settings", None), "web_url", None), t.id, "tournament")
+        if page is not None:  # every game of the table is on the tournament's page
+            text = f"{text}\n{review_link(page)}"
         await answer_table(interaction, text, public, file=picture)
 
     @app_commands.command(name="pairings", description="The pairings of a round (default: the current one)")
@@ -217,6 +230,20 @@ class TournamentGroup(app_commands.Group):
         png = bracket_png(t.name, rounds, names, t.rounds or 1)
         text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
         await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
+
+    @app_commands.command(name="stay", description="You missed a game: confirm you play on (not withdrawn)")
+    @app_commands.guild_only()
+    async def stay(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
+        t = await own(interaction, tournament)
+        await service_of(interaction).stay(t.id, str(interaction.user.id))
+        await respond(interaction, told.staying(t.name))
+
+    @app_commands.command(name="page", description="The address of a tournament's review page")
+    @app_commands.guild_only()
+    async def page(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
+        t = await own(interaction, tournament)
+        base = getattr(getattr(interaction.client, "settings", None), "web_url", None)
+        await respond(interaction, page_reply(f"The review page of {t.name}", page_link(base, t.id, "tournament")))
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import Tournament, TournamentEvent, TournamentService
 from bot.wording import tournament_told as told
+from bot.wording.overview import review_link
 from bot.wording.tournaments import standings_lines
 
 if TYPE_CHECKING:
@@ -121,10 +123,25 @@ class Teller:
         if channel is None:
             return
         text, picture = await standings_message(self.service, t, title)
+        page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), t.id, "tournament")
+        if page is not None:  # every game of the table is on the tournament's page
+            text = f"{text}\n{review_link(page)}"
         try:
             await channel.send(text, file=picture, allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("tournament %s: could not post the standings", t.id)
+
+    async def round_soon(self, t: Tournament, ev: TournamentEvent) -> None:
+        """The ping before a round's games start, in the channel, mentioning everyone whose game waits."""
+        channel = self._channel(t)
+        if channel is None:
+            return
+        text = told.round_soon_line(t.name, ev.data, mention, self.when)
+        players = list(dict.fromkeys(str(p) for p in ev.data.get("players") or []))
+        try:
+            await channel.send(text[:1990], allowed_mentions=pinging(*players))
+        except discord.HTTPException:
+            log.warning("tournament %s: could not ping round %s's players", t.id, ev.data.get("round"))
 
     async def withdrawn(self, t: Tournament, ev: TournamentEvent) -> None:
         """A withdrawal: said in the channel (who took them out, the forfeits) and in each open game's room,

@@ -15,6 +15,7 @@ async def test_every_feature_holds_what_the_root_built(world: World) -> None:
     assert features.tournaments is not None and features.tournaments.tournaments is app.tournaments
     assert features.schedule is not None and features.schedule.scheduler is app.scheduler
     assert features.correspondence is not None and features.correspondence.store is app.correspondence
+    assert features.correspondence.reminders is app.reminders  # the digest's core; the cog only delivers
     assert bot.service is app.service and bot.ratings is app.ratings and bot.guild_settings is app.guilds
     assert app.tournaments.open_room == features.tournaments.open_room  # the face's hooks, set at its load
     assert app.scheduler.starter == features.schedule._start_match
@@ -23,8 +24,13 @@ async def test_every_feature_holds_what_the_root_built(world: World) -> None:
     assert owners[0] == (Stage.RECORD, app.ratings)
     tell = [owner for stage, owner in owners if stage == Stage.TELL]
     assert tell[0] is features.announcer
-    assert {features.overview, features.series, features.correspondence} <= set(tell)
-    assert [owner for stage, owner in owners if stage == Stage.FOLLOW] == [app.series, app.tournaments, app.scheduler]
+    assert {features.overview, features.series} <= set(tell)
+    assert [owner for stage, owner in owners if stage == Stage.FOLLOW] == [
+        app.series,
+        app.tournaments,
+        app.scheduler,
+        app.reminders,
+    ]
 
 
 async def test_a_match_played_through_the_root_is_rated_and_told(world: World) -> None:

@@ -1,7 +1,7 @@
 """Correspondence reminders beyond the room on a simulated Discord over simulated days (issue 41): the
 mention in the room for everyone, a direct message for a player who opted in with `/dm event notify`, and
-the daily digest ("3 games wait for your move") instead of one message per game; never more than one
-reminder per player per move."""
+the daily digest ("3 games wait for your move": every game waiting, issue 48) instead of one message per
+game, and a direct reminder for a digest player whose time runs out before the next digest."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ async def test_the_daily_digest_instead_of_one_message_per_game(world: World) ->
     assert len(dms(w, w.alice)) == 1
     await w.env.advance_time(0.2 * DAY)
     digests = dms(w, w.alice)
-    assert len(digests) == 2  # the reminded move of match one, once; two and three were in the first
+    assert len(digests) == 2  # every game that still waits (two and three ran out of their two days at it)
     (head, line) = digests[1].content.splitlines()
     assert head == "1 game waits for your move in Death Match Club:"
     assert line.startswith(f"• #{one} against bob: ")
@@ -100,14 +100,15 @@ async def test_the_digest_comes_at_the_chosen_hour_once_a_day(world: World) -> N
     hour = digest_hour_ahead(3)
     saved = answer(await w.alice.slash(w.lobby, "dm event notify", how="digest", hour=hour)).content
     assert f"It comes at {hour:02d}:00 UTC" in saved and "<t:" in saved
-    _match, _room = await slow_match(w, w.alice, w.bob)  # alice's reminder comes in half a day
-    await w.env.advance_time(4 * HOUR)  # the first digest moment: nothing reminded yet, nothing sent
+    await w.env.advance_time(4 * HOUR)  # the first digest moment: no game waits, nothing sent
     assert not dms(w, w.alice)
-    await w.env.advance_time(DAY)  # the next one, after the reminder: one digest, at the hour
+    _match, room = await slow_match(w, w.alice, w.bob)  # alice's move waits: two days
+    await w.env.advance_time(DAY)  # the next moment: one digest, at the hour
     (digest,) = dms(w, w.alice)
     assert digest.content.startswith("1 game waits for your move in Death Match Club:")
     assert (digest.created_at.hour, digest.created_at.minute) == (hour, 0)
-    await w.env.advance_time(DAY)  # the same move was in that digest: no second one
+    await w.alice.send(room, "A1-B1")  # nothing waits for alice any more: no digest the next day
+    await w.env.advance_time(DAY)
     assert len(dms(w, w.alice)) == 1
     (job,) = await w.bot.jobs.listing(f"digest:{w.guild.id}:")
     assert not job.done and job.due.hour == hour and job.payload["hour"] == hour
@@ -119,14 +120,49 @@ async def test_a_digest_due_while_the_bot_was_down_is_sent_once_at_start(world: 
     w = world
     hour = digest_hour_ahead(3)
     answer(await w.alice.slash(w.lobby, "dm event notify", how="digest", hour=hour))
-    await slow_match(w, w.alice, w.bob)
-    await w.env.advance_time(20 * HOUR)  # reminded at 12 h; the digest is due in about 7 h
+    await w.env.advance_time(4 * HOUR)  # the first moment: no game waits yet
+    await slow_match(w, w.alice, w.bob)  # alice's two days end about 2 h after the third moment
+    await w.env.advance_time(20 * HOUR)  # reminded at 12 h (time runs out after the next digest: no message)
     assert not dms(w, w.alice)
     await go_away(w)
-    await w.env.advance_time(10 * HOUR)  # its moment passes while no bot runs
+    await w.env.advance_time(10 * HOUR)  # the second moment passes while no bot runs
     await come_back(w, settings)
     await w.env.advance_time(60)
     (digest,) = dms(w, w.alice)  # sent once, at the start
     assert digest.content.startswith("1 game waits for your move in Death Match Club:")
-    await w.env.advance_time(DAY)  # and the next day's moment finds nothing new
-    assert len(dms(w, w.alice)) == 1
+    await w.env.advance_time(DAY - HOUR)  # the third moment: one more digest, not one per day missed
+    assert len(dms(w, w.alice)) == 2
+
+
+async def test_a_digest_player_hears_of_a_game_that_runs_out_before_the_next_digest(world: World) -> None:
+    w = world
+    answer(await w.alice.slash(w.lobby, "dm event notify", how="digest"))  # digests at this time of day
+    await w.env.advance_time(2 * HOUR)
+    match_id, room = await start(
+        w, room="public", options="rows=2 cols=2", clock="kind=correspondence move=12h"
+    )  # alice's 12 h run out 10 h before her next digest
+    await w.env.advance_time(9.7 * HOUR)  # 80 %: the reminder, and a direct message (the digest is too late)
+    (dm,) = dms(w, w.alice)
+    assert dm.content.startswith("Your move against bob is waiting in Death Match Club: 2h 24m left")
+    assert "(before your next digest)" in dm.content
+    await w.alice.send(room, "A1-B1")
+    await w.bob.send(room, "A2-B2")  # alice's next 12 h end before the digest too
+    await w.env.advance_time(9.7 * HOUR)
+    assert len(dms(w, w.alice)) == 2  # reminded directly again
+    await w.alice.send(room, "A1-A2")
+    await w.env.advance_time(3 * HOUR)  # the digest's moment: nothing waits for alice, nothing sent
+    assert len(dms(w, w.alice)) == 2
+    assert w.bot.service.live[match_id].clocks.running == 2
+
+
+async def test_every_waiting_game_is_in_the_digest_whatever_its_reminder(world: World) -> None:
+    w = world
+    answer(await w.alice.slash(w.lobby, "dm event notify", how="digest"))
+    await w.env.advance_time(20 * HOUR)
+    one, _room = await start(w, room="public", options="rows=2 cols=2", clock=SLOW)  # reminder at 80 %
+    await w.env.advance_time(5 * HOUR)  # the digest: one game, not reminded yet, listed
+    (digest,) = dms(w, w.alice)
+    assert digest.content.splitlines()[1].startswith(f"• #{one} against bob: 1d 20h left")
+    await w.env.advance_time(DAY)  # the next: still waiting, listed again (its reminder is 10 h away)
+    assert len(dms(w, w.alice)) == 2
+    assert dms(w, w.alice)[1].content.splitlines()[1].startswith(f"• #{one} against bob: 20h left")

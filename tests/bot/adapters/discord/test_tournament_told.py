@@ -80,7 +80,7 @@ async def test_a_swiss_told_right_withdrawal_mid_game_stale_card_pings_and_publi
     await w.env.settle()
 
     text = bot_text(w, w.lobby)
-    assert "dave has withdrawn; their remaining games are forfeited." in text
+    assert "dave has withdrawn; their open games are forfeited." in text
     assert f"Board {dave_game.board}: {opponent} wins by forfeit (dave withdrew)." in text
     room = _room_of(w, dave_game.room_id)
     room_text = bot_text(w, room)
