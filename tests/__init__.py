@@ -45,6 +45,34 @@ def seed_note(seed: int) -> Iterator[None]:
         raise
 
 
+DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+"""The `dmhost` command line as a fresh process runs it (the console script is this module's `main`)."""
+
+
+def dmhost(
+    *args: str,
+    stdin: str = "",
+    cwd: Path | str | None = None,
+    env: dict[str, str] | None = None,
+    clean: bool = False,
+    timeout: float = 300,
+) -> CompletedProcess[str]:
+    """`dmhost ARGS` in a fresh process, as a user runs it: the one command-line runner of the tests. `stdin` is
+    its whole input (closed after it); it runs in `cwd` (default: the repository); `env` is added to this
+    environment, from which `clean` first drops every DMHOST_* setting (and a `.env` is read only in `cwd`)."""
+    base = {k: v for k, v in os.environ.items() if not (clean and k.startswith("DMHOST_"))}
+    base.update(env or {})
+    return subprocess.run(
+        [*DMHOST, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT if cwd is None else cwd,
+        env=base,
+        timeout=timeout,
+    )
+
+
 def run_python(args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> CompletedProcess[str]:
     """`python ARGS` in a fresh process from the repository root, with `env` added to this environment."""
     return subprocess.run(

@@ -13,7 +13,6 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,15 +24,13 @@ from sqlalchemy.engine import make_url
 from bot.ops import cli
 from bot.store.db import Heartbeat, sqlite_url_for
 from bot.store.matches import MatchStore
-
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+from tests import DMHOST
+from tests import dmhost as run_dmhost
 
 
 def dmhost(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI with a clean DMHOST_* environment (and no .env: it runs in `cwd`)."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("DMHOST_")}
-    base.update(env or {})
-    return subprocess.run([*DMHOST, *args], capture_output=True, text=True, cwd=cwd, env=base, timeout=120)
+    """The real CLI with a clean DMHOST_* environment (and no .env: it runs in `cwd`)."""
+    return run_dmhost(*args, cwd=cwd, env=env, clean=True, timeout=120)
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], *words: str) -> str:

@@ -20,7 +20,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -32,9 +31,8 @@ from typing import Any
 import pytest
 
 from games import registry
-from tests import ROOT, seeds
+from tests import DMHOST, ROOT, seeds
 
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 # The child processes must run this checkout's code, even where another checkout is pip-installed.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 ROUNDS = int(os.environ.get("DMHOST_CRASH_ROUNDS", "1"))

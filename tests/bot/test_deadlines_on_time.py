@@ -17,11 +17,11 @@ from sqlalchemy import select
 from bot.jobs.table import JOBS
 from bot.store.db import make_engine, sqlite_url_for
 from bot.store.outbox import NOTICES
+from tests import DMHOST
 from tests.bot.jsonproc import JsonLinesProcess, Line
 
 pytestmark = pytest.mark.slow
 
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 KILL_AFTER = [sys.executable, "-m", "tests.bot.noticekill"]
 LATE_S = 1.0
 """A deadline is ruled within this long of its time (or of the moment its new host is up, when none was)."""

@@ -7,7 +7,6 @@ import contextlib
 import io
 import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -19,9 +18,8 @@ from simcord.enums import OverwriteType
 
 from bot.adapters.discord.app import make_intents
 from bot.adapters.discord.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
+from tests import DMHOST
 from tests.bot.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
-
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 def everything_approved() -> discord.Intents:

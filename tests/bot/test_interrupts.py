@@ -9,15 +9,12 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests import ROOT
-
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+from tests import DMHOST, ROOT
 
 
 def _interrupted(args: list[str], after: float, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,10 @@ import pytest
 from bot.wording import options_text
 from games import registry
 from games.base import OptionsError
+from tests import DMHOST
 
 DATA = Path(__file__).parents[1] / "data/wording/options.jsonl"
 CASES = [json.loads(line) for line in DATA.read_text().splitlines()]
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['game']}-{next(iter(c['opt']))}" for c in CASES])

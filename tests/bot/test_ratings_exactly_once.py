@@ -20,9 +20,8 @@ from bot.compose import build_host
 from bot.host.events import PlayerRef
 from bot.ratings.models import RatingChange
 from bot.store.matches import MatchStore
-from tests import ROOT
+from tests import ROOT, dmhost
 
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 ROOM = ["room", "boxes", "--player", "alice", "--player", "bob", "--events-json"]
 A, B = PlayerRef("p:alice", "alice"), PlayerRef("p:bob", "bob")
 
@@ -37,10 +36,6 @@ Ratings.settle_many = die  # the subscriber's batch (after the commit)
 from bot.ops.cli import main
 sys.exit(main(sys.argv[1:]))
 """
-
-
-def dmhost(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*DMHOST, *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
 async def rating_rows(url: str) -> int:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+from tests import DMHOST
 
 
 def room(args: list[str], stdin: str | None = None, *, hold: float = 0.0, cwd: Path) -> tuple[int, list[dict]]:

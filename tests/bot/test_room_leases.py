@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from sqlalchemy import update
@@ -17,9 +16,8 @@ from bot.records.agreement import disagreement
 from bot.store.db import sqlite_url_for
 from bot.store.leases import ShardLease, db_now
 from bot.store.matches import MatchStore
+from tests import DMHOST
 from tests.bot.jsonproc import JsonLinesProcess
-
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
 
 
 async def steal(url: str, mid: int, owner: str) -> None:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from tests import dmhost as run_dmhost
 from tests.bot.test_room_cli import DMHOST, room
 from tests.bot.test_room_terminal import _until, text_room
 
@@ -16,7 +17,7 @@ PLAYERS = ["--player", "alice", "--player", "bob"]
 
 
 def dmhost(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*DMHOST, *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=90)
+    return run_dmhost(*args, cwd=cwd, stdin=stdin, timeout=90)
 
 
 def test_help_and_question_mark_print_the_card_and_quit_leaves_with_the_resume_line(tmp_path: Path) -> None:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-DMHOST = [sys.executable, "-m", "bot.ops.cli"]
+from tests import dmhost
+
 DATA = Path(__file__).resolve().parents[2] / "data" / "ratings"
 KEYS = ["player", "id", "game", "rating", "deviation", "provisional", "games", "wins", "losses", "draws"]
-
-
-def dmhost(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*DMHOST, *args], input=stdin, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

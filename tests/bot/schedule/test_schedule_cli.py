@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from bot.store.db import Base, make_engine, migrate, sqlite_url_for
-
-
-def dmhost(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bot.ops.cli", *args], capture_output=True, text=True, timeout=120)
+from tests import dmhost
 
 
 def test_add_list_cancel(tmp_path: Path) -> None:

@@ -9,9 +9,6 @@ import asyncio
 import datetime as dt
 import io
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +22,7 @@ from bot.host.service import HostError, MatchService
 from bot.ratings.service import Ratings
 from bot.schedule import Scheduler, ScheduleStore
 from bot.store.matches import MatchStore
+from tests import dmhost
 
 BASE = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 ALICE, BOB = PlayerRef("local:alice", "alice"), PlayerRef("local:bob", "bob")
@@ -190,20 +188,6 @@ async def test_stopped_mid_match_goes_on_with_the_same_command(migrated_db_url: 
     assert t2.events()[0]["event"] == "resumed" and t2.events()[0]["match"] == match_id
     assert t2.events()[-1]["winner"] == "bob"
     assert (await status(migrated_db_url, sid)).public_status == "finished"
-
-
-def dmhost(
-    *args: str, stdin: str = "", cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot.ops.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=None if env is None else {**os.environ, **env},
-    )
 
 
 async def _analysis(db: str, match_id: int) -> list[dict[str, Any]] | None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests import run_python
+from tests import dmhost
 
 
 def _dmhost(db: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    done = run_python(["-m", "bot.ops.cli", "tournament", *args, "--db", str(db)], timeout=300)
+    done = dmhost("tournament", *args, "--db", str(db), stdin=stdin or "")
     return done.returncode, done.stdout, done.stderr
 
 
