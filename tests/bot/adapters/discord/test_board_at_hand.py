@@ -8,7 +8,7 @@ import re
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, board_of, bot_messages, start
 from tests.bot.adapters.discord.test_catch_up import come_back, go_away
-from tests.bot.test_room_games import scripted_game
+from tests.bot.adapters.terminal.test_room_games import scripted_game
 
 LINK = re.compile(r"\[↑ board\]\(<(https://discord\.com/channels/\d+/\d+/\d+)>\)")
 

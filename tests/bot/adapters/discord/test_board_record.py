@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.bot.adapters.discord.conftest import World, board_of, start
-from tests.bot.test_room_games import scripted_game
+from tests.bot.adapters.terminal.test_room_games import scripted_game
 
 RECORD = re.compile(r"^Moves: `(.*)`(.*)$", re.MULTILINE)
 

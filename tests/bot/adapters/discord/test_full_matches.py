@@ -11,7 +11,7 @@ from PIL import Image
 
 from games import registry
 from tests.bot.adapters.discord.conftest import World, answer, board_of, start
-from tests.bot.test_room_games import SETUPS, scripted_game
+from tests.bot.adapters.terminal.test_room_games import SETUPS, scripted_game
 
 MAX_REQUESTS_PER_MOVE = 1.2
 SEAT_WORDS = re.compile(r"seat\s*[12]", re.IGNORECASE)

@@ -11,7 +11,7 @@ import pytest
 from bot.adapters.discord.app import create_bot
 from bot.settings import Settings
 from games.solver import memory, set_memory_limit
-from tests.bot.test_cli_errors import assert_one_line_error, dmhost
+from tests.bot.ops.test_cli_errors import assert_one_line_error, dmhost
 
 LIMIT = 1 << 20
 """1 MiB: below what any Python process uses, so no table of the solver ever fits."""

@@ -12,7 +12,7 @@ import simcord
 
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, start
-from tests.bot.test_room_games import SETUPS, scripted_game
+from tests.bot.adapters.terminal.test_room_games import SETUPS, scripted_game
 
 LIMIT, WINDOW = 5, 5.0
 MESSAGE_WRITE = re.compile(r"^/channels/(\d+)/messages(/\d+)?$")

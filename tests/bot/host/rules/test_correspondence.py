@@ -17,7 +17,7 @@ from bot.host.clocks import Clocks
 from bot.host.rules.correspondence import days_hours
 from bot.types import ClockKind, ClockNotice, TimeControl
 from games.base import ClockSpec
-from tests.bot.test_room_cli import DMHOST
+from tests.bot.adapters.terminal.test_room_cli import DMHOST
 
 SPEC = ClockSpec(ClockKind.MOVE_RESERVE, 60.0, 300.0)
 PLAYERS = ["--player", "alice", "--player", "bob"]

@@ -23,8 +23,8 @@ from bot.records.matchlog import build_log
 from bot.wording import event_text, log_text
 from games import registry
 from tests import ROOT
-from tests.bot import test_rule_unregistered as traces
 from tests.bot.conftest import Recorder, make_service
+from tests.bot.host.rules import test_rule_unregistered as traces
 from tests.bot.host.rules.test_cards import house_rules_named
 from tests.test_contract_cli import rule_refusal_names_the_rules
 

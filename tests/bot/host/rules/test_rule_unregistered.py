@@ -32,7 +32,7 @@ from bot.wording import (
 )
 from games import registry
 from tests.bot.conftest import Recorder, make_service
-from tests.bot.test_host_flows import _trax_until_win
+from tests.bot.host.test_host_flows import _trax_until_win
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 pytestmark = pytest.mark.looptime

@@ -1,5 +1,5 @@
 """The terminal room and `dmhost log` as a new user meets them (issue 28, point 11): real subprocesses on
-real SQLite files, as `tests/bot/test_room_cli.py` runs them."""
+real SQLite files, as `tests/bot/adapters/terminal/test_room_cli.py` runs them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bot.records.review import frame_caption
 from bot.store.db import sqlite_url_for
 from bot.store.matches import MatchStore
 from games.pictures.core import CAPTION_LINES, LINE_SIZE, MARGIN, MIN_WIDTH, clock_text, font, wrap
-from tests.bot.test_room_cli import DMHOST, room
+from tests.bot.adapters.terminal.test_room_cli import DMHOST, room
 
 ZWSP = "\u200b"
 

@@ -15,9 +15,9 @@ import pytest
 from bot.opserrors import OperatorError, normal_url
 from bot.records.pagetoken import load_secret
 from bot.settings import export_dotenv, load_settings
-from tests.bot.test_cli_errors import assert_one_line_error, dmhost
+from tests.bot.ops.test_cli_errors import assert_one_line_error, dmhost
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from bot.store.matches import MatchStore, NewEvent
 from bot.wording import error_text, event_text, reason_text, status_lines
 from tests import DATA
 from tests.bot.conftest import Recorder, make_service
-from tests.bot.test_host_flows import _trax_until_win
+from tests.bot.host.test_host_flows import _trax_until_win
 
 W, R = PlayerRef("w", "wendy"), PlayerRef("r", "rick")
 pytestmark = pytest.mark.looptime

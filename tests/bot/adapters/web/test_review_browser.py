@@ -30,7 +30,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests import DATA
 
 CASE = json.loads((DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 FLAGS = (
     "--headless",
     "--no-sandbox",

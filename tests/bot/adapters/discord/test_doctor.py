@@ -19,7 +19,7 @@ from simcord.enums import OverwriteType
 from bot.adapters.discord.app import make_intents
 from bot.adapters.discord.doctor import PERMISSIONS, Connector, diagnose, discord_connector, run_doctor
 from tests import DMHOST
-from tests.bot.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
+from tests.bot.ops.test_cli_errors import refusing_discord  # noqa: F401  (fixture: a local Discord that says 401)
 
 
 def everything_approved() -> discord.Intents:

@@ -16,8 +16,8 @@ from pathlib import Path
 from bot import wording
 from bot.host.events import Refusal
 from bot.store.leases import stopped
-from tests.bot.test_ownership import LEASE, Host, guild, hosts, url  # noqa: F401 (fixtures)
-from tests.bot.test_sharding import logs
+from tests.bot.ownership.test_ownership import LEASE, Host, guild, hosts, url  # noqa: F401 (fixtures)
+from tests.bot.ownership.test_sharding import logs
 
 
 def _until_stopped(host: Host) -> float:

@@ -65,7 +65,7 @@ def test_players_are_named_never_numbered() -> None:
 
 
 def test_dots_captures_are_counted_and_a_stop_says_what_it_hands_over() -> None:
-    from tests.bot.test_room_games import SETUPS, scripted_game
+    from tests.bot.adapters.terminal.test_room_games import SETUPS, scripted_game
 
     ruleset = registry.get("dots")
     opts = SETUPS["dots"]["opts"]

@@ -14,7 +14,7 @@ from games import registry
 from games.base import OptionsError
 from tests import DMHOST
 
-DATA = Path(__file__).parents[1] / "data/wording/options.jsonl"
+DATA = Path(__file__).parents[2] / "data/wording/options.jsonl"
 CASES = [json.loads(line) for line in DATA.read_text().splitlines()]
 
 

@@ -10,7 +10,7 @@ import discord
 
 from bot.adapters.discord.app import make_intents
 from bot.adapters.discord.doctor import run_doctor
-from tests.bot.test_doctor import build_guilds, simcord_connector
+from tests.bot.adapters.discord.test_doctor import build_guilds, simcord_connector
 
 
 def _no_content() -> discord.Intents:

@@ -11,7 +11,7 @@ from PIL import Image
 
 from games import registry
 from games.resources import moves_card
-from tests.bot.test_room_cli import DMHOST
+from tests.bot.adapters.terminal.test_room_cli import DMHOST
 from tests.games.test_dots_stop_picture import CASE, colour_problems
 from tests.games.test_trax_key import KEY
 

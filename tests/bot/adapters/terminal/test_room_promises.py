@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.test_room_cli import DMHOST, room
-from tests.bot.test_room_terminal import text_room
+from tests.bot.adapters.terminal.test_room_cli import DMHOST, room
+from tests.bot.adapters.terminal.test_room_terminal import text_room
 
 pytestmark = pytest.mark.slow  # each test starts `dmhost` processes
 

@@ -14,8 +14,8 @@ from bot.host.service import PlayerRef
 from bot.records.matchlog import build_log
 from bot.wording import log_text
 from games.base import ClockSpec
+from tests.bot.adapters.terminal.test_room_cli import DMHOST, room
 from tests.bot.conftest import Recorder, make_service
-from tests.bot.test_room_cli import DMHOST, room
 
 SPEC = ClockSpec("move_reserve", 60.0, 300.0)
 

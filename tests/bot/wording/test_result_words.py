@@ -10,7 +10,7 @@ import pytest
 from bot.wording import result_sentence
 from games.base import Termination
 
-DATA = Path(__file__).parents[1] / "data/wording/results.jsonl"
+DATA = Path(__file__).parents[2] / "data/wording/results.jsonl"
 CASES = [json.loads(line) for line in DATA.read_text().splitlines()]
 NAMES = {1: "alice", 2: "bob"}
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from bot.store.db import sqlite_url_for
-from tests.bot.test_sharding import ENV, logs
+from tests.bot.ownership.test_sharding import ENV, logs
 
 LEASE = 1.5
 COUNT = 2

@@ -10,7 +10,7 @@ import pytest
 
 from bot.host.service import HostError, MatchService, PlayerRef
 from tests.bot.conftest import Recorder, make_service
-from tests.bot.test_host_flows import R, W, _trax_until_win
+from tests.bot.host.test_host_flows import R, W, _trax_until_win
 
 ALICE, BOB, CAROL, DAVE = (PlayerRef(str(i), n) for i, n in enumerate(["alice", "bob", "carol", "dave"], 1))
 STRANGER = PlayerRef("999", "mallory")

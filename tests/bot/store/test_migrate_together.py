@@ -33,7 +33,7 @@ def _migrate_together(url: str, cwd: Path) -> list[subprocess.CompletedProcess[s
     import time
 
     start = time.time() + 2.0  # every interpreter is up by then (imports take about a second here)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", STARTER, url, str(start)],

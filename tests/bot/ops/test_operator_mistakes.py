@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.test_cli_errors import DMHOST, assert_one_line_error, dmhost
+from tests.bot.ops.test_cli_errors import DMHOST, assert_one_line_error, dmhost
 
 
 def nothing_created(folder: Path, before: set[str]) -> None:

@@ -15,7 +15,7 @@ from bot import wording
 from bot.host.service import MatchService
 from bot.store.matches import MatchStore
 from tests.bot.conftest import Recorder
-from tests.bot.test_failed_writes import A, B, C, D, assert_logs_replay
+from tests.bot.host.test_failed_writes import A, B, C, D, assert_logs_replay
 
 pytestmark = pytest.mark.looptime
 

@@ -1,5 +1,5 @@
 """The terminal as a newcomer meets it (issue 37, items 9–14 and 16): real `dmhost` subprocesses on real
-SQLite files, as `tests/bot/test_room_cli.py` runs them."""
+SQLite files, as `tests/bot/adapters/terminal/test_room_cli.py` runs them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from tests import dmhost as run_dmhost
-from tests.bot.test_room_cli import DMHOST, room
-from tests.bot.test_room_terminal import _until, text_room
+from tests.bot.adapters.terminal.test_room_cli import DMHOST, room
+from tests.bot.adapters.terminal.test_room_terminal import _until, text_room
 
 PLAYERS = ["--player", "alice", "--player", "bob"]
 

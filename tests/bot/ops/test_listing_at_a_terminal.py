@@ -1,5 +1,5 @@
 """`dmhost schedule list` at a terminal (issue 37, item 16): a table for people without any flag; on a pipe the
-contract's JSON (tests/bot/test_room_newcomer.py). Run under a real pseudo-terminal."""
+contract's JSON (tests/bot/adapters/terminal/test_room_newcomer.py). Run under a real pseudo-terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pty
 import subprocess
 from pathlib import Path
 
-from tests.bot.test_room_cli import DMHOST
+from tests.bot.adapters.terminal.test_room_cli import DMHOST
 
 
 def test_schedule_list_on_a_terminal_is_a_table(tmp_path: Path) -> None:
