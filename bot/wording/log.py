@@ -142,6 +142,11 @@ def _kv(d: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items()) or "defaults"
 
 
+def house_rules_words(rules: Mapping[str, Any] | None) -> str:
+    """The house rules a match was played under, as its log's header says them."""
+    return _rules(rules)
+
+
 def _rules(rules: Mapping[str, Any] | None) -> str:
     """The house rules a match was played under (matches from before per-match rules: the game's defaults)."""
     if rules is None:

@@ -15,7 +15,8 @@ from aiohttp import web
 
 from bot.adapters.web.views import Views
 from bot.compose import build_readers
-from bot.records.pagetoken import PageKind, valid
+from bot.records.listpages import landing_page
+from bot.records.pagetoken import PageKind, remember_address, valid
 
 _HEADERS = {
     "Content-Security-Policy": "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; "
@@ -53,11 +54,16 @@ async def _handle(request: web.Request) -> web.Response:
     return _not_found() if text is None else _page(text)
 
 
+async def _landing(_request: web.Request) -> web.Response:
+    return _page(landing_page())
+
+
 def make_app(views: Views) -> web.Application:
     """The application serving `views`."""
     app = web.Application()
     app[VIEWS] = views
     app.router.add_get(r"/{kind:match|tournament|server}/{ident}/{token}", _handle)
+    app.router.add_get("/", _landing)
     return app
 
 
@@ -76,7 +82,11 @@ async def serve(url: str, host: str, port: int, secret: bytes, *, ready: asyncio
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()
-        print(f"dmhost web: serving on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
+        shown = f"[{host}]" if ":" in host else host
+        address = f"http://{shown}:{port}"
+        local = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host)  # every address: this machine's
+        remember_address(f"http://{local}:{port}" if local else address)
+        print(f"dmhost web: serving on {address} (Ctrl-C stops)", file=sys.stderr, flush=True)
         if ready is not None:
             ready.set()
         await stop.wait()
