@@ -27,7 +27,7 @@ VERDICTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 EXACT = "exact solver"
 SOLVER_NODES = 3_000_000
 """Per Boxes position; a position the solver cannot finish within it is not analysed."""
-ENGINE_NODES = 20_000
+ENGINE_NODES = 10_000
 """Positions the hard engine searches per Dots or Dot Dash move judged (the analysis runs in the
 background: it may take its time)."""
 ENGINE_DEPTH = {"dots": 6, "dotdash": 7}
