@@ -344,7 +344,11 @@ def match_page(
             f'<figcaption><span id="tip"></span> {e(chart_caption(stored.game, names.get(1, "?"), names.get(2, "?")))}'
             f" {e(_engines(marks))}: {e(counts)}.</figcaption></figure></section>"
         )
-    data = {"boards": boards, "plies": last, "captions": [f.caption for f in frames]}
+    captions = ["start"] + [
+        f"{f.ply}. {names.get(f.seat or 0, '?')} {f.move}" + (f" ({seconds(f.used)})" if f.used and f.used >= 1 else "")
+        for f in frames[1:]
+    ]
+    data = {"boards": boards, "plies": last, "captions": captions}
     blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     return _TEMPLATE.format(
         title=e(title),
@@ -353,6 +357,7 @@ def match_page(
         links=link_html,
         facts=facts_html,
         last=last,
+        ratio=f"{images[-1].width / max(1, images[-1].height):.3f}",
         board=boards["last"],
         moves=_moves_html(stored, frames, by_ply, notes),
         analysis=analysis_html,
@@ -405,8 +410,8 @@ main.review{display:grid;grid-template-columns:minmax(0,1fr);gap:14px;align-item
 .nav{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0 0 6px}
 .nav button{font-size:17px;min-width:44px;min-height:36px;border:1px solid #bbb;border-radius:6px;background:#fff;
 cursor:pointer}.nav .at{font-variant-numeric:tabular-nums;padding:0 4px}#caption{color:#555;font-size:14px}
-#board{display:block;width:100%;height:auto;max-height:calc(100vh - 120px);object-fit:contain;
-border:1px solid #c9c4bb;border-radius:4px;background:#fff}
+#board{display:block;width:100%;height:auto;max-height:calc(100vh - 175px);object-fit:contain;
+object-position:left top}
 .side{min-width:0;background:#fff;border:1px solid #c9c4bb;border-radius:4px}
 .side h2{margin:0;padding:8px 10px;border-bottom:1px solid #e4e0d8;font-size:15px}
 #moves{margin:0;padding:0;list-style:none;max-height:40vh;overflow:auto;font-variant-numeric:tabular-nums}
@@ -436,7 +441,8 @@ th[title]{text-decoration:underline dotted;cursor:help}.tablebox{max-width:100%;
 .muted{color:#777}.prov{color:#a15c00}
 #bracket{max-width:100%;height:auto;border:1px solid #c9c4bb;background:#fff}
 @media (min-width:980px){
-main.review{grid-template-columns:minmax(0,1fr) minmax(260px,340px)}
+main.review{grid-template-columns:minmax(0,calc((100vh - 175px) * var(--ratio,1))) minmax(260px,340px)}
+.review .boardcol{min-width:min(520px,100%)}
 #moves{max-height:calc(100vh - 170px)}
 .side{position:sticky;top:8px}
 }
@@ -520,7 +526,7 @@ _TEMPLATE = (
     + """
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>{title}</title><style>{style}</style>
 </head><body><header class="top"><h1>{title}</h1><p id="result">{result}</p>{accuracy}<p class="links">{links}</p>
-</header><main class="review"><section class="boardcol"><div class="nav">
+</header><main class="review" style="--ratio:{ratio}"><section class="boardcol"><div class="nav">
 <button id="first" title="Start (Home)">«</button>
 <button id="prev" title="Back (←)">‹</button><span class="at">ply <span id="ply">{last}</span> / {last}</span>
 <button id="next" title="Forward (→)">›</button><button id="last" title="End (End)">»</button>

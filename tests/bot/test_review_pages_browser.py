@@ -151,6 +151,16 @@ def _rect(d: Any, css: str) -> dict[str, float]:
     return dict(d.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().toJSON()", css))
 
 
+def _painted_width(d: Any) -> float:
+    """The width the board's picture is drawn at (the element keeps the picture's proportions inside it)."""
+    return float(
+        d.execute_script(
+            "const b=document.getElementById('board'), r=b.getBoundingClientRect();"
+            "return Math.min(r.width, r.height*b.naturalWidth/b.naturalHeight)"
+        )
+    )
+
+
 def _no_sideways_scroll(d: Any) -> bool:
     return bool(d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
 
@@ -163,10 +173,15 @@ def _current(d: Any) -> list[str]:
     return [el.get_attribute("data-ply") for el in d.find_elements(By.CSS_SELECTOR, '#chart [aria-current="true"]')]
 
 
-def _screen(d: Any, name: str) -> None:
-    if os.environ.get("DMHOST_WRITE_SCREENS") == "1":
-        d.execute_script("window.scrollTo(0, 0)")
-        d.save_screenshot(str(ROOT / "docs" / "screens" / name))
+def _screen(d: Any, name: str, size: tuple[int, int] | None = None) -> None:
+    """With DMHOST_WRITE_SCREENS=1, the page as shown (or at `size`) saved as the README's docs/screens/NAME."""
+    if os.environ.get("DMHOST_WRITE_SCREENS") != "1":
+        return
+    if size is not None:
+        _viewport(d, size)
+        d.refresh()
+    d.execute_script("window.scrollTo(0, 0)")
+    d.save_screenshot(str(ROOT / "docs" / "screens" / name))
 
 
 def test_the_match_page_fits_a_laptop_and_a_phone(site: dict[str, Any]) -> None:
@@ -175,9 +190,11 @@ def test_the_match_page_fits_a_laptop_and_a_phone(site: dict[str, Any]) -> None:
     d.get(site["urls"]["match"])
     board, moves = _rect(d, "#board"), _rect(d, "#moves")
     assert moves["left"] >= board["right"] - 1 and moves["top"] < board["bottom"]  # the list beside the board
-    assert board["width"] >= 560  # a large board
+    assert _painted_width(d) >= 480  # a large board, whole on the screen
+    assert board["bottom"] <= LAPTOP[1]
     assert _no_sideways_scroll(d)
-    _screen(d, "review-page.png")
+    _screen(d, "review-page.png", (1280, 900))
+    _viewport(d, LAPTOP)
     # One row per move, no clock where nothing changed, the chart not repeated as chips.
     plies = len(GAME["moves"])
     assert len(d.find_elements(By.CSS_SELECTOR, "#moves li[data-ply]")) == plies + 1
