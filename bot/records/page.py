@@ -10,12 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.host.rules import log_rewind
-from bot.records.analysis import ANALYSED_GAMES
+from bot.records.analysis import ANALYSED_GAMES, engines_text
 from bot.records.matchlog import build_log, final_score, result_of
 from bot.records.pageframes import encode_frames, render_frames
 from bot.store.matches import EntryKind, StoredMatch
@@ -246,28 +245,6 @@ def _scale(stored: StoredMatch) -> float:
     return value_scale(stored.game, int(opts.get("width") or 39), int(opts.get("height") or 32))
 
 
-def _engines(marks: Sequence[Mapping[str, Any]]) -> str:
-    """The engines of an analysis, each said once: "hard engine, 20000 nodes (depth 2–6)"."""
-    depths: dict[str, list[int]] = {}
-    for m in marks:
-        text = str(m.get("engine", ""))
-        found = re.fullmatch(r"(.*) \(depth (\d+)\)", text)
-        name, depth = (found[1], int(found[2])) if found else (text, None)
-        if name:
-            depths.setdefault(name, [])
-            if depth is not None:
-                depths[name].append(depth)
-    said = []
-    for name, ds in depths.items():
-        if ds and min(ds) != max(ds):
-            said.append(f"{name} (depth {min(ds)}–{max(ds)})")
-        elif ds:
-            said.append(f"{name} (depth {ds[0]})")
-        else:
-            said.append(name)
-    return "; ".join(said)
-
-
 def accuracy(marks: Sequence[Mapping[str, Any]], seat: int) -> tuple[int, int]:
     """(best or good moves, moves judged) of one seat."""
     own = [m for m in marks if m.get("seat") == seat]
@@ -312,7 +289,7 @@ def match_page(
     last = len(frames) - 1
     facts = [
         ("Game", game),
-        ("Players", f"{names.get(1, '?')} (moves first) vs {names.get(2, '?')}"),
+        ("Players", f"{names.get(1, '?')} vs {names.get(2, '?')}"),
         ("Options", option_words(stored.game, stored.options)),
         ("Clock", page_clock_words(stored.clock, with_window=log.get("rules") is None)),
         ("House rules", house_rules_words(log.get("rules"))),
@@ -342,7 +319,7 @@ def match_page(
         analysis_html = (
             f'<section class="chartbox"><figure>{chart_svg(stored, marks, last, last)}'
             f'<figcaption><span id="tip"></span> {e(chart_caption(stored.game, names.get(1, "?"), names.get(2, "?")))}'
-            f" {e(_engines(marks))}: {e(counts)}.</figcaption></figure></section>"
+            f" {e(engines_text(marks))}: {e(counts)}.</figcaption></figure></section>"
         )
     captions = ["start"] + [
         f"{f.ply}. {names.get(f.seat or 0, '?')} {f.move}" + (f" ({seconds(f.used)})" if f.used and f.used >= 1 else "")
