@@ -29,7 +29,12 @@ SOLVER_NODES = 3_000_000
 """Per Boxes position; a position the solver cannot finish within it is not analysed."""
 ENGINE_NODES = 10_000
 """Positions the hard engine searches per Dots or Dot Dash move judged (the analysis runs in the
-background: it may take its time)."""
+background: it may take its time), at most; Dots on a larger field gets fewer (`engine_nodes`)."""
+DOTS_WORK = 640_000
+"""Dots: positions times the field's points per move judged (a position's evaluation walks every point):
+10,000 positions on 8×8, 2,500 on 16×16, and 1,000 (`ENGINE_MIN_NODES`) on the 39×32 default, where one
+move costs some 8 s of CPU already."""
+ENGINE_MIN_NODES = 1_000
 ENGINE_DEPTH = {"dots": 6, "dotdash": 7}
 """The deepest the analysis searches (plies; the practice engine's `hard` stops at 4 and 5)."""
 TRAX_NODES = 5_000
@@ -169,8 +174,16 @@ def _p1(value: float, mover: int) -> float:
     return round(v if mover == 1 else -v, 2) + 0.0  # no -0.0
 
 
+def engine_nodes(game: str, state: Any) -> int:
+    """The positions the analysis searches for one move of `game` in `state` (see `DOTS_WORK`)."""
+    if game != "dots":
+        return ENGINE_NODES
+    points = max(1, int(getattr(state, "width", 39)) * int(getattr(state, "height", 32)))
+    return max(ENGINE_MIN_NODES, min(ENGINE_NODES, DOTS_WORK // points))
+
+
 def judge_engine(
-    ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE_NODES, max_depth: int | None = None
+    ruleset: AnyRuleset, state: Any, move: Any, nodes: int | None = None, max_depth: int | None = None
 ) -> Judgement:
     """Dots or Dot Dash: the hard engine's values of the played move and of the moves it searches, at the
     deepest depth it completes for all of them within `nodes` positions."""
@@ -179,6 +192,8 @@ def judge_engine(
 
     profile = PROFILES[ruleset.id]
     mover = ruleset.to_move(state)
+    if nodes is None:
+        nodes = engine_nodes(ruleset.id, state)
     if mover is None:
         return Judgement(False, f"hard engine, {nodes} nodes")
     if max_depth is None:
