@@ -56,6 +56,14 @@ def _doc(title: str, body: str) -> str:
     )
 
 
+def _points(value: float) -> str:
+    """Points and tie-breaks: halves as the channel says them (`2½`), quarters likewise (`2¼`, a
+    Sonneborn–Berger of drawn games)."""
+    whole, part = int(value), value - int(value)
+    sign = {0.25: "¼", 0.75: "¾"}.get(round(part, 2))
+    return points_text(value) if sign is None else f"{whole or ''}{sign}"
+
+
 def _link(text: str, href: str | None) -> str:
     return f'<a href="{e(href)}">{e(text)}</a>' if href else e(text)
 
@@ -87,8 +95,8 @@ def _standings_table(t: Tournament, table: Sequence[Standing], names: Mapping[in
     )
     rows = "".join(
         f'<tr><td class="num">{s.rank}</td><td>{e(names.get(s.player, "?"))}</td>'
-        f'<td class="num">{e(points_text(s.points))}</td>'
-        + "".join(f'<td class="num">{e(points_text(s.tiebreaks.get(b, 0.0)))}</td>' for b in breaks)
+        f'<td class="num">{e(_points(s.points))}</td>'
+        + "".join(f'<td class="num">{e(_points(s.tiebreaks.get(b, 0.0)))}</td>' for b in breaks)
         + "</tr>"
         for s in table
     )
