@@ -1,7 +1,9 @@
 """A match's review page: one self-contained HTML document (boards inline, no request leaves it).
 
 Hooks fixed by CONTRACT.md ("Match review pages"): `#result`, `#ply`, `#board`, `#moves [data-ply]`,
-`#analysis [data-ply][data-verdict]`, ←/→ and Home/End, opens on the last ply. Every string a player
+`#analysis [data-ply][data-verdict]` (the points of `#chart`, the shown one `aria-current="true"`), `#info`
+in words, `#accuracy`, ←/→ and Home/End, opens on the last ply; `#moves` beside `#board` from 980 px on
+(`docs/review-pages.md`). Every string a player
 gave (names, move texts, reasons) goes through `html.escape`; the data block is JSON with `<` escaped.
 """
 
@@ -352,20 +354,6 @@ def build_match_page(
     says that its analysis is pending."""
     pending = analysis is None and stored.game in ANALYSED_GAMES and stored.status == MatchStatus.FINISHED
     return match_page(stored, analysis=analysis, context=context, pending=pending)
-
-
-def index_page(title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str | None]]]]) -> str:
-    """A plain list page (server, tournament): each section a heading and (text, link or None) rows."""
-    body = []
-    for heading, rows in sections:
-        items = "".join(
-            f'<li><a href="{e(href)}">{e(text)}</a></li>' if href else f"<li>{e(text)}</li>" for text, href in rows
-        )
-        body.append(f"<section><h2>{e(heading)}</h2><ul>{items or '<li>none</li>'}</ul></section>")
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8">{_CSP}<title>{e(title)}</title>'
-        f"<style>{_STYLE}</style></head><body><h1>{e(title)}</h1>{''.join(body)}</body></html>"
-    )
 
 
 _CSP = (
