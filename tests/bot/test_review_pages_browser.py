@@ -211,6 +211,13 @@ def test_the_match_page_fits_a_laptop_and_a_phone(site: dict[str, Any]) -> None:
     assert moves["top"] >= board["bottom"] and board["width"] >= 340  # stacked, the board the page's width
     _screen(d, "review-page-phone.png")
     _viewport(d, LAPTOP)
+    # In print: no buttons, the whole move list (nothing to scroll on paper).
+    d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert not d.find_element(By.ID, "first").is_displayed()
+        assert d.execute_script("const m=document.getElementById('moves'); return m.scrollHeight <= m.clientHeight + 1")
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
 def test_the_chart_marks_the_ply_shown_and_moves_with_keys_hover_and_clicks(site: dict[str, Any]) -> None:
