@@ -3,8 +3,11 @@
 - Boxes (and the Pathing support board, a 3×3 Boxes board): the exact solver's margins.
 - Trax: the practice engine's forced-win search (wins at once, and double threats that win on the
   mover's next turn whatever the reply), for the mover before the move and the opponent after it.
-- Dots and Dot Dash: the `hard` practice engine's alpha-beta search, at a fixed number of positions
-  (`ENGINE_NODES`) so the verdicts are the same on any machine.
+- Dots and Dot Dash: the `hard` practice engine's alpha-beta search, deeper than it plays
+  (`ENGINE_DEPTH`), at a fixed number of positions (`ENGINE_NODES`) so the verdicts are the same on any
+  machine; a move is judged by the win chance it gives away (`win_chance`: a sigmoid of the value whose
+  scale fits the game and the board, `value_scale`), so a one-dot loss in an open Dots game is an
+  inaccuracy, not a mistake.
 
 Every judgement carries the mover's value after the move and the best value (the mover's point of
 view), `value_p1` (the position after the move from seat 1's point of view, for a chart) and a
@@ -24,8 +27,16 @@ VERDICTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 EXACT = "exact solver"
 SOLVER_NODES = 3_000_000
 """Per Boxes position; a position the solver cannot finish within it is not analysed."""
-ENGINE_NODES = 1_000
-"""Positions the hard engine searches per Dots or Dot Dash move judged."""
+ENGINE_NODES = 10_000
+"""Positions the hard engine searches per Dots or Dot Dash move judged (the analysis runs in the
+background: it may take its time), at most; Dots on a larger field gets fewer (`engine_nodes`)."""
+DOTS_WORK = 640_000
+"""Dots: positions times the field's points per move judged (a position's evaluation walks every point):
+10,000 positions on 8×8, 2,500 on 16×16, and 1,000 (`ENGINE_MIN_NODES`) on the 39×32 default, where one
+move costs some 8 s of CPU already."""
+ENGINE_MIN_NODES = 1_000
+ENGINE_DEPTH = {"dots": 6, "dotdash": 7}
+"""The deepest the analysis searches (plies; the practice engine's `hard` stops at 4 and 5)."""
 TRAX_NODES = 5_000
 """Units of work (moves and replies tried) for each Trax forced-win search."""
 TRAX_DEPTH = 2
@@ -33,8 +44,23 @@ TRAX_DEPTH = 2
 WIN_VALUE = 1000.0
 """`value_p1` of a position the engine sees as won (Dots, Dot Dash, Trax)."""
 
+WIN_CHANCE_LIMITS = (5.0, 10.0, 20.0)
+"""Dots and Dot Dash: upper bounds of the win chance lost (percentage points) for good, inaccuracy and
+mistake; more is a blunder. With the scales below a one-dot loss in an even 8×8 Dots game costs 9.97
+points (an inaccuracy), two dots 19 (a mistake), three 27 (a blunder); ahead by five dots, one dot
+costs 3.5 (good)."""
+DOTS_SCALE_PER_SIDE = 3.2
+"""Dots: the value scale is one captured dot (`CAPTURE`) times the field's mean side over this: 25 units
+(2.5 dots) on 8×8, 110 units (11 dots) on the 39×32 default, where a dot matters less."""
+DOTDASH_SCALE = 25.0
+"""Dot Dash: a four (6 units) moves an even game's win chance by 6 points, a five-row (100) decides it."""
+BOXES_SCALE = 1.5
+"""Boxes and Pathing's support board: the chart's scale, in boxes of margin (one box up: 66 %)."""
+TRAX_SCALE = WIN_VALUE / 8
+"""Trax: values are ±1000 (a forced win seen) or 0, so its chart reads 100 %, 50 % or 0 %."""
+
 # Upper bounds of the loss (best value minus the played move's, in evaluation units) for good,
-# inaccuracy and mistake; a larger loss is a blunder.
+# inaccuracy and mistake; a larger loss is a blunder (`by_limits`; kept for stored rows of version 2).
 DOTS_LIMITS = (3.0, 10.0, 30.0)
 """Dots: 10 units are one captured dot (games.opponents.dots.CAPTURE): under 0.3 of a dot good, under
 one dot an inaccuracy, under three a mistake."""
@@ -72,6 +98,30 @@ class Judgement:
             if self.note:
                 out["note"] = self.note
         return out
+
+
+def value_scale(game: str, width: int = 0, height: int = 0) -> float:
+    """The units of value that move a game's win chance from 50 % to 73 % (`win_chance`); Dots by its
+    field's size (`width`, `height`: points)."""
+    if game == "dots":
+        from games.opponents.dots import CAPTURE
+
+        side = math.sqrt(max(9, width * height)) if width and height else math.sqrt(39 * 32)
+        return CAPTURE * side / DOTS_SCALE_PER_SIDE
+    return {"dotdash": DOTDASH_SCALE, "trax": TRAX_SCALE}.get(game, BOXES_SCALE)
+
+
+def win_chance(value: float, scale: float) -> float:
+    """The chance of winning, in percent, of the side whose `value` it is: a sigmoid bounded by 0 and 100."""
+    x = max(-60.0, min(60.0, value / scale))
+    return 100.0 / (1.0 + math.exp(-x))
+
+
+def by_win_chance(best: float, played: float, scale: float) -> str:
+    """Best for no loss of value; otherwise by the win chance lost (`WIN_CHANCE_LIMITS`)."""
+    if best - played <= 1e-9:
+        return "best"
+    return by_limits(win_chance(best, scale) - win_chance(played, scale), WIN_CHANCE_LIMITS)
 
 
 def _sign(x: float) -> int:
@@ -124,7 +174,17 @@ def _p1(value: float, mover: int) -> float:
     return round(v if mover == 1 else -v, 2) + 0.0  # no -0.0
 
 
-def judge_engine(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE_NODES) -> Judgement:
+def engine_nodes(game: str, state: Any) -> int:
+    """The positions the analysis searches for one move of `game` in `state` (see `DOTS_WORK`)."""
+    if game != "dots":
+        return ENGINE_NODES
+    points = max(1, int(getattr(state, "width", 39)) * int(getattr(state, "height", 32)))
+    return max(ENGINE_MIN_NODES, min(ENGINE_NODES, DOTS_WORK // points))
+
+
+def judge_engine(
+    ruleset: AnyRuleset, state: Any, move: Any, nodes: int | None = None, max_depth: int | None = None
+) -> Judgement:
     """Dots or Dot Dash: the hard engine's values of the played move and of the moves it searches, at the
     deepest depth it completes for all of them within `nodes` positions."""
     from games.opponents import PROFILES
@@ -132,8 +192,12 @@ def judge_engine(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE
 
     profile = PROFILES[ruleset.id]
     mover = ruleset.to_move(state)
+    if nodes is None:
+        nodes = engine_nodes(ruleset.id, state)
     if mover is None:
         return Judgement(False, f"hard engine, {nodes} nodes")
+    if max_depth is None:
+        max_depth = ENGINE_DEPTH.get(ruleset.id)
     search = Search(ruleset, profile, mover, Budget(math.inf, nodes))
     roots = search.children(state, 0, None, root=True)
     if not any(m == move for _v, m, _c in roots):
@@ -141,8 +205,8 @@ def judge_engine(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE
         roots.append((search.static(child, 1), move, child))
     scored = [(v, m) for v, m, _c in roots]
     depth, done = 2, 1
-    max_depth = profile.depth.get("hard", 2)
-    while depth <= max_depth:
+    deepest = max_depth if max_depth is not None else profile.depth.get("hard", 2)
+    while depth <= deepest:
         cur: list[tuple[float, Any]] = []
         try:
             for _v, m, child in roots:
@@ -155,8 +219,8 @@ def judge_engine(ruleset: AnyRuleset, state: Any, move: Any, nodes: int = ENGINE
     played = next(v for v, m in scored if m == move)
     best = [ruleset.format(state, m) for v, m in scored if v >= best_value - 1e-9][:8]
     loss = round(best_value - played, 4)
-    limits = DOTS_LIMITS if ruleset.id == "dots" else DOTDASH_LIMITS
-    verdict = by_limits(loss, limits)
+    scale = value_scale(ruleset.id, getattr(state, "width", 0), getattr(state, "height", 0))
+    verdict = by_win_chance(best_value, played, scale)
     if best_value >= WIN / 2 > played or played <= -WIN / 2 < best_value:
         verdict = "blunder"  # a win missed, or a loss the search saw coming walked into
     return Judgement(

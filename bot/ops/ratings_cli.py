@@ -25,6 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # t
     )
     parser.add_argument("--db", metavar="PATH")
     parser.add_argument("--json", action="store_true")
+    from bot.ops.web_cli import add_url_options
+
+    add_url_options(parser, "server's (its leaderboards; --guild: that server's, else the terminal rooms')")
     return parser
 
 
@@ -35,6 +38,14 @@ def run(args: argparse.Namespace, url: str) -> int:
     if args.game is not None and args.game not in registry.GAME_MODULES:
         print(f"dmhost: unknown game {args.game!r}; known: {', '.join(registry.GAME_MODULES)}", file=sys.stderr)
         return 2
+    if getattr(args, "url", False):
+        if args.action == "rebuild":
+            print("dmhost: ratings rebuild takes no --url", file=sys.stderr)
+            return 2
+        from bot.ops.web_cli import page_address
+
+        print(page_address("server", args.guild or 0, args.base))
+        return 0
     if args.action == "rebuild" and (args.game is not None or args.guild is not None):
         print("dmhost: ratings rebuild takes no --game or --guild: it recomputes every table", file=sys.stderr)
         return 2

@@ -174,7 +174,10 @@ def add_parser(sub: Any) -> None:
     command("start", "pair round 1 and open its matches")
     here = command("here", "check a player in (for the tournament before its start, else for their game)")
     here.add_argument("player_name", metavar="NAME")
-    command("status", "pairings, open matches and standings (records results that arrived)")
+    status = command("status", "pairings, open matches and standings (records results that arrived)")
+    from bot.ops.web_cli import add_url_options
+
+    add_url_options(status, "tournament's")
     result = command("result", "adjudicate a running game or override a result")
     result.add_argument("board", metavar="BOARD")
     result.add_argument("result", metavar="1-0|0-1|1/2-1/2")

@@ -13,15 +13,30 @@ from bot.opserrors import check_database_url
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+BASE_HELP = (
+    "the address `dmhost web` is reached at (default: the setting DMHOST_WEB_URL, else the address `dmhost web` "
+    "printed when it last started here, else http://127.0.0.1:8080)"
+)
+
+
+def add_url_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--url` and `--base` for a command that prints a page's address."""
+    parser.add_argument("--url", action="store_true", help=f"print the address of the {what} page on `dmhost web`")
+    parser.add_argument("--base", metavar="URL", help=BASE_HELP)
+
+
+def page_address(kind: str, ident: int, base: str | None) -> str:
+    """The signed address of a page (`kind`: match, tournament, server; `ident`: 0 for the terminal rooms)."""
+    from bot.records.pagetoken import load_secret, page_base, page_url
+
+    return page_url(page_base(base), load_secret(), kind, ident)
 
 
 def add_log_options(lg: argparse.ArgumentParser) -> None:
     """The page options of `dmhost log`."""
     lg.add_argument("--html", metavar="FILE", help="write the match's review page (one offline HTML file)")
     lg.add_argument("--url", action="store_true", help="print the address of the match's page on `dmhost web`")
-    lg.add_argument(
-        "--base", metavar="URL", help="the address `dmhost web` is reached at (default http://127.0.0.1:8080)"
-    )
+    lg.add_argument("--base", metavar="URL", help=BASE_HELP)
 
 
 def page_outputs(
@@ -36,9 +51,7 @@ def page_outputs(
         path.write_text(build_match_page(stored, context, analysis), encoding="utf-8")
         out.append(f"Wrote the review page of match {stored.id} to {path.resolve()}")
     if getattr(args, "url", False):
-        from bot.records.pagetoken import DEFAULT_BASE, load_secret, page_url
-
-        out.append(page_url(args.base or DEFAULT_BASE, load_secret(), "match", stored.id))
+        out.append(page_address("match", stored.id, args.base))
     return out
 
 

@@ -8,6 +8,8 @@ best, loss, threw_away, verdict, value_p1, engine (and round for Pathing, note w
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -99,13 +101,36 @@ def _value(v: Any) -> str:
     return f"{int(v):+d}"
 
 
+def engines_text(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The engines of an analysis, each said once, with the depths it reached: "hard engine, 10000 nodes
+    (depth 4–6)"."""
+    depths: dict[str, list[int]] = {}
+    for m in entries:
+        text = str(m.get("engine", ""))
+        found = re.fullmatch(r"(.*) \(depth (\d+)\)", text)
+        name, depth = (found[1], int(found[2])) if found else (text, None)
+        if name:
+            depths.setdefault(name, [])
+            if depth is not None:
+                depths[name].append(depth)
+    said = []
+    for name, ds in depths.items():
+        if ds and min(ds) != max(ds):
+            said.append(f"{name} (depth {min(ds)}–{max(ds)})")
+        elif ds:
+            said.append(f"{name} (depth {ds[0]})")
+        else:
+            said.append(name)
+    return "; ".join(said)
+
+
 def format_analysis(entries: list[dict[str, Any]], names: dict[int, str]) -> str:
     """Text lines for `dmhost log --analyse` and `/dm log`'s attachment (a match without moves, a forfeit before
     the first one, says so)."""
     if not entries:
         return "Analysis: no move was played in this match (it ended before the first one), so there is none."
-    engines = sorted({str(e.get("engine")) for e in entries if e.get("engine")})
-    lines = ["Analysis (" + ("; ".join(engines) or "no engine") + "). Values are the mover's, best play by both sides:"]
+    engines = engines_text(entries)
+    lines = ["Analysis (" + (engines or "no engine") + "). Values are the mover's, best play by both sides:"]
     if any(e.get("engine") == "exact solver" for e in entries):
         lines.append("  (solver values: margin for the mover over the boxes still open)")
     for e in entries:

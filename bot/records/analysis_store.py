@@ -19,9 +19,10 @@ from bot.store.db import PK, Base, Match, UTCDateTime, utcnow
 from bot.store.matches import MatchStore
 from bot.types import MatchStatus
 
-ANALYSIS_VERSION = "2"
+ANALYSIS_VERSION = "3"
 """Bumped when the engines or the verdict thresholds change (older rows stay readable). 2: Trax's missed
-win in 2, the game still open, is a mistake (it was a blunder)."""
+win in 2, the game still open, is a mistake (it was a blunder). 3: Dots and Dot Dash judged by the win chance lost,
+with a deeper engine (`games.analysis`)."""
 CATCH_UP_DAYS = 7
 """At start, finished matches of the last this many days without an analysis are analysed; older ones
 on demand (`dmhost log --analyse`)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from bot.opserrors import OperatorError
 
 DEFAULT_BASE = "http://127.0.0.1:8080"
+"""The base of a printed address when nothing else names one (`page_base`)."""
 
 
 class PageKind(StrEnum):
@@ -62,6 +63,38 @@ def load_secret() -> bytes:
             f"({exc.strerror or exc}): set DMHOST_WEB_SECRET (environment, .env or a secrets folder) or make "
             f"{path.parent} writable"
         ) from None
+
+
+def address_path() -> Path:
+    """Where `dmhost web` keeps the address it serves on (beside the secret), for `--url` on the same machine."""
+    return secret_path().with_name("web-address")
+
+
+def remember_address(url: str) -> None:
+    """Keep the address `dmhost web` serves on (read by `page_base`); a folder that cannot be written is no
+    reason to refuse to serve."""
+    path = address_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(url + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def page_base(given: str | None = None) -> str:
+    """The base of a printed page address: `given` (`--base`), else the setting `DMHOST_WEB_URL` (the public
+    address, as the Discord face links it), else the address `dmhost web` printed when it last started on
+    this machine, else `DEFAULT_BASE`."""
+    if given:
+        return given
+    setting = os.environ.get("DMHOST_WEB_URL", "").strip()
+    if setting:
+        return setting
+    try:
+        kept = address_path().read_text(encoding="utf-8").strip()
+    except OSError:
+        kept = ""
+    return kept or DEFAULT_BASE
 
 
 def sign(secret: bytes, kind: str, ident: int) -> str:

@@ -201,6 +201,10 @@ def rules_words(rules: Mapping[str, Any] | None) -> str:
     return _rules(rules)
 
 
+house_rules_words = rules_words
+"""The same line under the name the review pages' first pass gave it."""
+
+
 def _rules(rules: Mapping[str, Any] | None) -> str:
     """The house rules a match was played under (matches from before per-match rules: the game's defaults)."""
     if rules is None:

@@ -3,6 +3,12 @@ room's line while it waits for the analysis of the match that just ended."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from bot.wording.counts import plural
+from bot.wording.log import clock_words
+
 
 def analysis_pending() -> str:
     """The review page of a finished match whose analysis is not stored yet."""
@@ -29,3 +35,105 @@ def page_reply(what: str, url: str | None) -> str:
             "`DMHOST_WEB_URL` to where `dmhost web` serves them."
         )
     return f"{what}: <{url}>"
+
+
+def _on(value: object) -> str:
+    return "on" if value else "off"
+
+
+def option_words(game: str, options: Mapping[str, Any]) -> str:
+    """A match's options as the rule cards say them ("8×8 points, cross start"), never a Python value:
+    a switch is on or off, an unset limit is "no limit"."""
+    opts = dict(options)
+    said: list[str] = []
+    if game == "boxes" and {"rows", "cols"} <= opts.keys():
+        said.append(f"{opts.pop('rows')}×{opts.pop('cols')} boxes")
+    if game == "dots" and {"width", "height"} <= opts.keys():
+        said.append(f"{opts.pop('width')}×{opts.pop('height')} points")
+        start = opts.pop("start", None)
+        seed = opts.pop("seed", None)
+        if start is not None:
+            said.append(
+                f"{str(start).replace('-', ' ')} start" + (f" (seed {seed})" if start == "four-crosses" else "")
+            )
+    if game == "dotdash":
+        if "size" in opts:
+            size = opts.pop("size")
+            said.append(f"{size}×{size} points")
+        if "variant" in opts:
+            said.append(f"{opts.pop('variant')} variant")
+        if "stones" in opts:
+            said.append(plural(int(opts.pop("stones")), "stone") + " per colour")
+    if game == "pathing":
+        if "ruleset" in opts:
+            said.append(f"{opts.pop('ruleset')} rules")
+        if "layout" in opts:
+            said.append(f"starting board {opts.pop('layout')}")
+        if "max_rounds" in opts:
+            limit = opts.pop("max_rounds")
+            said.append("no round limit" if limit is None else f"at most {plural(int(limit), 'round')}")
+    for key, value in opts.items():
+        name = key.replace("_", " ")
+        if isinstance(value, bool):
+            said.append(f"{name} {_on(value)}")
+        elif value is None:
+            said.append(f"{name}: none")
+        else:
+            said.append(f"{name} {value}")
+    return ", ".join(said) or "the game's defaults"
+
+
+def _days(value: float) -> str:
+    days = value / 86_400
+    if days >= 1:
+        return f"{days:g} day" if days == 1 else f"{days:.3g} days"
+    hours = value / 3_600
+    return f"{hours:.3g} hour" + ("" if hours == 1 else "s")
+
+
+def page_clock_words(clock: Mapping[str, Any], *, with_window: bool = True) -> str:
+    """A match's time control for its review page: a correspondence clock in days a move (with its bank and
+    reminder), a live one as the log says it (`clock_words`)."""
+    if clock.get("kind") != "correspondence":
+        return clock_words(clock, with_window=with_window)
+    parts = [f"correspondence, {_days(float(clock.get('move') or 0))} a move"]
+    bank = float(clock.get("bank") or 0)
+    parts.append(f"a bank of {_days(bank)}" if bank else "no bank")
+    remind = clock.get("remind")
+    if remind:
+        parts.append(f"a reminder once {float(remind) * 100:.0f} % of a move's time is used")
+    return ", ".join(parts)
+
+
+CHART_CAPTIONS = {
+    "boxes": "the exact solver's final margin under best play",
+    "pathing": "the exact solver's margin on the round's support board",
+    "trax": "forced wins the search sees (100 %: one for {one}; 0 %: one for {two}; 50 %: nothing forced)",
+    "dots": "the engine's value: captured dots ahead, plus how hemmed in each side's dots are",
+    "dotdash": "the engine's value: open threes and fours, a five in a row winning",
+}
+
+
+def chart_caption(game: str, one: str, two: str) -> str:
+    """What the review page's chart shows, in the game's terms (`one`, `two`: the seats' names)."""
+    what = CHART_CAPTIONS.get(game, "the engine's value").format(one=one, two=two)
+    return f"{one}'s chance to win after each ply (up: {one}, down: {two}), from {what}."
+
+
+def value_words(game: str, value_p1: float) -> str:
+    """A chart point's value, seat 1's side, in the game's units ("+2 boxes", "+1.3 dots")."""
+    if game in ("boxes", "pathing"):
+        return f"{value_p1:+g} box" + ("" if abs(value_p1) == 1 else "es")
+    if game == "dots":
+        dots = value_p1 / 10
+        return "won" if dots >= 100 else "lost" if dots <= -100 else f"{dots:+.1f} dots"
+    if game == "trax":
+        return "forced win" if value_p1 > 0 else "forced loss" if value_p1 < 0 else "nothing forced"
+    return "won" if value_p1 >= 100 else "lost" if value_p1 <= -100 else f"{value_p1:+g}"
+
+
+def accuracy_words(name: str, good: int, judged: int) -> str:
+    """A player's accuracy in the page's header: the share of best or good moves."""
+    if not judged:
+        return f"{name}: no move judged"
+    return f"{name}: {round(100 * good / judged)} % best or good ({good} of {plural(judged, 'move')})"

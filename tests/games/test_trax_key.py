@@ -1,6 +1,7 @@
 """The Trax picture's key (issue 37, item 16): a line under the status says what the yellow frame, the sky-blue
 notched frames and the yellow edge of a winning track mark, and the terminal's help card says it in words
-(expected entries in tests/data/trax/picture_key.json; the help card: tests/bot/adapters/terminal/test_room_stop_and_key.py)."""
+(expected entries in tests/data/trax/picture_key.json; the help card:
+tests/bot/adapters/terminal/test_room_stop_and_key.py)."""
 
 from __future__ import annotations
 

@@ -297,6 +297,11 @@ def run(args: argparse.Namespace, url: str) -> int:
                 return 0
             tid = args.id
             await service.get(tid)
+            if command == "status" and getattr(args, "url", False):
+                from bot.records.pagetoken import load_secret, page_base, page_url
+
+                print(page_url(page_base(getattr(args, "base", None)), load_secret(), "tournament", tid))
+                return 0
             since = len(heard)  # what this command causes from here on is said below
             if command == "join":
                 taken = [e.name for e in await service.entries(tid) if not e.withdrawn and e.name not in args.names]

@@ -30,7 +30,8 @@ from bot.adapters.web.probes import Probe, add_routes, db_ping, serve_probes
 from bot.adapters.web.views import Views
 from bot.compose import build_readers
 from bot.metrics import REQUESTS_REFUSED
-from bot.records.pagetoken import PageKind, valid
+from bot.records.listpages import landing_page
+from bot.records.pagetoken import PageKind, remember_address, valid
 
 log = logging.getLogger("dmhost.web")
 
@@ -133,6 +134,10 @@ async def _handle(request: web.Request) -> web.Response:
     return _not_found() if text is None else _page(text)
 
 
+async def _landing(_request: web.Request) -> web.Response:
+    return _page(landing_page())
+
+
 def _shown(path: str) -> str:
     """A request's path fit for one log line (printable, at most 120 characters)."""
     clean = "".join(ch if ch.isprintable() else "?" for ch in path)
@@ -204,6 +209,7 @@ def make_app(views: Views, probe: Probe | None = None, *, server_fresh: float = 
     server_log = logging.getLogger("aiohttp.server")
     if _BAD_REQUESTS not in server_log.filters:
         server_log.addFilter(_BAD_REQUESTS)
+    app.router.add_get("/", _landing)
     return app
 
 
@@ -248,6 +254,9 @@ async def serve(
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()
+        shown = f"[{host}]" if ":" in host else host
+        local = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host)  # every address: this machine's
+        remember_address(f"http://{local}:{port}" if local else f"http://{shown}:{port}")
         if metrics_at is not None and metrics_at[1] != port:
             probes = await serve_probes(probe, *metrics_at)
         probe.start()

@@ -20,16 +20,19 @@ from bot.compose import Readers, build_readers
 from bot.records.analysis import ANALYSED_GAMES
 from bot.records.analysis_store import MatchAnalysis, load_analysis
 from bot.records.analysis_worker import AnalysisWorker
-from bot.records.page import build_match_page, index_page
+from bot.records.listpages import MatchRow, TournamentGame, server_page, tournament_page
+from bot.records.page import build_match_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
 from bot.store.db import Match, MatchEvent
 from bot.store.matches import EntryKind, MatchStore, StoredMatch
+from bot.tournaments.rounds import Format
 from bot.types import OVER_STATUSES, MatchStatus
-from bot.wording.counts import plural
 from games.base import TITLES
 
 RECENT = 20
+LEADERS = 20
+"""Players shown on each game's leaderboard of a server page."""
 KEPT_PAGES = 64
 """Match pages kept in memory (the most recently asked for; a page can be 3 MB)."""
 
@@ -132,32 +135,32 @@ class Views:
         hidden = await self._private(live + recent)
         return [m for m in live if m.id not in hidden], [m for m in recent if m.id not in hidden]
 
-    def _row(self, m: StoredMatch) -> tuple[str, str | None]:
+    def _row(self, m: StoredMatch) -> MatchRow:
         from bot.records.matchlog import result_of
 
         names = " vs ".join(n for _s, (_p, n) in sorted(m.players.items()))
-        return f"#{m.id} {TITLES.get(m.game, m.game)}: {names} — {result_of(m)}", self.url("match", m.id)
+        return MatchRow(f"#{m.id} {TITLES.get(m.game, m.game)}: {names} — {result_of(m)}", self.url("match", m.id))
 
     async def server(self, guild_id: int) -> str:
-        """The server page: live matches, recent results, leaderboards (this server's rows only)."""
+        """The server page: a leaderboard table per game (with the deviations), live matches, recent results
+        (this server's rows only)."""
         live, recent = await self._guild_matches(guild_id)
         ratings = self.readers.ratings
         gid = guild_id or None
-        sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
-            ("Live matches", [self._row(m) for m in live]),
-            ("Recent results", [self._row(m) for m in recent]),
-        ]
+        boards = {}
         for game in TITLES:
-            board = await ratings.leaderboard(gid, game, limit=10)
+            board = await ratings.leaderboard(gid, game, limit=LEADERS)
             if board:
-                rows = [(f"{s.rank}. {s.name} {s.rating:.0f} ({plural(s.games, 'game')})", None) for s in board]
-                sections.append((f"Leaderboard: {TITLES[game]}", rows))
-        title = "Server" if gid is None else f"Server {gid}"
-        return index_page(title, sections)
+                boards[game] = board
+        title = "Terminal rooms" if gid is None else f"Discord server {gid}"
+        return server_page(title, [self._row(m) for m in live], [self._row(m) for m in recent], boards)
 
     async def tournament(self, tid: int) -> str | None:
-        """The tournament page: standings, pairings per round (with links to their matches), bracket."""
-        from bot.tournaments.rounds import Bye
+        """The tournament page: standings with tie-breaks, the winner and prize, a crosstable (round robins)
+        or a bracket (eliminations), and each round's games linked to their pages."""
+        from bot.tournaments.pairing import elimination_rounds
+        from bot.tournaments.progress import default_rounds
+        from bot.wording.tournament_pictures import bracket_png
 
         service = self.readers.tournaments
         try:
@@ -167,29 +170,23 @@ class Views:
         names = await service.names(tid)
         standings = await service.standings(tid)
         games = await service.games(tid)
-        hidden = await self._private([m for g in games if g.match_id for m in [await self.store.load(g.match_id)] if m])
-        sections: list[tuple[str, Sequence[tuple[str, str | None]]]] = [
-            (
-                "Standings",
-                [
-                    (
-                        f"{s.rank}. {names.get(s.player, '?')} — {s.points:g} {'point' if s.points == 1 else 'points'}",
-                        None,
-                    )
-                    for s in standings
-                ],
+        stored = [m for g in games if g.match_id for m in [await self.store.load(g.match_id)] if m]
+        hidden = await self._private(stored)
+        rows = [
+            TournamentGame(
+                g.round,
+                g.board,
+                g.pairing,
+                self.url("match", g.match_id) if g.match_id and g.match_id not in hidden else None,
             )
+            for g in games
         ]
-        by_round: dict[int, list[tuple[str, str | None]]] = {}
-        for g in games:
-            p = g.pairing
-            if isinstance(p, Bye):
-                text = f"{names.get(p.player, '?')}: bye"
-            else:
-                score = "" if p.result is None else f" — {p.result}"
-                text = f"Board {g.board}: {names.get(p.white, '?')} vs {names.get(p.black, '?')}{score}"
-            link = self.url("match", g.match_id) if g.match_id and g.match_id not in hidden else None
-            by_round.setdefault(g.round, []).append((text, link))
-        label = "Bracket round" if str(t.format) == "elimination" else "Round"
-        sections += [(f"{label} {r}", rows) for r, rows in sorted(by_round.items())]
-        return index_page(f"{t.name} ({TITLES.get(t.game, t.game)}, {t.format})", sections)
+        players = len(t.seeds) or len(names)
+        total = t.rounds
+        if total is None and players >= 2:
+            total = elimination_rounds(players) if t.format == Format.ELIMINATION else default_rounds(t.format, players)
+        picture = None
+        if t.format == Format.ELIMINATION and players >= 2:
+            rounds = await service.rounds(tid)
+            picture = await asyncio.to_thread(bracket_png, t.name, rounds, names, total or len(rounds))
+        return tournament_page(t, names, standings, rows, picture, total)

@@ -239,7 +239,7 @@ def test_the_terminal_room_stores_the_analysis_when_the_match_ends(tmp_path: Pat
     assert {str(e["ply"]): e["verdict"] for e in entries} == case["verdicts"]
     page = tmp_path / "match.html"
     assert cli("log", "1", "--db", db, "--html", str(page)).returncode == 0
-    marks = dict(re.findall(r'<li data-ply="(\d+)" data-verdict="(\w+)"', page.read_text(encoding="utf-8")))
+    marks = dict(re.findall(r'<circle [^>]*data-ply="(\d+)" data-verdict="(\w+)"', page.read_text(encoding="utf-8")))
     assert marks == case["verdicts"]
     log = cli("log", "1", "--db", db, "--analyse")
     assert log.returncode == 0 and "6. ann B2-C2: -1 blunder  threw away 2 boxes" in log.stdout

@@ -86,7 +86,7 @@ async def test_the_page_shows_the_stored_analysis_or_says_it_is_pending(host: tu
     await save_analysis(service.store, mid, entries)
     page = await views.match(mid)  # the cached pending page gives way to the stored analysis
     assert page is not None and 'id="analysis-pending"' not in page
-    marks = dict(re.findall(r'<li data-ply="(\d+)" data-verdict="(\w+)"', page))
+    marks = dict(re.findall(r'<circle [^>]*data-ply="(\d+)" data-verdict="(\w+)"', page))
     assert marks == CASE["verdicts"]
     assert await views.match(mid) is page  # then answered from memory
     # A stored row is what the page shows, whatever it says: nothing is recomputed.
@@ -241,10 +241,10 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
             res = await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid)}")
             text = await res.text()
             assert res.status == 200 and "Spring &lt;Cup&gt;" in text and "Standings" in text
-            assert "Bracket round 1" in text and "P1" in text
+            assert "Semi-final" in text and "P1" in text and 'id="bracket"' in text and 'id="standings"' in text
             link = f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}"
             assert (link in text) != private  # a private room's match is linked from no list
-            assert "Board 1: P" in text  # the pairing itself is the tournament's, shown either way
+            assert re.search(r'<td class="num">1</td><td>P\d</td><td>P\d</td>', text)  # the pairing, either way
             res = await client.get(f"/match/{first.match_id}/{sign(SECRET, 'match', first.match_id)}")
             page = await res.text()
             assert "Tournament Spring &lt;Cup&gt;, round 1, board 1" in page
@@ -287,3 +287,50 @@ async def test_every_game_gets_a_page_with_a_board_per_ply(host: tuple[MatchServ
         png = f.get("key") or f.get("strip")
         assert base64.b64decode(png)[:4] == b"\x89PNG" if png else f["tiles"] == []
     assert f'id="ply">{len(plies) - 1}<' in page and "In progress" in page
+
+
+async def test_host_restarts_are_said_in_info_not_in_the_move_list(migrated_db_url: str) -> None:
+    from tests.bot.conftest import make_service
+
+    first = await make_service(migrated_db_url)
+    mid = await _play(first, None, ("ann", "ben"), CASE["moves"][:3])
+    await first.close()
+    await first.store.close()
+    second = await make_service(migrated_db_url)
+    try:
+        stored = await second.store.load(mid, with_events=True)
+        assert stored is not None
+        seat = 2 if len(CASE["moves"][:3]) % 2 else 1
+        player = stored.players[seat][0]
+        assert (await second.submit(mid, player, CASE["moves"][3])).status == "accepted"
+        stored = await second.store.load(mid, with_events=True)
+        assert stored is not None and any(ev.kind == "resumed" for ev in stored.events)
+        page = build_match_page(stored)
+        moves = page[page.index('<ol id="moves">') : page.index("</ol>", page.index('<ol id="moves">'))]
+        info = page[page.index('<dl id="info">') : page.index("</dl>")]
+        assert "restarted" not in moves
+        assert "<dt>Host restarts</dt><dd>1 (after ply 3)" in info
+        assert not re.search(r"\b(None|True|False)\b", info)
+    finally:
+        await second.close()
+        await second.store.close()
+
+
+def test_option_and_clock_words_are_the_rule_cards_not_python() -> None:
+    from bot.wording.review import option_words, page_clock_words
+
+    assert option_words("pathing", {"ruleset": "dm5", "layout": "empty", "max_rounds": None}) == (
+        "dm5 rules, starting board empty, no round limit"
+    )
+    assert option_words("dots", {"width": 8, "height": 8, "start": "cross", "seed": 0, "free_order": False}) == (
+        "8×8 points, cross start, free order off"
+    )
+    assert option_words("dotdash", {"size": 13, "variant": "standard", "stones": 60}) == (
+        "13×13 points, standard variant, 60 stones per colour"
+    )
+    assert option_words("boxes", {}) == "the game's defaults"
+    corr = {"kind": "correspondence", "move": 2 * 86_400, "bank": 5 * 86_400, "remind": 0.8}
+    assert page_clock_words(corr) == (
+        "correspondence, 2 days a move, a bank of 5 days, a reminder once 80 % of a move's time is used"
+    )
+    assert page_clock_words({"kind": "move_reserve", "move": 60, "reserve": 300}) == "1:00 a move, then a 5:00 reserve"

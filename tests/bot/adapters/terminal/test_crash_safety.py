@@ -9,7 +9,8 @@ After every kill we check, from the database the dead process left behind:
 Kill points are random: while a move is in flight (before, during or after its commit), while idle with
 a clock running, inside a Trax 5-second take-back window, and during a Pathing penalty pick. The suite
 runs each scenario once with seed 1;
-`DMHOST_CRASH_ROUNDS=20 python -m pytest tests/bot/adapters/terminal/test_crash_safety.py -s` runs twenty rounds (seeds 1-20), and `DMHOST_TEST_SEED=N` starts the rounds from seed N instead.
+`DMHOST_CRASH_ROUNDS=20 python -m pytest tests/bot/adapters/terminal/test_crash_safety.py -s` runs twenty rounds
+(seeds 1-20), and `DMHOST_TEST_SEED=N` starts the rounds from seed N instead.
 """
 
 from __future__ import annotations

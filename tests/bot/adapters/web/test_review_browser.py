@@ -1,8 +1,7 @@
 """Match review pages in a real browser: Debian's headless `chromium` driven by Selenium through
 `chromium-driver`. One browser for the whole module; the match is a 2×2 Boxes game with a pinned blunder
 played in the terminal room by a player whose name is HTML.
-
-`DMHOST_WRITE_SCREENS=1` also saves the page's screenshot as docs/screens/review-page.png (the README's).
+(The README's screenshots are taken from a plausible match: `tests/bot/adapters/web/test_review_pages_browser.py`.)
 """
 
 from __future__ import annotations
@@ -153,8 +152,6 @@ def test_the_served_page_steps_with_keys_and_clicks_and_shows_the_analysis(site:
     shot = site["file"].with_name("review-page.png")
     d.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    if os.environ.get("DMHOST_WRITE_SCREENS") == "1":
-        shutil.copyfile(shot, ROOT / "docs" / "screens" / "review-page.png")
 
 
 def test_the_offline_file_makes_no_request(site: dict[str, Any]) -> None:
