@@ -18,6 +18,8 @@ On failure the walk is printed stop by stop (module and the function that entere
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ import pytest
 
 from bot.adapters.discord.room._cog import GameRoom
 from bot.store.matches import MatchStore
+from tests import ROOT
 from tests.bot import conftest as host_fixtures
 from tests.bot.adapters.discord import conftest as simcord_fixtures
 from tests.bot.adapters.discord.conftest import World, start
@@ -162,3 +165,23 @@ async def test_a_posted_move_returns_to_a_module_at_most_40_times(
     assert walk.done, walk.report()  # ... and the walk reached its commit
     assert walk.stops[0][0] == "bot.adapters.discord.room._cog"
     assert len(walk.returns) <= MAX_RETURNS, walk.report()
+    said_in_architecture(rules, walk)
+
+
+ARCHITECTURE = ROOT / "ARCHITECTURE.md"
+FIGURES = re.compile(r"<!-- walk:(\w+) -->(\d+) stops, (\d+) returns<!-- /walk -->")
+
+
+def said_in_architecture(rules: str | None, walk: Walk) -> None:
+    """ARCHITECTURE.md quotes the walk's figures as this test measures them (`DMHOST_WRITE_WALK=1` rewrites them)."""
+    case = "final" if rules is None else "provisional"
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    measured = f"<!-- walk:{case} -->{len(walk.stops)} stops, {len(walk.returns)} returns<!-- /walk -->"
+    quoted = {m[1]: m[0] for m in FIGURES.finditer(text)}
+    if os.environ.get("DMHOST_WRITE_WALK") == "1":
+        ARCHITECTURE.write_text(text.replace(quoted[case], measured), encoding="utf-8")
+        return
+    assert quoted.get(case) == measured, (
+        f"ARCHITECTURE.md says {quoted.get(case)!r}, the walk measures {measured!r}: "
+        "run `DMHOST_WRITE_WALK=1 python -m pytest tests/test_move_walk.py -n 0` to write it"
+    )
