@@ -92,17 +92,13 @@ def _days(value: float) -> str:
 
 
 def page_clock_words(clock: Mapping[str, Any], *, with_window: bool = True) -> str:
-    """A match's time control for its review page: a correspondence clock in days a move (with its bank and
-    reminder), a live one as the log says it (`clock_words`)."""
-    if clock.get("kind") != "correspondence":
-        return clock_words(clock, with_window=with_window)
-    parts = [f"correspondence, {_days(float(clock.get('move') or 0))} a move"]
-    bank = float(clock.get("bank") or 0)
-    parts.append(f"a bank of {_days(bank)}" if bank else "no bank")
+    """A match's time control for its review page: the log's words (`clock_words`: a correspondence clock in
+    days a move, with its bank), and for a correspondence match its reminder too."""
+    said = clock_words(clock, with_window=with_window)
     remind = clock.get("remind")
-    if remind:
-        parts.append(f"a reminder once {float(remind) * 100:.0f} % of a move's time is used")
-    return ", ".join(parts)
+    if clock.get("kind") == "correspondence" and remind:
+        said += f", a reminder once {float(remind) * 100:.0f} % of a move's time is used"
+    return said
 
 
 CHART_CAPTIONS = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -384,6 +385,12 @@ async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_
     b.register("ping", ran)
     await a.add("ping", "ping:1", BASE)
     caplog.set_level("INFO", logger="bot.jobs.queue")
+    queue_log = logging.getLogger("bot.jobs.queue")  # heard directly: another test may have stopped propagation
+    heard: list[logging.LogRecord] = []
+    listener = logging.Handler()
+    listener.emit = heard.append  # type: ignore[method-assign]
+    queue_log.addHandler(listener)
+    was_disabled, queue_log.disabled = queue_log.disabled, False
     try:
         running = asyncio.create_task(a.run_due())
         await asyncio.sleep(1)
@@ -397,12 +404,14 @@ async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_
         job = await a.get("ping:1")
         assert job is not None
         assert await a.refresh() == {job.id}  # a thaws: its next refresh finds its claim gone
-        assert [r.levelname for r in caplog.records if "claim is gone" in r.getMessage()] == ["INFO"]
+        assert [r.levelname for r in heard if "claim is gone" in r.getMessage()] == ["INFO"]
         hung.go.set()
         assert await running == 1  # its run ends quietly; the job stays b's (done under b's claim)
         job = await a.get("ping:1")
         assert job is not None and job.done and job.attempts == 2 and job.claimed_by is not None
         assert job.claimed_by.startswith("b:") and not a._held
-        assert not [r for r in caplog.records if r.levelname == "ERROR"]
+        assert not [r for r in heard if r.levelname == "ERROR"]
     finally:
+        queue_log.removeHandler(listener)
+        queue_log.disabled = was_disabled
         await shut(a, b)

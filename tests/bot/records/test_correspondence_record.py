@@ -93,9 +93,12 @@ async def test_the_page_and_replay_of_a_correspondence_match_with_a_bank(service
     assert "bob 9h 36m left" in page
     rows = re.findall(r'<li data-ply="([1-9])">(.*?)</li>', page)
     assert [ply for ply, _ in rows] == ["1", "2", "3"]
-    assert "18h · 2026-03-02 03:00 UTC" in rows[0][1] and "alice 3d 6h · bob 2d" in rows[0][1]
-    assert "1d 21h · 2026-03-04 00:00 UTC" in rows[1][1] and "alice 3d 6h · bob 2d 3h" in rows[1][1]
-    assert "alice 5d · bob 2d 3h" in rows[2][1]
+    # each row: the time the move took and its date, and the mover's clock after it (the page shows a clock
+    # only where the move changed it; both clocks at every ply are the replay's, checked above)
+    clock = re.compile(r"clock after the move\">(.*?)</span>")
+    assert "18h · 2026-03-02 03:00 UTC" in rows[0][1] and clock.findall(rows[0][1]) == ["3d 6h"]
+    assert "1d 21h · 2026-03-04 00:00 UTC" in rows[1][1] and clock.findall(rows[1][1]) == ["2d 3h"]
+    assert clock.findall(rows[2][1]) == ["5d"]
     events = re.findall(r'<li class="ev">(.*?)</li>', page)
     assert events and all(re.match(r"2026-03-0\d \d\d:\d\d UTC · ", ev) for ev in events), events
     log = log_text(build_log(stored))

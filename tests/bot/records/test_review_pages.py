@@ -331,6 +331,7 @@ def test_option_and_clock_words_are_the_rule_cards_not_python() -> None:
     assert option_words("boxes", {}) == "the game's defaults"
     corr = {"kind": "correspondence", "move": 2 * 86_400, "bank": 5 * 86_400, "remind": 0.8}
     assert page_clock_words(corr) == (
-        "correspondence, 2 days a move, a bank of 5 days, a reminder once 80 % of a move's time is used"
+        "correspondence, 2 days a move, unused time saved in a bank of up to 5 days, "
+        "a reminder once 80 % of a move's time is used"
     )
     assert page_clock_words({"kind": "move_reserve", "move": 60, "reserve": 300}) == "1:00 a move, then a 5:00 reserve"

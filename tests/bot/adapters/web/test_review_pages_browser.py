@@ -258,7 +258,7 @@ def test_info_says_words_not_values(site: dict[str, Any]) -> None:
             assert label in info
         said[key] = info
     assert "3×3 boxes" in said["match"] and "1:00 a move" in said["match"]
-    assert "2 days a move" in said["corr"] and "a bank of 5 days" in said["corr"]  # not "2880:00 a move"
+    assert "2 days a move" in said["corr"] and "a bank of up to 5 days" in said["corr"]  # not "2880:00 a move"
 
 
 def test_the_tournament_pages(site: dict[str, Any]) -> None:

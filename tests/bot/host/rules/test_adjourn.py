@@ -35,8 +35,8 @@ async def test_in_the_terminal_room(tmp_path: Path) -> None:
     assert said[:3] == [
         (
             "adjourn_offer",
-            "alice proposes to adjourn the match for 1m, clocks stopped. bob, post `accept adjournment` "
-            "(or press Accept adjournment) to agree; your move declines it.",
+            "alice proposes to adjourn the match for 1m, clocks stopped. bob, post `accept adjournment` to agree; "
+            "your move declines it.",  # the terminal has no buttons: it never says "press"
         ),
         ("adjourned", "Adjourned by agreement for 1m: both clocks are stopped, and the match resumes by itself."),
         ("rejected", "The match is adjourned: it resumes by itself at the agreed time."),
