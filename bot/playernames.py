@@ -27,3 +27,13 @@ def name_problem(names: Iterable[str], taken: Iterable[str] = ()) -> str | None:
             return f"{seen[key]!r} and {name.strip()!r} are the same name: give two different players"
         seen[key] = name.strip()
     return None
+
+
+def clean_name(name: str, limit: int = MAX_NAME) -> str | None:
+    """A name read from elsewhere (a Discord server's), made safe to keep and show by the rules above: every
+    control, line-break or direction-override character becomes a space, runs of spaces one, and the result is
+    cut to `limit` characters (an ellipsis marks the cut). None when nothing is left."""
+    clean = " ".join("".join(c if c.isprintable() else " " for c in name[: limit * 4]).split())
+    if len(clean) > limit:
+        clean = clean[: limit - 1].rstrip() + "…"
+    return clean or None

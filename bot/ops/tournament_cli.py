@@ -167,6 +167,12 @@ def add_parser(sub: Any) -> None:
     create.add_argument("--no-show", metavar="MIN", help="each game: absent this long after its start loses")
     create.add_argument("--round-every", metavar="MIN", help="minutes between round starts")
     create.add_argument("--seeding", default="joined", choices=["joined", "rating"])
+    create.add_argument(
+        "--missed",
+        default="play_on",
+        choices=["play_on", "withdraw"],
+        help="a player who misses a game (no-show): plays on, or is withdrawn unless they confirm with `stay`",
+    )
     join = command("join", "enter players (by name)")
     join.add_argument("names", nargs="+", metavar="NAME")
     leave = command("leave", "take an entry back before the start, or withdraw after it")
@@ -174,6 +180,8 @@ def add_parser(sub: Any) -> None:
     command("start", "pair round 1 and open its matches")
     here = command("here", "check a player in (for the tournament before its start, else for their game)")
     here.add_argument("player_name", metavar="NAME")
+    stay = command("stay", "under --missed withdraw: a player who missed a game confirms they play on")
+    stay.add_argument("player_name", metavar="NAME")
     status = command("status", "pairings, open matches and standings (records results that arrived)")
     from bot.ops.web_cli import add_url_options
 

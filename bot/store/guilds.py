@@ -1,4 +1,5 @@
-"""Per-guild settings (host role, game-room channel, default room mode, default clocks per game).
+"""Per-guild settings (host role, game-room channel, default room mode, default clocks per game) and the
+guild's name as Discord last told it (the server review page is named after it).
 
 Stored in the `guild_settings` table (migration 0002) through the host's engine, and kept in memory:
 a guild's interactions all reach the one process that owns its shard, so the copy read at start-up
@@ -18,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
+from bot.playernames import clean_name
 from bot.store.db import Base, UTCDateTime, utcnow
 from bot.types import TimeControl
 from games import registry
@@ -25,6 +27,9 @@ from games.base import OptionsError
 
 ROOM_MODES: Final = ("public", "private", "channel")
 """Where `/dm start` opens a match's room: a public thread, a private thread, or the channel itself."""
+
+MAX_GUILD_NAME: Final = 100
+"""The longest guild name kept (Discord's own limit); a longer one is cut."""
 
 
 class GuildSettingsRow(Base):
@@ -38,6 +43,7 @@ class GuildSettingsRow(Base):
     room_mode: Mapped[str | None] = mapped_column(String(16), nullable=True)
     clocks: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     results_channel_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # migration 0003_face
+    name: Mapped[str | None] = mapped_column(String(MAX_GUILD_NAME), nullable=True)  # migration 0017_guild_names
     updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -65,6 +71,8 @@ class GuildSettings:
     """Per game id, clock overrides as `/dm start … clock:` takes them (`{"move": "90"}`)."""
     results_channel_id: int | None = None
     """Where finished matches' results are posted (None: each room's parent channel)."""
+    name: str | None = None
+    """The guild's name as the Discord face last stored it, cleaned (None: never told)."""
 
     def clock_for(self, game: str) -> dict[str, str]:
         """The guild's default clock overrides for a game (empty: the game's own default)."""
@@ -104,6 +112,7 @@ class GuildSettingsStore:
             row["room_mode"],
             clocks,
             row.get("results_channel_id"),
+            row.get("name"),
         )
 
     async def load(self) -> None:
@@ -189,3 +198,27 @@ class GuildSettingsStore:
                     raise
         self._cache[guild_id] = new
         return new
+
+    async def set_name(self, guild_id: int, name: str) -> str | None:
+        """Keep a guild's name (the Discord face calls this when the bot is ready in a guild, joins one, or
+        sees one renamed): cleaned by the rules of player names (`bot.playernames.clean_name`, at most
+        `MAX_GUILD_NAME` characters), written alone (no other setting changes), the row created when the
+        guild has none. Returns the name kept (None: nothing printable, the stored name is left as it was);
+        an unchanged name writes nothing."""
+        clean = clean_name(name, MAX_GUILD_NAME)
+        if clean is None or self.cached(guild_id).name == clean:
+            return clean
+        table = TABLE
+        values = {"name": clean, "updated_at": utcnow()}
+        for attempt in range(2):
+            try:
+                async with self.engine.begin() as conn:
+                    done = await conn.execute(update(table).where(table.c.guild_id == guild_id).values(**values))
+                    if done.rowcount == 0:
+                        await conn.execute(table.insert().values(guild_id=guild_id, clocks={}, **values))
+                break
+            except IntegrityError:
+                if attempt:  # another writer inserted the row between our update and insert: update it
+                    raise
+        self._cache[guild_id] = replace(self.cached(guild_id), name=clean)
+        return clean

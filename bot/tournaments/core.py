@@ -101,8 +101,8 @@ class TournamentCore(ABC):
         """Record a result that could not be stored (`results`)."""
 
     @abstractmethod
-    async def catch_up(self) -> None:
-        """Every running tournament this process owns, caught up (`timer`)."""
+    async def catch_up(self, *, give_back: bool = True) -> None:
+        """Every running tournament this process owns, caught up (`timer`; `give_back`: see `Due.catch_up`)."""
 
     @abstractmethod
     async def _due_changed(self, tid: int, *, soon: bool = False) -> None:

@@ -22,8 +22,11 @@ Waiting = list[tuple[dt.datetime | None, dt.datetime | None]]
 class Due(TournamentCore):
     """Doing what is due, per tournament or for all of this process's, and when each falls due next."""
 
-    async def catch_up(self) -> None:
-        """Every running tournament this process owns: results that arrived unheard, matches to open, rounds to pair."""
+    async def catch_up(self, *, give_back: bool = True) -> None:
+        """Every running tournament this process owns: results that arrived unheard, matches to open, rounds to
+        pair. `give_back`: a game whose no-show deadline passed while no process ran gives its players the whole
+        wait again (a bot's restart); False for the terminal's commands, which run a tournament one at a time
+        (no process is away between two of them: a deadline that passed meanwhile is ruled by the next one)."""
         async with self.engine.connect() as conn:
             ids = (
                 await conn.execute(
@@ -33,7 +36,8 @@ class Due(TournamentCore):
         now = self.wall()
         for tid, guild in ids:
             if self.host.owns_guild(guild):
-                await self._give_back_waiting(int(tid), now)
+                if give_back:
+                    await self._give_back_waiting(int(tid), now)
                 await self._catch_up(int(tid))
 
     async def _give_back_waiting(self, tid: int, now: dt.datetime) -> None:

@@ -1,5 +1,6 @@
 """What a terminal tournament command says it did (`here`: who is in; `start`: who was dropped; `pause`:
-that it paused), from the tournament events the command caused."""
+that it paused; `stay`: who plays on), from the tournament events the command caused, and what fell due
+since the last command (`DUE`: a no-show ruled, a player withdrawn for a missed game)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any
 
 from bot.opserrors import shown_url
 from bot.tournaments.service import TournamentEvent, TournamentEventKind, TournamentService
+
+DUE: tuple[str, ...] = (TournamentEventKind.NO_SHOW, TournamentEventKind.WITHDRAWN)
+"""Kinds said even when they fell due as the command opened (a no-show ruled, a withdrawal at a pairing)."""
 
 
 class BadName(ValueError):
@@ -52,6 +56,25 @@ async def lines(service: TournamentService, tid: int, told: list[TournamentEvent
             out.append(f"{t.name} is paused: games already open go on; no new round is paired until `{again}`.")
         elif ev.kind == TournamentEventKind.RESUMED:
             out.append(f"{t.name} is resumed: the next round is paired when this one is over.")
+        elif ev.kind == TournamentEventKind.WITHDRAWN and d.get("missed") is not None:
+            out.append(
+                f"{d['name']} is withdrawn from {t.name} for missing their round {d['missed']} game "
+                "without confirming they play on."
+            )
         elif ev.kind == TournamentEventKind.WITHDRAWN:
             out.append(f"{d['name']} withdrew from {t.name}; their remaining games are forfeited.")
+        elif ev.kind == TournamentEventKind.NO_SHOW:
+            line = (
+                f"{t.name}, round {d['round']} board {d['board']}: {d['winner_name']} wins by no-show "
+                f"({d['absent_name']} did not check in)."
+            )
+            if d.get("confirm"):  # lichess's rule (`--missed withdraw`)
+                stay = shlex.join(["dmhost", "tournament", "stay", str(tid), str(d["absent"])])
+                line += (
+                    f" {d['absent_name']} is withdrawn before the next round unless they confirm they play on: "
+                    f"`{stay} --db {shlex.quote(shown_url(url))}`."
+                )
+            out.append(line)
+        elif ev.kind == TournamentEventKind.STAYS:
+            out.append(f"{d['name']} plays on in {t.name} after missing their round {d['round']} game.")
     return out

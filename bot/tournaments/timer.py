@@ -79,10 +79,10 @@ class Timer(Due):
         if self._own_jobs:
             await self.jobs.close()
 
-    async def catch_up(self) -> None:
+    async def catch_up(self, *, give_back: bool = True) -> None:
         """As `Due.catch_up`, then every tournament of this process with a time still to come gets its job (the
         jobs agree with the tournaments, even with those that started before there were jobs)."""
-        await super().catch_up()
+        await super().catch_up(give_back=give_back)
         for tid in await self.pending():
             await self._plan(tid)
 

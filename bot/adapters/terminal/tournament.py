@@ -1,4 +1,4 @@
-"""`dmhost tournament create|join|leave|start|status|result|pause|resume|cancel|play`: a tournament run
+"""`dmhost tournament create|join|leave|start|here|stay|status|result|pause|resume|cancel|play`: a tournament run
 from the terminal on the host core and the database, as the terminal room runs a match.
 
 Each command opens the host service on the database, resuming only this tournament's matches (none
@@ -80,7 +80,7 @@ async def open_tournaments(
         parts.bus.subscribe(heard.append, topic=TournamentEvent)
     try:
         await parts.catch_up()  # matches that ended while no command listened are rated, in order
-        await service.catch_up()
+        await service.catch_up(give_back=False)  # a deadline passed between two commands is ruled now
         await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
         await parts.catch_up()  # a rating that failed during the command is owed no longer than its end
@@ -289,6 +289,7 @@ def run(args: argparse.Namespace, url: str) -> int:
                     no_show_s=args.no_show,
                     round_every_s=args.round_every,
                     seeding=args.seeding,
+                    missed=None if args.missed == "play_on" else args.missed,
                 )
                 if getattr(args, "json", False):
                     print(json.dumps(await status_json(service, tid)))
@@ -315,6 +316,8 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await service.start_tournament(tid, by="terminal")
             elif command == "here":
                 await check_in(service, tid, args.player_name)
+            elif command == "stay":  # `--missed withdraw`: a player who missed a game plays on
+                await service.stay(tid, args.player_name)
             elif command == "result":
                 await service.adjudicate(tid, args.board, args.result, "terminal", args.round)
             elif command == "pause":
@@ -328,7 +331,8 @@ def run(args: argparse.Namespace, url: str) -> int:
                 await play_out(service, tid, args.bot, lease=leases[0] if leases else None, progress=progress)
             await service.host.drained()  # what a match's end moves on (after the commit) is shown below
             if not getattr(args, "json", False):
-                told = telling.of_tournament(heard[since:], tid)
+                due = [ev for ev in heard[:since] if ev.kind in telling.DUE]  # fell due as the command opened
+                told = telling.of_tournament(due + heard[since:], tid)
                 for line in await telling.lines(service, tid, told, url):
                     print(line)
             if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):

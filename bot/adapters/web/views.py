@@ -142,8 +142,9 @@ class Views:
         return MatchRow(f"#{m.id} {TITLES.get(m.game, m.game)}: {names} — {result_of(m)}", self.url("match", m.id))
 
     async def server(self, guild_id: int) -> str:
-        """The server page: a leaderboard table per game (with the deviations), live matches, recent results
-        (this server's rows only)."""
+        """The server page, named after the server (its stored name; "Discord server ID" while none is known,
+        "Terminal rooms" for guild 0): a leaderboard table per game (with the deviations), live matches,
+        recent results (this server's rows only)."""
         live, recent = await self._guild_matches(guild_id)
         ratings = self.readers.ratings
         gid = guild_id or None
@@ -152,7 +153,10 @@ class Views:
             board = await ratings.leaderboard(gid, game, limit=LEADERS)
             if board:
                 boards[game] = board
-        title = "Terminal rooms" if gid is None else f"Discord server {gid}"
+        if gid is None:
+            title = "Terminal rooms"
+        else:  # named after the server as the Discord face last stored it (escaped by the page)
+            title = (await self.readers.guilds.get(gid)).name or f"Discord server {gid}"
         return server_page(title, [self._row(m) for m in live], [self._row(m) for m in recent], boards)
 
     async def tournament(self, tid: int) -> str | None:

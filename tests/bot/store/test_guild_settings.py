@@ -100,3 +100,24 @@ async def test_migration_0002_goes_down_and_up(db_url: str, store: MatchStore) -
     assert "matches" in await tables()
     await migrate(db_url, "upgrade", "head")
     assert await GuildSettingsStore(store.engine).get(GUILD) == GuildSettings(GUILD)
+
+
+async def test_a_guild_name_is_upserted_alone_and_cleaned(store: MatchStore) -> None:
+    guilds = GuildSettingsStore(store.engine)
+    assert await guilds.set_name(GUILD, "Death Match Club") == "Death Match Club"  # no row yet: one is made
+    assert await GuildSettingsStore(store.engine).get(GUILD) == GuildSettings(GUILD, name="Death Match Club")
+    await guilds.update(GUILD, room_mode="private", clock=("boxes", {"move": "90"}))
+    assert (await GuildSettingsStore(store.engine).get(GUILD)).name == "Death Match Club"  # settings keep it
+    hostile = "Evil\u202e\nClub\t\x00<b>" + "x" * 200  # a bidi override, a newline, controls, far too long
+    kept = await guilds.set_name(GUILD, hostile)
+    assert kept is not None and kept.startswith("Evil Club <b>xx") and kept.endswith("…") and len(kept) == 100
+    fresh = GuildSettingsStore(store.engine)
+    await fresh.load()
+    got = fresh.cached(GUILD)
+    assert got.name == kept and got.room_mode == "private" and got.clock_for("boxes") == {"move": "90"}
+    assert all(c.isprintable() for c in kept)
+    assert await guilds.set_name(GUILD, " \n\u202e ") is None  # nothing printable: the stored name stays
+    assert (await fresh.get(GUILD)).name == kept
+    await guilds.set_name(GUILD + 1, "  Second   club ")
+    assert (await fresh.get(GUILD + 1)).name == "Second club"
+    assert (await fresh.get(GUILD + 1)).room_mode is None

@@ -8,8 +8,10 @@ order `/dm` (and `/dm help`) lists their commands in."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
+import discord
 from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
@@ -23,6 +25,8 @@ from bot.adapters.discord.commands._start import StartCommand
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
+
+log = logging.getLogger(__name__)
 
 
 class MatchCommands(
@@ -54,5 +58,32 @@ class MatchCommands(
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        """Resumed practice matches get their opponent back."""
+        """Resumed practice matches get their opponent back; every server's name is kept for its review page."""
         await self.resume_practice()
+        for guild in list(self.bot.guilds):
+            await self.keep_guild_name(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A new server: its name is kept for its review page."""
+        await self.keep_guild_name(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """A server back after an outage (or one Discord announces as available rather than joined): its
+        name may have changed meanwhile."""
+        await self.keep_guild_name(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
+        """A server renamed: its review page follows."""
+        if before.name != after.name:
+            await self.keep_guild_name(after)
+
+    async def keep_guild_name(self, guild: discord.Guild) -> None:
+        """Store a server's name (cleaned by the store; an unchanged one writes nothing); a database that
+        cannot be written is logged, never raised into Discord's events."""
+        try:
+            await self.bot.guild_settings.set_name(guild.id, guild.name)
+        except Exception:
+            log.exception("guild %s: its name could not be stored", guild.id)
