@@ -40,8 +40,37 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.hypothesis_seed = str(SEED)
 
 
+SLOW_MODULES = frozenset(
+    f"tests/{path}.py"
+    for path in """
+    bot/ops/test_cli_errors bot/ops/test_operator_mistakes bot/ops/test_listing_at_a_terminal bot/ops/test_operating
+    bot/ops/test_interrupts bot/ops/test_operator_cli bot/ops/test_big_ids
+    bot/adapters/terminal/test_crash_safety bot/adapters/terminal/test_room_leases bot/adapters/terminal/test_room_promises
+    bot/adapters/terminal/test_room_terminal bot/adapters/terminal/test_room_games bot/adapters/terminal/test_room_cli
+    bot/adapters/terminal/test_room_stop_and_key bot/adapters/terminal/test_room_newcomer
+    bot/adapters/terminal/test_room_vacation
+    bot/adapters/web/test_review_browser bot/adapters/web/test_review_pages_browser
+    bot/adapters/practice/test_practice_start bot/adapters/practice/test_practice_first_build
+    bot/adapters/practice/test_practice_and_analysis
+    bot/ownership/test_sharding bot/ownership/test_ownership bot/ownership/test_frozen_owner
+    bot/schedule/test_two_room_processes bot/schedule/test_scheduled_room bot/schedule/test_two_rooms
+    bot/schedule/test_scheduled_room_order bot/schedule/test_schedule_cli
+    bot/tournaments/test_terminal bot/tournaments/test_start_kills bot/tournaments/test_two_players_of_one
+    bot/store/test_migrate_together bot/ratings/test_cli bot/ratings/test_ratings_exactly_once
+    bot/host/test_deadlines_on_time
+    test_contract_cli games/test_replay_cli games/opponents/test_cli games/solver/test_aot games/solver/test_cache_dir
+    """.split()
+)
+"""Modules whose tests run the real command lines in processes (kills, standbys, whole rooms), a browser, or a
+first build: all `slow`, with the tests marked one by one elsewhere. `python -m pytest -m "not slow"` is the fast
+loop (tests/README.md); CI runs everything."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them)."""
+    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them); every test of a module of
+    SLOW_MODULES the `slow` mark."""
     for item in items:
         if "pg_url" in getattr(item, "fixturenames", ()) or "pg_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.pg)
+        if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
