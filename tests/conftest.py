@@ -45,7 +45,8 @@ SLOW_MODULES = frozenset(
     for path in """
     bot/ops/test_cli_errors bot/ops/test_operator_mistakes bot/ops/test_listing_at_a_terminal bot/ops/test_operating
     bot/ops/test_interrupts bot/ops/test_operator_cli bot/ops/test_big_ids
-    bot/adapters/terminal/test_crash_safety bot/adapters/terminal/test_room_leases bot/adapters/terminal/test_room_promises
+    bot/adapters/terminal/test_crash_safety bot/adapters/terminal/test_room_leases
+    bot/adapters/terminal/test_room_promises
     bot/adapters/terminal/test_room_terminal bot/adapters/terminal/test_room_games bot/adapters/terminal/test_room_cli
     bot/adapters/terminal/test_room_stop_and_key bot/adapters/terminal/test_room_newcomer
     bot/adapters/terminal/test_room_vacation
