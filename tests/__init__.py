@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import subprocess
 import sys
@@ -71,6 +72,25 @@ def dmhost(
         env=base,
         timeout=timeout,
     )
+
+
+@contextlib.contextmanager
+def heard(name: str, level: int = logging.DEBUG) -> Iterator[list[logging.LogRecord]]:
+    """Every record logger `name` emits while the block runs, heard on the logger itself (so no other test's
+    logging set-up, a root handler replaced or propagation stopped, can hide one), at `level` and up."""
+    records: list[logging.LogRecord] = []
+    listener = logging.Handler(level)
+    listener.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger(name)
+    was = (logger.level, logger.disabled)
+    logger.addHandler(listener)
+    logger.setLevel(level)
+    logger.disabled = False
+    try:
+        yield records
+    finally:
+        logger.removeHandler(listener)
+        logger.level, logger.disabled = was
 
 
 def run_python(args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> CompletedProcess[str]:

@@ -17,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 from bot.jobs import Job, JobQueue, Later, NewJob, Scope
 from bot.jobs import store as job_store
 from bot.store.db import make_engine, migrate
+from tests import heard
 
 pytestmark = pytest.mark.looptime
 
@@ -375,43 +376,33 @@ async def test_a_handler_running_longer_than_the_lease_keeps_its_job_and_runs_on
         await shut(a, b)
 
 
-async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_by_it(
-    url: str, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_claim_taken_from_a_frozen_runner_is_logged_and_never_run_twice_by_it(url: str) -> None:
     wall = virtual_wall()
     a, b = await make_queue(url, wall, instance="a"), await make_queue(url, wall, instance="b")
     hung, ran = Hung(wall), Ran(wall, "b")
     a.register("ping", hung)
     b.register("ping", ran)
     await a.add("ping", "ping:1", BASE)
-    caplog.set_level("INFO", logger="bot.jobs.queue")
-    queue_log = logging.getLogger("bot.jobs.queue")  # heard directly: another test may have stopped propagation
-    heard: list[logging.LogRecord] = []
-    listener = logging.Handler()
-    listener.emit = heard.append  # type: ignore[method-assign]
-    queue_log.addHandler(listener)
-    was_disabled, queue_log.disabled = queue_log.disabled, False
-    try:
-        running = asyncio.create_task(a.run_due())
-        await asyncio.sleep(1)
-        assert [k for _t, k in hung.began] == ["ping:1"]
-        keeper = a._keeper
-        assert keeper is not None
-        keeper.cancel()  # a's process is frozen: its claim is not refreshed
-        await asyncio.sleep(a.lease.total_seconds() + 1)
-        assert await asyncio.wait_for(a.run_due(), 5) == 0  # stale, yet a runs it still: no second run here
-        assert await b.run_due() == 1 and ran.keys() == ["ping:1"]  # another runner takes it over
-        job = await a.get("ping:1")
-        assert job is not None
-        assert await a.refresh() == {job.id}  # a thaws: its next refresh finds its claim gone
-        assert [r.levelname for r in heard if "claim is gone" in r.getMessage()] == ["INFO"]
-        hung.go.set()
-        assert await running == 1  # its run ends quietly; the job stays b's (done under b's claim)
-        job = await a.get("ping:1")
-        assert job is not None and job.done and job.attempts == 2 and job.claimed_by is not None
-        assert job.claimed_by.startswith("b:") and not a._held
-        assert not [r for r in heard if r.levelname == "ERROR"]
-    finally:
-        queue_log.removeHandler(listener)
-        queue_log.disabled = was_disabled
-        await shut(a, b)
+    with heard("bot.jobs.queue", logging.INFO) as said:  # on the logger itself: no other test's set-up hides it
+        try:
+            running = asyncio.create_task(a.run_due())
+            await asyncio.sleep(1)
+            assert [k for _t, k in hung.began] == ["ping:1"]
+            keeper = a._keeper
+            assert keeper is not None
+            keeper.cancel()  # a's process is frozen: its claim is not refreshed
+            await asyncio.sleep(a.lease.total_seconds() + 1)
+            assert await asyncio.wait_for(a.run_due(), 5) == 0  # stale, yet a runs it still: no second run here
+            assert await b.run_due() == 1 and ran.keys() == ["ping:1"]  # another runner takes it over
+            job = await a.get("ping:1")
+            assert job is not None
+            assert await a.refresh() == {job.id}  # a thaws: its next refresh finds its claim gone
+            assert [r.levelname for r in said if "claim is gone" in r.getMessage()] == ["INFO"]
+            hung.go.set()
+            assert await running == 1  # its run ends quietly; the job stays b's (done under b's claim)
+            job = await a.get("ping:1")
+            assert job is not None and job.done and job.attempts == 2 and job.claimed_by is not None
+            assert job.claimed_by.startswith("b:") and not a._held
+            assert not [r for r in said if r.levelname == "ERROR"]
+        finally:
+            await shut(a, b)
