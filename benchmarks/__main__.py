@@ -303,7 +303,7 @@ def correspondence_rows(quick: bool) -> list[Row]:
     across a restart."""
     from benchmarks import correspondence as cb
 
-    fig = cb.run(500 if quick else 10_000, 100 if quick else 200)
+    fig = cb.run(500 if quick else 10_000, 100 if quick else 200, quick=quick)
     worst = max(fig.late_down_max_s, fig.late_after_max_s)
     return [
         Row(

@@ -85,7 +85,9 @@ async def _create(service: MatchService, first: int, count: int, move: str | flo
     return due
 
 
-async def measure(count: int, late: int, tmp: Path) -> CorrespondenceFigures:
+async def measure(
+    count: int, late: int, tmp: Path, after_move: float = AFTER_MOVE, spread: float = AFTER_SPREAD_S
+) -> CorrespondenceFigures:
     url = sqlite_url_for(tmp / "corr.db")
     first = MatchService(MatchStore(url), heartbeat_seconds=60)
     early: set[int] = set()  # ruled before the stop (a slow fill): left out of the figures
@@ -96,7 +98,7 @@ async def measure(count: int, late: int, tmp: Path) -> CorrespondenceFigures:
     await _create(first, 0, count - late, IDLE_MOVE)
     after: dict[int, dt.datetime] = {}
     for k in range(late - half):  # due after the restart, spread
-        after.update(await _create(first, count - late + k, 1, AFTER_MOVE + AFTER_SPREAD_S * k / max(1, late - half)))
+        after.update(await _create(first, count - late + k, 1, after_move + spread * k / max(1, late - half)))
     down = await _create(first, count - half, half, DOWN_MOVE)
     fill_s = time.perf_counter() - t0
     await first.close()
@@ -162,10 +164,12 @@ async def measure(count: int, late: int, tmp: Path) -> CorrespondenceFigures:
     )
 
 
-def run(count: int, late: int = 200) -> CorrespondenceFigures:
-    """One measurement in a temporary directory."""
+def run(count: int, late: int = 200, quick: bool = False) -> CorrespondenceFigures:
+    """One measurement in a temporary directory (`quick`: the matches due after the restart fall due within
+    10 s of it instead of 30-40 s, for `python -m benchmarks --quick`)."""
+    after_move, spread = (8.0, 2.0) if quick else (AFTER_MOVE, AFTER_SPREAD_S)
     with tempfile.TemporaryDirectory() as tmp:
-        return asyncio.run(measure(count, min(late, count), Path(tmp)))
+        return asyncio.run(measure(count, min(late, count), Path(tmp), after_move, spread))
 
 
 def passed(fig: CorrespondenceFigures) -> bool:
