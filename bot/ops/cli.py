@@ -362,7 +362,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(
             "dmhost: no Discord token configured.\n"
             "  Set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer\n"
-            "  portal, then run `dmhost run` again. See README.md, section 'Running on Discord'.\n"
+            "  portal, then run `dmhost run` again. See docs/discord.md, 'Running on Discord'.\n"
             "  To play without Discord: dmhost room boxes --player alice --player bob",
             file=sys.stderr,
         )

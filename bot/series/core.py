@@ -3,7 +3,7 @@
 No Discord and no sentences here. The adapter calls `create`, reads `of_match` for the score line and
 subscribes to `SeriesNews` (the next game opened, the series decided); `bot.wording.series` words them.
 
-Scoring (README, "Series"): a win is 1 point, a draw ½ to each; the series is decided as soon as one
+Scoring (docs/discord.md, "Series"): a win is 1 point, a draw ½ to each; the series is decided as soon as one
 player has more than N/2 points, or after N games (level after N games: the series is drawn). A game
 ended without a result by a host (`/dm host abort`) ends the series without a result too.
 Every change is written to the `series` table before it is announced; after a restart, a series whose

@@ -1,6 +1,6 @@
 """`/dm event vacation` and `/dm event notify`: a correspondence player's own settings in a server.
 
-The `/dm` group holds its 18 entries already (README, "The command tree"), so these two join `/dm event`,
+The `/dm` group holds its 18 entries already (docs/discord.md, "The command tree"), so these two join `/dm event`,
 the group about when games are played. Which reminder goes to whom, and the daily digest, are decided by
 `bot.host.digest.Reminders`; this cog words and sends what it is handed."""
 
