@@ -17,12 +17,12 @@ from sqlalchemy import select
 from bot.jobs.table import JOBS
 from bot.store.db import make_engine, sqlite_url_for
 from bot.store.outbox import NOTICES
-from tests import DMHOST
+from tests import DMHOST, TESTS
 from tests.bot.jsonproc import JsonLinesProcess, Line
 
 pytestmark = pytest.mark.slow
 
-KILL_AFTER = [sys.executable, "-m", "tests.bot.noticekill"]
+KILL_AFTER = [sys.executable, str(TESTS / "bot" / "noticekill.py")]  # a script: it runs from any folder
 LATE_S = 1.0
 """A deadline is ruled within this long of its time (or of the moment its new host is up, when none was)."""
 
