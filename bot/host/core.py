@@ -191,6 +191,7 @@ class ServiceCore:
                 continue
             batch = Batch()
             apply(live, rule, rule.on_timer(live, name), batch, self.now(), self.wall())
+            live.reask()  # the timer may put a rule in or out of play
             await self._flush(live, batch)
             if live.id not in self.live:
                 return
