@@ -254,12 +254,14 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
     timers: dict[str, dict[str, float]] = {}
     for (key, name), at in live.due.items():
         timers.setdefault(key, {})[name] = at - base
-    # asked in turn: the rules, then the game, then the clocks (each once)
-    kept = {r.key: r.dump(now) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
-    saved = {r.key: {"state": kept.get(r.key, {}), "timers": timers.get(r.key, {})} for r in live.rules}
     players = {str(s): [p.id, p.name] for s, p in live.players.items()}
     away = {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}
+    keeping = {id(r) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
+    # asked in turn: the game's earlier states, the rules, then the game, then the clocks (each once)
     history = [[s, rs.to_json(b), p] for s, b, p in live.history]
+    saved = {
+        r.key: {"state": r.dump(now) if id(r) in keeping else {}, "timers": timers.get(r.key, {})} for r in live.rules
+    }
     state = rs.to_json(live.state)
     clocks = live.clocks.to_json(now)
     return {
@@ -439,9 +441,9 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
 
 def turn_facts(live: Live) -> TurnFacts:
     """Whose turn it is, or what the match waits for."""
-    p = live.provisional()
     held = any(live.status in rule.holds for rule in live.rules)
-    to_move = None if held else live.to_move()
+    p = live.provisional()
+    to_move = None if held else live.ruleset.to_move(live.state)
     prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
     status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
     held_by = next((rule.key for rule in live.rules if rule.holding()), None) if held else None
