@@ -13,7 +13,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.host.deadlines import DeadlineJobs, deadline_of, memory_due
@@ -26,7 +26,6 @@ from bot.host.subscribers import BatchListener, Subscribers
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost, process_owner
 from bot.store.matches import MatchStore, NewEvent
-from bot.store.outbox import Notice
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 
 log = logging.getLogger(__name__)
@@ -191,6 +190,7 @@ class ServiceCore:
                 continue
             batch = Batch()
             apply(live, rule, rule.on_timer(live, name), batch, self.now(), self.wall())
+            live.reask()  # the timer may put a rule in or out of play
             await self._flush(live, batch)
             if live.id not in self.live:
                 return
@@ -212,11 +212,14 @@ class ServiceCore:
         winner: int | None = None,
         reason: EndReason | None = None,
         players: dict[int, tuple[str, str]] | None = None,
-        notices: list[Notice] | None = None,
-    ) -> None:
+        told: Sequence[HostEvent] = (),
+    ) -> list[HostEvent]:
+        """Store an action's log entries with the match's snapshot. `told`: the action's events; those people
+        must hear of are owed in the same transaction (the outbox, `owed`), the others come back, to publish."""
         if live.unlogged:  # built on demand: its `resumed` entry goes first in its first write
             events = [NewEvent("resumed", data={"downtime_uncharged": False}), *events]
         now, wall = self.now(), self.wall()
+        out, notices = owed(told, live.seq, live.guild_id) if self.tells and told else (list(told), [])
         snapshot = dump(live, now, self.instance, wall)
         job = deadline_of(live, now, wall)  # a correspondence match's next deadline, in the same transaction
         try:
@@ -261,6 +264,7 @@ class ServiceCore:
         live.committed = (snapshot, live.seq)
         live.unlogged = False
         self.deadlines.written(job)
+        return out
 
     # -- writes whose outcome is unknown -------------------------------------------------
     async def _created_after_all(self, snapshot: dict[str, Any]) -> int | None:
@@ -329,11 +333,8 @@ class ServiceCore:
         """Commit, then publish, then re-arm: the order every action ends with."""
         out = batch.out
         if batch.log:
-            notices: list[Notice] = []
-            if self.tells:  # what people must hear of is owed in the same transaction (the outbox)
-                out, notices = owed(batch.out, live.seq, live.guild_id)
-            await self._commit(
-                live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players, notices=notices
+            out = await self._commit(
+                live, batch.log, winner=batch.winner, reason=batch.reason, players=batch.players, told=batch.out
             )
         if live.status in OVER_STATUSES:
             self._drop(live)

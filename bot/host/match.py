@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +42,7 @@ from bot.host.events import (
     TurnFacts,
 )
 from bot.host.rules import HouseRule, Provisional
+from bot.host.rules import keyword as keyword  # read where the rules' phrases are (`rules.keyword`)
 from bot.store.db import utcnow
 from bot.store.matches import MatchStore, NewEvent, StoredMatch
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus, TimeControl
@@ -62,31 +62,22 @@ class Outage:
     resumed_wall: dt.datetime
 
 
-HOOKS = ("gate", "gate_mover", "after_validate", "after_play", "at_result", "provisional", "holds_clock", "dump")
-"""The hooks a move asks the rules on its way: a rule is asked only those its class takes (overrides)."""
+HOOKS = ("gate", "gate_mover", "after_validate", "after_play", "at_result", "provisional", "holds_clock")
+"""The hooks a move asks the rules on its way: a rule is asked only those its class takes (overrides), and
+only while it is in play in the match (`HouseRule.in_play`)."""
 
 
-def asked(rules_: list[HouseRule]) -> dict[str, tuple[HouseRule, ...]]:
-    """For each hook of `HOOKS`, the rules (in their order) whose class takes it: a hook a rule leaves as
-    `HouseRule` has it does nothing, so a move does not ask that rule. `history`: the rules that rewind."""
-    asks = {hook: tuple(r for r in rules_ if getattr(type(r), hook) is not getattr(HouseRule, hook)) for hook in HOOKS}
-    asks["history"] = tuple(r for r in rules_ if r.needs_history)
+def asked(live: Live) -> dict[str, tuple[HouseRule, ...]]:
+    """For each hook of `HOOKS`, the match's rules (in their order) whose class takes it and that are in play:
+    a hook a rule leaves as `HouseRule` has it does nothing, and a rule not in play (a setting this match does
+    not have) does nothing either, so a move asks neither. Decided when the rules' state changes (`Live.reask`),
+    never per text. `dump`: every rule whose class keeps something (its state is stored even while it is out of
+    play); `history`: the rules that rewind."""
+    playing = [r for r in live.rules if r.in_play(live)]
+    asks = {hook: tuple(r for r in playing if getattr(type(r), hook) is not getattr(HouseRule, hook)) for hook in HOOKS}
+    asks["dump"] = tuple(r for r in live.rules if type(r).dump is not HouseRule.dump)
+    asks["history"] = tuple(r for r in live.rules if r.needs_history)
     return asks
-
-
-_RESIGN = {"resign": "resign", "i resign": "resign"}
-_MARKUP = re.compile(r"[`*_~]+")
-_TRAILING = re.compile(r"[\s.!]+$")
-
-
-def keyword(text: str) -> str | None:
-    """The host command a short text *is*, if any: case, Discord markup and trailing `.`/`!` aside
-    ('Take back!' → 'takeback', '**Resign.**' → 'resign'). A question is never a command ('resign?',
-    'I resign?'), nor is a sentence that merely contains one ('should I resign')."""
-    if len(text) > 40 or any(q in text for q in "?？¿"):
-        return None
-    norm = _TRAILING.sub("", " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split()))
-    return _RESIGN.get(norm) or rules.keyword_actions().get(norm) or rules.phrase_action(norm)
 
 
 @dataclass
@@ -136,10 +127,16 @@ class Live:
     unlogged: bool = False
     """Loaded on demand after a restart: its `resumed` log entry goes with its next write."""
     asks: dict[str, tuple[HouseRule, ...]] = field(init=False, repr=False, compare=False)
-    """Hook → the rules of the match that take it (`asked`), set with the rules."""
+    """Hook → the rules of the match that take it and are in play (`asked`), set with the rules and again when
+    their state changes (`reask`)."""
 
     def __post_init__(self) -> None:
-        self.asks = asked(self.rules)
+        self.reask()
+
+    def reask(self) -> None:
+        """Decide again which rules a move asks (`asked`): after the rules were built, loaded, or acted outside
+        a move (an action, a timer, the start), which may put a rule in or out of play."""
+        self.asks = asked(self)
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player id, or None for a non-player."""
@@ -257,12 +254,14 @@ def dump(live: Live, now: float, instance: str, wall: dt.datetime | None = None)
     timers: dict[str, dict[str, float]] = {}
     for (key, name), at in live.due.items():
         timers.setdefault(key, {})[name] = at - base
-    # asked in turn: the rules, then the game, then the clocks (each once)
-    kept = {r.key: r.dump(now) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
-    saved = {r.key: {"state": kept.get(r.key, {}), "timers": timers.get(r.key, {})} for r in live.rules}
     players = {str(s): [p.id, p.name] for s, p in live.players.items()}
     away = {str(s): [at - now, unix] for s, (at, unix) in live.away.items()}
+    keeping = {id(r) for r in live.asks["dump"]}  # a rule that keeps nothing stores {}
+    # asked in turn: the game's earlier states, the rules, then the game, then the clocks (each once)
     history = [[s, rs.to_json(b), p] for s, b, p in live.history]
+    saved = {
+        r.key: {"state": r.dump(now) if id(r) in keeping else {}, "timers": timers.get(r.key, {})} for r in live.rules
+    }
     state = rs.to_json(live.state)
     clocks = live.clocks.to_json(now)
     return {
@@ -341,6 +340,7 @@ def restore(stored: StoredMatch, now: float, down: float) -> Live:
             for old, rel in (snap.get("timers") or {}).items():
                 if old in rule.legacy_timers:
                     live.due[(rule.key, rule.legacy_timers[old])] = due(rel)
+    live.reask()  # the rules as loaded: in play or not
     return live
 
 
@@ -441,9 +441,9 @@ def clock_facts(live: Live, now: float) -> ClockFacts:
 
 def turn_facts(live: Live) -> TurnFacts:
     """Whose turn it is, or what the match waits for."""
-    p = live.provisional()
     held = any(live.status in rule.holds for rule in live.rules)
-    to_move = None if held else live.to_move()
+    p = live.provisional()
+    to_move = None if held else live.ruleset.to_move(live.state)
     prompt = (live.ruleset.turn_prompt(live.state) or "") if to_move is not None else ""
     status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
     held_by = next((rule.key for rule in live.rules if rule.holding()), None) if held else None

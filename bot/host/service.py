@@ -112,6 +112,7 @@ class MatchService(Texts):
         for rule in live.rules:
             eff = take(live, rule, rule.on_create(live, advantage), eff, now)
         change(live, eff, now)
+        live.reask()  # the start's choices (who chooses first) put rules in play
         if live.status == MatchStatus.ONGOING:
             start_turn(live, now)
         created = NewEvent(

@@ -15,7 +15,7 @@ from bot.host.core import NotHosted, Unconfirmed, refuse, reject
 from bot.host.effects import apply, clock_deadline, end, play, ran_out, stamp
 from bot.host.events import EventKind, Grave, HostError, Ignored, Outcome, Posted, RefusalKind, SubmitResult
 from bot.host.lifecycle import Lifecycle
-from bot.host.match import Batch, Live, Unsaved, event, keyword, loop_time_of, roll_back, to_stored
+from bot.host.match import Batch, Live, Unsaved, event, loop_time_of, roll_back, to_stored
 from bot.host.rules import Refused
 from bot.metrics import MOVE_SECONDS, MOVES
 from bot.store.matches import NewEvent
@@ -42,15 +42,22 @@ class Texts(Lifecycle):
 
     def match_for(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
         """The player's match in this room (idle ones built); with several, the one where it is their turn."""
-        mine: list[Live] = []
+        found = self._seated(channel_id, player_id, guild_id)
+        return None if found is None else found[0]
+
+    def _seated(self, channel_id: int, player_id: str, guild_id: int | None) -> tuple[Live, int] | None:
+        """`match_for`'s match, with the player's seat in it (a match's players never change seats)."""
+        mine: list[tuple[Live, int]] = []
         for live in self.matches_in_channel(channel_id):
-            if (live.guild_id is None or live.guild_id == guild_id) and live.seat_of(player_id) is not None:
-                mine.append(live)
+            if live.guild_id is None or live.guild_id == guild_id:
+                seat = live.seat_of(player_id)
+                if seat is not None:
+                    mine.append((live, seat))
         if len(mine) > 1:
-            for live in mine:
+            for live, seat in mine:
                 with contextlib.suppress(Exception):
-                    if live.ruleset.to_move(live.state) == live.seat_of(player_id) and live.provisional() is None:
-                        return live
+                    if live.ruleset.to_move(live.state) == seat and live.provisional() is None:
+                        return live, seat
         return mine[0] if mine else None
 
     async def post(
@@ -67,10 +74,11 @@ class Texts(Lifecycle):
         None: the author plays no match here), then `submit`'s walk — except that a grave text (a resignation, or
         a legal move that gives up the mover's play, Dots' `stop`) is not taken but comes back as the `Grave` to
         confirm (the room submits `Grave.text` once the player confirms)."""
-        live = self.match_for(channel_id, player_id, guild_id)
-        if live is None:
+        found = self._seated(channel_id, player_id, guild_id)
+        if found is None:
             return None
-        taken = await self._take(live, player_id, text, message_id, posted_at, confirm=True)
+        live, seat = found
+        taken = await self._take(live, player_id, text, message_id, posted_at, confirm=True, seat=seat)
         if isinstance(taken, Grave):
             return Posted(live.id, grave=taken)
         return Posted(live.id, result=taken)
@@ -102,8 +110,10 @@ class Texts(Lifecycle):
         posted_at: dt.datetime | None,
         *,
         confirm: bool,
+        seat: int | None = None,
     ) -> SubmitResult | Grave:
-        """A player's text under the match's lock (`confirm`: a grave text comes back to be confirmed first)."""
+        """A player's text under the match's lock (`confirm`: a grave text comes back to be confirmed first;
+        `seat`: the player's, when the room's match was found by it)."""
         began = time.perf_counter()  # post → commit, for the metrics (the wait for the match's lock included)
         async with live.lock:
             if live.id not in self.live:  # over, or let go to another host while this text waited
@@ -113,7 +123,8 @@ class Texts(Lifecycle):
             now = self.now()  # the action's one reading of the loop clock
             if not await self._settled(live):
                 return reject(live, "unconfirmed", "error")
-            seat = live.seat_of(player_id)
+            if seat is None:
+                seat = live.seat_of(player_id)
             if seat is None:
                 return SubmitResult.ignored(Ignored.STRANGER)
             text = text.strip()
@@ -121,7 +132,7 @@ class Texts(Lifecycle):
                 return SubmitResult.ignored(Ignored.EMPTY)
             arrived = now if posted_at is None else self._arrival(live, posted_at, now)
             try:
-                said = keyword(text)
+                said = rules.keyword(text)
                 result = await self._text(live, seat, text, said, message_id, (arrived, now), posted_at, confirm)
             except NotHosted:  # fenced off: another process took the match over meanwhile
                 return reject(live, "taken_over", "error")
@@ -213,6 +224,7 @@ class Texts(Lifecycle):
                 if message_id is not None:  # logged with its message, so a room read back never answers it twice
                     await self._record_attempt(live, seat, "refused", action, message_id, exc.code)
                 return reject(live, exc.code, exc.kind, exc.data)
+            live.reask()  # the action may put a rule in or out of play
             if eff is None:
                 continue
             if eff.replay is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,6 +55,7 @@ __all__ = [
     "describe",
     "discover",
     "from_clock",
+    "keyword",
     "keyword_actions",
     "log_rewind",
     "parse",
@@ -167,8 +169,26 @@ def tentative_kinds() -> frozenset[str]:
 
 
 def phrase_action(norm: str) -> str | None:
-    """The action a phrase with a value stands for, as some rule reads it (`HouseRule.phrase_action`)."""
-    return next((said for rule in REGISTRY if (said := rule.phrase_action(norm)) is not None), None)
+    """The action a phrase with a value stands for, as some rule reads it (`HouseRule.phrase_action`; a rule
+    that reads no phrase is not asked)."""
+    readers = (rule for rule in REGISTRY if rule.phrase_action.__func__ is not _NO_PHRASE)  # type: ignore[attr-defined]
+    return next((said for rule in readers if (said := rule.phrase_action(norm)) is not None), None)
+
+
+_NO_PHRASE = HouseRule.phrase_action.__func__  # type: ignore[attr-defined]
+_RESIGN = {"resign": "resign", "i resign": "resign"}
+_MARKUP = re.compile(r"[`*_~]+")
+_TRAILING = re.compile(r"[\s.!]+$")
+
+
+def keyword(text: str) -> str | None:
+    """The host command a short text *is*, if any: case, Discord markup and trailing `.`/`!` aside
+    ('Take back!' → 'takeback', '**Resign.**' → 'resign'), as the rules' phrases say. A question is never a
+    command ('resign?', 'I resign?'), nor is a sentence that merely contains one ('should I resign')."""
+    if len(text) > 40 or any(q in text for q in "?？¿"):
+        return None
+    norm = _TRAILING.sub("", " ".join(_MARKUP.sub(" ", text.replace("\u2019", "'")).lower().split()))
+    return _RESIGN.get(norm) or keyword_actions().get(norm) or phrase_action(norm)
 
 
 def keyword_actions() -> dict[str, str]:
