@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from bot.series import SeriesService
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.series.test_series_core import PLAYERS, play_one_box
+from tests.buses import following
 
 
 class LostScore(SeriesService):
@@ -64,7 +65,7 @@ async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_nex
     await s1.store.close()
     stored = None
     s2 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series2 = SeriesService(s2)
+    series2 = SeriesService(s2, hear=following(s2))
     try:
         stored = await series2.get(made.id)
         assert stored is not None and stored.results == (2,) and stored.matches == (first,)
