@@ -4,10 +4,11 @@ face — the Discord bot (`build_app`), the terminal room (`build_host`), the sc
 the command lines (`build_store`, `build_keeper`, …). Faces (`bot.adapters`, `bot.ops`) construct no
 service or store themselves (`tests/test_compose.py` walks their source); they receive what is built here.
 
-The host's events reach their subscribers through one `Bus`, in stages the root fixes:
+The host's events reach their subscribers through one `Bus`, the service's `outlet` (the service keeps no
+listeners of its own and hands each event on only after its commit), in stages the root fixes:
 
 1. `Stage.RECORD` — the ratings. They are an after-commit listener (`bot.host.subscribers`): the bus
-   hands them to the service's queues, so a finished match is rated in a batch by their own task, off the
+   gives them a queue of their own, so a finished match is rated in a batch by their own task, off the
    move path; a face that reports a rating asks for it first (`Ratings.settle`).
 2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
    room's lines): they note what to say and never wait on the outside world here.

@@ -1,4 +1,5 @@
-"""Who hears the host's events, and when (the subscriber contract is in `bot.host.events`).
+"""Who hears the host's events, and when (the subscriber contract is in `bot.host.events`): the machinery the
+composition root's bus (`bot.compose.Bus`, the host service's `Outlet`) keeps its after-commit queues with.
 
 Two kinds of listener:
 
