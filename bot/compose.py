@@ -4,10 +4,11 @@ face — the Discord bot (`build_app`), the terminal room (`build_host`), the sc
 the command lines (`build_store`, `build_keeper`, …). Faces (`bot.adapters`, `bot.ops`) construct no
 service or store themselves (`tests/test_compose.py` walks their source); they receive what is built here.
 
-The host's events reach their subscribers through one `Bus`, in stages the root fixes:
+The host's events reach their subscribers through one `Bus`, the service's `outlet` (the service keeps no
+listeners of its own and hands each event on only after its commit), in stages the root fixes:
 
 1. `Stage.RECORD` — the ratings. They are an after-commit listener (`bot.host.subscribers`): the bus
-   hands them to the service's queues, so a finished match is rated in a batch by their own task, off the
+   gives them a queue of their own, so a finished match is rated in a batch by their own task, off the
    move path; a face that reports a rating asks for it first (`Ratings.settle`).
 2. `Stage.TELL` — the faces (the Discord announcer, overview, series offers, reminders; the terminal
    room's lines): they note what to say and never wait on the outside world here.
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from bot.host.confirm import Confirmations
 from bot.host.digest import Reminders
 from bot.host.events import HostEvent, Listener
 from bot.host.service import MatchService
-from bot.host.subscribers import BatchListener, at_stage, mark_of
+from bot.host.subscribers import BatchListener, Subscribers, at_stage, mark_of
 from bot.jobs import JobQueue
 from bot.jobs import Scope as JobScope
 from bot.ownership.keeper import LeaseKeeper
@@ -81,6 +83,7 @@ __all__ = [
     "build_service",
     "build_store",
     "build_tournaments",
+    "bus_of",
     "hold",
     "scope_of_match",
 ]
@@ -101,26 +104,29 @@ Subscriber = Listener | BatchListener | Callable[[Any], Awaitable[None] | None]
 
 
 class Bus:
-    """The one bus of the process: the host service's events, handed to every subscriber in stage order
-    (and, within a stage, in the order they subscribed), and the feature cores' news (a series' next game,
-    a tournament's round, a schedule's ruling), which each core publishes here (`tell`) and faces subscribe
-    to by its type (`topic`). One listener of the service; a failing subscriber is logged and the others
-    still hear the event, as the service does for its own listeners."""
+    """The one bus of the process and its one listener list: the host service's events, handed to every
+    subscriber in stage order (and, within a stage, in the order they subscribed), and the feature cores' news
+    (a series' next game, a tournament's round, a schedule's ruling), which each core publishes here (`tell`)
+    and faces subscribe to by its type (`topic`). The host service publishes through it (it is the service's
+    `outlet`, set here; the service keeps no listeners). A failing subscriber is logged and the others still
+    hear the event."""
 
     def __init__(self, service: MatchService) -> None:
         self._listeners: dict[tuple[type, Stage], list[Subscriber]] = {(HostEvent, stage): [] for stage in Stage}
         """Every subscriber: (the type of what it hears, its stage) → in the order they subscribed."""
-        self._service = service
-        service.subscribe(self.publish)
+        self._queues = Subscribers()
+        """The after-commit listeners' queues (`bot.host.subscribers`), each marked with its stage."""
+        self.service = service
+        service.outlet = self
 
     def subscribe(self, listener: Subscriber, stage: Stage = Stage.TELL, *, topic: type = HostEvent) -> None:
         """Hear every stored host event at `stage` (faces: `Stage.TELL`). A listener marked `@after_commit`
-        is handed to the service's after-commit queues instead (it runs in its own task, off the move path,
-        once the after-commit listeners of earlier stages have handled the same events). `topic`: a feature
-        core's news instead (`SeriesNews`, `TournamentEvent`, `ScheduleEvent`), heard as the core tells it."""
+        gets its own after-commit queue instead (it runs in its own task, off the move path, once the
+        after-commit listeners of earlier stages have handled the same events). `topic`: a feature core's
+        news instead (`SeriesNews`, `TournamentEvent`, `ScheduleEvent`), heard as the core tells it."""
         self._listeners.setdefault((topic, stage), []).append(listener)
         if topic is HostEvent and mark_of(listener) is not None:
-            self._service.subscribe(at_stage(listener, int(stage)))
+            self._queues.add(at_stage(listener, int(stage)))
 
     def unsubscribe(self, listener: Subscriber) -> None:
         """Stop hearing (a face that goes away); unknown listeners are ignored."""
@@ -143,16 +149,33 @@ class Bus:
                 log.exception("subscriber failed for %s", type(news).__name__)
 
     async def publish(self, event: HostEvent) -> None:
-        """Hand `event` to every subscriber in order."""
+        """A committed host event (the service calls this only after the commit): queued for the after-commit
+        listeners of its first stage (their order is the commit order; later stages get it from them), then
+        handed to every inline subscriber in order."""
+        await self._queues.publish(event)
         for _stage, listener in self.listeners():
             if mark_of(listener) is not None:
-                continue  # after the commit, from the service's queue
+                continue  # after the commit, from its queue
             try:
                 result = cast(Listener, listener)(event)  # inline: marked ones were skipped above
                 if asyncio.iscoroutine(result):
                     await result
             except Exception:
                 log.exception("subscriber failed for %s in match %s", event.kind, event.match_id)
+
+    async def drained(self) -> None:
+        """Wait until every after-commit listener has handled the events committed so far."""
+        await self._queues.drained()
+
+    async def close(self) -> None:
+        """Let the after-commit queues finish what they hold, then stop their tasks (the service's `close`)."""
+        await self._queues.close()
+
+
+def bus_of(service: MatchService) -> Bus:
+    """The bus a service publishes to: the one already set, else a new one (a service built without the root)."""
+    outlet = service.outlet
+    return outlet if isinstance(outlet, Bus) else Bus(service)
 
 
 @dataclass
@@ -238,9 +261,11 @@ class Host:
     def start_analysis(
         self, *, owns: Callable[[int | None], bool] | None = None, catch_up: bool = True
     ) -> AnalysisWorker:
-        """The background analysis of finished matches (it hears the service after every bus subscriber);
+        """The background analysis of finished matches (it hears the host's events inline at `Stage.FOLLOW`);
         `catch_up`: queue the recent matches never analysed. The caller closes it."""
-        worker = start_analysis_worker(self.service, owns=owns, catch_up=catch_up)
+        worker = start_analysis_worker(
+            self.service, functools.partial(self.bus.subscribe, stage=Stage.FOLLOW), owns=owns, catch_up=catch_up
+        )
         worker.landed.append(self.coaching.on_analysis)  # puzzles as each analysis lands
         return worker
 
@@ -311,7 +336,7 @@ def build_host(
         store = build_store(url)
     if service is None:
         service = build_service(store, heartbeat_seconds=heartbeat_seconds, owns_guild=owns_guild, wall=wall)
-    bus = Bus(service)
+    bus = bus_of(service)
     ratings = build_ratings(store)
     bus.subscribe(ratings.on_finished, Stage.RECORD)
     return Host(store, service, ratings, bus)
@@ -376,7 +401,8 @@ def build_tournaments(
     tournaments.publish = host.bus.tell
     if rate:
         tournaments.rating_order = _by_rating(host.ratings)
-    host.bus.subscribe(tournaments.on_host_event, Stage.FOLLOW)
+    tournaments.hear = functools.partial(host.bus.subscribe, stage=Stage.FOLLOW)
+    tournaments.listen()
     return tournaments
 
 
@@ -413,7 +439,7 @@ def build_readers(store: MatchStore | str) -> Readers:
     """The read-only services of a database (`dmhost web`): nothing subscribes, nothing is hosted."""
     store = build_store(store) if isinstance(store, str) else store
     guilds, tournaments = build_guild_settings(store), build_tournaments(store)
-    series = SeriesService(tournaments.host, listening=False)  # reads through the same idle host service
+    series = SeriesService(tournaments.host)  # reads through the same idle host service
     return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series)
 
 
@@ -476,7 +502,7 @@ def build_app(
         store = build_store(settings.db_url)
         service = build_service(store, heartbeat_seconds=settings.heartbeat_seconds, owns_guild=owns_guild, wall=wall)
     host = build_host(service=service)
-    series = SeriesService(service, listening=False, publish=host.bus.tell)
+    series = SeriesService(service, publish=host.bus.tell)
     host.bus.subscribe(series.on_host_event, Stage.FOLLOW)
     shards = (settings.shard_count, list(settings.shard_ids)) if settings.shard_ids and settings.shard_count else None
     jobs = JobQueue(

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.compose import Stage, bus_of
 from bot.host import rules
 from bot.host.events import EventKind, RefusalKind
 from bot.host.service import HostEvent, MatchService, Outcome
@@ -79,7 +80,7 @@ class PracticeBot:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
         self._duties: set[asyncio.Task[None]] = set()
-        service.subscribe(self._on_event)
+        bus_of(service).subscribe(self._on_event, Stage.FOLLOW)  # inline, after the faces
 
     def watch(self, match_id: int, level: str) -> None:
         """Play the bot's seat of `match_id` at `level` from now on (and act at once if it is due)."""

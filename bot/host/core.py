@@ -18,11 +18,11 @@ from typing import Any
 
 from bot.host.deadlines import DeadlineJobs, deadline_of, memory_due
 from bot.host.effects import apply, away, clock_deadline
-from bot.host.events import EventKind, HostEvent, Listener, Refusal, SubmitResult
+from bot.host.events import EventKind, HostEvent, Refusal, SubmitResult
 from bot.host.idle import Hosted
 from bot.host.match import Batch, Live, Unsaved, dump, roll_back, started_event
 from bot.host.notices import Owing, owed
-from bot.host.subscribers import BatchListener, Subscribers
+from bot.host.subscribers import Outlet, Unheard
 from bot.store.db import utcnow
 from bot.store.leases import LeaseLost, process_owner
 from bot.store.matches import MatchStore, NewEvent
@@ -79,7 +79,9 @@ class ServiceCore:
         """Whether a face tells this service's notices (set by the faces that do): then a reminder or a result
         is owed durably, stored with its action (`bot.host.notices`), until the face marks it told."""
         """Correspondence deadlines as durable jobs (`bot.host.deadlines`), run once across processes."""
-        self._subscribers = Subscribers()
+        self.outlet: Outlet = Unheard()
+        """Where every committed event goes: the composition root's bus sets itself here (`bot.compose.Bus`);
+        the service keeps no listeners of its own."""
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._closed = False
         self._leaving: set[asyncio.Task[None]] = set()
@@ -100,23 +102,19 @@ class ServiceCore:
         answer is stored with the match (`created` event, key `private`), so lists keep a private room's
         matches out whatever the server's settings later say."""
 
-    # -- the clock and the subscribers -------------------------------------------------
+    # -- the clock and the outlet -------------------------------------------------
     @staticmethod
     def now() -> float:
         """The event loop's clock."""
         return asyncio.get_running_loop().time()
 
-    def subscribe(self, listener: Listener | BatchListener) -> None:
-        """Receive every committed host event, in order: inline, or after the commit when the listener is
-        marked `@after_commit` (see `bot.host.events` and `bot.host.subscribers` for the contract)."""
-        self._subscribers.add(listener)
-
     async def drained(self) -> None:
-        """Wait until every after-commit listener has handled the events committed so far."""
-        await self._subscribers.drained()
+        """Wait until every after-commit listener of the bus has handled the events committed so far."""
+        await self.outlet.drained()
 
     async def _publish(self, event: HostEvent) -> None:
-        await self._subscribers.publish(event)
+        """Hand a committed event to the outlet (the root's bus): only ever after its commit."""
+        await self.outlet.publish(event)
 
     async def _announce(self, live: Live) -> None:
         """Publish the `resumed` event of a match built on demand, before anything else it says."""

@@ -2,7 +2,8 @@
 
 Subscriber API
 --------------
-`MatchService.subscribe(listener)` registers a `Listener`: a function (or coroutine function) called
+The host keeps no listeners: it hands every event to its `outlet`, the composition root's bus, and
+`Bus.subscribe(listener)` (`bot.compose`) registers a `Listener`: a function (or coroutine function) called
 with every `HostEvent`, in order, once the change it reports is stored. Inline listeners (the faces) run
 inside the match's lock: they must only read, buffer or schedule work (never call back into the service
 and wait). A listener that raises is logged and skipped; the others still hear the event.

@@ -129,7 +129,7 @@ class Lifecycle(IdleMatches):
     async def close(self) -> None:
         """Stop timers and the heartbeat (matches stay resumable in the database); the consequences of
         finished matches still queued are applied first."""
-        await self._subscribers.close()
+        await self.outlet.close()
         self._closed = True
         if self.deadlines.own:
             await self.deadlines.queue.close()

@@ -1,4 +1,5 @@
-"""Who hears the host's events, and when (the subscriber contract is in `bot.host.events`).
+"""Who hears the host's events, and when (the subscriber contract is in `bot.host.events`): the machinery the
+composition root's bus (`bot.compose.Bus`, the host service's `Outlet`) keeps its after-commit queues with.
 
 Two kinds of listener:
 
@@ -27,11 +28,21 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from bot.host.events import HostEvent, Listener
 
-__all__ = ["AfterCommit", "BatchListener", "Consequences", "Staged", "Subscribers", "after_commit", "at_stage"]
+__all__ = [
+    "AfterCommit",
+    "BatchListener",
+    "Consequences",
+    "Outlet",
+    "Staged",
+    "Subscribers",
+    "Unheard",
+    "after_commit",
+    "at_stage",
+]
 
 log = logging.getLogger(__name__)
 
@@ -188,8 +199,35 @@ class Consequences:
                 await task
 
 
+class Outlet(Protocol):
+    """Where the host service hands its stored events: the composition root's bus (`bot.compose.Bus`), which
+    the root sets as the service's `outlet`. The host keeps no listeners of its own."""
+
+    async def publish(self, event: HostEvent) -> None:
+        """Hand a committed event on (inline listeners now, after-commit ones queued)."""
+
+    async def drained(self) -> None:
+        """Wait until every after-commit listener has handled what was queued so far."""
+
+    async def close(self) -> None:
+        """Let the after-commit queues finish, then stop their tasks."""
+
+
+class Unheard:
+    """The outlet of a service no bus listens to: its events go nowhere (`dmhost ratings`, the review pages)."""
+
+    async def publish(self, event: HostEvent) -> None:
+        """Nobody hears it."""
+
+    async def drained(self) -> None:
+        """Nothing is queued."""
+
+    async def close(self) -> None:
+        """Nothing to stop."""
+
+
 class Subscribers:
-    """The host's listeners: inline ones called in order, after-commit ones fed to their queues."""
+    """The bus's listeners: inline ones called in order, after-commit ones fed to their queues."""
 
     def __init__(self) -> None:
         self.inline: list[Listener] = []

@@ -61,7 +61,7 @@ async def serve(
     """Host the matches of these shards while holding their leases (waiting as a standby while another live
     process holds any of them), until end of input or SIGTERM; then release the leases at once. `metrics_at`:
     serve /healthz, /readyz and /metrics on that address."""
-    from bot.compose import build_keeper, build_service, build_store
+    from bot.compose import build_keeper, build_service, build_store, bus_of
     from bot.ownership.keeper import until
 
     store = build_store(url)
@@ -80,7 +80,7 @@ async def serve(
     def on_event(ev: HostEvent) -> None:
         _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": event_text(ev)})
 
-    service.subscribe(on_event)
+    bus_of(service).subscribe(on_event)
     lines = await stdin_lines()
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

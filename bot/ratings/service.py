@@ -1,6 +1,6 @@
 """Ratings beside the host core: the subscriber that rates each finished rated match, and the look-ups.
 
-`Ratings.attach(service)` subscribes after the commit (`bot.host.subscribers.after_commit`): the host
+`Ratings.on_finished` is subscribed to the root's bus after the commit (`bot.host.subscribers.after_commit`): the host
 only queues a `finished` event, and the ratings' own task rates every match finished since its last
 batch in one transaction (`settle_many`), off every match's lock, so the end of a match never holds up
 the moves of the others. Rating a match twice is a no-op, so a face that reports a match's rating asks
@@ -71,11 +71,7 @@ class Ratings:
         self._lock = asyncio.Lock()
         self._retry: asyncio.Task[None] | None = None
 
-    # -- the subscriber --------------------------------------------------------------
-    def attach(self, service: Any) -> None:
-        """Rate every match the service finishes (`service.subscribe`), after the commit, in batches."""
-        service.subscribe(self.on_finished)
-
+    # -- the subscriber (the root's bus, `Stage.RECORD`) ---------------------------------
     @after_commit("finished", batch=True)
     async def on_finished(self, events: Sequence[HostEvent]) -> None:
         """Finished matches (every one finished since the last call, off the move path): the rated ones

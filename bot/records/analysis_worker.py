@@ -72,9 +72,10 @@ class AnalysisWorker:
         """Told (on the event loop) of each match whose analysis was just stored (the coaching's puzzles)."""
 
     # -- the subscriber ---------------------------------------------------------------
-    def attach(self, service: Any) -> None:
-        """Analyse every match the service finishes (`service.subscribe`)."""
-        service.subscribe(self.on_event)
+    def attach(self, subscribe: Callable[[Callable[[Any], None]], None]) -> None:
+        """Analyse every match the host finishes: `subscribe` is the root's bus's (`Bus.subscribe`, at the
+        stage the root chooses)."""
+        subscribe(self.on_event)
 
     def on_event(self, ev: Any) -> None:
         """A host event: a finished match of an analysed game is queued (nothing else happens here)."""
@@ -273,12 +274,17 @@ def _serve(conn: Connection) -> None:
 
 
 def start_analysis_worker(
-    service: Any, *, owns: Callable[[int | None], bool] | None = None, catch_up: bool = True
+    service: Any,
+    subscribe: Callable[[Callable[[Any], None]], None],
+    *,
+    owns: Callable[[int | None], bool] | None = None,
+    catch_up: bool = True,
 ) -> AnalysisWorker:
-    """The background analysis of `service`'s finished matches: subscribed now; the recent matches that
-    were never analysed are queued once the loop runs (`catch_up`). Close it with `await worker.close()`."""
+    """The background analysis of `service`'s finished matches: subscribed now through `subscribe` (the
+    root's bus); the recent matches that were never analysed are queued once the loop runs (`catch_up`).
+    Close it with `await worker.close()`."""
     worker = AnalysisWorker(service.store)
-    worker.attach(service)
+    worker.attach(subscribe)
     if catch_up:
         task = asyncio.get_running_loop().create_task(_catch_up(worker, owns))
         _background.add(task)

@@ -161,12 +161,13 @@ class SeriesService:
     """Where its news goes: the composition root's bus (`Bus.tell`); None: nobody hears it."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
-    listening: bool = True
-    """Subscribe to the service at once (the composition root subscribes it to its bus instead)."""
+    hear: Callable[[Callable[[HostEvent], Awaitable[None]]], None] | None = None
+    """How it subscribes to the host's events at once: the root's bus at `Stage.FOLLOW` (a test's
+    `functools.partial(bus.subscribe, stage=Stage.FOLLOW)`); None: the caller subscribes it (the root does)."""
 
     def __post_init__(self) -> None:
-        if self.listening:
-            self.service.subscribe(self.on_host_event)
+        if self.hear is not None:
+            self.hear(self.on_host_event)
 
     @property
     def _engine(self) -> Any:

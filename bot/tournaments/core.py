@@ -16,12 +16,13 @@ import asyncio
 import datetime as dt
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bot.host.events import HostEvent
 from bot.host.service import MatchService
 from bot.jobs import JobQueue
 from bot.store.db import utcnow
@@ -80,6 +81,9 @@ class TournamentCore(ABC):
         """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
         self._locks: dict[int, asyncio.Lock] = {}
         self._opening: dict[int, asyncio.Lock] = {}
+        self.hear: Callable[[Callable[[Sequence[HostEvent]], Awaitable[None]]], None] | None = None
+        """How it subscribes to the host's events (`listen`): the root's bus at `Stage.FOLLOW`, set by the root
+        (a test: `functools.partial(bus.subscribe, stage=Stage.FOLLOW)`); None: it hears nothing."""
         self._listening = False
         self._own_jobs = jobs is None
         """Without a shared jobs runner the service has one of its own (the terminal, the command lines, tests)."""

@@ -35,8 +35,8 @@ class Results(TournamentCore):
 
     def listen(self) -> None:
         """Subscribe to the host's events (before the host resumes matches, so no result is missed)."""
-        if not self._listening:
-            self.host.subscribe(self.on_host_event)
+        if not self._listening and self.hear is not None:
+            self.hear(self.on_host_event)
             self._listening = True
 
     @after_commit(EventKind.FINISHED, batch=True)

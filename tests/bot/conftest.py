@@ -27,6 +27,7 @@ from bot.adapters.terminal.room import RoomConfig
 from bot.host.service import HostEvent, MatchService
 from bot.store.db import sqlite_url_for
 from bot.store.matches import MatchStore
+from tests.buses import hear
 
 PG_ENV = "DMHOST_TEST_PG_URL"
 
@@ -135,7 +136,7 @@ class Recorder:
 async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) -> MatchService:
     service = MatchService(MatchStore(url), heartbeat_seconds=kw.pop("heartbeat_seconds", 1.0), **kw)
     if recorder is not None:
-        service.subscribe(recorder)
+        hear(service, recorder)
     await service.start()
     return service
 

@@ -22,7 +22,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from bot.compose import HostLease, Scope, build_host, build_store, build_tournaments, hold
+from bot.compose import HostLease, Scope, Stage, build_host, build_store, build_tournaments, bus_of, hold
 from bot.host.service import HostEvent
 from bot.playernames import name_problem
 from bot.tournaments import telling
@@ -214,7 +214,7 @@ async def play_out(
     from bot.adapters.practice import PracticeBot
 
     if progress is not None:
-        service.host.subscribe(_game_over_lines(progress))
+        bus_of(service.host).subscribe(_game_over_lines(progress), Stage.FOLLOW)
     bots = [
         PracticeBot(service.host, level, player_id=e.player_id, budget_seconds=0.2, seed=e.id)
         for e in await service.entries(tid)

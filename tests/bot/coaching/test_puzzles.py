@@ -208,7 +208,7 @@ async def test_a_player_is_never_served_a_puzzle_of_their_own_unfinished_series(
     game = json.loads((DATA / "analysis" / "boxes-3x3-blunder.json").read_text())
     service = await make_service(migrated_sqlite_url)
     try:
-        series = SeriesService(service, listening=False)
+        series = SeriesService(service)
         players = [PlayerRef("local:al", "al"), PlayerRef("local:bo", "bo")]
         _s, mid = await series.create("boxes", players, 3, options=game["options"], rules={"takeback": 0})
         live = service.get(mid)

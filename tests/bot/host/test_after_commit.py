@@ -38,8 +38,8 @@ async def test_a_slow_consequence_never_holds_up_a_move(db_url: str) -> None:
     await host.open()
     await host.service.start()
     slow, heard = Slow(), []
-    host.service.subscribe(slow.on_finished)
-    host.service.subscribe(lambda ev: heard.append((ev.kind, ev.match_id)))  # inline: a face
+    host.bus.subscribe(slow.on_finished, Stage.RECORD)
+    host.bus.subscribe(lambda ev: heard.append((ev.kind, ev.match_id)))  # inline: a face
     try:
         first = await host.service.create_match("boxes", [A, B])
         second = await host.service.create_match("boxes", [C, D])

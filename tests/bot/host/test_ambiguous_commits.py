@@ -16,6 +16,7 @@ from bot.host.service import MatchService
 from bot.store.matches import MatchStore
 from tests.bot.conftest import Recorder
 from tests.bot.host.test_failed_writes import A, B, C, D, assert_logs_replay
+from tests.buses import hear
 
 pytestmark = pytest.mark.looptime
 
@@ -60,7 +61,7 @@ async def lying(migrated_db_url: str) -> Any:
     rec = Recorder()
     store = CommitThenFail(migrated_db_url)
     service = MatchService(store)
-    service.subscribe(rec)
+    hear(service, rec)
     await service.start()
     yield service, store, rec
     await service.close()

@@ -18,6 +18,7 @@ from bot.store.matches import MatchStore
 from bot.wording import reason_text
 from games import registry
 from tests.bot.conftest import Recorder
+from tests.buses import hear
 
 A, B = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 C, D = PlayerRef("c", "carol"), PlayerRef("d", "dave")
@@ -50,7 +51,7 @@ async def flaky(migrated_db_url: str) -> Any:
     rec = Recorder()
     store = FlakyStore(migrated_db_url)
     service = MatchService(store)
-    service.subscribe(rec)
+    hear(service, rec)
     await service.start()
     yield service, store, rec
     await service.close()

@@ -13,6 +13,7 @@ import pytest
 from bot.host.service import MatchService, PlayerRef
 from bot.store.matches import MatchStore
 from tests.bot.conftest import Recorder, make_service
+from tests.buses import hear
 
 ALICE, BOB = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 DAY = 86400
@@ -100,7 +101,7 @@ async def test_overdue_idle_matches_wait_for_the_catch_up_and_a_lost_shard_lets_
         heartbeat_seconds=3600.0,
         wall=lambda: T0 + dt.timedelta(seconds=asyncio.get_running_loop().time()),
     )
-    service.subscribe(rec)
+    hear(service, rec)
     service.caught_up.clear()  # as Discord does: the rooms are read back first
     assert sorted(await service.start()) == [one, other]
     await asyncio.sleep(60)

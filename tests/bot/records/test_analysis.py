@@ -25,6 +25,7 @@ from bot.wording.review import analysing
 from games.analysis import VERDICTS, boxes_verdict, by_limits
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder, make_service
+from tests.buses import bus_of
 
 DATA = TEST_DATA / "analysis"
 EXAMPLES = json.loads((DATA / "examples.json").read_text())["examples"]
@@ -109,7 +110,7 @@ async def test_worker_stores_the_analysis_without_holding_up_the_last_move(
     host: tuple[MatchService, Recorder],
 ) -> None:
     service, _rec = host
-    worker = start_analysis_worker(service, catch_up=False)
+    worker = start_analysis_worker(service, bus_of(service).subscribe, catch_up=False)
     try:
         moves = BOXES_GAME["moves"]
         mid = await _play(service, "boxes", BOXES_GAME["options"], moves[:-1])
@@ -170,7 +171,7 @@ async def test_on_demand_analysis_is_computed_once_then_read(host: tuple[MatchSe
 async def test_the_worker_ignores_other_events_and_closes_cleanly(host: tuple[MatchService, Recorder]) -> None:
     service, _rec = host
     worker = AnalysisWorker(service.store)
-    worker.attach(service)
+    worker.attach(bus_of(service).subscribe)
     mid = await _play(service, "boxes", BOXES_GAME["options"], BOXES_GAME["moves"][:2])
     assert worker.pending == set()
     await worker.close()

@@ -16,13 +16,14 @@ from bot.tournaments.rounds import Game
 from bot.tournaments.service import TournamentService
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.series.test_series_core import PLAYERS, play_one_box
+from tests.buses import following
 
 pytestmark = pytest.mark.looptime
 
 
 async def test_a_series_game_says_its_number_and_the_score_before_it(migrated_db_url: str) -> None:
     service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series = SeriesService(service)
+    series = SeriesService(service, hear=following(service))
     readers = build_readers(service.store)
     try:
         _made, first = await series.create("boxes", PLAYERS, 3, options={"rows": 1, "cols": 1})
@@ -52,6 +53,7 @@ async def test_a_series_game_says_its_number_and_the_score_before_it(migrated_db
 async def test_a_tournament_game_says_its_round_and_board(migrated_db_url: str) -> None:
     host = await make_service(migrated_db_url)
     service = TournamentService(host)
+    service.hear = following(host)
     await service.start()
     readers = build_readers(host.store)
     try:

@@ -24,6 +24,7 @@ from bot.records.pagetoken import page_url, sign, valid
 from bot.store.guilds import GuildSettingsStore
 from tests import DATA
 from tests.bot.conftest import Recorder
+from tests.buses import following
 
 CASE = json.loads((DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
 HOSTILE = CASE["players"][0]
@@ -225,6 +226,7 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
     host = await make_service(migrated_db_url)
     host.room_privacy = lambda _room: private  # the tournament's games open in private rooms, or public ones
     service = TournamentService(host)
+    service.hear = following(host)
     await service.start()
     try:
         tid = await service.create("Spring <Cup>", "boxes", "elimination", options={"rows": 2, "cols": 2})

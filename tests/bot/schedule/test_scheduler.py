@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.compose import Stage
 from bot.host.events import EventKind, HostEvent
 from bot.host.match import PlayerRef
 from bot.host.service import MatchService
@@ -19,6 +20,7 @@ from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
 from bot.schedule.core import RETURN_GRACE_S, STALE_S
 from bot.wording.schedule import result_line, say
 from tests.bot.conftest import Recorder, make_service
+from tests.buses import hear
 
 pytestmark = pytest.mark.looptime
 
@@ -66,7 +68,7 @@ class Rig:
 def make_scheduler(service: MatchService, events: Events, wall: Callable[[], dt.datetime]) -> Scheduler:
     scheduler = Scheduler(ScheduleStore(service.store.engine), service, wall=wall, poll_seconds=None)
     scheduler.publish = events
-    service.subscribe(scheduler.on_host_event)
+    hear(service, scheduler.on_host_event, Stage.FOLLOW)
     return scheduler
 
 
@@ -304,9 +306,9 @@ async def test_no_show_forfeit_publishes_the_finished_event_and_is_rated_at_once
     from bot.ratings.service import Ratings
 
     ratings = Ratings(rig.service.store, clock=rig.wall)
-    ratings.attach(rig.service)
+    hear(rig.service, ratings.on_finished, Stage.RECORD)
     heard: list[tuple[dt.datetime, Any]] = []
-    rig.service.subscribe(lambda ev: heard.append((rig.wall(), ev)) if ev.kind == "finished" else None)
+    hear(rig.service, lambda ev: heard.append((rig.wall(), ev)) if ev.kind == "finished" else None)
     s = await schedule(rig, hours=1)
     await until(rig, s.at - dt.timedelta(minutes=2))
     await rig.scheduler.check_in(s.id, BOB.id)
@@ -393,7 +395,7 @@ async def test_killed_between_claim_and_match_starts_once(rig: Rig) -> None:
     await first.close()  # killed in the middle
     second_events = Events(rig.wall)
     second = _other(rig, events=second_events)
-    rig.service.subscribe(second.on_host_event)
+    hear(rig.service, second.on_host_event, Stage.FOLLOW)
     try:
         await second.start()
         await until(rig, s.at + dt.timedelta(minutes=4))

@@ -19,6 +19,7 @@ from bot.series import SeriesService
 from bot.series.rematch import Click, Offer, Rematches, offer_key
 from bot.types import MatchStatus
 from tests.bot.conftest import make_service
+from tests.buses import following
 
 pytestmark = pytest.mark.looptime
 
@@ -54,7 +55,13 @@ async def process(url: str) -> Process:
     wall = virtual_wall()
     service = await make_service(url, heartbeat_seconds=3600, wall=wall)
     jobs = JobQueue(service.store.engine, clock=wall, scope=Scope(local=False), poll_s=None)
-    p = Process(service, jobs, Rematches(service, SeriesService(service), jobs), Confirmations(service, jobs), [])
+    p = Process(
+        service,
+        jobs,
+        Rematches(service, SeriesService(service, hear=following(service)), jobs),
+        Confirmations(service, jobs),
+        [],
+    )
 
     async def offer_lapsed(offer: Offer) -> None:
         p.lapsed.append(f"rematch:{offer.match_id}")

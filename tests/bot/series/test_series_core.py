@@ -9,6 +9,7 @@ from bot.host.service import MatchService, PlayerRef
 from bot.series import DRAW, SeriesNews, SeriesService
 from bot.series.core import Series
 from tests.bot.conftest import Recorder, make_service
+from tests.buses import following
 
 ONE_BOX = ["A1-B1", "A1-A2", "B1-B2", "A2-B2"]
 PLAYERS = [PlayerRef("a", "alice"), PlayerRef("b", "bob")]
@@ -31,7 +32,7 @@ def news_log(series: SeriesService) -> list[SeriesNews]:
 @pytest.mark.looptime
 async def test_best_of_3_alternates_and_stops_once_decided(migrated_db_url: str) -> None:
     service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series = SeriesService(service)
+    series = SeriesService(service, hear=following(service))
     heard = news_log(series)
     try:
         made, first = await series.create("boxes", PLAYERS, 3, options={"rows": 1, "cols": 1}, channel_id=7)
@@ -58,7 +59,7 @@ async def test_best_of_3_alternates_and_stops_once_decided(migrated_db_url: str)
 @pytest.mark.looptime
 async def test_a_new_process_scores_a_game_that_ended_unheard_and_opens_the_next(migrated_db_url: str) -> None:
     s1 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series1 = SeriesService(s1)
+    series1 = SeriesService(s1, hear=following(s1))
     _made, first = await series1.create("boxes", PLAYERS, 5, options={"rows": 1, "cols": 1}, first=2)
     series1._by_match.clear()  # the process stops listening just before game 1 ends
     await play_one_box(s1, first)
@@ -67,7 +68,7 @@ async def test_a_new_process_scores_a_game_that_ended_unheard_and_opens_the_next
     await s1.close()
     await s1.store.close()
     s2 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series2 = SeriesService(s2)
+    series2 = SeriesService(s2, hear=following(s2))
     heard = news_log(series2)
     try:
         await series2.start()

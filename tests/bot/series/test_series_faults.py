@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from bot.series import SeriesService
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.series.test_series_core import PLAYERS, play_one_box
+from tests.buses import following
 
 
 class LostScore(SeriesService):
@@ -35,7 +36,7 @@ class LostScore(SeriesService):
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])
 async def test_a_lost_score_is_stored_once_and_the_next_game_opens_once(migrated_db_url: str, fault: str) -> None:
     service = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series = LostScore(service)
+    series = LostScore(service, hear=following(service))
     series.fault = fault
     try:
         made, first = await series.create("boxes", PLAYERS, 3, options={"rows": 1, "cols": 1})
@@ -54,7 +55,7 @@ async def test_a_lost_score_is_stored_once_and_the_next_game_opens_once(migrated
 @pytest.mark.looptime
 async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_next_start(migrated_db_url: str) -> None:
     s1 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series1 = LostScore(s1)
+    series1 = LostScore(s1, hear=following(s1))
     series1.fault = "ambiguous"
     made, first = await series1.create("boxes", PLAYERS, 3, options={"rows": 1, "cols": 1})
     await play_one_box(s1, first)
@@ -64,7 +65,7 @@ async def test_a_score_stored_just_before_a_crash_opens_the_next_game_at_the_nex
     await s1.store.close()
     stored = None
     s2 = await make_service(migrated_db_url, Recorder(), heartbeat_seconds=3600)
-    series2 = SeriesService(s2)
+    series2 = SeriesService(s2, hear=following(s2))
     try:
         stored = await series2.get(made.id)
         assert stored is not None and stored.results == (2,) and stored.matches == (first,)

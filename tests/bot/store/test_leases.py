@@ -14,6 +14,7 @@ from sqlalchemy import select
 from bot.host.service import MatchService, PlayerRef
 from bot.store.leases import Fencing, LeaseLost, LeaseTable, db_now
 from bot.store.matches import MatchStore
+from tests.buses import hear
 
 A, B, C, D = PlayerRef("a", "alice"), PlayerRef("b", "bob"), PlayerRef("c", "carol"), PlayerRef("d", "dave")
 G0, G1 = (2 << 22) + 1, (3 << 22) + 1  # guilds on shard 0 and shard 1 of 2
@@ -129,7 +130,7 @@ async def test_letting_go_never_cancels_a_timer_inside_its_action(store: MatchSt
                 await conn.execute(select(1))
             finished.append(ev.match_id)
 
-    service.subscribe(slow_listener)
+    hear(service, slow_listener)
     try:
         mid = await service.create_match("boxes", [A, B], guild_id=G0, clock={"move": 5.0, "reserve": 60.0})
         armed.append(True)

@@ -16,6 +16,7 @@ from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentService
 from tests.bot.conftest import make_service
 from tests.bot.tournaments.test_service import OPTIONS, _field, _finish_round
+from tests.buses import following
 
 pytestmark = pytest.mark.looptime
 
@@ -40,6 +41,7 @@ class LostResult(TournamentService):
 async def test_a_lost_result_is_recorded_once_and_the_tournament_goes_on(migrated_db_url: str, fault: str) -> None:
     host = await make_service(migrated_db_url)
     service = LostResult(host)
+    service.hear = following(host)
     service.fault = fault
     await service.start()
     try:

@@ -18,6 +18,7 @@ from bot.store.matches import MatchStore
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentEvent, TournamentService
 from bot.types import MatchStatus
+from tests.buses import following
 
 pytestmark = pytest.mark.looptime
 
@@ -46,6 +47,7 @@ async def test_a_no_show_forfeit_stores_one_match_for_its_pairing(migrated_db_ur
     host = MatchService(store, heartbeat_seconds=86400.0)
     await host.start()
     service = TournamentService(host, wall=loop_wall())
+    service.hear = following(host)
     told: list[TournamentEvent] = []
     service.publish = told.append
     await service.start()

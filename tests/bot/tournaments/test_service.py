@@ -16,6 +16,7 @@ from bot.tournaments.rounds import Bye, Format, Game, Result
 from bot.tournaments.service import TournamentEvent, TournamentRefused, TournamentService
 from tests.bot.conftest import make_service
 from tests.bot.tournaments import refused
+from tests.buses import following
 
 pytestmark = pytest.mark.looptime
 
@@ -40,6 +41,7 @@ class Events:
 async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
     host = await make_service(migrated_db_url)
     service = TournamentService(host)
+    service.hear = following(host)
     events = Events()
     service.publish = events
     await service.start()
@@ -250,6 +252,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
         await a._record_match(mid)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
     b = TournamentService(host_b)
+    b.hear = following(host_b)
     outcomes = await asyncio.gather(a.pair_next_round(tid), b.pair_next_round(tid), return_exceptions=True)
     assert sorted(type(o).__name__ for o in outcomes) == ["TournamentRefused", "int"]
     assert [g.round for g in await a.games(tid)].count(2) == 2
@@ -260,6 +263,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     await host_a.store.close()
     host_c = await make_service(migrated_db_url)
     c = TournamentService(host_c)
+    c.hear = following(host_c)
     await c.start()
     try:
         assert len(await _running(c, tid)) == 2

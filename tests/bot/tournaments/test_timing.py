@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from sqlalchemy import func, select, update
 
+from bot.compose import Stage
 from bot.host.service import MatchService
 from bot.jobs import JobQueue
 from bot.ratings.models import PlayerRating
@@ -25,6 +26,7 @@ from bot.tournaments.timer import job_key
 from bot.wording import refusal_text
 from tests.bot.conftest import make_service
 from tests.bot.tournaments import refused
+from tests.buses import following, hear
 
 pytestmark = pytest.mark.looptime
 
@@ -50,6 +52,7 @@ async def host(migrated_db_url: str) -> AsyncIterator[MatchService]:
 
 async def _tour(host: MatchService, wall: Callable[[], dt.datetime] | None = None) -> tuple[TournamentService, Events]:
     service = TournamentService(host, wall=wall or loop_wall())
+    service.hear = following(host)
     events = Events()
     service.publish = events
     await service.start()
@@ -184,7 +187,7 @@ async def test_rounds_start_at_their_scheduled_times(host: MatchService) -> None
 
 async def test_a_rated_tournament_feeds_ratings_and_a_bye_does_not(host: MatchService) -> None:
     ratings = Ratings(host.store)
-    ratings.attach(host)
+    hear(host, ratings.on_finished, Stage.RECORD)
     service, _ = await _tour(host)
     try:
         rated = await service.create("Rated", "boxes", "roundrobin", options=OPTIONS, rated=True)
@@ -220,7 +223,9 @@ async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -
     host_a = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     a = TournamentService(host_a, wall=loop_wall(), instance="a")
+    a.hear = following(host_a)
     b = TournamentService(host_b, wall=loop_wall(), instance="b")
+    b.hear = following(host_b)
     try:
         tid = await a.create("Race", "boxes", "swiss", rounds=1, options=OPTIONS, no_show_s=600)
         await _join(a, tid, 8)
@@ -271,6 +276,7 @@ async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(migr
     host = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     wall = loop_wall()  # one wall clock for both processes
     service = TournamentService(host, wall=wall)
+    service.hear = following(host)
     tid = await service.create(
         "Away", "boxes", "roundrobin", options=OPTIONS, starts_at=service.wall() + dt.timedelta(minutes=10)
     )
@@ -298,6 +304,7 @@ async def test_a_tournaments_times_are_jobs_of_the_one_jobs_runner(host: MatchSe
     wall = loop_wall()
     jobs = JobQueue(host.store.engine, clock=wall)
     service = TournamentService(host, wall=wall, jobs=jobs)
+    service.hear = following(host)
     events = Events()
     service.publish = events
     await service.start()

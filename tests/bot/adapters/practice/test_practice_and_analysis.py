@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.terminal.room import BOT_ID, Room, RoomConfig
+from bot.compose import Stage
 from bot.host.service import HostEvent, MatchService, PlayerRef
 from bot.records.analysis import analyse_match
 from tests import DATA as TEST_DATA
 from tests.bot.conftest import Recorder
+from tests.buses import hear
 
 DATA = TEST_DATA / "host"
 
@@ -65,7 +67,7 @@ async def test_practice_opponent_plays_legal_moves_and_perfect_never_loses(tmp_p
             move = rng.choice(live.ruleset.legal_moves(live.state))
             lines.put_nowait("alice: " + live.ruleset.format(live.state, move))
 
-    room.service.subscribe(on_event)
+    hear(room.service, on_event, Stage.FOLLOW)
     assert await asyncio.wait_for(room.run(lines), 120) == 0
     out.close()
     events = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]

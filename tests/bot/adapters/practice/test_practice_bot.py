@@ -14,10 +14,12 @@ import pytest
 
 from bot.adapters.practice import BOT_ID, PracticeBot, budget_from_env
 from bot.adapters.terminal.room import Room, RoomConfig
+from bot.compose import Stage
 from bot.host.service import HostEvent, PlayerRef
 from bot.store.db import sqlite_url_for
 from games.opponents import pick
 from tests.bot.conftest import Recorder, make_service
+from tests.buses import hear
 
 pytestmark = pytest.mark.looptime
 
@@ -61,7 +63,7 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
             move = pick(live.ruleset, live.state, "random", rng)
             lines.put_nowait("alice: " + live.ruleset.format(live.state, move))
 
-    room.service.subscribe(alice_plays)
+    hear(room.service, alice_plays, Stage.FOLLOW)
     assert await asyncio.wait_for(room.run(lines), 3600) == 0, f"seed {SEED}"
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     assert events[-1]["event"] == "finished", (f"seed {SEED}", events[-3:])
