@@ -62,7 +62,8 @@ USER dmhost
 # The default SQLite database is /data/dmhost.db (DMHOST_DATA_DIR); DMHOST_DATABASE_URL, in the environment or
 # as the secret file /run/secrets/DMHOST_DATABASE_URL, names another (compose.yaml: PostgreSQL). Every process
 # serves /healthz, /readyz and /metrics on DMHOST_METRICS_PORT (127.0.0.1 unless DMHOST_METRICS_HOST says
-# otherwise; `dmhost web` on its own port as well), which the HEALTHCHECK asks: this instance, not the database.
+# otherwise; `dmhost web` on its own port as well), which the HEALTHCHECK asks: this instance, not the database
+# (`--max-age 60` caps the wait for its answer at 10 s, and is the heartbeat's age when asked with `--db`).
 ENV DMHOST_DATA_DIR=/data \
     DMHOST_METRICS_PORT=9100 \
     DMHOST_SOLVER_AOT_DIR=/opt/dmhost/solver \
@@ -70,5 +71,5 @@ ENV DMHOST_DATA_DIR=/data \
     NUMBA_CACHE_DIR=/home/dmhost/.cache/numba
 VOLUME ["/data"]
 # Healthy while this instance answers /healthz: its event loop ticks, its database answers, its leases are held.
-HEALTHCHECK --interval=30s --timeout=20s --start-period=2m --retries=3 CMD ["dmhost", "health"]
+HEALTHCHECK --interval=30s --timeout=20s --start-period=2m --retries=3 CMD ["dmhost", "health", "--max-age", "60"]
 CMD ["dmhost", "run"]

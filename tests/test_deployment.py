@@ -70,6 +70,6 @@ def test_the_image_is_pinned_labelled_and_asks_this_instance() -> None:
     assert dockerfile.count("FROM ${PYTHON_IMAGE}") == 2
     for label in ("title", "description", "version", "licenses", "base.name"):
         assert f"org.opencontainers.image.{label}=" in dockerfile
-    assert 'CMD ["dmhost", "health"]' in dockerfile and "DMHOST_METRICS_PORT=9100" in dockerfile
+    assert 'CMD ["dmhost", "health", "--max-age", "60"]' in dockerfile and "DMHOST_METRICS_PORT=9100" in dockerfile
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
     assert {".env", "secrets"} <= set(ignored)

@@ -73,7 +73,7 @@ if [ "$RUNTIME" = buildah ]; then
     python3 - "$config" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
 c = json.loads(sys.argv[1])["Docker"]["config"]
-ok = (c.get("User") == "dmhost" and (c.get("Healthcheck") or {}).get("Test") == ["CMD", "dmhost", "health"]
+ok = (c.get("User") == "dmhost" and (c.get("Healthcheck") or {}).get("Test") == ["CMD", "dmhost", "health", "--max-age", "60"]
       and c.get("Cmd") == ["dmhost", "run"] and "/data" in (c.get("Volumes") or {}))
 print(("PASS" if ok else "FAIL") + "  config           User, HEALTHCHECK, CMD, /data: " + json.dumps(
     {k: c.get(k) for k in ("User", "Healthcheck", "Cmd", "Volumes")}))
