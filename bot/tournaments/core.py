@@ -1,13 +1,14 @@
-"""What every part of the tournament service shares: its state, the reading of the tournament's own tables
-(`tournaments`, `tournament_entries`, `tournament_games`; each part writes the rows of its own step), the
-writes several parts make, its events, and the hooks by which the parts call each other. The host's tables
-are never touched here: matches go through `MatchService` and `MatchStore`.
+"""The state and storage every collaborator of the tournament service shares: the hooks a face or the
+composition root sets, the reading of the tournament's own tables (`tournaments`, `tournament_entries`,
+`tournament_games`; each collaborator writes the rows of its own step), the writes several of them make, the
+tournament's lock and its events. The host's tables are never touched here: matches go through `MatchService`
+and `MatchStore`.
 
-`TournamentService` (`bot.tournaments.service`) is made of the parts beside this module: `registration`
-(create, join, check in, leave), `running` (start, pairing, the host's hand), `results` (the host's finished
-matches, adjudication, the end), `opening` (each game's room, match or no-show ruling, through the host's
-API), `due` (what falls due: automatic starts, games' start times, no-show rulings) and `timer` (those
-times as durable jobs, `bot.jobs`).
+`TournamentService` (`bot.tournaments.service`) is a façade over objects each given this core and the other
+objects it calls, once, in its constructor (lila's round module is the model): `timer` (what falls due and
+when, as durable jobs), `recording` (a finished match into its game), `pairer` (the next round, the end),
+`opening` (each game's room, match or no-show ruling), `advance` (what a result moves on), `registration`,
+`running` and `results` (the public actions), `due` (doing what falls due, the catch-up, the jobs' handlers).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -45,14 +45,14 @@ from bot.tournaments.model import (
     tournament_of,
 )
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
-from bot.tournaments.rounds import Bye, Pairing, PairingError, Result
+from bot.tournaments.rounds import Bye, Pairing, Result
 from bot.tournaments.standings import Standing, standings
 from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
 
 log = logging.getLogger(__name__)
 
 
-class TournamentCore(ABC):
+class TournamentCore:
     """The shared state and storage of one process's tournament service (see the module's note)."""
 
     def __init__(
@@ -80,73 +80,12 @@ class TournamentCore(ABC):
         self.publish: TournamentListener | None = None
         """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
         self._locks: dict[int, asyncio.Lock] = {}
-        self._opening: dict[int, asyncio.Lock] = {}
         self.hear: Callable[[Callable[[Sequence[HostEvent]], Awaitable[None]]], None] | None = None
-        """How it subscribes to the host's events (`listen`): the root's bus at `Stage.FOLLOW`, set by the root
-        (a test: `functools.partial(bus.subscribe, stage=Stage.FOLLOW)`); None: it hears nothing."""
-        self._listening = False
-        self._own_jobs = jobs is None
+        """How it subscribes to the host's events (`Results.listen`): the root's bus at `Stage.FOLLOW`, set by the
+        root (a test: `functools.partial(bus.subscribe, stage=Stage.FOLLOW)`); None: it hears nothing."""
+        self.own_jobs = jobs is None
         """Without a shared jobs runner the service has one of its own (the terminal, the command lines, tests)."""
         self.jobs = jobs or JobQueue(self.engine, clock=self.wall, poll_s=poll_seconds)
-        self._planning: dict[int, asyncio.Lock] = {}
-        self._task: asyncio.Task[None] | None = None
-        """The retry of an owed result, while one is owed."""
-        self._closed = False
-        self.owed = False
-        """A finished match's result could not be stored (a failed or ambiguous commit): `settle_owed` records it."""
-
-    # -- the parts' hooks (each is defined by one part; the others call it) -------------------
-    @abstractmethod
-    def listen(self) -> None:
-        """Subscribe to the host's events (`results`)."""
-
-    @abstractmethod
-    async def settle_owed(self) -> None:
-        """Record a result that could not be stored (`results`)."""
-
-    @abstractmethod
-    async def catch_up(self, *, give_back: bool = True) -> None:
-        """Every running tournament this process owns, caught up (`timer`; `give_back`: see `Due.catch_up`)."""
-
-    @abstractmethod
-    async def _due_changed(self, tid: int, *, soon: bool = False) -> None:
-        """Something of `tid` may fall due sooner than the timer knows (`soon`: look at it again now) (`timer`)."""
-
-    @abstractmethod
-    async def _round_reminders(self, tid: int, number: int, starts: dt.datetime) -> None:
-        """Plan the pings before a round's games start (`timer`)."""
-
-    @abstractmethod
-    def _owe(self) -> None:
-        """A result the database did not take: `settle_owed` is tried again until it succeeds (`timer`)."""
-
-    @abstractmethod
-    async def _catch_up(self, tid: int) -> None:
-        """Unheard results, matches to open, rounds to pair, for one tournament (`timer`)."""
-
-    @abstractmethod
-    async def start_tournament(self, tid: int, by: str | None = None, *, left: Sequence[str] = ()) -> None:
-        """Close sign-up, seed, pair round 1 and open its matches (`running`)."""
-
-    @abstractmethod
-    async def _pair_locked(self, tid: int) -> int:
-        """Pair the next round under the tournament's lock (`running`)."""
-
-    @abstractmethod
-    async def _record_match(self, match_id: int) -> int | None:
-        """Read a finished match into its game (`results`)."""
-
-    @abstractmethod
-    async def _advance(self, tid: int) -> None:
-        """After a result: a rematch, the next round or the end (`results`)."""
-
-    @abstractmethod
-    async def _finish(self, t: Tournament, unpaired: PairingError | None = None) -> None:
-        """The end (`results`)."""
-
-    @abstractmethod
-    async def _open_matches(self, tid: int) -> None:
-        """Open (or rule) every game of the round that is due (`opening`)."""
 
     # -- reading -------------------------------------------------------------------
     async def get(self, tid: int) -> Tournament:
@@ -257,13 +196,14 @@ class TournamentCore(ABC):
         return await self.get(int(row.tournament_id)), game_of(row)
 
     # -- writing -------------------------------------------------------------------
-    async def _set_result(self, game_id: int, result: Result, by: str | None, *, forfeit: bool = False) -> None:
+    async def set_result(self, game_id: int, result: Result, by: str | None, *, forfeit: bool = False) -> None:
+        """A game's result, as decided (by a host, a withdrawal), over whatever it had."""
         async with self.engine.begin() as conn:
             await conn.execute(
                 update(GAMES).where(GAMES.c.id == game_id).values(result=result.value, decided_by=by, forfeit=forfeit)
             )
 
-    async def _record_results(self, results: Sequence[tuple[int, Result]]) -> None:
+    async def record_results(self, results: Sequence[tuple[int, Result]]) -> None:
         """Finished matches' results into their games, in one transaction; a game already decided (a host's
         decision, or the same result delivered before) is left as it is."""
         async with self.engine.begin() as conn:
@@ -274,7 +214,8 @@ class TournamentCore(ABC):
                     .values(result=result.value, decided_by=None, forfeit=False)
                 )
 
-    async def _move_status(self, tid: int, old: str, new: str) -> bool:
+    async def move_status(self, tid: int, old: str, new: str) -> bool:
+        """The tournament's status from `old` to `new`; False: it was not `old` (any more)."""
         async with self.engine.begin() as conn:
             done = await conn.execute(
                 update(TOURNAMENTS)
@@ -283,13 +224,14 @@ class TournamentCore(ABC):
             )
         return bool(done.rowcount == 1)
 
-    async def _append_seed(self, tid: int, eid: int) -> None:
+    async def append_seed(self, tid: int, eid: int) -> None:
+        """A late entry joins the seeds, last."""
         async with self.engine.begin() as conn:
             seeds = (await conn.execute(select(TOURNAMENTS.c.seeds).where(TOURNAMENTS.c.id == tid))).scalar_one()
             await conn.execute(update(TOURNAMENTS).where(TOURNAMENTS.c.id == tid).values(seeds=[*seeds, eid]))
 
     @staticmethod
-    async def _insert(
+    async def insert(
         conn: AsyncConnection,
         tid: int,
         number: int,
@@ -297,6 +239,7 @@ class TournamentCore(ABC):
         pairings: Sequence[Pairing],
         starts_at: dt.datetime,
     ) -> None:
+        """A round's pairings (from board `first_board` on) as games, in the caller's transaction."""
         rows: list[dict[str, Any]] = []
         for board, p in enumerate(pairings, start=first_board):
             if isinstance(p, Bye):
@@ -331,10 +274,12 @@ class TournamentCore(ABC):
             await conn.execute(GAMES.insert(), rows)
 
     # -- plumbing ------------------------------------------------------------------
-    def _lock(self, tid: int) -> asyncio.Lock:
+    def lock(self, tid: int) -> asyncio.Lock:
+        """The tournament's lock in this process: one pairing (or advance) at a time."""
         return self._locks.setdefault(tid, asyncio.Lock())
 
-    async def _emit(self, tid: int, kind: TournamentEventKind, data: dict[str, Any]) -> None:
+    async def emit(self, tid: int, kind: TournamentEventKind, data: dict[str, Any]) -> None:
+        """Tell the tournament's event to `publish` (a listener's failure is logged, never raised)."""
         ev = TournamentEvent(tid, kind, data)
         if self.publish is None:
             return

@@ -30,7 +30,7 @@ from bot.tournaments.model import (
     Tournament,
     TournamentEventKind,
 )
-from bot.tournaments.refusals import RefusalCode, TournamentRefused
+from bot.tournaments.recording import Recorder
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.tables import ENTRIES, GAMES
 
@@ -47,82 +47,59 @@ def waits_for_both(t: Tournament, round_number: int) -> bool:
     return (t.clock or {}).get("kind") != "correspondence"
 
 
-class MatchOpening(TournamentCore):
-    """Per-game check-in, rooms, matches and no-show rulings."""
+class Opening:
+    """Each game's room, then its match or its no-show ruling, opened once across processes."""
 
-    async def check_in_game(self, game_id: int, player_id: str) -> StoredGame:
-        """A player says "I'm here" for a game of a round; its match opens at once when both are here and its
-        start time has come."""
-        t, g = await self.game(game_id)
-        p = g.pairing
-        entries = {e.id: e for e in await self.entries(t.id)}
-        if not isinstance(p, Game):
-            raise TournamentRefused(RefusalCode.BYE_NO_CHECKIN, game=g.id)
-        seat = next((i for i, e in enumerate((p.white, p.black)) if entries[e].player_id == player_id), None)
-        if seat is None:
-            raise TournamentRefused(RefusalCode.NOT_IN_GAME, game=g.id)
-        if t.status not in (RUNNING, PAUSED) or p.result is not None or g.match_id is not None:
-            raise TournamentRefused(RefusalCode.GAME_NOT_WAITING, game=g.id)
-        column = GAMES.c.here_white if seat == 0 else GAMES.c.here_black
-        async with self.engine.begin() as conn:
-            done = await conn.execute(
-                update(GAMES)
-                .where(and_(GAMES.c.id == g.id, column.is_(None), GAMES.c.match_id.is_(None)))
-                .values({column.name: self.wall()})
-            )
-        if done.rowcount != 1:
-            raise TournamentRefused(RefusalCode.GAME_ALREADY_HERE, game=g.id)
-        name = entries[p.white if seat == 0 else p.black].name
-        await self._emit(
-            t.id,
-            TournamentEventKind.GAME_CHECKED_IN,
-            {"game": g.id, "room": g.room_id, "player": player_id, "name": name},
-        )
-        await self._open_matches(t.id)
-        _, g = await self.game(game_id)
-        return g
+    def __init__(self, core: TournamentCore, recorder: Recorder) -> None:
+        self.core = core
+        self.recorder = recorder
+        self._passes: dict[int, asyncio.Lock] = {}
 
-    async def _open_matches(self, tid: int) -> None:
+    def busy(self, tid: int) -> bool:
+        """Whether a pass over the tournament's games runs now in this process (`open`)."""
+        lock = self._passes.get(tid)
+        return lock is not None and lock.locked()
+
+    async def open(self, tid: int) -> bool:
         """Every game of the round still without a match: its room first; then its match, once its time has
         come and (with a per-game check-in) both players are here; or its no-show ruling once the wait is over.
-        Each game is claimed first, so only one process opens (or rules) it."""
-        async with self._opening.setdefault(tid, asyncio.Lock()):  # one pass at a time here: one room a game
-            decided = await self._open_locked(tid)
-        if decided:
-            await self._advance(tid)
+        Each game is claimed first, so only one process opens (or rules) it. True when a game got its result
+        (the tournament moves on: `Advancer.open_matches`)."""
+        async with self._passes.setdefault(tid, asyncio.Lock()):  # one pass at a time here: one room a game
+            return await self._open_locked(tid)
 
     async def _open_locked(self, tid: int) -> bool:
-        t = await self.get(tid)
+        t = await self.core.get(tid)
         if t.status not in (RUNNING, PAUSED):
             return False
-        entries = {e.id: e for e in await self.entries(tid)}
+        entries = {e.id: e for e in await self.core.entries(tid)}
         decided = False
-        for g in await self.games(tid):
+        for g in await self.core.games(tid):
             p = g.pairing
             if not isinstance(p, Game) or p.result is not None or g.match_id not in (None, OPENING):
                 continue
-            if g.match_id is None and g.room_id is None and self.open_room is not None:
+            if g.match_id is None and g.room_id is None and self.core.open_room is not None:
                 g = await self._give_room(t, g, p, entries)
             decided |= await self._settle_game(t, g, p, entries)
         return decided
 
     async def _give_room(self, t: Tournament, g: StoredGame, p: Game, entries: Mapping[int, Entry]) -> StoredGame:
         """A game's room, from the adapter, stored once (it takes the players' check-in before the match)."""
-        assert self.open_room is not None
-        room = await self.open_room(t, entries[p.white], entries[p.black])
+        assert self.core.open_room is not None
+        room = await self.core.open_room(t, entries[p.white], entries[p.black])
         if room is None:
             return g
-        async with self.engine.begin() as conn:
+        async with self.core.engine.begin() as conn:
             done = await conn.execute(
                 update(GAMES).where(and_(GAMES.c.id == g.id, GAMES.c.room_id.is_(None))).values(room_id=room)
             )
         if done.rowcount != 1:
-            return (await self.game(g.id))[1]
+            return (await self.core.game(g.id))[1]
         g = replace(g, room_id=room)
         deadline = None
         if t.no_show_s is not None and g.starts_at is not None:
             deadline = g.starts_at + dt.timedelta(seconds=t.no_show_s)
-        await self._emit(
+        await self.core.emit(
             t.id,
             TournamentEventKind.GAME_ROOM,
             {
@@ -142,7 +119,7 @@ class MatchOpening(TournamentCore):
 
     async def _settle_game(self, t: Tournament, g: StoredGame, p: Game, entries: Mapping[int, Entry]) -> bool:
         """Open the game's match, or rule a no-show, if it is due; True when the game got a result."""
-        now = self.wall()
+        now = self.core.wall()
         starts = g.starts_at or now
         if starts > now:
             return False
@@ -162,9 +139,9 @@ class MatchOpening(TournamentCore):
         channel = g.room_id or t.channel_id
         found = await self._created_since(t, players, after) if g.match_id == OPENING else None
         if found is not None:  # a stopped process created it after its claim, and stopped before noting it
-            async with self.engine.begin() as conn:
+            async with self.core.engine.begin() as conn:
                 await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=found))
-            await self._record_match(found)
+            await self.recorder.record_match(found)
             return True
         winner = 1 if g.here[0] is not None else 2
         result = Result.WHITE if winner == 1 else Result.BLACK
@@ -173,7 +150,7 @@ class MatchOpening(TournamentCore):
             """In the transaction that stores the forfeit: the game's result, on this process's claim only."""
             ruled = await conn.execute(
                 update(GAMES)
-                .where(and_(GAMES.c.id == g.id, GAMES.c.match_id == OPENING, GAMES.c.opening_by == self.instance))
+                .where(and_(GAMES.c.id == g.id, GAMES.c.match_id == OPENING, GAMES.c.opening_by == self.core.instance))
                 .values(match_id=match_id, result=result.value, forfeit=True, decided_by="no_show")
             )
             if ruled.rowcount != 1:
@@ -184,7 +161,7 @@ class MatchOpening(TournamentCore):
 
         try:
             if no_show:
-                mid = await self.host.record_forfeit(
+                mid = await self.core.host.record_forfeit(
                     t.game,
                     players,
                     winner,
@@ -199,7 +176,7 @@ class MatchOpening(TournamentCore):
                     also=rule_game,  # the forfeit match and the game's result: both stored, or neither
                 )
             else:
-                mid = await self.host.create_match(
+                mid = await self.core.host.create_match(
                     t.game,
                     players,
                     options=t.options,
@@ -221,21 +198,25 @@ class MatchOpening(TournamentCore):
             if stood is not None:
                 mid = stood  # the forfeit was stored after all (its commit was only reported lost)
             else:
-                async with self.engine.begin() as conn:  # still our claim, nothing stored: give it back
+                async with self.core.engine.begin() as conn:  # still our claim, nothing stored: give it back
                     await conn.execute(
                         update(GAMES)
                         .where(
-                            and_(GAMES.c.id == g.id, GAMES.c.match_id == OPENING, GAMES.c.opening_by == self.instance)
+                            and_(
+                                GAMES.c.id == g.id,
+                                GAMES.c.match_id == OPENING,
+                                GAMES.c.opening_by == self.core.instance,
+                            )
                         )
                         .values(match_id=None, opening_after=None)
                     )
                 return False
         if not no_show:
-            async with self.engine.begin() as conn:
+            async with self.core.engine.begin() as conn:
                 await conn.execute(update(GAMES).where(GAMES.c.id == g.id).values(match_id=mid))
             return False
         absent = black if winner == 1 else white
-        await self._emit(
+        await self.core.emit(
             t.id,
             TournamentEventKind.NO_SHOW,
             {
@@ -256,7 +237,7 @@ class MatchOpening(TournamentCore):
 
     async def _ruled_here(self, game_id: int) -> int | None:
         """The forfeit match of a game this process ruled a no-show on its own claim, if it is stored."""
-        async with self.engine.connect() as conn:
+        async with self.core.engine.connect() as conn:
             found = (
                 await conn.execute(
                     select(GAMES.c.match_id).where(
@@ -264,7 +245,7 @@ class MatchOpening(TournamentCore):
                             GAMES.c.id == game_id,
                             GAMES.c.result.is_not(None),
                             GAMES.c.decided_by == "no_show",
-                            GAMES.c.opening_by == self.instance,
+                            GAMES.c.opening_by == self.core.instance,
                             GAMES.c.match_id > 0,
                         )
                     )
@@ -275,8 +256,8 @@ class MatchOpening(TournamentCore):
     async def _claim(self, game_id: int, now: dt.datetime) -> int | None:
         """Claim a game to open its match: the highest match id before the first claim (None: not ours)."""
         stale = now - dt.timedelta(seconds=STALE_S)
-        top = await self.host.store.latest_id()  # read before the claim: a match its winner creates is newer
-        async with self.engine.begin() as conn:
+        top = await self.core.host.store.latest_id()  # read before the claim: a match its winner creates is newer
+        async with self.core.engine.begin() as conn:
             holder = (await conn.execute(select(GAMES.c.opening_by).where(GAMES.c.id == game_id))).scalar()
             if gone(holder):  # its process was killed on this machine: no need to wait for the stale time
                 stale = now + dt.timedelta(seconds=1)
@@ -294,7 +275,7 @@ class MatchOpening(TournamentCore):
                 )
                 .values(
                     match_id=OPENING,
-                    opening_by=self.instance,
+                    opening_by=self.core.instance,
                     opening_at=now,
                     opening_after=func.coalesce(GAMES.c.opening_after, top),
                 )
@@ -306,4 +287,4 @@ class MatchOpening(TournamentCore):
 
     async def _created_since(self, t: Tournament, players: Sequence[PlayerRef], after: int) -> int | None:
         """The match of these two players (in their seats) in this server created after match `after`, if any."""
-        return await self.host.store.first_between([p.id for p in players], t.guild_id, after)
+        return await self.core.host.store.first_between([p.id for p in players], t.guild_id, after)

@@ -1,5 +1,6 @@
 """Sign-up: a tournament is created, players join (late, into a Swiss with rounds to go), check in before the
-start, and leave (before the start) or withdraw (after it, forfeiting the round's open games)."""
+start (and, with a per-game check-in, before each game), and leave (before the start) or withdraw (after it,
+forfeiting the round's open games)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy import and_, func, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.host.match import HostError, PlayerRef, new_live
+from bot.tournaments.advance import Advancer
 from bot.tournaments.core import TournamentCore
 from bot.tournaments.model import (
     CANCELLED,
@@ -22,20 +24,27 @@ from bot.tournaments.model import (
     SEEDINGS,
     SIGNUP,
     Entry,
+    StoredGame,
     Tournament,
     TournamentEventKind,
 )
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Format, Game, Result
 from bot.tournaments.tables import ENTRIES, GAMES, TOURNAMENTS
+from bot.tournaments.timer import Timer
 from bot.types import withdrawal_by
 
 MAX_PRIZE = 100
 """The longest prize text (a scheduled DM's prize has the same bound)."""
 
 
-class Registration(TournamentCore):
+class Registration:
     """Creating a tournament, joining, checking in, leaving and withdrawing."""
+
+    def __init__(self, core: TournamentCore, timer: Timer, advancer: Advancer) -> None:
+        self.core = core
+        self.timer = timer
+        self.advancer = advancer
 
     async def create(
         self,
@@ -72,7 +81,7 @@ class Registration(TournamentCore):
         (lichess's rule: a player who misses a game is withdrawn at the next pairing unless they confirm they
         play on, `stay`) or None (they play on)."""
         name = name.strip()
-        now = self.wall()
+        now = self.core.wall()
         if starts_at is not None and starts_at <= now:
             raise TournamentRefused(RefusalCode.START_PAST)
         for setting, value in (("checkin", checkin_s), ("no_show", no_show_s), ("round_every", round_every_s)):
@@ -107,7 +116,7 @@ class Registration(TournamentCore):
             live = new_live(game, [PlayerRef("1", "1"), PlayerRef("2", "2")], options, clock, rules, 1, None)
         except HostError as exc:
             raise TournamentRefused(exc.refusal) from None
-        async with self.engine.begin() as conn:
+        async with self.core.engine.begin() as conn:
             tid = (
                 await conn.execute(
                     TOURNAMENTS.insert().values(
@@ -140,59 +149,91 @@ class Registration(TournamentCore):
                     )
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
-        await self._emit(
+        await self.core.emit(
             int(tid), TournamentEventKind.CREATED, {"name": name, "game": live.ruleset.id, "format": fmt.value}
         )
         if starts_at is not None:
-            await self._due_changed(int(tid))
+            await self.timer.changed(int(tid))
         return int(tid)
 
     async def check_in(self, tid: int, player_id: str) -> Entry:
         """A player says "I'm here" for the tournament (before the start, in its check-in window)."""
-        t = await self.get(tid)
+        t = await self.core.get(tid)
         if t.checkin_s is None:
             raise TournamentRefused(RefusalCode.NO_CHECKIN, name=t.name)
         if t.status != SIGNUP:
             raise TournamentRefused(RefusalCode.CHECKIN_OVER, name=t.name)
         opens = t.checkin_opens()
-        if opens is not None and self.wall() < opens:
+        if opens is not None and self.core.wall() < opens:
             raise TournamentRefused(RefusalCode.CHECKIN_EARLY, name=t.name, opens=opens)
-        entry = next((e for e in await self.entries(tid) if e.player_id == player_id and not e.withdrawn), None)
+        entry = next((e for e in await self.core.entries(tid) if e.player_id == player_id and not e.withdrawn), None)
         if entry is None:
             raise TournamentRefused(RefusalCode.NOT_JOINED, name=t.name)
-        async with self.engine.begin() as conn:
+        async with self.core.engine.begin() as conn:
             done = await conn.execute(
                 update(ENTRIES)
                 .where(and_(ENTRIES.c.id == entry.id, ENTRIES.c.checked_in_at.is_(None)))
-                .values(checked_in_at=self.wall())
+                .values(checked_in_at=self.core.wall())
             )
         if done.rowcount != 1:
             raise TournamentRefused(RefusalCode.ALREADY_HERE, name=t.name)
-        await self._emit(tid, TournamentEventKind.CHECKED_IN, {"player": player_id, "name": entry.name})
+        await self.core.emit(tid, TournamentEventKind.CHECKED_IN, {"player": player_id, "name": entry.name})
         return Entry(entry.id, entry.player_id, entry.name, False, True)
+
+    async def check_in_game(self, game_id: int, player_id: str) -> StoredGame:
+        """A player says "I'm here" for a game of a round; its match opens at once when both are here and its
+        start time has come."""
+        t, g = await self.core.game(game_id)
+        p = g.pairing
+        entries = {e.id: e for e in await self.core.entries(t.id)}
+        if not isinstance(p, Game):
+            raise TournamentRefused(RefusalCode.BYE_NO_CHECKIN, game=g.id)
+        seat = next((i for i, e in enumerate((p.white, p.black)) if entries[e].player_id == player_id), None)
+        if seat is None:
+            raise TournamentRefused(RefusalCode.NOT_IN_GAME, game=g.id)
+        if t.status not in (RUNNING, PAUSED) or p.result is not None or g.match_id is not None:
+            raise TournamentRefused(RefusalCode.GAME_NOT_WAITING, game=g.id)
+        column = GAMES.c.here_white if seat == 0 else GAMES.c.here_black
+        async with self.core.engine.begin() as conn:
+            done = await conn.execute(
+                update(GAMES)
+                .where(and_(GAMES.c.id == g.id, column.is_(None), GAMES.c.match_id.is_(None)))
+                .values({column.name: self.core.wall()})
+            )
+        if done.rowcount != 1:
+            raise TournamentRefused(RefusalCode.GAME_ALREADY_HERE, game=g.id)
+        name = entries[p.white if seat == 0 else p.black].name
+        await self.core.emit(
+            t.id,
+            TournamentEventKind.GAME_CHECKED_IN,
+            {"game": g.id, "room": g.room_id, "player": player_id, "name": name},
+        )
+        await self.advancer.open_matches(t.id)
+        _, g = await self.core.game(game_id)
+        return g
 
     def _late_entry_open(self, t: Tournament) -> bool:
         return t.format is Format.SWISS and t.status in (RUNNING, PAUSED) and t.round < (t.rounds or 0)
 
     async def join(self, tid: int, player_id: str, name: str) -> int:
         """Enter a player (late entry: a Swiss with rounds still to pair); returns their entry number."""
-        t = await self.get(tid)
+        t = await self.core.get(tid)
         if t.status != SIGNUP and not self._late_entry_open(t):
             raise TournamentRefused(RefusalCode.SIGNUP_CLOSED, name=t.name)
-        if t.status == SIGNUP and t.signup_closes_at is not None and self.wall() >= t.signup_closes_at:
+        if t.status == SIGNUP and t.signup_closes_at is not None and self.core.wall() >= t.signup_closes_at:
             raise TournamentRefused(RefusalCode.SIGNUP_CLOSED_AT, name=t.name, at=t.signup_closes_at)
-        entries = await self.entries(tid)
+        entries = await self.core.entries(tid)
         if any(e.player_id == player_id for e in entries):
             raise TournamentRefused(RefusalCode.ALREADY_JOINED, player=name, name=t.name)
         if t.max_players is not None and sum(not e.withdrawn for e in entries) >= t.max_players:
             raise TournamentRefused(RefusalCode.FULL, name=t.name, most=t.max_players)
         try:
-            async with self.engine.begin() as conn:
+            async with self.core.engine.begin() as conn:
                 eid = int(
                     (
                         await conn.execute(
                             ENTRIES.insert().values(
-                                tournament_id=tid, player_id=player_id, name=name[:100], joined_at=self.wall()
+                                tournament_id=tid, player_id=player_id, name=name[:100], joined_at=self.core.wall()
                             )
                         )
                     ).inserted_primary_key[0]  # type: ignore[index]
@@ -200,8 +241,8 @@ class Registration(TournamentCore):
         except IntegrityError:
             raise TournamentRefused(RefusalCode.ALREADY_JOINED, player=name, name=t.name) from None
         if t.status != SIGNUP:
-            await self._append_seed(tid, eid)
-        await self._emit(
+            await self.core.append_seed(tid, eid)
+        await self.core.emit(
             tid,
             TournamentEventKind.JOINED,
             {"player": player_id, "name": name, "entry": eid, "late": t.status != SIGNUP},
@@ -211,13 +252,13 @@ class Registration(TournamentCore):
     async def stay(self, tid: int, player_id: str) -> Entry:
         """Under `missed:withdraw`: a player who missed a game confirms they play on (not withdrawn at the
         next pairing)."""
-        t = await self.get(tid)
-        entry = next((e for e in await self.entries(tid) if e.player_id == player_id), None)
+        t = await self.core.get(tid)
+        entry = next((e for e in await self.core.entries(tid) if e.player_id == player_id), None)
         if entry is None or entry.withdrawn:
             raise TournamentRefused(RefusalCode.NOT_ENTERED, name=t.name)
         if entry.missed_round is None:
             raise TournamentRefused(RefusalCode.NOTHING_MISSED, name=t.name)
-        async with self.engine.begin() as conn:
+        async with self.core.engine.begin() as conn:
             done = await conn.execute(
                 update(ENTRIES)
                 .where(and_(ENTRIES.c.id == entry.id, ENTRIES.c.missed_round.is_not(None)))
@@ -225,27 +266,27 @@ class Registration(TournamentCore):
             )
         if done.rowcount == 1:
             data = {"player": player_id, "name": entry.name, "round": entry.missed_round}
-            await self._emit(tid, TournamentEventKind.STAYS, data)
+            await self.core.emit(tid, TournamentEventKind.STAYS, data)
         return replace(entry, missed_round=None)
 
     async def leave(self, tid: int, player_id: str, by: str | None = None) -> None:
         """Before the start: take the entry back. After it: withdraw, forfeiting what remains."""
-        t = await self.get(tid)
-        entry = next((e for e in await self.entries(tid) if e.player_id == player_id), None)
+        t = await self.core.get(tid)
+        entry = next((e for e in await self.core.entries(tid) if e.player_id == player_id), None)
         if entry is None or entry.withdrawn:
             raise TournamentRefused(RefusalCode.NOT_ENTERED, name=t.name)
         if t.status in (FINISHED, CANCELLED):
             raise TournamentRefused(RefusalCode.OVER_NO_WITHDRAW, name=t.name)
         if t.status == SIGNUP:
-            async with self.engine.begin() as conn:
+            async with self.core.engine.begin() as conn:
                 await conn.execute(ENTRIES.delete().where(ENTRIES.c.id == entry.id))
-            await self._emit(tid, TournamentEventKind.LEFT, {"player": player_id, "name": entry.name})
+            await self.core.emit(tid, TournamentEventKind.LEFT, {"player": player_id, "name": entry.name})
             return
-        async with self.engine.begin() as conn:
-            await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.wall()))
-        entries = {e.id: e for e in await self.entries(tid)}
+        async with self.core.engine.begin() as conn:
+            await conn.execute(update(ENTRIES).where(ENTRIES.c.id == entry.id).values(withdrawn_at=self.core.wall()))
+        entries = {e.id: e for e in await self.core.entries(tid)}
         closed: list[dict[str, Any]] = []
-        for g in await self.games(tid):
+        for g in await self.core.games(tid):
             p = g.pairing
             if (
                 g.round != t.round
@@ -267,24 +308,24 @@ class Registration(TournamentCore):
                     "waiting": g.match_id is None,
                 }
             )
-        await self._emit(
+        await self.core.emit(
             tid,
             TournamentEventKind.WITHDRAWN,
             {"player": player_id, "name": entry.name, "by": by, "round": t.round, "games": closed},
         )
         for c in closed:
-            g = next(x for x in await self.games(tid) if x.id == c["game"])
+            g = next(x for x in await self.core.games(tid) if x.id == c["game"])
             p = g.pairing
             assert isinstance(p, Game)
             winner = Result.BLACK if p.white == entry.id else Result.WHITE
-            if g.match_id and g.match_id in self.host.live:
-                await self.host.award(g.match_id, 2 if winner is Result.BLACK else 1, withdrawal_by(player_id))
-                async with self.engine.begin() as conn:  # its result is the award's (recorded here or by the
+            if g.match_id and g.match_id in self.core.host.live:
+                await self.core.host.award(g.match_id, 2 if winner is Result.BLACK else 1, withdrawal_by(player_id))
+                async with self.core.engine.begin() as conn:  # its result is the award's (recorded here or by the
                     await conn.execute(  # finished event after the commit, whichever comes first), a forfeit
                         update(GAMES)
                         .where(GAMES.c.id == g.id)
                         .values(forfeit=True, result=func.coalesce(GAMES.c.result, winner.value))
                     )
             elif p.result is None:
-                await self._set_result(g.id, winner, withdrawal_by(player_id), forfeit=True)
-        await self._advance(tid)
+                await self.core.set_result(g.id, winner, withdrawal_by(player_id), forfeit=True)
+        await self.advancer.advance(tid)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from bot.host.service import MatchService
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentService
 from tests.bot.conftest import make_service
@@ -28,13 +29,19 @@ class LostResult(TournamentService):
     fault = "failed"
     faults = 1
 
-    async def _record_results(self, results: Sequence[tuple[int, Result]]) -> None:
-        if self.faults:
-            self.faults -= 1
-            if self.fault == "ambiguous":
-                await super()._record_results(results)
-            raise OperationalError("COMMIT", {}, ConnectionError(f"injected: a {self.fault} commit"))
-        await super()._record_results(results)
+    def __init__(self, host: MatchService) -> None:
+        super().__init__(host)
+        real = self.core.record_results
+
+        async def record_results(results: Sequence[tuple[int, Result]]) -> None:
+            if self.faults:
+                self.faults -= 1
+                if self.fault == "ambiguous":
+                    await real(results)
+                raise OperationalError("COMMIT", {}, ConnectionError(f"injected: a {self.fault} commit"))
+            await real(results)
+
+        self.core.record_results = record_results  # type: ignore[method-assign]
 
 
 @pytest.mark.parametrize("fault", ["failed", "ambiguous"])

@@ -249,7 +249,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     entries = {e.id: e for e in await a.entries(tid)}
     for mid, game in await _running(a, tid):
         await host_a.resign(mid, entries[game.black].player_id)
-        await a._record_match(mid)
+        await a.record_match(mid)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
     b = TournamentService(host_b)
     b.hear = following(host_b)

@@ -11,10 +11,13 @@ from typing import Any
 import pytest
 
 import bot.adapters.terminal.tournament as terminal_module
+import bot.tournaments.advance
 import bot.tournaments.core
 import bot.tournaments.due
 import bot.tournaments.model
 import bot.tournaments.opening
+import bot.tournaments.pairer
+import bot.tournaments.recording
 import bot.tournaments.registration
 import bot.tournaments.results
 import bot.tournaments.running
@@ -36,10 +39,13 @@ SERVICE = [
     bot.tournaments.running,
     bot.tournaments.results,
     bot.tournaments.opening,
+    bot.tournaments.pairer,
+    bot.tournaments.recording,
+    bot.tournaments.advance,
     bot.tournaments.due,
     bot.tournaments.timer,
 ]
-"""The tournament service and the modules of its parts."""
+"""The tournament service and the modules of its collaborators."""
 CASES = [json.loads(line) for line in (DATA / "tournaments" / "refusals.jsonl").read_text().splitlines() if line]
 TIMES = ("opens", "at")
 
@@ -111,7 +117,7 @@ def test_the_service_publishes_no_sentences(module: Any) -> None:
         if id(n) not in skip and isinstance(n, ast.Constant) and isinstance(n.value, str) and " " in n.value.strip()
     ]
     assert said == []
-    for call in _calls_to(tree, "_emit"):
+    for call in _calls_to(tree, "emit"):
         assert not [n for n in ast.walk(call) if isinstance(n, ast.JoinedStr)], ast.unparse(call)
 
 
