@@ -27,7 +27,7 @@ async def test_every_feature_holds_what_the_root_built(world: World) -> None:
     assert {features.overview, features.series} <= set(tell)
     assert [owner for stage, owner in owners if stage == Stage.FOLLOW] == [
         app.series,
-        app.tournaments,
+        app.tournaments.results,  # the tournament service's listener is its `Results` collaborator
         app.scheduler,
         app.reminders,
     ]
