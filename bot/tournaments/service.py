@@ -140,14 +140,13 @@ class TournamentService:
         )
         self._owed = owed = Owed()
         self.timer = timer = Timer(core, owed)
-        recorder = Recorder(core)
+        self.recorder = recorder = Recorder(core)
         pairer = Pairer(core, timer, Finisher(core))
         self.advancer = advancer = Advancer(core, recorder, pairer, Opening(core, recorder), timer)
         self.registration = Registration(core, timer, advancer)
         self.running = running = Running(core, pairer, advancer, timer)
         self.results = Results(core, recorder, advancer, owed)
         self.due = Due(core, timer, owed, running, advancer)
-        self._recorder = recorder
 
     # -- what the composition root and the faces set ---------------------------------------
     @property
@@ -392,7 +391,7 @@ class TournamentService:
     async def record_match(self, match_id: int) -> int | None:
         """Read a finished match into its game, as the subscriber does (a process that does not listen); the
         tournament's id (None: not a tournament's match). Nothing moves on until the tournament is advanced."""
-        return await self._recorder.record_match(match_id)
+        return await self.recorder.record_match(match_id)
 
     # -- what falls due (`Due`, `Timer`) ---------------------------------------------------
     async def start(self) -> None:
