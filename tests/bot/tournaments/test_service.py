@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import importlib
+import inspect
 from collections import Counter
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -273,3 +276,19 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
         await c.close()  # its jobs runner stops before the database closes
         await host_c.close()
         await host_c.store.close()
+
+
+def test_the_service_is_a_facade_over_collaborators_not_parents() -> None:
+    """Issue 46: the service and each of its collaborators inherit nothing (lila's round module: objects given
+    their dependencies once, not a chain of parents)."""
+    import bot.tournaments as package
+
+    classes = [
+        cls
+        for path in sorted(Path(package.__path__[0]).glob("*.py"))
+        for cls in vars(importlib.import_module(f"bot.tournaments.{path.stem}")).values()
+        if isinstance(cls, type) and cls.__module__ == f"bot.tournaments.{path.stem}"
+    ]
+    collaborators = [cls for cls in classes if "core" in inspect.signature(cls.__init__).parameters]
+    assert {cls.__name__ for cls in collaborators} >= {"Timer", "Opening", "Advancer", "Registration", "Due"}
+    assert [cls for cls in [TournamentService, *collaborators] if cls.__bases__ != (object,)] == []
