@@ -58,9 +58,9 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
     """Every `/dm` subcommand of this feature; each hands its request to the object for its kind."""
 
     def __init__(self, bot: DMHost) -> None:
-        parts(bot).commands = self
-        self.bot = bot
         features, service = parts(bot), bot.service
+        features.commands = self
+        self.bot = bot
         matches = Matches(service)
         rooms = Rooms(bot.guild_settings)
         self.starting = Starting(service, rooms, features, bot.ratings)
