@@ -48,3 +48,17 @@ async def test_the_command_tree_is_the_one_members_know(world: World) -> None:
         EXPECTED.parent.mkdir(exist_ok=True)
         EXPECTED.write_text(json.dumps(dump, indent=1, ensure_ascii=False) + "\n")
     assert dump == json.loads(EXPECTED.read_text())
+
+
+def test_the_cog_walks_every_command_it_declares_or_adds() -> None:
+    """`/dm host` and the rules' action commands join the cog's group when it is built; the cog still lists
+    them as its own (discord.py's `walk_app_commands`), in the group's order."""
+    from bot.adapters.discord.app import create_bot
+    from bot.adapters.discord.commands import MatchCommands
+    from bot.settings import Settings
+
+    cog = MatchCommands(create_bot(Settings(_env_file=None), sync_commands=False))  # type: ignore[call-arg]
+    walked = [c.qualified_name for c in cog.walk_app_commands()]
+    assert cog.app_command is not None
+    assert walked == [c.qualified_name for c in cog.app_command.walk_commands()]
+    assert {"dm host", "dm host award", "dm resign", "dm mulligan", "dm ready", "dm practice"} <= set(walked)
