@@ -60,7 +60,7 @@ class Records:
         self.client = client
         self.settings = settings
         self.analysis = analysis
-        """The background analysis, once the bot has started it (None until then, or when it is off)."""
+        """Asked for the background analysis at each `/dm log` (None before the bot starts it, or when it is off)."""
 
     def _practice_ids(self) -> set[str]:
         """The player ids of the practice opponent (this bot, and the terminal room's)."""
