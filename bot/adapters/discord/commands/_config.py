@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import app_commands
 
-from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import host_bot, parse_pairs, require_host, respond
-from bot.adapters.discord.commands._base import CommandsBase, game_autocomplete
 from bot.host.service import HostError, Refusal
 from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
 from games import registry
+
+if TYPE_CHECKING:
+    from bot.adapters.discord._parts import Parts
 
 RESETTABLE = ("host_role", "room_channel", "room_mode", "clock", "results_channel")
 """What `reset:` can put back to the built-in default (`clock` needs `game:`)."""
@@ -118,67 +118,46 @@ async def guild_config(
     await respond(interaction, "Saved.\n" + describe(settings, interaction.guild, bot.settings.host_role))
 
 
-class ConfigCommand(CommandsBase):
-    """`/dm config` (a part of the `/dm` cog)."""
+class Config:
+    """`/dm config`: these settings, and the ones of scheduling and correspondence (their features' own)."""
 
-    @app_commands.command(name="config", description="Show this server's host settings, or change them (hosts)")
-    @app_commands.describe(
-        host_role="the role whose members may host (start, pause, award…)",
-        room_channel="the channel under which match rooms open",
-        room_mode="where /dm start opens a room by default",
-        game="the game whose default clock to set or reset",
-        clock="that game's default clock, e.g. `move=90 reserve=600`",
-        reset="put one setting back to the built-in default",
-        results_channel="the channel where finished matches' results are posted",
-        timezone="scheduled DMs: the zone of times written without one, e.g. `Europe/Berlin`",
-        reminders="scheduled DMs: reminders before the start, e.g. `24h 1h 10m`, or `off`",
-        checkin="scheduled DMs: minutes before the start when check-in opens",
-        no_show="scheduled DMs: minutes after the start before an absent player loses",
-        vacation_days="correspondence: each player's vacation days a year (default 14)",
-    )
-    @app_commands.autocomplete(game=game_autocomplete)
-    @app_commands.choices(
-        room_mode=[
-            app_commands.Choice(name="a public thread (everyone can watch)", value="public"),
-            app_commands.Choice(name="a private thread", value="private"),
-            app_commands.Choice(name="the channel itself", value="channel"),
-        ],
-        reset=[app_commands.Choice(name=name.replace("_", " "), value=name) for name in RESETTABLE],
-    )
-    @app_commands.guild_only()
+    def __init__(self, features: Parts) -> None:
+        self.features = features
+
     async def config(
         self,
         interaction: discord.Interaction[Any],
-        host_role: discord.Role | None = None,
-        room_channel: discord.TextChannel | None = None,
-        room_mode: str | None = None,
-        game: str | None = None,
-        clock: str | None = None,
-        reset: str | None = None,
-        results_channel: discord.TextChannel | None = None,
-        timezone: str | None = None,
-        reminders: str | None = None,
-        checkin: app_commands.Range[int, 1, 1440] | None = None,
-        no_show: app_commands.Range[int, 1, 1440] | None = None,
-        vacation_days: app_commands.Range[int, 0, 365] | None = None,
+        *,
+        host_role: discord.Role | None,
+        room_channel: discord.TextChannel | None,
+        room_mode: str | None,
+        game: str | None,
+        clock: str | None,
+        reset: str | None,
+        results_channel: discord.TextChannel | None,
+        timezone: str | None,
+        reminders: str | None,
+        checkin: int | None,
+        no_show: int | None,
+        vacation_days: int | None,
     ) -> None:
         """No options: show the settings; options: change them (hosts only)."""
         if vacation_days is not None:
-            correspondence = parts(self.bot).correspondence
+            correspondence = self.features.correspondence
             if correspondence is not None:
                 await correspondence.config(interaction, vacation_days)
             others = (host_role, room_channel, room_mode, game, clock, reset, results_channel)
             if all(v is None for v in (*others, timezone, reminders, checkin, no_show)):
                 return
         if any(v is not None for v in (timezone, reminders, checkin, no_show)):
-            schedule = parts(self.bot).schedule
+            schedule = self.features.schedule
             if schedule is None:
                 require_host(interaction)
                 raise HostError("Scheduling is not running in this process.")
             await schedule.config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return
-        correspondence = parts(self.bot).correspondence
+        correspondence = self.features.correspondence
         more = None
         if correspondence is not None and interaction.guild_id is not None:
             more = await correspondence.shown(interaction.guild_id)

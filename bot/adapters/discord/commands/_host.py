@@ -10,38 +10,41 @@ from discord import app_commands
 
 from bot.adapters.discord._shared import require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
-from bot.adapters.discord.commands._base import CommandsBase, MatchId
+from bot.adapters.discord.commands._common import Matches, MatchId
 from bot.host.events import Refusal
-from bot.host.service import HostError
+from bot.host.service import HostError, MatchService
 from bot.wording import display, result_sentence, seat_name
 from bot.wording.decisions import name_decider
 from games.base import Termination
 
 
-class HostCommands(CommandsBase):
-    """The `/dm host` group (a part of the `/dm` cog)."""
+class HostGroup(app_commands.Group):
+    """`/dm host …`; each command finds the match and hands the host's request to the host service."""
 
-    host_group = app_commands.Group(name="host", description="Run a match: pause, resume, abort, time, award (hosts)")
+    def __init__(self, service: MatchService, matches: Matches) -> None:
+        super().__init__(name="host", description="Run a match: pause, resume, abort, time, award (hosts)")
+        self.service = service
+        self.matches = matches
 
-    @host_group.command(name="pause", description="Pause a match's clocks (hosts only)")
+    @app_commands.command(name="pause", description="Pause a match's clocks (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def pause(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Stop both clocks."""
-        await self._one_step(interaction, match, self.service.pause, "Match {match} is paused.", host=True)
+        await self.matches.one_step(interaction, match, self.service.pause, "Match {match} is paused.", host=True)
 
-    @host_group.command(name="resume", description="Resume a paused match (hosts only)")
+    @app_commands.command(name="resume", description="Resume a paused match (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def resume(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Start the clocks again."""
-        await self._one_step(interaction, match, self.service.resume, "Match {match} continues.", host=True)
+        await self.matches.one_step(interaction, match, self.service.resume, "Match {match} continues.", host=True)
 
-    @host_group.command(name="abort", description="End a match without a result (hosts only)")
+    @app_commands.command(name="abort", description="End a match without a result (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def abort(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """No winner, no loser."""
-        await self._one_step(interaction, match, self.service.abort, "Match {match} is aborted.", host=True)
+        await self.matches.one_step(interaction, match, self.service.abort, "Match {match} is aborted.", host=True)
 
-    @host_group.command(name="time", description="Give or take time from a player (hosts only)")
+    @app_commands.command(name="time", description="Give or take time from a player (hosts only)")
     @app_commands.describe(
         player="whose clock", seconds="seconds to add (negative to remove)", match="match id (default: this channel)"
     )
@@ -54,21 +57,21 @@ class HostCommands(CommandsBase):
     ) -> None:
         """Adjust one clock."""
         require_host(interaction)
-        live = self._match(interaction, match)
+        live = self.matches.find(interaction, match)
         seat = live.seat_of(str(player.id))
         if seat is None:
             raise HostError(Refusal("not_in_match", data={"player": display(player.display_name), "match": live.id}))
         await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
         await respond(interaction, f"{player.display_name}: {seconds:+d} s in match {live.id}.")
 
-    @host_group.command(name="award", description="Declare a match's result (hosts only)")
+    @app_commands.command(name="award", description="Declare a match's result (hosts only)")
     @app_commands.describe(winner="the winner (leave empty for a draw)", match="match id (default: this channel)")
     async def award(
         self, interaction: discord.Interaction[Any], winner: discord.Member | None = None, match: MatchId | None = None
     ) -> None:
         """Finish the match with the host's verdict."""
         require_host(interaction)
-        live = self._match(interaction, match)
+        live = self.matches.find(interaction, match)
         refuse_own_match(interaction, [p.id for p in live.players.values()])
         seat = None
         if winner is not None:

@@ -4,21 +4,29 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
-from bot.adapters.discord._parts import parts
-from bot.adapters.discord.commands._base import CommandsBase, MatchId
+from bot.adapters.discord.commands._common import Matches, MatchId
 from bot.host import rules
+from bot.host.service import MatchService
 from bot.wording import rule_words
 
+if TYPE_CHECKING:
+    from bot.adapters.discord._parts import Parts
 
-class PlayCommands(CommandsBase):
-    """`/dm resign` and the house rules' action commands (a part of the `/dm` cog)."""
 
-    def _action(self, action: str) -> Callable[[int, str], Awaitable[object]]:
+class Play:
+    """`/dm resign` and the house rules' action commands."""
+
+    def __init__(self, service: MatchService, matches: Matches, features: Parts) -> None:
+        self.service = service
+        self.matches = matches
+        self.features = features
+
+    def step(self, action: str) -> Callable[[int, str], Awaitable[object]]:
         """A player's action of the match's rules, as a step."""
 
         async def step(match_id: int, user: str) -> object:
@@ -26,43 +34,34 @@ class PlayCommands(CommandsBase):
 
         return step
 
-    @app_commands.command(name="resign", description="Resign your match")
-    @app_commands.describe(match="match id (default: your match in this channel)")
-    async def resign(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+    async def resign(self, interaction: discord.Interaction[Any], match: int | None) -> None:
         """Give up, once confirmed (Confirm / Cancel, seen only by the player, lapsing after 30 s)."""
-        live = self._match(interaction, match)
+        live = self.matches.find(interaction, match)
         grave = self.service.grave(live.id, str(interaction.user.id), "resign")
         if grave is None:  # not a player, or the match is over: the service says why
-            await self._one_step(interaction, live.id, self._action("resign"), "You resigned match {match}.")
+            await self.matches.one_step(interaction, live.id, self.step("resign"), "You resigned match {match}.")
             return
-        prompts = parts(self.bot).prompts
+        prompts = self.features.prompts
         if prompts is None:
             raise LookupError("the confirmation prompts are not loaded")
         await prompts.ask_privately(interaction, grave)
 
+    def action_commands(self) -> list[app_commands.Command[Any, Any, None]]:
+        """`/dm <action>` for every house-rule action declared a command, in the rules' order."""
+        words = rule_words()
+        return [
+            self._action_command(action, words) for rule in rules.REGISTRY for action in rule.actions if action.command
+        ]
 
-def _action_command(action: rules.Action, words: dict[str, str]) -> app_commands.Command[Any, Any, None]:
-    """`/dm <action>`: the action in the player's match, answered with the rule's `done:<action>` words."""
-    reply = words[f"done:{action.name}"]
+    def _action_command(self, action: rules.Action, words: dict[str, str]) -> app_commands.Command[Any, Any, None]:
+        """`/dm <action>`: the action in the player's match, answered with the rule's `done:<action>` words."""
+        reply = words[f"done:{action.name}"]
 
-    async def run(self: PlayCommands, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
-        await self._one_step(interaction, match, self._action(action.name), reply)
+        async def run(interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+            await self.matches.one_step(interaction, match, self.step(action.name), reply)
 
-    run.__name__ = action.name
-    run.__qualname__ = f"PlayCommands.{action.name}"  # a method of the cog: discord.py passes the cog first
-    run.__doc__ = words[f"command:{action.name}"]
-    command = app_commands.command(name=action.name, description=words[f"command:{action.name}"])(run)
-    return app_commands.describe(match="match id (default: your match in this channel)")(command)
-
-
-def _add_action_commands() -> None:
-    """Every house-rule action declared a command becomes one of this class's commands, in the rules' order
-    (discord.py collects the `/dm` cog's commands from its base classes when the cog's class is made)."""
-    words = rule_words()
-    for rule in rules.REGISTRY:
-        for action in rule.actions:
-            if action.command:
-                setattr(PlayCommands, action.name, _action_command(action, words))
-
-
-_add_action_commands()
+        described = words[f"command:{action.name}"]
+        run.__name__, run.__doc__ = action.name, described
+        make = app_commands.command(name=action.name, description=described)
+        command: app_commands.Command[Any, Any, None] = make(run)
+        return app_commands.describe(match="match id (default: your match in this channel)")(command)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.adapters.discord._shared import pinging
-from bot.adapters.discord.commands._base import game_autocomplete
-from bot.adapters.discord.commands._rooms import RoomOpening
+from bot.adapters.discord.commands._rooms import Rooms, refuse_after_defer
 from bot.adapters.practice import PracticeBot
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService, PlayerRef
@@ -46,21 +46,40 @@ async def level_autocomplete(interaction: discord.Interaction[Any], current: str
     return [app_commands.Choice(name=lv, value=lv) for lv in known if current.strip().lower() in lv][:25]
 
 
-class PracticeCommand(RoomOpening):
-    """`/dm practice` and its opponent (a part of the `/dm` cog)."""
+class Practice:
+    """`/dm practice` and the practice opponent it seats (one for this bot, made on first use)."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        rooms: Rooms,
+        client: discord.Client,
+        solver_loading: Callable[[], object],
+    ) -> None:
+        self.service = service
+        self.rooms = rooms
+        self.client = client
+        self.solver_loading = solver_loading
+        """The solver's one-time build (the task the bot starts in its setup; None before), asked at each start."""
+        self._opponent: PracticeBot | None = None
 
     def practice_bot(self) -> PracticeBot:
         """The practice opponent, playing as this bot's own user (created on first use)."""
-        if self._practice is None:
-            assert self.bot.user is not None
-            self._practice = opponent(self.service, str(self.bot.user.id))
-        return self._practice
+        if self._opponent is None:
+            assert self.client.user is not None
+            self._opponent = opponent(self.service, str(self.client.user.id))
+        return self._opponent
 
-    async def resume_practice(self) -> None:
+    async def close(self) -> None:
+        """The practice opponent stops thinking."""
+        if self._opponent is not None:
+            await self._opponent.close()
+
+    async def resume(self) -> None:
         """After a restart, the practice opponent takes its seats again (its level is in its name)."""
-        if self.bot.user is None:
+        if self.client.user is None:
             return
-        me = str(self.bot.user.id)
+        me = str(self.client.user.id)
         for live in list(self.service.live.values()):
             seat = live.seat_of(me)
             if seat is None:
@@ -71,52 +90,32 @@ class PracticeCommand(RoomOpening):
             except Exception:
                 log.exception("match %s: the practice opponent could not take its seat again", live.id)
 
-    @app_commands.command(name="practice", description="Play the practice opponent in a room of your own")
-    @app_commands.describe(
-        game="which game",
-        level="how strongly the opponent plays (random, easy, medium, hard; perfect for Dots-and-Boxes)",
-        options="game options as key=value pairs, e.g. `rows=2 cols=2`",
-        first="who moves first",
-        room="a public thread everyone can watch (default), a private thread, or this channel",
-    )
-    @app_commands.autocomplete(game=game_autocomplete, level=level_autocomplete)
-    @app_commands.choices(
-        first=[
-            app_commands.Choice(name="I move first", value="1"),
-            app_commands.Choice(name="the practice opponent moves first", value="2"),
-        ],
-        room=[
-            app_commands.Choice(name="a public thread everyone can watch", value="public"),
-            app_commands.Choice(name="a private thread", value="private"),
-            app_commands.Choice(name="this channel", value="channel"),
-        ],
-    )
-    @app_commands.guild_only()
-    async def practice(
+    async def start(
         self,
         interaction: discord.Interaction[Any],
         game: str,
-        level: str = "medium",
-        options: str = "",
-        first: str = "1",
-        room: str | None = None,
+        *,
+        level: str,
+        options: str,
+        first: str,
+        room: str | None,
     ) -> None:
         """A match against the practice opponent, recorded like any other but kept out of `/dm history`."""
         member = interaction.user
-        if not isinstance(member, discord.Member) or self.bot.user is None:
+        if not isinstance(member, discord.Member) or self.client.user is None:
             raise HostError(Refusal("practice_in_server"))
-        ruleset, opts, clk = self._check_start(game, member, None, options, "", interaction.guild_id)
+        ruleset, opts, clk = self.rooms.check_start(game, member, None, options, "", interaction.guild_id)
         try:
             level = check_level(ruleset.id, level)
         except ValueError as exc:
             raise HostError(str(exc).capitalize() + ".") from None
-        me = self.bot.user
+        me = self.client.user
         opponent = PlayerRef(str(me.id), f"{me.display_name} ({level})")
         await interaction.response.defer(thinking=True)
         try:
-            channel, thread = await self._open_room(
+            channel, thread = await self.rooms.open(
                 interaction,
-                self._room_mode(interaction, room),
+                self.rooms.mode(interaction, room),
                 ruleset.title,
                 member,
                 None,
@@ -124,10 +123,10 @@ class PracticeCommand(RoomOpening):
                 opponent_name=opponent.name,
             )
         except HostError as exc:
-            await self._refuse_after_defer(interaction, error_sentence(exc))
+            await refuse_after_defer(interaction, error_sentence(exc))
             return
         players = [PlayerRef(str(member.id), member.display_name), opponent]
-        loading = getattr(self.bot, "solver_loading", None)
+        loading = self.solver_loading()
         if uses_solver(ruleset.id, level) and isinstance(loading, asyncio.Task) and not loading.done():
             # the solver's one-time build (first start on a machine) is never charged to the opponent's clock
             with contextlib.suppress(Exception):
@@ -150,7 +149,7 @@ class PracticeCommand(RoomOpening):
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, error_sentence(exc))
+            await refuse_after_defer(interaction, error_sentence(exc))
             return
         interaction.extras["match_id"] = match_id
         self.practice_bot().watch(match_id, level)

@@ -4,13 +4,13 @@ and the matches they can see."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
 from bot.adapters.discord._shared import respond
-from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId, game_autocomplete, title
+from bot.adapters.discord.commands._common import MAX_EMBED, Matches, overview_of, title
 from bot.adapters.discord.commands._help import command_card
 from bot.host.events import Refusal
 from bot.host.rules.cards import card as rule_card
@@ -20,25 +20,30 @@ from bot.wording.room import MOVES_BY_MESSAGE
 from games import registry
 from games.resources import move_example, moves_card
 
+if TYPE_CHECKING:
+    from bot.adapters.discord._parts import Parts
+    from bot.settings import Settings
 
-class ReadCommands(CommandsBase):
-    """`/dm help`, `/dm rules`, `/dm board`, `/dm status` (a part of the `/dm` cog)."""
 
-    @app_commands.command(name="help", description="Every /dm command, grouped by what it is for")
-    async def help(self, interaction: discord.Interaction[Any]) -> None:
-        """The command card, read from the tree as it is loaded (groups joined by other cogs included)."""
-        root = self.bot.tree.get_command("dm")
-        if not isinstance(root, app_commands.Group):  # pragma: no cover - the cog is the /dm group
-            return
-        await respond(interaction, command_card(root, help_moves_line(self.bot.settings.message_content, self._me())))
+class Reading:
+    """`/dm help`, `/dm rules`, `/dm board`, `/dm status`."""
+
+    def __init__(self, matches: Matches, features: Parts, client: discord.Client, settings: Settings) -> None:
+        self.matches = matches
+        self.features = features
+        self.client = client
+        self.settings = settings
+
+    async def help(self, interaction: discord.Interaction[Any], root: app_commands.Group) -> None:
+        """The command card of `root` (`/dm`), read from the tree as it is loaded (groups joined by other cogs
+        included)."""
+        moves = help_moves_line(self.settings.message_content, self._me())
+        await respond(interaction, command_card(root, moves))
 
     def _me(self) -> str:
         """The bot's name as players mention it."""
-        return self.bot.user.display_name if self.bot.user is not None else "dmhost"
+        return self.client.user.display_name if self.client.user is not None else "dmhost"
 
-    @app_commands.command(name="rules", description="How to write a game's moves, with its full rule card attached")
-    @app_commands.describe(game="which game")
-    @app_commands.autocomplete(game=game_autocomplete)
     async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
         """The short "how to write moves" card in an embed, and the full rule card as `<game>-rules.md`."""
         key = game.strip().lower()
@@ -48,7 +53,7 @@ class ReadCommands(CommandsBase):
         if text is None:
             raise HostError(Refusal("no_rule_card", data={"title": title(key)}))
         card = moves_card(key) or text
-        if not self.bot.settings.message_content:  # plain messages are not read: a mention or `/move`
+        if not self.settings.message_content:  # plain messages are not read: a mention or `/move`
             how = how_to_move(False, self._me(), move_example(key) or "A1")
             card = card.replace(MOVES_BY_MESSAGE, how) if MOVES_BY_MESSAGE in card else f"{card}\n{how}"
         if (said := rule_keywords_line(key)) is not None:
@@ -60,17 +65,13 @@ class ReadCommands(CommandsBase):
         file = discord.File(io.BytesIO(text.encode()), filename=f"{key}-rules.md")
         await respond(interaction, embed=embed, file=file)
 
-    @app_commands.command(name="board", description="Show a match's board, turn and clocks")
-    @app_commands.describe(match="match id (default: the match in this channel)")
-    async def board(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+    async def board(self, interaction: discord.Interaction[Any], match: int | None) -> None:
         """The board picture with whose turn it is (only for you); the text board for a game without one."""
-        live = self._readable(interaction, match)
-        content, files = self._overview().board_reply(live)
+        live = self.matches.readable(interaction, match)
+        content, files = overview_of(self.features).board_reply(live)
         await respond(interaction, content, files=files)
 
-    @app_commands.command(name="status", description="Show a match's players, turn, clocks and deadline")
-    @app_commands.describe(match="match id (default: the match in this channel)")
-    async def status(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+    async def status(self, interaction: discord.Interaction[Any], match: int | None) -> None:
         """Game, players, move number, whose turn, both clocks with the deadline, and the room."""
-        live = self._readable(interaction, match)
-        await respond(interaction, self._overview().status_reply(live))
+        live = self.matches.readable(interaction, match)
+        await respond(interaction, overview_of(self.features).status_reply(live))

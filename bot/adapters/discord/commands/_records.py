@@ -6,21 +6,26 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import app_commands
 
 from bot.adapters.discord._pages import page_file, page_link
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond, same_guild
-from bot.adapters.discord.commands._base import MAX_EMBED, CommandsBase, MatchId, title
+from bot.adapters.discord.commands._common import MAX_EMBED, Matches, overview_of, title
 from bot.host.events import EventKind, Refusal
-from bot.host.service import HostError
+from bot.host.service import HostError, MatchService
 from bot.records.analysis_store import load_analysis
 from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.types import MatchStatus
 from bot.wording import state_words
+
+if TYPE_CHECKING:
+    from bot.adapters.discord._parts import Parts
+    from bot.records.analysis_worker import AnalysisWorker
+    from bot.settings import Settings
 
 MAX_FILES = 10
 HISTORY_SCAN = 100
@@ -37,14 +42,38 @@ def upload_limit(interaction: discord.Interaction[Any]) -> int:
     return min(limits)
 
 
-class RecordCommands(CommandsBase):
-    """`/dm log`, `/dm history` (a part of the `/dm` cog)."""
+class Records:
+    """`/dm log` and `/dm history`: what is kept of the matches, for whoever may read it."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        matches: Matches,
+        features: Parts,
+        client: discord.Client,
+        settings: Settings,
+        analysis: Callable[[], AnalysisWorker | None],
+    ) -> None:
+        self.service = service
+        self.matches = matches
+        self.features = features
+        self.client = client
+        self.settings = settings
+        self.analysis = analysis
+        """Asked for the background analysis at each `/dm log` (None before the bot starts it, or when it is off)."""
+
+    def _practice_ids(self) -> set[str]:
+        """The player ids of the practice opponent (this bot, and the terminal room's)."""
+        ids = {"local:dmhost-bot"}
+        if self.client.user is not None:
+            ids.add(str(self.client.user.id))
+        return ids
 
     async def _match_of_room(self, interaction: discord.Interaction[Any]) -> int:
         """The match `/dm log` is about without an id: the one running in this channel, else the latest played
         here (the user's own first): a finished match's room keeps its record at hand."""
         try:
-            return self._match(interaction, None).id
+            return self.matches.find(interaction, None).id
         except HostError as exc:
             if exc.refusal.code != "no_match_here" or interaction.channel_id is None:
                 raise
@@ -55,9 +84,7 @@ class RecordCommands(CommandsBase):
             raise HostError(Refusal("no_match_played_here"))
         return found
 
-    @app_commands.command(name="log", description="A match's full log (anyone who can read its room)")
-    @app_commands.describe(match="match id (default: the match in this channel)")
-    async def log(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
+    async def log(self, interaction: discord.Interaction[Any], match: int | None) -> None:
         """Summary embed, the whole log as text and JSON, the animated replay, the SGF record (Dots) and
         the solver's verdicts (Boxes, Pathing), within the upload limit (frames or files dropped, with a note)."""
         match_id = match if match is not None else await self._match_of_room(interaction)
@@ -65,7 +92,8 @@ class RecordCommands(CommandsBase):
         stored = await self.service.record(match_id)
         if stored is None or not same_guild(stored.guild_id, interaction.guild_id):
             raise HostError(Refusal("no_match_in_server", data={"match": match_id}))
-        if not self._overview().may_read_record(interaction, stored):  # players, hosts and whoever can read the room
+        overview = overview_of(self.features)
+        if not overview.may_read_record(interaction, stored):  # players, hosts and whoever can read the room
             require_host(interaction)
         data = build_log(stored)
         outcome = str(data["result"]["words"])
@@ -82,9 +110,9 @@ class RecordCommands(CommandsBase):
         ]
         await interaction.response.defer(ephemeral=True, thinking=True)
         limit = upload_limit(interaction)
-        link = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), stored.id)
+        link = page_link(self.settings.web_url, stored.id)
         analysis = await load_analysis(self.service.store, stored.id)
-        worker = getattr(self.bot, "analysis", None)
+        worker = self.analysis()
         if analysis is None and stored.status == MatchStatus.FINISHED and worker is not None:
             worker.enqueue(stored.id)  # not stored yet (a restart in between): the background worker does it
         if link is not None:
@@ -97,10 +125,8 @@ class RecordCommands(CommandsBase):
         files = [discord.File(io.BytesIO(b), filename=name) for name, b in [*logs, *review.files]][:MAX_FILES]
         await respond(interaction, embed=embed, files=files)
 
-    @app_commands.command(name="history", description="A player's recent matches")
-    @app_commands.describe(player="whose matches (default: yours)", practice="include practice matches")
     async def history(
-        self, interaction: discord.Interaction[Any], player: discord.Member | None = None, practice: bool = False
+        self, interaction: discord.Interaction[Any], player: discord.Member | None, practice: bool
     ) -> None:
         """The last matches in this server, newest first (practice matches only when asked for)."""
         who = player or interaction.user
@@ -115,8 +141,6 @@ class RecordCommands(CommandsBase):
         if not matches:
             await respond(interaction, f"{who.display_name} has no matches here yet.")
             return
-        lines = self._overview().history_lines(
-            matches, self.service, getattr(getattr(self.bot, "settings", None), "web_url", None)
-        )
+        lines = overview_of(self.features).history_lines(matches, self.service, self.settings.web_url)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)

@@ -10,10 +10,10 @@ from typing import Any
 import discord
 
 from bot.adapters.discord._shared import NO_PINGS, parse_pairs
-from bot.adapters.discord.commands._base import CommandsBase
 from bot.host.clocks import TimeControl, seat_odds
 from bot.host.events import Refusal
 from bot.host.service import HostError
+from bot.store.guilds import GuildSettings, GuildSettingsStore
 from bot.wording import options_text
 from games import registry
 from games.base import AnyRuleset, OptionsError
@@ -26,17 +26,31 @@ def _aliases(member: discord.Member) -> list[str]:
     return [member.display_name, member.name, member.global_name or "", str(member.id)]
 
 
-class RoomOpening(CommandsBase):
-    """Checking a new match and opening its room (the parts of the cog that start matches build on it)."""
+async def refuse_after_defer(interaction: discord.Interaction[Any], text: str) -> None:
+    """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
+    with contextlib.suppress(discord.HTTPException):
+        await interaction.delete_original_response()
+    await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
 
-    def _room_mode(self, interaction: discord.Interaction[Any], room: str | None) -> str:
+
+class Rooms:
+    """Checking a new match and opening its room, by this server's settings (`/dm config`)."""
+
+    def __init__(self, guild_settings: GuildSettingsStore) -> None:
+        self.guild_settings = guild_settings
+
+    def _configured(self, guild_id: int | None) -> GuildSettings | None:
+        """This server's settings (None outside a server)."""
+        return self.guild_settings.cached(guild_id) if guild_id is not None else None
+
+    def mode(self, interaction: discord.Interaction[Any], room: str | None) -> str:
         """The room asked for, else this server's default (`/dm config`), else a public thread."""
         if room is None:
-            configured = self._guild_settings(interaction.guild_id)
-            room = getattr(configured, "room_mode", None) or "public"
+            configured = self._configured(interaction.guild_id)
+            room = (configured.room_mode if configured is not None else None) or "public"
         return "private" if room == "thread" else room
 
-    def _check_start(
+    def check_start(
         self,
         game: str,
         player1: discord.Member,
@@ -62,8 +76,8 @@ class RoomOpening(CommandsBase):
             parsed = ruleset.parse_options(opts)
         except OptionsError as exc:
             raise HostError(f"Options: {options_text(exc.problems, exc.valid)}") from None
-        configured = self._guild_settings(guild_id)
-        if configured is not None and hasattr(configured, "clock_for"):
+        configured = self._configured(guild_id)
+        if configured is not None:
             clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
         try:
             clk = seat_odds(clk, [_aliases(m) for m in (player1, player2) if m is not None])
@@ -72,22 +86,17 @@ class RoomOpening(CommandsBase):
             raise HostError(f"Clock: {exc}") from None
         return ruleset, opts, clk
 
-    async def _refuse_after_defer(self, interaction: discord.Interaction[Any], text: str) -> None:
-        """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.delete_original_response()
-        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
-
-    def _room_parent(self, interaction: discord.Interaction[Any]) -> Any:
+    def _parent(self, interaction: discord.Interaction[Any]) -> Any:
         """Where a public room opens: the guild's game-room channel when one is configured, else here."""
-        configured = getattr(self._guild_settings(interaction.guild_id), "room_channel_id", None)
+        settings = self._configured(interaction.guild_id)
+        configured = settings.room_channel_id if settings is not None else None
         if configured is not None and interaction.guild is not None:
             channel = interaction.guild.get_channel(int(configured))
             if isinstance(channel, discord.TextChannel):
                 return channel
         return interaction.channel
 
-    async def _open_room(
+    async def open(
         self,
         interaction: discord.Interaction[Any],
         mode: str,
@@ -102,7 +111,7 @@ class RoomOpening(CommandsBase):
         here: Any = interaction.channel
         if mode == "channel":
             return here, None
-        parent = self._room_parent(interaction) if mode == "public" else here
+        parent = self._parent(interaction) if mode == "public" else here
         if not isinstance(parent, discord.TextChannel):
             raise HostError(Refusal("thread_from_text"))
         kind = discord.ChannelType.public_thread if mode == "public" else discord.ChannelType.private_thread

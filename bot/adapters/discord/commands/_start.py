@@ -6,31 +6,26 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import app_commands
 
-from bot.adapters.discord._shared import (
-    FIRST_CHOICES,
-    NO_PINGS,
-    ROOM_CHOICES,
-    parse_pairs,
-    pinging,
-    require_host,
-    respond,
-)
-from bot.adapters.discord.commands._base import game_autocomplete
-from bot.adapters.discord.commands._rooms import RoomOpening
+from bot.adapters.discord._shared import NO_PINGS, parse_pairs, pinging, require_host, respond
+from bot.adapters.discord.commands._common import series_of
+from bot.adapters.discord.commands._rooms import Rooms, refuse_after_defer
 from bot.adapters.discord.errors import report_error
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
-from bot.host.service import HostError, PlayerRef
+from bot.host.service import HostError, MatchService, PlayerRef
 from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
 from bot.wording import error_sentence, refusal_text
 from bot.wording import series as series_words
 from games.base import AnyRuleset
+
+if TYPE_CHECKING:
+    from bot.adapters.discord._parts import Parts
+    from bot.ratings.service import Ratings
 
 WARNING_SECONDS = 60.0
 """How long the double-booking warning's "Start anyway" button works."""
@@ -92,46 +87,34 @@ class StartAnyway(discord.ui.View):
                 await self.origin.edit_original_response(content=series_words.warning_lapsed(), view=None)
 
 
-class StartCommand(RoomOpening):
-    """`/dm start` (a part of the `/dm` cog)."""
+class Starting:
+    """`/dm start`: checks, the double-booking warning, then the room and the match (or series)."""
 
-    @app_commands.command(name="start", description="Start a match between two players (hosts only)")
-    @app_commands.describe(
-        game="which game",
-        player1="the first player",
-        player2="the second player",
-        first="who moves first, or who gets the advantage of choosing",
-        options="game options as key=value pairs, e.g. `rows=2 cols=2`",
-        clock="clock in seconds, e.g. `move=90 reserve=600`; time odds: `bob:reserve=120` or `p2:reserve=120`",
-        room="a public thread everyone can watch (default), a private thread, or this channel",
-        rules="house rules, e.g. `draw=on clock=grace` (see /dm rules)",
-        rated="false: a casual match, left out of the ratings (default: rated)",
-        series="best of N games (3, 5, 7 or 9), first move alternating; default: one game",
-    )
-    @app_commands.autocomplete(game=game_autocomplete)
-    @app_commands.choices(
-        first=FIRST_CHOICES,
-        room=ROOM_CHOICES,
-    )
-    @app_commands.guild_only()
+    def __init__(self, service: MatchService, rooms: Rooms, features: Parts, ratings: Ratings | None) -> None:
+        self.service = service
+        self.rooms = rooms
+        self.features = features
+        self.ratings = ratings
+
     async def start(
         self,
         interaction: discord.Interaction[Any],
         game: str,
         player1: discord.Member,
         player2: discord.Member,
-        first: str = "1",
-        options: str = "",
-        clock: str = "",
-        room: str | None = None,
-        rules: str = "",
-        rated: bool = True,
-        series: app_commands.Range[int, 1, 9] = 1,
+        *,
+        first: str,
+        options: str,
+        clock: str,
+        room: str | None,
+        rules: str,
+        rated: bool,
+        series: int,
     ) -> None:
         """Check everything first (refusals are private and leave nothing behind); warn the host when a
         player is already in a live match here (a second click starts it), then open the room and start."""
         require_host(interaction)
-        ruleset, opts, clk = self._check_start(game, player1, player2, options, clock, interaction.guild_id)
+        ruleset, opts, clk = self.rooms.check_start(game, player1, player2, options, clock, interaction.guild_id)
         try:
             rated_rule, house_rules = split_rated(parse_pairs(rules, "rules"))
         except RatedChoiceError as exc:
@@ -146,10 +129,10 @@ class StartCommand(RoomOpening):
         if series > 1:
             if first not in ("1", "2"):
                 raise HostError(series_words.series_refusal("advantage"))
-            if self._series() is None:
+            if series_of(self.features) is None:
                 raise HostError(series_words.series_refusal("unavailable"))
         plan = StartPlan(
-            ruleset, opts, clk, house_rules, rated, self._room_mode(interaction, room), first, player1, player2, series
+            ruleset, opts, clk, house_rules, rated, self.rooms.mode(interaction, room), first, player1, player2, series
         )
         busy = [
             (member, live.id)
@@ -170,9 +153,9 @@ class StartCommand(RoomOpening):
         player1, player2, ruleset, host = plan.player1, plan.player2, plan.ruleset, interaction.user
         await interaction.response.defer(thinking=True)
         try:
-            channel, thread = await self._open_room(interaction, plan.mode, ruleset.title, player1, player2, host)
+            channel, thread = await self.rooms.open(interaction, plan.mode, ruleset.title, player1, player2, host)
         except HostError as exc:
-            await self._refuse_after_defer(interaction, error_sentence(exc))
+            await refuse_after_defer(interaction, error_sentence(exc))
             return
         first = plan.first
         kwargs: dict[str, Any] = {"first": 1}
@@ -180,9 +163,9 @@ class StartCommand(RoomOpening):
             kwargs = {"advantage": int(first[1])}
         elif first == "2":
             kwargs = {"first": 2}
-        elif first in ADVANTAGE_MODES and getattr(self.bot, "ratings", None) is not None:
+        elif first in ADVANTAGE_MODES and self.ratings is not None:
             players = [str(player1.id), str(player2.id)]
-            seat = await self.bot.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)
+            seat = await self.ratings.advantage_seat(interaction.guild_id, ruleset.id, players, first)
             kwargs = {"advantage": seat}
         refs = [PlayerRef(str(m.id), m.display_name) for m in (player1, player2)]
         common: dict[str, Any] = {
@@ -194,7 +177,7 @@ class StartCommand(RoomOpening):
             "by": str(host.id),
             "rated": plan.rated,
         }
-        series = self._series() if plan.series > 1 else None
+        series = series_of(self.features) if plan.series > 1 else None
         try:
             if series is not None:
                 _, match_id = await series.create(ruleset.id, refs, plan.series, first=kwargs["first"], **common)
@@ -204,7 +187,7 @@ class StartCommand(RoomOpening):
             if thread is not None:
                 with contextlib.suppress(discord.HTTPException):
                     await thread.delete()
-            await self._refuse_after_defer(interaction, error_sentence(exc))
+            await refuse_after_defer(interaction, error_sentence(exc))
             return
         interaction.extras["match_id"] = match_id
         where = f" in {thread.mention}" if thread is not None else ""
