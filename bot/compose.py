@@ -52,6 +52,7 @@ from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.records.coaching_source import StoredAnalyses
+from bot.records.listing import Listings
 from bot.schedule import Scheduler, ScheduleStore
 from bot.series import SeriesService, SeriesStatus
 from bot.series.rematch import Rematches
@@ -428,6 +429,8 @@ class Readers:
     analysis: AnalysisWorker
     """Where a finished match without a stored analysis is queued (started by its first page)."""
     series: SeriesService
+    listings: Listings
+    """The pages' lists: a server's matches, the private ones, whether an analysis is stored."""
 
     async def close(self) -> None:
         """Stop the analysis, then close the store."""
@@ -440,7 +443,8 @@ def build_readers(store: MatchStore | str) -> Readers:
     store = build_store(store) if isinstance(store, str) else store
     guilds, tournaments = build_guild_settings(store), build_tournaments(store)
     series = SeriesService(tournaments.host)  # reads through the same idle host service
-    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series)
+    listings = Listings(store, guilds)
+    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series, listings)
 
 
 @dataclass

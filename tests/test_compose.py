@@ -33,6 +33,7 @@ BUILT_BY_THE_ROOT = frozenset(
         "LeaseKeeper",
         "JobQueue",
         "AnalysisWorker",
+        "Listings",
     }
 )
 """Classes built only in `bot/compose.py`."""

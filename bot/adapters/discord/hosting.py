@@ -91,16 +91,14 @@ async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | 
     if settings.metrics_port is None:
         return None
     from bot import metrics
-    from bot.adapters.web.probes import Probe, job_counts, serve_probes
+    from bot.adapters.web.probes import Probe, serve_probes
+    from bot.jobs.gauges import job_counts
 
     async def ping() -> None:
-        from sqlalchemy import text
-
         bot = now.get("bot")
         if bot is None:
             return
-        async with bot.service.store.engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
+        await bot.service.store.ping()
 
     def hosting() -> bool | None:
         keeper = now.get("keeper")
@@ -128,7 +126,7 @@ async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | 
 
     async def jobs() -> dict[str, float]:
         bot = now.get("bot")
-        return {} if bot is None else await job_counts(bot.service.store.engine)
+        return {} if bot is None else await job_counts(bot.service.store)
 
     metrics.watch_async(jobs)
     probe = Probe(ping, hosting=hosting, ready=ready)
