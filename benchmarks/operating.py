@@ -100,6 +100,7 @@ async def _server_page(matches: int, requests_each: int) -> tuple[float, float, 
 
     from bot.adapters.web.server import make_app
     from bot.adapters.web.views import Views
+    from bot.compose import build_readers
     from bot.host.service import MatchService, PlayerRef
     from bot.records.pagetoken import sign
     from bot.store.matches import MatchStore
@@ -114,7 +115,7 @@ async def _server_page(matches: int, requests_each: int) -> tuple[float, float, 
                 await service.create_match("boxes", players, options={"rows": 2, "cols": 2}, guild_id=guild)
             secret = b"bench"
             path = f"/server/{guild}/{sign(secret, 'server', guild)}"
-            async with TestClient(TestServer(make_app(Views(service.store, secret)))) as client:
+            async with TestClient(TestServer(make_app(Views(build_readers(service.store), secret)))) as client:
                 t0 = time.perf_counter()
                 assert (await client.get(path)).status == 200
                 first = time.perf_counter() - t0

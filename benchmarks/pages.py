@@ -55,6 +55,7 @@ async def _measure(quick: bool) -> list[tuple[str, str, str, bool | None]]:
 
     from bot.adapters.web.server import make_app
     from bot.adapters.web.views import Views
+    from bot.compose import build_readers
     from bot.records.page import build_match_page
     from bot.records.pagetoken import sign
     from bot.store.matches import MatchStore
@@ -82,7 +83,7 @@ async def _measure(quick: bool) -> list[tuple[str, str, str, bool | None]]:
         await store.open()
         secret = b"bench"
         try:
-            async with TestClient(TestServer(make_app(Views(store, secret)))) as client:
+            async with TestClient(TestServer(make_app(Views(build_readers(store), secret)))) as client:
                 path = f"/match/{stored.id}/{sign(secret, 'match', stored.id)}"
                 t0 = time.perf_counter()
                 assert (await client.get(path)).status == 200

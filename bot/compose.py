@@ -1,8 +1,10 @@
-"""The composition root: the one place that builds the store, every service and the event bus, for every
-face — the Discord bot (`build_app`), the terminal room (`build_host`), the scheduled room
-(`build_scheduler`), the tournament commands (`build_tournaments`), the review pages (`build_readers`) and
-the command lines (`build_store`, `build_keeper`, …). Faces (`bot.adapters`, `bot.ops`) construct no
-service or store themselves (`tests/test_compose.py` walks their source); they receive what is built here.
+"""The composition root: the one place that builds the store, every service and the event bus. The entry point
+(`bot.ops`) builds one application per process here and hands it whole to its face, typed by what the face
+needs: the Discord bot an `App` (`build_app`), the terminal room, the scheduled room and the tournament
+commands a `Host` (`build_host`; the feature cores they need are built on it when asked: `Host.scheduler`,
+`Host.tournaments`), the review pages their `Readers` (`build_readers`); the command lines build what they
+read (`build_store`, `build_keeper`, …). Faces (`bot.adapters`, `bot.ops`) construct no service or store
+themselves, and no face calls a `build_*` of this module (`tests/test_compose.py` walks their source).
 
 The host's events reach their subscribers through one `Bus`, the service's `outlet` (the service keeps no
 listeners of its own and hands each event on only after its commit), in stages the root fixes:
@@ -52,6 +54,7 @@ from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
 from bot.records.coaching_source import StoredAnalyses
+from bot.records.listing import Listings
 from bot.schedule import Scheduler, ScheduleStore
 from bot.series import SeriesService, SeriesStatus
 from bot.series.rematch import Rematches
@@ -241,6 +244,43 @@ class Host:
     lease: HostLease | None = None
     """The terminal face's lease (`hold`); None: writes are not fenced (tests, one-shot reads)."""
     _coaching: CoachingService | None = None
+    _correspondence: CorrespondenceStore | None = None
+
+    @property
+    def correspondence(self) -> CorrespondenceStore:
+        """The correspondence settings and vacations of this store (the room's `NAME: vacation N`), built on
+        first use."""
+        if self._correspondence is None:
+            self._correspondence = build_correspondence(self.store)
+        return self._correspondence
+
+    def scheduler(
+        self, *, only: int | None = None, wall: Callable[[], dt.datetime] | None = None, poll_seconds: float = 60.0
+    ) -> Scheduler:
+        """The scheduler of scheduled DMs on this host, recording the ends of its matches (`Stage.FOLLOW`);
+        `only`: this one DM's jobs (the scheduled terminal room). Built when the face asks, once it has opened
+        the store."""
+        return build_scheduler(self, only=only, wall=wall, poll_seconds=poll_seconds)
+
+    def tournament_reader(self) -> TournamentService:
+        """The tournaments of this store, read only: on an idle host service of its own, hosting nothing and
+        subscribed to nothing (what a command looks up before this host resumes anything)."""
+        return build_tournaments(self.store)
+
+    def tournaments(self) -> TournamentService:
+        """The tournament service on this host: it records its games' results and moves rounds on (subscribed
+        at `Stage.FOLLOW` when asked for, so after the matches the face resumed first), seeded by the ratings
+        (`--seeding rating`)."""
+        return build_tournaments(self, rate=True)
+
+    async def hold(self, scope: Scope, ident: int) -> Holder | None:
+        """Take the lease of what this terminal face hosts, before it resumes any match (`hold`, one look):
+        None once held (renewed from then on, `lease`), else the process that holds it."""
+        return await hold(self, scope, ident)
+
+    async def scope_of(self, match_id: int) -> tuple[Scope, int]:
+        """The lease a match of this store is hosted under (`scope_of_match`)."""
+        return await scope_of_match(self.store, match_id)
 
     @property
     def coaching(self) -> CoachingService:
@@ -428,6 +468,8 @@ class Readers:
     analysis: AnalysisWorker
     """Where a finished match without a stored analysis is queued (started by its first page)."""
     series: SeriesService
+    listings: Listings
+    """The pages' lists: a server's matches, the private ones, whether an analysis is stored."""
 
     async def close(self) -> None:
         """Stop the analysis, then close the store."""
@@ -440,7 +482,8 @@ def build_readers(store: MatchStore | str) -> Readers:
     store = build_store(store) if isinstance(store, str) else store
     guilds, tournaments = build_guild_settings(store), build_tournaments(store)
     series = SeriesService(tournaments.host)  # reads through the same idle host service
-    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series)
+    listings = Listings(store, guilds)
+    return Readers(store, guilds, build_ratings(store), tournaments, AnalysisWorker(store), series, listings)
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """The composition root is the only place that builds a service or a store: no face (`bot/adapters/`) and no
-command line (`bot/ops/`) constructs one of these classes; they receive them from `bot.compose`."""
+command line (`bot/ops/`) constructs one of these classes; they receive them from `bot.compose`. And a face
+calls none of the root's builders (`build_*`): the entry point (`bot/ops/`, `bot/__main__.py`, `bot/shardhost.py`)
+builds the process's application and hands it to its face."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ BUILT_BY_THE_ROOT = frozenset(
         "LeaseKeeper",
         "JobQueue",
         "AnalysisWorker",
+        "Listings",
     }
 )
 """Classes built only in `bot/compose.py`."""
@@ -89,3 +92,47 @@ def test_the_root_builds_every_class_it_names() -> None:
     indirect = {"LeaseTable", "Fencing", "AnalysisWorker"}  # inside LeaseKeeper and start_analysis_worker
     assert BUILT_BY_THE_ROOT - indirect - {"App", "Host", "Readers", "Bus"} <= built
     assert {"App", "Host", "Readers", "Bus"} <= built
+
+
+def root_builders(root: Path) -> set[str]:
+    """The builders the composition root defines: its functions named `build_*`."""
+    tree = ast.parse((root / "bot" / "compose.py").read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("build_")}
+
+
+def builder_calls(root: Path) -> list[str]:
+    """`path:line name` of every face (`bot/adapters/`) that imports or calls one of the root's builders."""
+    builders = root_builders(root)
+    found: list[str] = []
+    for path in sorted((root / "bot" / "adapters").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "bot.compose":
+                names = [a.name for a in node.names if a.name in builders]
+            elif isinstance(node, ast.Call):
+                names = [name] if (name := _called_name(node)) in builders else []
+            else:
+                continue
+            found += [f"{path.relative_to(root)}:{node.lineno} {name}" for name in names]
+    return found
+
+
+def test_no_face_calls_a_builder_of_the_root() -> None:
+    """Every face is handed its application (the Discord bot its `App`, the terminal faces their `Host`, the web
+    face its `Readers`) by the entry point; a face that built its own would build a second one."""
+    assert {"build_app", "build_host", "build_readers", "build_scheduler", "build_tournaments"} <= root_builders(ROOT)
+    assert builder_calls(ROOT) == []
+
+
+def test_the_builder_walk_finds_an_import_and_a_call(tmp_path: Path) -> None:
+    (tmp_path / "bot" / "adapters" / "face").mkdir(parents=True)
+    (tmp_path / "bot" / "compose.py").write_text("def build_host(url): ...\ndef hold(host): ...\n", encoding="utf-8")
+    (tmp_path / "bot" / "adapters" / "face" / "room.py").write_text(
+        "from bot import compose\nfrom bot.compose import build_host, hold\n"
+        "host = compose.build_host('sqlite://')\nhold(host)\nbuild_log = len\nbuild_log([])\n",
+        encoding="utf-8",
+    )
+    assert builder_calls(tmp_path) == [
+        "bot/adapters/face/room.py:2 build_host",
+        "bot/adapters/face/room.py:3 build_host",
+    ]

@@ -4,7 +4,10 @@ and no import cycles in `games` or `bot`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grimp
+import pytest
 from importlinter.cli import EXIT_STATUS_SUCCESS, lint_imports
 
 from tests import ROOT
@@ -59,11 +62,26 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
     return found
 
 
+def import_graph(*packages: str) -> grimp.ImportGraph:
+    """The imports of `packages`. Every import counts: inside functions (they run too) and those only for type
+    checkers (`TYPE_CHECKING`: a circle a type checker walks is a circle a reader walks)."""
+    return grimp.build_graph(*packages, exclude_type_checking_imports=False, cache_dir=None)
+
+
 def test_games_and_bot_have_no_import_cycles() -> None:
-    # Every import counts: inside functions (they run too) and those only for type checkers (`TYPE_CHECKING`:
-    # a circle a type checker walks is a circle a reader walks).
-    graph = grimp.build_graph("games", "bot", exclude_type_checking_imports=False, cache_dir=None)
-    assert _cycles(graph) == []
+    assert _cycles(import_graph("games", "bot")) == []
+
+
+def test_a_circle_closed_by_a_typing_import_is_a_circle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "circled"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "room.py").write_text("from circled.service import Service\n", encoding="utf-8")
+    (package / "service.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from circled.room import Room\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _cycles(import_graph("circled")) == [["circled.room", "circled.service"]]
 
 
 DISCORD = "bot.adapters.discord."
@@ -85,7 +103,7 @@ def _feature_of(module: str, features: set[str]) -> str | None:
 
 def test_discord_features_reach_each_other_only_through_parts() -> None:
     # A feature imports no other feature's modules (typing imports included): it asks `parts(bot).<field>`.
-    graph = grimp.build_graph("bot", exclude_type_checking_imports=False, cache_dir=None)
+    graph = import_graph("bot")
     features = _discord_features(graph)
     crossing = sorted(
         f"{importer} -> {imported}"

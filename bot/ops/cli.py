@@ -126,7 +126,9 @@ def cmd_room(args: argparse.Namespace) -> int:
     from bot.ops.runtime import tune_gc
 
     tune_gc()
-    return _host_room(lambda: Room(config))
+    from bot.compose import build_host
+
+    return _host_room(lambda: Room(config, build_host(config.db_url)))  # the room's host, built by the root
 
 
 def _host_room(make: Callable[[], Any]) -> int:
@@ -178,7 +180,9 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
         analyse=analysis_enabled(),  # as `dmhost room`
         lease=True,  # the DM's lease: a second room for it waits as a standby
     )
-    return _host_room(lambda: ScheduledRoom(config))
+    from bot.compose import build_host
+
+    return _host_room(lambda: ScheduledRoom(config, build_host(config.db_url)))
 
 
 def stop_on_sigterm(lines: asyncio.Queue[str | None], terminate: Callable[[], None] | None = None) -> None:
@@ -399,7 +403,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     tune_gc()
     try:
-        run_bot(settings)
+        from bot.ops.apps import discord_app
+
+        run_bot(settings, lambda: discord_app(settings))  # one application per session, built by the root
     except Exception as exc:
         line = explain(exc, url)
         if line is None:

@@ -134,12 +134,12 @@ async def _probes(service: MatchService, keeper: Any, at: tuple[str, int] | None
     answers and it holds its leases (or waits as a standby); ready while it hosts."""
     if at is None:
         return None
-    from bot.adapters.web.probes import Probe, db_ping, serve_probes, watch_host
+    from bot.adapters.web.probes import Probe, serve_probes, watch_host
 
     def hosting() -> bool | None:
         return True if keeper.active else None  # a standby (or between a loss and the next hold): healthy
 
-    probe = Probe(db_ping(service.store.engine), hosting=hosting, ready=lambda: bool(keeper.active))
+    probe = Probe(service.store.ping, hosting=hosting, ready=lambda: bool(keeper.active))
     watch_host(service, keeper)
     runner = await serve_probes(probe, *at)
     return runner, probe

@@ -121,7 +121,9 @@ def cmd_terminal(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     url = db_url(args.db)
     check_database_url(url, must_exist=args.tournament_command != "create")
-    return run(args, url)
+    from bot.compose import build_host
+
+    return run(args, url, lambda: build_host(url, heartbeat_seconds=5.0))  # the command's host, built by the root
 
 
 def add_parser(sub: Any) -> None:

@@ -88,12 +88,16 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     sentry(settings)
     from bot.adapters.web.server import serve
+    from bot.compose import build_readers
+
+    async def main() -> None:
+        readers = build_readers(url)  # the web face's application: what the pages read, handed to it whole
+        access_log = args.access_log or settings.web_access_log
+        await serve(readers, host, port, secret, access_log=access_log, metrics_at=metrics_at)
 
     try:
         metrics_at = None if settings.metrics_port is None else (settings.metrics_host, settings.metrics_port)
-        asyncio.run(
-            serve(url, host, port, secret, access_log=args.access_log or settings.web_access_log, metrics_at=metrics_at)
-        )
+        asyncio.run(main())
     except OSError as exc:
         print(f"dmhost: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE

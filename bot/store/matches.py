@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Text, and_, bindparam, cast, func, insert, select, update
+from sqlalchemy import Text, and_, bindparam, cast, func, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -153,6 +153,11 @@ class MatchStore:
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
         await migrate(self.url)
+
+    async def ping(self) -> None:
+        """One `SELECT 1`: raises when the database does not answer (the probes' health check)."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
 
     async def close(self) -> None:
         """Finish pending writes, then dispose of the connection pool."""

@@ -24,6 +24,7 @@ import simcord
 from PIL import Image
 
 from bot.adapters.discord.app import create_bot
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from docs.screens.render import WIDTH, channel_picture
 from games import registry
@@ -175,7 +176,7 @@ async def make(out: Path, browser: Path | None = None) -> list[Path]:
             heartbeat_seconds=3600.0,
             announce_batch_seconds=0.0,
         )
-        env = simcord.Env(create_bot(settings, sync_commands=True), settle_timeout=5.0)
+        env = simcord.Env(create_bot(settings, discord_app(settings), sync_commands=True), settle_timeout=5.0)
         await env.start()
         env.backend.edit_bot_profile("dmhost")  # the application's name, instead of SimCord's "TestBot"
         try:

@@ -10,8 +10,7 @@ import discord
 from discord.ext import commands
 
 from bot.adapters.discord._parts import Parts
-from bot.compose import App, build_app
-from bot.host.service import MatchService
+from bot.compose import App
 from bot.jobs import JobQueue
 from bot.records.analysis_worker import AnalysisWorker
 from bot.settings import Settings
@@ -142,15 +141,10 @@ class ShardedDMHost(DMHost, commands.AutoShardedBot):
     """The bot when this process runs several (or chosen) shards."""
 
 
-def create_bot(settings: Settings, *, service: MatchService | None = None, sync_commands: bool = True) -> DMHost:
-    """Build the bot on the application the composition root builds (nothing connects until it is started).
-    Tests pass their own service and no sync."""
-    app = build_app(
-        settings,
-        service=service,
-        owns_guild=lambda guild_id: owns_guild(settings, guild_id),
-        wall=discord.utils.utcnow,  # Discord's time, which message times are read against
-    )
+def create_bot(settings: Settings, app: App, *, sync_commands: bool = True) -> DMHost:
+    """The bot on the application the composition root built for this process (`bot.compose.build_app`, called
+    by the entry point: `bot.ops.apps.discord_app`); nothing connects until it is started. Tests sync no
+    commands."""
     if settings.shard_count:
         return ShardedDMHost(
             settings,

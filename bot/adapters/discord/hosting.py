@@ -10,7 +10,7 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -18,6 +18,9 @@ from bot.adapters.discord.startup import explain_discord
 from bot.opserrors import OperatorError
 from bot.ownership.keeper import until
 from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.compose import App
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +68,9 @@ def shards_of(settings: Settings) -> tuple[list[int], int]:
     return (list(settings.shard_ids) if settings.shard_ids is not None else list(range(count))), count
 
 
-async def host(settings: Settings, token: str) -> None:
-    """Run the bot while holding the leases, as long as the process lives (SIGINT/SIGTERM stop it cleanly)."""
+async def host(settings: Settings, token: str, app_of: Callable[[], App]) -> None:
+    """Run the bot while holding the leases, as long as the process lives (SIGINT/SIGTERM stop it cleanly).
+    `app_of`: the composition root's builder of the application, one per session (a session's end closes its own)."""
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -77,7 +81,7 @@ async def host(settings: Settings, token: str) -> None:
     now: dict[str, Any] = {}  # this session's bot and keeper, for the probes
     probes = await _probes(settings, now)
     try:
-        await _sessions(settings, token, stopping, backoff, ids, count, now)
+        await _sessions(settings, token, app_of, stopping, backoff, ids, count, now)
     finally:
         if probes is not None:
             from bot.adapters.web.probes import stop_probes
@@ -91,16 +95,14 @@ async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | 
     if settings.metrics_port is None:
         return None
     from bot import metrics
-    from bot.adapters.web.probes import Probe, job_counts, serve_probes
+    from bot.adapters.web.probes import Probe, serve_probes
+    from bot.jobs.gauges import job_counts
 
     async def ping() -> None:
-        from sqlalchemy import text
-
         bot = now.get("bot")
         if bot is None:
             return
-        async with bot.service.store.engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
+        await bot.service.store.ping()
 
     def hosting() -> bool | None:
         keeper = now.get("keeper")
@@ -128,7 +130,7 @@ async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | 
 
     async def jobs() -> dict[str, float]:
         bot = now.get("bot")
-        return {} if bot is None else await job_counts(bot.service.store.engine)
+        return {} if bot is None else await job_counts(bot.service.store)
 
     metrics.watch_async(jobs)
     probe = Probe(ping, hosting=hosting, ready=ready)
@@ -138,6 +140,7 @@ async def _probes(settings: Settings, now: dict[str, Any]) -> tuple[Any, Any] | 
 async def _sessions(
     settings: Settings,
     token: str,
+    app_of: Callable[[], App],
     stopping: asyncio.Event,
     backoff: IdentifyBackoff,
     ids: list[int],
@@ -147,7 +150,7 @@ async def _sessions(
     from bot.adapters.discord.app import create_bot
 
     while not stopping.is_set():
-        bot = create_bot(settings)
+        bot = create_bot(settings, app_of())  # the root builds it; the bot adapts it
         store = bot.service.store
         await store.open()
         keeper = bot.app.keeper(ids, count, lease_seconds=settings.lease_seconds)  # built by `bot.compose`
@@ -209,7 +212,7 @@ def _no_voice_warnings(record: logging.LogRecord) -> bool:
     return not (record.name == "discord.client" and "voice will NOT be supported" in record.getMessage())
 
 
-def run_bot(settings: Settings) -> None:
+def run_bot(settings: Settings, app_of: Callable[[], App]) -> None:
     """Run until interrupted (Ctrl+C / SIGTERM close the bot, which stops timers and the database). Discord
     refusing to start (token, intents, no connection) is an `OperatorError` with its line."""
     if settings.token is None:
@@ -228,7 +231,7 @@ def run_bot(settings: Settings) -> None:
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(host(settings, token))
+            asyncio.run(host(settings, token, app_of))
     except Exception as exc:
         line = explain_discord(exc)
         if line is None:

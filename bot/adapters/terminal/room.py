@@ -14,10 +14,10 @@ from typing import Any, TextIO
 
 from bot.adapters.practice import BOT_ID, PracticeBot
 from bot.adapters.terminal import words
-from bot.compose import Scope, build_correspondence, build_host, hold, scope_of_match
+from bot.compose import Host, Scope
 from bot.host import rules
 from bot.host.events import EventKind, RefusalKind
-from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
+from bot.host.service import HostError, HostEvent, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.records.analysis_worker import AnalysisWorker
 from bot.types import MatchStatus
@@ -75,12 +75,14 @@ ANALYSIS_WAIT = 120.0
 class Room:
     """Reads `NAME: text` lines, hands them to the host, prints what happens."""
 
-    def __init__(self, config: RoomConfig, out: TextIO | None = None, service: MatchService | None = None) -> None:
+    def __init__(self, config: RoomConfig, host: Host, out: TextIO | None = None, *, shared: bool = False) -> None:
         self.config = config
         self.out = out or sys.stdout
-        self.host = build_host(config.db_url, service=service)
-        """The host core and its subscribers (`bot.compose`): its own, unless it shares a service."""
-        self._own_service = service is None
+        self.host = host
+        """The host core and its subscribers, built by the composition root (`bot.compose.build_host`, called by
+        the entry point) and handed to the room whole."""
+        self._own_service = not shared
+        """False: the host's service is another face's (a test's bot): its owner analyses its matches."""
         self.service = self.host.service
         self.match_id: int | None = None
         self.finished = asyncio.Event()
@@ -282,7 +284,7 @@ class Room:
                     machine=BOT_ID if cfg.bot_level else None,
                 )
                 self.match_id = mid
-                if cfg.lease and await hold(self.host, Scope.MATCH, mid) is not None:  # nobody else knows it yet
+                if cfg.lease and await self.host.hold(Scope.MATCH, mid) is not None:  # nobody else knows it yet
                     raise HostError(f"match {mid} is hosted by another process")
             code = await self._loop(lines)
             await self._await_analysis(lines)
@@ -298,8 +300,8 @@ class Room:
         """Take the lease of the match's tournament, scheduled DM or of the match itself before resuming it;
         while another process holds it, one line (exit 2)."""
         await self.service.store.open()
-        scope, ident = await scope_of_match(self.service.store, match_id)
-        if await hold(self.host, scope, ident) is not None:
+        scope, ident = await self.host.scope_of(match_id)
+        if await self.host.hold(scope, ident) is not None:
             where = "" if scope is Scope.MATCH else f" (its {scope.value} {ident})"
             raise HostError(f"match {match_id} is hosted by another process{where}; try again when it stops")
 
@@ -523,7 +525,7 @@ class Room:
         from bot.host.vacation import VacationRefused, take_vacation
 
         try:
-            done = await take_vacation(self.service, build_correspondence(self.service.store), None, player.id, days)
+            done = await take_vacation(self.service, self.host.correspondence, None, player.id, days)
         except VacationRefused as exc:
             said = words.vacation_refused(player.name, exc.code, exc.data)
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}

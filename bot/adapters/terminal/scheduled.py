@@ -23,9 +23,9 @@ from typing import Any, Final, TextIO
 
 from bot.adapters.terminal import words
 from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
-from bot.compose import Scope, build_scheduler, hold
+from bot.compose import Host, Scope
 from bot.host.events import EventKind
-from bot.host.service import HostError, HostEvent, MatchService
+from bot.host.service import HostError, HostEvent
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
 from bot.schedule.status import DECIDED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
@@ -62,11 +62,13 @@ class ScheduledRoom(Room):
     def __init__(
         self,
         config: RoomConfig,
+        host: Host,
         out: TextIO | None = None,
-        service: MatchService | None = None,
+        *,
+        shared: bool = False,
         wall: Callable[[], dt.datetime] | None = None,
     ) -> None:
-        super().__init__(config, out, service)
+        super().__init__(config, host, out, shared=shared)
         if config.scheduled is None:
             raise ValueError("a scheduled room needs config.scheduled")
         self.schedule_id: int = config.scheduled
@@ -158,8 +160,8 @@ class ScheduledRoom(Room):
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:
         await self.service.store.open()  # migrations (idempotent)
-        self.scheduler = build_scheduler(  # this DM's jobs only: other DMs wait for their own room
-            self.host, only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
+        self.scheduler = self.host.scheduler(  # this DM's jobs only: other DMs wait for their own room
+            only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
         )
         store = self.scheduler.store
         self.host.bus.subscribe(self._on_schedule, topic=ScheduleEvent)
@@ -174,7 +176,7 @@ class ScheduledRoom(Room):
             raise HostError(f"DM #{sched.id} is {sched.public_status}; nothing to host")
         self.schedule = sched
         if self.config.lease:
-            self._standby = await hold(self.host, Scope.SCHEDULE, self.schedule_id) is not None
+            self._standby = await self.host.hold(Scope.SCHEDULE, self.schedule_id) is not None
         if self._standby:
             if sched.status == ScheduleStatus.STARTED:
                 self._elsewhere(sched)

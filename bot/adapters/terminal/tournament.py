@@ -22,7 +22,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from bot.compose import HostLease, Scope, Stage, build_host, build_store, build_tournaments, bus_of, hold
+from bot.compose import Host, HostLease, Scope, Stage, bus_of
 from bot.host.service import HostEvent
 from bot.playernames import name_problem
 from bot.tournaments import telling
@@ -47,46 +47,44 @@ class Elsewhere(Exception):
 
 @contextlib.asynccontextmanager
 async def open_tournaments(
-    url: str,
+    host: Host,
     resume_of: int | None,
     bot_level: str | None = None,
     leases: list[HostLease] | None = None,
     heard: list[TournamentEvent] | None = None,
 ) -> AsyncIterator[TournamentService]:
-    """A host service on `url` resuming the unfinished matches of tournament `resume_of` only, and the
-    tournament service on it (caught up). `bot_level`: practice bots will play (`play`), so the solver their
-    level searches with is made ready first, before any of the matches' clocks runs again. With `resume_of`
+    """The host (built by the composition root, `bot.compose.build_host`, with the ratings: `--rated` rates)
+    resuming the unfinished matches of tournament `resume_of` only, and the tournament service on it (caught
+    up). `bot_level`: practice bots will play (`play`), so the solver their level searches with is made ready
+    first, before any of the matches' clocks runs again. With `resume_of`
     the tournament's lease is taken first (`Elsewhere` while another process holds it) and appended to
     `leases`. `heard`: every tournament event from then on is appended to it (from the bus)."""
-    store = build_store(url)
-    await store.open()
+    await host.store.open()
     wanted: set[int] = set()
     if resume_of is not None:
-        reader = build_tournaments(store)  # on the bare store: it only reads, nothing is hosted or subscribed
+        reader = host.tournament_reader()  # on the bare store: it only reads, nothing is hosted or subscribed
         wanted = await reader.match_ids(resume_of)
         if bot_level is not None:
             with contextlib.suppress(TournamentRefused):  # no such tournament: the command says so later
                 await _prepare_solver((await reader.get(resume_of)).game, bot_level)
-    parts = build_host(store=store, heartbeat_seconds=5.0)  # with the ratings: `--rated` rates
-    host = parts.service
-    if resume_of is not None and await hold(parts, Scope.TOURNAMENT, resume_of) is not None:
-        await parts.close()
+    if resume_of is not None and await host.hold(Scope.TOURNAMENT, resume_of) is not None:
+        await host.close()
         raise Elsewhere(resume_of)
-    if leases is not None and parts.lease is not None:
-        leases.append(parts.lease)
-    await host.start(select=lambda m: m.id in wanted)
-    service = build_tournaments(parts, rate=True)  # listening to the host, seeded by its ratings
+    if leases is not None and host.lease is not None:
+        leases.append(host.lease)
+    await host.service.start(select=lambda m: m.id in wanted)
+    service = host.tournaments()  # listening to the host, seeded by its ratings
     if heard is not None:
-        parts.bus.subscribe(heard.append, topic=TournamentEvent)
+        host.bus.subscribe(heard.append, topic=TournamentEvent)
     try:
-        await parts.catch_up()  # matches that ended while no command listened are rated, in order
+        await host.catch_up()  # matches that ended while no command listened are rated, in order
         await service.catch_up(give_back=False)  # a deadline passed between two commands is ruled now
         await service.run_due()  # what fell due since the last command (no timer task: one command, then exit)
         yield service
-        await parts.catch_up()  # a rating that failed during the command is owed no longer than its end
+        await host.catch_up()  # a rating that failed during the command is owed no longer than its end
     finally:
         await service.close()
-        await parts.close()
+        await host.close()
 
 
 async def _prepare_solver(game: str, level: str) -> None:
@@ -260,8 +258,9 @@ def _game_over_lines(progress: Callable[[str], None]) -> Callable[[HostEvent], A
     return told
 
 
-def run(args: argparse.Namespace, url: str) -> int:
-    """Carry out one `dmhost tournament` command; a refusal is one line and exit 2."""
+def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
+    """Carry out one `dmhost tournament` command on database `url`; a refusal is one line and exit 2.
+    `host_of`: the composition root's builder of this command's host (called once, in the command's loop)."""
 
     async def main() -> int:
         command = args.tournament_command
@@ -269,7 +268,7 @@ def run(args: argparse.Namespace, url: str) -> int:
         bots = getattr(args, "bot", None) if command == "play" else None
         leases: list[HostLease] = []
         heard: list[TournamentEvent] = []
-        async with open_tournaments(url, resume, bots, leases, heard) as service:
+        async with open_tournaments(host_of(), resume, bots, leases, heard) as service:
             if command == "create":
                 tid = await service.create(
                     args.name,

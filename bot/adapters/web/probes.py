@@ -157,42 +157,16 @@ async def stop_probes(runner: web.AppRunner | None, probe: Probe | None) -> None
         await runner.cleanup()
 
 
-def db_ping(engine: Any) -> Callable[[], Awaitable[None]]:
-    """A `SELECT 1` on an SQLAlchemy async engine."""
-    from sqlalchemy import text
-
-    async def ping() -> None:
-        async with engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
-
-    return ping
-
-
-async def job_counts(engine: Any) -> dict[str, float]:
-    """The durable jobs due now and those overdue (due more than 5 s ago), of every process of the database."""
-    import datetime as dt
-
-    from sqlalchemy import func, select
-
-    from bot.jobs.table import JobRow
-
-    now = dt.datetime.now(dt.UTC)
-    async with engine.connect() as conn:
-        due = await conn.scalar(select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now))
-        late = await conn.scalar(
-            select(func.count()).where(JobRow.done.is_(False), JobRow.due_at <= now - dt.timedelta(seconds=5))
-        )
-    return {"dmhost_jobs_due": float(due or 0), "dmhost_jobs_overdue": float(late or 0)}
-
-
 def watch_host(service: Any, keeper: Any | None) -> None:
     """The gauges of a host process: its live matches, its leases, the durable jobs due and overdue."""
     metrics.watch("dmhost_live_matches", lambda: float(len(service.live)))
     if keeper is not None:
         metrics.watch("dmhost_leases_held", lambda: float(len(keeper.fencing.epochs)))
-    engine = service.store.engine
+    from bot.jobs.gauges import job_counts
+
+    store = service.store
 
     async def jobs() -> dict[str, float]:
-        return await job_counts(engine)
+        return await job_counts(store)
 
     metrics.watch_async(jobs)

@@ -26,9 +26,9 @@ from functools import lru_cache
 
 from aiohttp import web
 
-from bot.adapters.web.probes import Probe, add_routes, db_ping, serve_probes
+from bot.adapters.web.probes import Probe, add_routes, serve_probes
 from bot.adapters.web.views import Views
-from bot.compose import build_readers
+from bot.compose import Readers
 from bot.metrics import REQUESTS_REFUSED
 from bot.records.listpages import landing_page
 from bot.records.pagetoken import PageKind, remember_address, valid
@@ -204,7 +204,7 @@ def make_app(views: Views, probe: Probe | None = None, *, server_fresh: float = 
     app[VIEWS] = views
     app[SERVER_PAGES] = ServerPages(views.server, fresh=server_fresh)
     app.router.add_get(r"/{kind:match|tournament|server}/{ident}/{token}", _handle)
-    add_routes(app, probe if probe is not None else Probe(db_ping(views.store.engine)))
+    add_routes(app, probe if probe is not None else Probe(views.store.ping))
     app.on_response_prepare.append(_security_headers)
     server_log = logging.getLogger("aiohttp.server")
     if _BAD_REQUESTS not in server_log.filters:
@@ -218,7 +218,7 @@ ACCESS_FORMAT = '%a "%r" %s %b %Tf'
 
 
 async def serve(
-    url: str,
+    readers: Readers,
     host: str,
     port: int,
     secret: bytes,
@@ -227,18 +227,18 @@ async def serve(
     access_log: bool = False,
     metrics_at: tuple[str, int] | None = None,
 ) -> None:
-    """Serve the pages of database `url` on host:port until SIGINT or SIGTERM (the probes on the same port, and
-    also on `metrics_at` when given: DMHOST_METRICS_PORT, so one image's HEALTHCHECK asks every process alike)."""
-    readers = build_readers(url)
+    """Serve the pages the readers read (`bot.compose.build_readers`, built by `dmhost web` for its database) on
+    host:port until SIGINT or SIGTERM (the probes on the same port, and also on `metrics_at` when given:
+    DMHOST_METRICS_PORT, so one image's HEALTHCHECK asks every process alike)."""
     store, worker = readers.store, readers.analysis  # the worker: a page asked for before its analysis is stored
     await store.open()
     opened = asyncio.Event()
-    probe = Probe(db_ping(store.engine), ready=opened.is_set)
+    probe = Probe(store.ping, ready=opened.is_set)
     from bot import metrics
     from bot.settings import dmhost_version as version
 
     metrics.watch("dmhost_analysis_queue", lambda: float(len(worker.pending)))
-    app = make_app(Views(store, secret, analysis=worker, readers=readers), probe)
+    app = make_app(Views(readers, secret, analysis=worker), probe)
     runner = web.AppRunner(
         app,
         access_log=logging.getLogger("aiohttp.access") if access_log else None,

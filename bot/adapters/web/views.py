@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
 
-from sqlalchemy import select
-
-from bot.compose import Readers, build_readers
+from bot.compose import Readers
 from bot.records.analysis import ANALYSED_GAMES
-from bot.records.analysis_store import MatchAnalysis, load_analysis
+from bot.records.analysis_store import load_analysis
 from bot.records.analysis_worker import AnalysisWorker
 from bot.records.listpages import MatchRow, TournamentGame, server_page, tournament_page
 from bot.records.page import build_match_page
 from bot.records.pagecontext import match_context
 from bot.records.pagetoken import page_url
-from bot.store.db import Match, MatchEvent
-from bot.store.matches import EntryKind, MatchStore, StoredMatch
+from bot.store.matches import StoredMatch
 from bot.tournaments.rounds import Format
-from bot.types import OVER_STATUSES, MatchStatus
+from bot.types import MatchStatus
 from games.base import TITLES
 
 RECENT = 20
@@ -40,17 +36,11 @@ KEPT_PAGES = 64
 class Views:
     """The pages of one database; match pages are kept once built (a finished match never changes)."""
 
-    def __init__(
-        self,
-        store: MatchStore,
-        secret: bytes,
-        base: str = "",
-        analysis: AnalysisWorker | None = None,
-        readers: Readers | None = None,
-    ) -> None:
-        self.store = store
-        self.readers = readers or build_readers(store)
-        """The servers' settings, the ratings and the tournaments, built by the composition root."""
+    def __init__(self, readers: Readers, secret: bytes, base: str = "", analysis: AnalysisWorker | None = None) -> None:
+        self.readers = readers
+        """The store, the lists, the servers' settings, the ratings and the tournaments, built by the composition
+        root (`bot.compose.build_readers`) and handed to this face."""
+        self.store = readers.store
         self.secret = secret
         self.base = base
         self.analysis = analysis
@@ -72,7 +62,11 @@ class Views:
             if count is None:
                 return None
             cached = self._pages.get(match_id)
-            if cached is not None and cached[0] == count and not (cached[1] and await self._analysed(match_id)):
+            if (
+                cached is not None
+                and cached[0] == count
+                and not (cached[1] and await self.readers.listings.analysed(match_id))
+            ):
                 self._pages.move_to_end(match_id)
                 return cached[2]
             stored = await self.store.load(match_id, with_events=True)
@@ -90,51 +84,6 @@ class Views:
                 self._pages.popitem(last=False)
             return text
 
-    async def _analysed(self, match_id: int) -> bool:
-        """Whether the match's analysis is stored (a cheap look, no entries read)."""
-        async with self.store.engine.connect() as conn:
-            found = await conn.execute(select(MatchAnalysis.match_id).where(MatchAnalysis.match_id == match_id))
-            return found.first() is not None
-
-    async def _private(self, matches: Sequence[StoredMatch]) -> set[int]:
-        """The matches of `matches` that no list may show: those whose room was private when they were
-        created (stored with the match); a match stored before that was recorded goes by its server's
-        room mode now."""
-        ids = [m.id for m in matches]
-        if not ids:
-            return set()
-        async with self.store.engine.connect() as conn:
-            rows = await conn.execute(
-                select(MatchEvent.match_id, MatchEvent.data).where(
-                    MatchEvent.match_id.in_(ids), MatchEvent.kind == EntryKind.CREATED
-                )
-            )
-            stored = {int(mid): (data or {}).get("private") for mid, data in rows}
-        hidden = {mid for mid, private in stored.items() if private is True}
-        unknown = [m for m in matches if stored.get(m.id) is None]
-        guilds = self.readers.guilds
-        for g in {m.guild_id for m in unknown if m.guild_id is not None}:
-            if (await guilds.get(g)).room_mode == "private":
-                hidden |= {m.id for m in unknown if m.guild_id == g}
-        return hidden
-
-    async def _guild_matches(self, guild_id: int) -> tuple[list[StoredMatch], list[StoredMatch]]:
-        gid = guild_id or None
-        async with self.store.engine.connect() as conn:
-            cond = Match.guild_id.is_(None) if gid is None else Match.guild_id == gid
-            over = [str(s) for s in OVER_STATUSES]
-            live_ids = [r[0] for r in await conn.execute(select(Match.id).where(cond, Match.status.not_in(over)))]
-            recent_ids = [
-                r[0]
-                for r in await conn.execute(
-                    select(Match.id).where(cond, Match.status.in_(over)).order_by(Match.id.desc()).limit(RECENT)
-                )
-            ]
-        live = await self.store.listed(live_ids)  # two queries, no snapshot: a live match's row needs none
-        recent = [m for m in [await self.store.load(i) for i in recent_ids] if m is not None]
-        hidden = await self._private(live + recent)
-        return [m for m in live if m.id not in hidden], [m for m in recent if m.id not in hidden]
-
     def _row(self, m: StoredMatch) -> MatchRow:
         from bot.records.matchlog import result_of
 
@@ -145,7 +94,8 @@ class Views:
         """The server page, named after the server (its stored name; "Discord server ID" while none is known,
         "Terminal rooms" for guild 0): a leaderboard table per game (with the deviations), live matches,
         recent results (this server's rows only)."""
-        live, recent = await self._guild_matches(guild_id)
+        listed = await self.readers.listings.of_guild(guild_id, RECENT)
+        live, recent = listed.live, listed.recent
         ratings = self.readers.ratings
         gid = guild_id or None
         boards = {}
@@ -175,7 +125,7 @@ class Views:
         standings = await service.standings(tid)
         games = await service.games(tid)
         stored = [m for g in games if g.match_id for m in [await self.store.load(g.match_id)] if m]
-        hidden = await self._private(stored)
+        hidden = await self.readers.listings.hidden(stored)
         rows = [
             TournamentGame(
                 g.round,

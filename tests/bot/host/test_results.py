@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.terminal.room import Room
+from bot.compose import build_host
 from bot.host.events import Ignored, Outcome
 from bot.host.service import MatchService, PlayerRef
 from bot.wording import reason_text
@@ -44,7 +45,10 @@ async def test_the_terminal_room_redraws_the_board_after_what_rules_declare(tmp_
     while a provisional move's announcement does not."""
     out = io.StringIO()
     config = room_config(tmp_path, options={"rows": "2", "cols": "2"}, rules={"takeback": "5"}, events_json=False)
-    assert await Room(config, out=out).run(typed("alice: A1-B1\n", "alice: take back\n", None)) == 0
+    assert (
+        await Room(config, build_host(config.db_url), out=out).run(typed("alice: A1-B1\n", "alice: take back\n", None))
+        == 0
+    )
     said = out.getvalue()
     assert "alice took back A1-B1" in said
     assert said.count("clocks: ") == 2, said  # at the start and after the take-back

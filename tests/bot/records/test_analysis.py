@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.adapters.terminal.room import ANALYSIS_WAIT
+from bot.compose import build_host
 from bot.host.service import MatchService, PlayerRef
 from bot.records.analysis import analyse_match, format_analysis
 from bot.records.analysis_store import analysed, load_analysis, missing_analyses, save_analysis
@@ -255,7 +256,7 @@ async def test_ctrl_c_or_sigterm_after_the_match_skips_the_wait_for_its_analysis
     case = json.loads((TEST_DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
     options = dict(o.split("=") for o in case["options"])
     config = room_config(tmp_path, options=options, rules={"takeback": "0"}, analyse=True)
-    room = Room(config, out=io.StringIO())
+    room = Room(config, build_host(config.db_url), out=io.StringIO())
     if how == "sigterm":
         room.terminate()  # what the command line's SIGTERM handler calls
     lines = typed(*case["moves"], *([words.INTERRUPT] if how == "ctrl-c" else []))

@@ -15,6 +15,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.adapters.web.server import make_app
 from bot.adapters.web.views import Views
+from bot.compose import build_readers
 from bot.host.service import MatchService, PlayerRef
 from bot.records.analysis import analyse_match
 from bot.records.analysis_store import load_analysis, save_analysis
@@ -78,7 +79,7 @@ async def test_the_page_shows_the_stored_analysis_or_says_it_is_pending(host: tu
     mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
     stored = await service.store.load(mid, with_events=True)
     assert stored is not None and stored.status == "finished"
-    views = Views(service.store, SECRET)
+    views = Views(build_readers(service.store), SECRET)
     pending = await views.match(mid)  # nothing stored yet: said so, nothing computed while the request waits
     assert pending is not None and 'id="analysis-pending"' in pending and 'id="analysis"' not in pending
     assert await load_analysis(service.store, mid) is None
@@ -99,7 +100,7 @@ async def test_the_web_face_queues_a_missing_analysis(host: tuple[MatchService, 
     service, _rec = host
     mid = await _play(service, None, ("ann", "ben"), CASE["moves"])
     worker = AnalysisWorker(service.store)
-    views = Views(service.store, SECRET, analysis=worker)
+    views = Views(build_readers(service.store), SECRET, analysis=worker)
     try:
         page = await views.match(mid)
         assert page is not None and 'id="analysis-pending"' in page
@@ -130,7 +131,7 @@ async def test_served_lists_keep_to_their_server_and_leave_private_rooms_out(
     other = await _play(service, 222, ("carol", "dave"), moves)
     hidden = await _play(service, 333, ("erin", "frank"), moves)
     await GuildSettingsStore(service.store.engine).update(333, room_mode="private")
-    views = Views(service.store, SECRET)
+    views = Views(build_readers(service.store), SECRET)
     async with TestClient(TestServer(make_app(views))) as client:
 
         async def get(kind: str, ident: int, token: str | None = None) -> tuple[int, str]:
@@ -176,7 +177,7 @@ async def test_a_private_room_s_match_is_on_no_list_whatever_the_server_says_lat
         created[mid] = stored.events[0].data.get("private")
     assert created == {private: True, public: False, private_live: True, public_live: False, elsewhere: False}
     settings = GuildSettingsStore(service.store.engine)
-    views = Views(service.store, SECRET)
+    views = Views(build_readers(service.store), SECRET)
     for mode in ("public", "private", "channel"):  # the server's room mode changes after the matches began
         await settings.update(444, room_mode=mode)
         text = await views.server(444)
@@ -238,7 +239,7 @@ async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stan
         first = games[0]
         assert isinstance(first.pairing, Game) and first.match_id is not None
         await host.resign(first.match_id, entries[first.pairing.black].player_id)
-        views = Views(host.store, SECRET)
+        views = Views(build_readers(host.store), SECRET)
         async with TestClient(TestServer(make_app(views))) as client:
             res = await client.get(f"/tournament/{tid}/{sign(SECRET, 'tournament', tid)}")
             text = await res.text()

@@ -17,6 +17,7 @@ import pytest
 
 from bot.adapters.terminal.room import RoomConfig
 from bot.adapters.terminal.scheduled import ScheduledRoom
+from bot.compose import build_host
 from bot.host.match import PlayerRef
 from bot.host.service import HostError, MatchService
 from bot.ratings.service import Ratings
@@ -44,7 +45,7 @@ class Terminal:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         service = MatchService(MatchStore(url), heartbeat_seconds=10 * 86400, wall=clock)
         config = RoomConfig(db_url=url, events_json=True, scheduled=schedule_id)
-        self.room = ScheduledRoom(config, self.out, service, wall=clock)
+        self.room = ScheduledRoom(config, build_host(service=service), self.out, shared=True, wall=clock)
         self.task = asyncio.create_task(self.room.run(self.lines))
 
     def type(self, *lines: str) -> None:

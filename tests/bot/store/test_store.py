@@ -193,3 +193,15 @@ async def test_everything_is_still_there_after_a_reopen(db_url: str) -> None:
         assert [m.id for m in await second.unfinished()] == [mid]
     finally:
         await second.close()
+
+
+async def test_a_ping_answers_while_the_database_does_and_raises_when_it_cannot(
+    store: MatchStore, tmp_path: Any
+) -> None:
+    await store.ping()  # the probes' health check: one round trip
+    nowhere = MatchStore(f"sqlite+aiosqlite:///{tmp_path}/no/such/folder/db.sqlite")
+    try:
+        with pytest.raises(Exception, match="unable to open database file"):
+            await nowhere.ping()
+    finally:
+        await nowhere.close()

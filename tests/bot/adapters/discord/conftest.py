@@ -11,6 +11,7 @@ import pytest
 import simcord
 
 from bot.adapters.discord.app import DMHost, create_bot
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 
 
@@ -39,7 +40,7 @@ def solver_compiled() -> None:
 @pytest.fixture
 def simcord_bot(settings: Settings, solver_compiled: None) -> DMHost:
     """The bot as `dmhost run` builds it, commands synced."""
-    return create_bot(settings, sync_commands=True)
+    return create_bot(settings, discord_app(settings), sync_commands=True)
 
 
 @pytest.fixture

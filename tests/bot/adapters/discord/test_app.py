@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.discord.app import DMHost, create_bot, make_intents, owns_guild, shard_of
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, bot_text, now, start
 from tests.bot.conftest import make_service
@@ -21,7 +22,7 @@ async def test_restart_resumes_the_match_and_its_clocks(world: World, settings: 
     with w.env._bot_scope():
         await old.service.close()  # what `close()` does first on SIGTERM: timers stop, heartbeat written
         await old.service.store.close()
-    await w.env.restart_bot(create_bot(settings, sync_commands=True))
+    await w.env.restart_bot(create_bot(settings, discord_app(settings), sync_commands=True))
     bot = w.bot
     assert bot.resumed == [match_id]
     live = bot.service.live[match_id]
@@ -51,7 +52,7 @@ async def test_resume_only_the_matches_of_this_shard(
     await service.store.close()
 
     settings = Settings(_env_file=None, database_url=migrated_db_url, shard_ids=[1], shard_count=2)  # type: ignore[call-arg]
-    bot = create_bot(settings, sync_commands=False)
+    bot = create_bot(settings, discord_app(settings), sync_commands=False)
     assert isinstance(bot, DMHost) and bot.shard_count == 2
     await bot._async_setup_hook()
     await bot.setup_hook()

@@ -6,6 +6,7 @@ import pytest
 from simcord.env import _attach_bot  # the documented way to bring a detached bot back (ECOSYSTEM.md)
 
 from bot.adapters.discord.app import create_bot
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, board_of, bot_messages, now, start
 
@@ -21,7 +22,7 @@ async def go_away(w: World) -> None:
 
 async def come_back(w: World, settings: Settings) -> None:
     """A fresh bot process starts against the same database and the same Discord."""
-    await _attach_bot(w.env, create_bot(settings, sync_commands=True))
+    await _attach_bot(w.env, create_bot(settings, discord_app(settings), sync_commands=True))
     await w.env._settle_internal()
 
 

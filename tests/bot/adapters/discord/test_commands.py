@@ -15,9 +15,11 @@ from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_tex
 def test_command_tree_names_unique_and_described() -> None:
     from bot.adapters.discord.app import create_bot
     from bot.adapters.discord.commands import MatchCommands
+    from bot.ops.apps import discord_app
     from bot.settings import Settings
 
-    bot = create_bot(Settings(_env_file=None), sync_commands=False)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    bot = create_bot(settings, discord_app(settings), sync_commands=False)
     cog = MatchCommands(bot)
     group = cog.app_command
     assert isinstance(group, app_commands.Group) and group.name == "dm" and group.description

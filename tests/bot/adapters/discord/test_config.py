@@ -12,6 +12,7 @@ import simcord
 from pydantic import SecretStr
 
 from bot.adapters.discord.app import DMHost, create_bot
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from bot.store.db import sqlite_url_for
 
@@ -19,7 +20,7 @@ from bot.store.db import sqlite_url_for
 def make_bot(url: str) -> DMHost:
     """The real bot on a real database; the heartbeat slow so the simulated world can settle."""
     settings = Settings(token=None, database_url=SecretStr(url), heartbeat_seconds=3600, host_role="Host")
-    return create_bot(settings, sync_commands=True)
+    return create_bot(settings, discord_app(settings), sync_commands=True)
 
 
 @pytest.fixture

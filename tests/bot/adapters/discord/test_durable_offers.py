@@ -13,6 +13,7 @@ import simcord
 from bot.adapters.discord.app import create_bot
 from bot.host.confirm import Answer
 from bot.jobs import Job
+from bot.ops.apps import discord_app
 from bot.series.rematch import Click, offer_key
 from bot.settings import Settings
 from bot.types import MatchStatus
@@ -69,7 +70,7 @@ async def stop(w: World) -> None:
 
 async def restart(w: World, settings: Settings) -> None:
     """A new process on the same database: the bot as `dmhost run` builds it."""
-    await w.env.restart_bot(create_bot(settings, sync_commands=True))
+    await w.env.restart_bot(create_bot(settings, discord_app(settings), sync_commands=True))
     await w.env.settle()
 
 

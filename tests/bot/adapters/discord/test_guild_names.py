@@ -10,6 +10,7 @@ import simcord
 
 from bot.adapters.discord.app import DMHost
 from bot.adapters.web.views import Views
+from bot.compose import build_readers
 from tests.bot.adapters.discord.conftest import World, make_world
 
 SECRET = b"guild-names-test-secret"
@@ -29,7 +30,7 @@ async def early_env(simcord_bot: DMHost) -> AsyncIterator[tuple[simcord.Env, sim
 
 
 async def _title_of(bot: DMHost, guild_id: int) -> str:
-    html = await Views(bot.service.store, SECRET).server(guild_id)
+    html = await Views(build_readers(bot.service.store), SECRET).server(guild_id)
     return html.split("<h1>", 1)[1].split("</h1>", 1)[0]
 
 
@@ -37,7 +38,7 @@ async def test_joining_a_guild_stores_its_name_and_the_server_page_shows_it(worl
     await world.env.settle()
     assert (await world.bot.guild_settings.get(world.guild.id)).name == "Death Match Club"
     assert await _title_of(world.bot, world.guild.id) == "Death Match Club"
-    html = await Views(world.bot.service.store, SECRET).server(world.guild.id)
+    html = await Views(build_readers(world.bot.service.store), SECRET).server(world.guild.id)
     assert "<title>Death Match Club</title>" in html and "Discord server" not in html
 
     world.env.backend.edit_guild(world.guild.id, {"name": "Death <Match> & Co"})  # renamed in Discord

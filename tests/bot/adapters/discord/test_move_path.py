@@ -21,6 +21,7 @@ from typing import Any
 
 from bot.adapters.discord.room._cog import GameRoom
 from bot.adapters.terminal.room import Room
+from bot.compose import build_host
 from bot.store.matches import MatchStore
 from tests.bot.adapters.discord.conftest import World, start
 from tests.bot.conftest import room_config, typed
@@ -96,7 +97,8 @@ async def test_a_move_posted_on_discord_goes_down_to_the_commit(world: World) ->
 
 async def run_room(tmp_path: Path, lines: list[str], stop: CodeType | None) -> DownPath:
     queue = typed(*lines)
-    room = Room(room_config(tmp_path, rules={"takeback": "0", "draw": "on"}), out=io.StringIO())
+    config = room_config(tmp_path, rules={"takeback": "0", "draw": "on"})
+    room = Room(config, build_host(config.db_url), out=io.StringIO())
     runner = asyncio.ensure_future(room.run(queue))
     while (live := room.service.live.get(room.match_id or -1)) is None or live.ply < len(lines):
         await asyncio.sleep(0.01)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import pytest
 
 from bot.adapters.terminal.room import Room
+from bot.compose import build_host
 from bot.host import rules
 from bot.host.rules import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused, RulesError
 from bot.records.matchlog import build_log
@@ -137,7 +138,7 @@ async def run_room(tmp_path: Path, lines: list[str], **rule: str) -> list[dict[s
     config = room_config(tmp_path, options={"rows": "2", "cols": "2"}, rules=dict(rule))
     queue = typed(*lines, None)
     out = io.StringIO()
-    assert await Room(config, out=out).run(queue) == 0
+    assert await Room(config, build_host(config.db_url), out=out).run(queue) == 0
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 

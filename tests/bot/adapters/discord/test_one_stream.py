@@ -7,6 +7,7 @@ import io
 import json
 
 from bot.adapters.terminal.room import Room, RoomConfig
+from bot.compose import build_host
 from tests.bot.adapters.discord.conftest import World, board_of, start
 
 
@@ -14,7 +15,9 @@ async def test_the_discord_board_and_the_terminal_room_hear_the_same_events(worl
     w = world
     match_id, room = await start(w, options="rows=1 cols=2")
     out = io.StringIO()
-    terminal = Room(RoomConfig(db_url="sqlite://", events_json=True), out=out, service=w.bot.service)
+    terminal = Room(
+        RoomConfig(db_url="sqlite://", events_json=True), build_host(service=w.bot.service), out, shared=True
+    )
     terminal.match_id = match_id
     for who, move in [(w.alice, "A1-B1"), (w.bob, "A2-B2"), (w.alice, "A1-A2"), (w.bob, "B1-B2")]:
         await who.send(room, move)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.discord.app import create_bot
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from games.solver import memory, set_memory_limit
 from tests.bot.ops.test_cli_errors import assert_one_line_error, dmhost
@@ -25,7 +26,7 @@ def _no_limit_left_behind() -> Iterator[None]:
 
 async def test_the_bot_applies_the_limit_at_start(migrated_sqlite_url: str, solver_compiled: None) -> None:
     settings = Settings(_env_file=None, database_url=migrated_sqlite_url, solver_memory="1M")  # type: ignore[call-arg]
-    bot = create_bot(settings, sync_commands=False)
+    bot = create_bot(settings, discord_app(settings), sync_commands=False)
     await bot._async_setup_hook()
     await bot.setup_hook()
     try:

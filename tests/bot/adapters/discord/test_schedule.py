@@ -16,6 +16,7 @@ import simcord
 from simcord.env import _attach_bot
 
 from bot.adapters.discord.app import create_bot
+from bot.ops.apps import discord_app
 from bot.schedule.core import RETURN_GRACE_S
 from bot.settings import Settings
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, make_world, resign
@@ -258,7 +259,8 @@ async def test_bot_away_across_a_reminder_and_the_start(club: Club, migrated_sql
     await env.advance_time(2.5 * HOUR)  # the bot is away over the 1 h and 10 min reminders and the start
     back = now(c)
     assert back == start + dt.timedelta(minutes=30)
-    await _attach_bot(env, create_bot(make_settings(migrated_sqlite_url), sync_commands=True))
+    settings = make_settings(migrated_sqlite_url)
+    await _attach_bot(env, create_bot(settings, discord_app(settings), sync_commands=True))
     await env.advance_time(1)
     late = pings(c, c.lobby, c.alice, "Reminder")
     assert len(late) == 1 and "missed while the host was away" in late[0].content

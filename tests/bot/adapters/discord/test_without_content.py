@@ -14,6 +14,7 @@ import simcord
 from bot.adapters.discord.app import DMHost, create_bot, make_intents
 from bot.adapters.discord.room._cog import without_mention
 from bot.adapters.discord.startup import explain_discord
+from bot.ops.apps import discord_app
 from bot.settings import Settings, SettingsProblem, load_settings
 from tests.bot.adapters.discord.conftest import World, answer, board_of, bot_messages, make_world, start
 from tests.bot.adapters.discord.test_catch_up import come_back, go_away
@@ -27,7 +28,7 @@ def no_content_settings(settings: Settings) -> Settings:
 @pytest.fixture
 async def no_content(no_content_settings: Settings, solver_compiled: None) -> AsyncIterator[World]:
     """The bot with the setting off, on a Discord whose portal approved every intent but message content."""
-    bot = create_bot(no_content_settings, sync_commands=True)
+    bot = create_bot(no_content_settings, discord_app(no_content_settings), sync_commands=True)
     approved = discord.Intents.all()
     approved.message_content = False
     env = simcord.Env(bot, settle_timeout=5.0, approved_intents=approved)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.terminal.room import BOT_ID, Room, RoomConfig
-from bot.compose import Stage
+from bot.compose import Stage, build_host
 from bot.host.service import HostEvent, MatchService, PlayerRef
 from bot.records.analysis import analyse_match
 from tests import DATA as TEST_DATA
@@ -54,7 +54,7 @@ async def test_practice_opponent_plays_legal_moves_and_perfect_never_loses(tmp_p
         bot_level=level,
     )
     out = open(tmp_path / "out.jsonl", "w")
-    room = Room(config, out=out)
+    room = Room(config, build_host(config.db_url), out=out)
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     rng = random.Random(level)
 

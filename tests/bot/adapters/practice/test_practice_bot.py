@@ -14,7 +14,7 @@ import pytest
 
 from bot.adapters.practice import BOT_ID, PracticeBot, budget_from_env
 from bot.adapters.terminal.room import Room, RoomConfig
-from bot.compose import Stage
+from bot.compose import Stage, build_host
 from bot.host.service import HostEvent, PlayerRef
 from bot.store.db import sqlite_url_for
 from games.opponents import pick
@@ -47,7 +47,7 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
         bot_level="hard",
     )
     out = io.StringIO()
-    room = Room(config, out=out)
+    room = Room(config, build_host(config.db_url), out=out)
     assert room.bot is not None
     room.bot.nodes = NODES[game]
     lines: asyncio.Queue[str | None] = asyncio.Queue()

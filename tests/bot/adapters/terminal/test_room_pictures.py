@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 
 from bot.adapters.terminal.room import Room
+from bot.compose import build_host
 from games import pictures, registry
 from games.base import play_text
 from tests.bot.conftest import room_config, typed
@@ -20,7 +21,12 @@ LINES = ["alice: A1-B1", "bob: A2-B2", "alice: A1-A2", "bob: B1-B2"]
 async def _run_room(tmp_path: Path, lines: list[str]) -> list[Path]:
     out = tmp_path / "pics"
     config = room_config(tmp_path, options={"rows": "1", "cols": "1"}, png_dir=out)
-    assert await Room(config, out=io.StringIO()).run(typed(*[line + "\n" for line in lines], None)) == 0
+    assert (
+        await Room(config, build_host(config.db_url), out=io.StringIO()).run(
+            typed(*[line + "\n" for line in lines], None)
+        )
+        == 0
+    )
     return sorted(out.glob("*.png"))
 
 
@@ -88,7 +94,7 @@ async def test_a_trax_loop_under_an_open_mulligan_is_not_drawn_as_a_win(tmp_path
     out = tmp_path / "pics"
     # final at once: the loop waits only for the loser's mulligan answer
     config = room_config(tmp_path, "trax", rules={"takeback": "0"}, png_dir=out, events_json=False)
-    await Room(config, out=io.StringIO()).run(typed(*[line + "\n" for line in lines], None))
+    await Room(config, build_host(config.db_url), out=io.StringIO()).run(typed(*[line + "\n" for line in lines], None))
     files = sorted(out.glob("*.png"))
     assert len(files) == 1 + len(lines)
     ruleset = registry.get("trax")

@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot import metrics
 from bot.adapters.web.server import ServerPages, make_app, page_csp, parse_id
 from bot.adapters.web.views import Views
+from bot.compose import build_readers
 from bot.host.service import MatchService, PlayerRef
 from bot.records.pagetoken import sign, valid
 from tests import DATA
@@ -52,7 +53,7 @@ async def test_every_answer_carries_the_headers_and_bad_ids_and_tokens_are_404(
     mid = await _played(service)
     before = metrics.sample("dmhost_moves_total", {"game": "boxes"})
     assert before is not None and before >= 4
-    async with TestClient(TestServer(make_app(Views(service.store, SECRET)))) as client:
+    async with TestClient(TestServer(make_app(Views(build_readers(service.store), SECRET)))) as client:
         good = f"/match/{mid}/{sign(SECRET, 'match', mid)}"
         res = await client.get(good)
         page = await res.text()
@@ -113,7 +114,7 @@ def test_the_policy_allows_exactly_the_page_s_scripts() -> None:
 async def test_the_probes_answer_for_this_process(host: tuple[MatchService, Recorder]) -> None:
     service, _rec = host
     await _played(service)
-    async with TestClient(TestServer(make_app(Views(service.store, SECRET)))) as client:
+    async with TestClient(TestServer(make_app(Views(build_readers(service.store), SECRET)))) as client:
         res = await client.get("/healthz")
         assert res.status == 200
         assert (await res.json()) == {"loop": "ok", "database": "ok", "leases": "standby", "ok": True}
@@ -163,7 +164,7 @@ async def test_a_request_aiohttp_cannot_parse_is_one_line_without_traceback(
         b"POST /match/1/x HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
         b"GET /match/1/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
     ]
-    async with TestServer(make_app(Views(service.store, SECRET))) as server:
+    async with TestServer(make_app(Views(build_readers(service.store), SECRET))) as server:
         for raw in malformed:
             reader, writer = await asyncio.open_connection(server.host, server.port)
             writer.write(raw)
@@ -188,7 +189,7 @@ async def test_the_server_page_lists_live_matches_read_in_one_go(host: tuple[Mat
     listed = await service.store.listed(list(reversed(ids)))
     assert [m.id for m in listed] == ids and all(m.snapshot == {} for m in listed)
     assert listed[1].players == {1: ("a1", "ann1"), 2: ("b1", "ben1")}
-    async with TestClient(TestServer(make_app(Views(service.store, SECRET)))) as client:
+    async with TestClient(TestServer(make_app(Views(build_readers(service.store), SECRET)))) as client:
         res = await client.get(f"/server/9/{sign(SECRET, 'server', 9)}")
         text = await res.text()
     assert res.status == 200

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.adapters.terminal.room import Room
+from bot.compose import build_host
 from bot.host.service import PlayerRef
 from bot.wording import reason_text, status_lines
 from tests.bot.conftest import Recorder, make_service, room_config, typed
@@ -25,7 +26,7 @@ async def test_in_the_terminal_room(tmp_path: Path) -> None:
     config = room_config(tmp_path, options={"rows": "2", "cols": "2"}, rules={"adjourn": "on"})
     queue = typed("alice: adjourn for 1m", "bob: accept adjournment", "alice: A1-B1")
     out = io.StringIO()
-    room = asyncio.create_task(Room(config, out=out).run(queue))
+    room = asyncio.create_task(Room(config, build_host(config.db_url), out=out).run(queue))
     await asyncio.sleep(70)  # past the agreed minute (loop time)
     queue.put_nowait("alice: A1-B1")
     queue.put_nowait(None)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters.terminal.room import Room, RoomConfig
+from bot.compose import build_host
 from bot.host.match import keyword
 from tests import DATA
 
@@ -34,7 +35,7 @@ async def test_the_terminal_room_resigns_at_once_but_not_on_a_question(tmp_path:
         queue.put_nowait(line + "\n")
     queue.put_nowait(None)
     out = io.StringIO()
-    assert await Room(config, out=out).run(queue) == 0
+    assert await Room(config, build_host(config.db_url), out=out).run(queue) == 0
     events = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
     (finished,) = [e for e in events if e["event"] == "finished"]
     assert finished["winner"] == "alice" and finished["reason"] == "resign", "`Resign.` acted at once"
