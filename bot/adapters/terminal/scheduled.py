@@ -28,7 +28,7 @@ from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
-from bot.schedule.status import DECIDED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
+from bot.schedule.status import DECIDED, DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
 from bot.wording.schedule import refusal, say
 
@@ -161,9 +161,8 @@ class ScheduledRoom(Room):
         self.scheduler = build_scheduler(  # this DM's jobs only: other DMs wait for their own room
             self.host, only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
         )
-        store = self.scheduler.store
         self.host.bus.subscribe(self._on_schedule, topic=ScheduleEvent)
-        sched = await store.get(self.schedule_id)
+        sched = await self.scheduler.find(self.schedule_id)
         if sched is None:
             raise HostError(
                 f"there is no scheduled DM {self.schedule_id} in the database {shown_url(self.config.db_url)}"
@@ -218,7 +217,7 @@ class ScheduledRoom(Room):
             await self.host.catch_up()  # a match that ended while no room listened is rated here
             await self.scheduler.start()  # ... and recorded here
             await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
-        fresh = await store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is not None and fresh.public_status in DECIDED:
             self._decided = self._ended = True
             self._settle()
@@ -229,7 +228,7 @@ class ScheduledRoom(Room):
         """The standby's starter: the DM's match is started by the room that holds its lease, which finds a
         start job due now (at its next look at the database, within `POLL_S`)."""
         assert self.scheduler is not None
-        await self.scheduler.store.add_job(sched, "start", self.scheduler.wall())
+        await self.scheduler.start_soon(sched)
         raise HostError(f"DM #{sched.id} is hosted by another room")
 
     async def _take_over(self) -> None:
@@ -238,7 +237,7 @@ class ScheduledRoom(Room):
         await self.host.lease.wait(self.service)
         self._standby = False
         self.scheduler.starter = None
-        fresh = await self.scheduler.store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is None or self._decided:
             return
         if fresh.public_status in DECIDED:
@@ -372,7 +371,7 @@ class ScheduledRoom(Room):
                 # as the hosting room's scheduler says it there).
                 await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKIN_OPEN, self.schedule, {}))
             self._open = True
-        fresh = await self.scheduler.store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is None:
             return
         self.schedule = fresh
@@ -400,15 +399,7 @@ class ScheduledRoom(Room):
         seat = sched.seat_of(player_id)
         if sched.status != ScheduleStatus.SCHEDULED or seat is None:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
-        column = f"here{seat}"
-        now = self.scheduler.wall()
-        wrote = await self.scheduler.store.change(
-            sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
-        )
-        if not wrote:
-            raise ScheduleError("already_here", schedule=sched.id)
-        fresh = await self.scheduler.get(sched.id)
-        await self.scheduler.store.add_job(fresh, JobKind.START, now)
+        fresh = await self.scheduler.note_here(sched, seat)
         await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKED_IN, fresh, {"seat": seat}))
 
     def again(self) -> str:
