@@ -25,7 +25,7 @@ from bot.host.match import HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
 from bot.host.subscribers import after_commit
 from bot.jobs import JobQueue
-from bot.schedule.due import LATE_S, RETURN_GRACE_S, Due
+from bot.schedule.due import LATE_S, RETURN_GRACE_S, DueJobs
 from bot.schedule.ends import Ends
 from bot.schedule.rulings import (
     OWED_RETRY_S,
@@ -76,7 +76,7 @@ def loop_wall() -> Callable[[], dt.datetime]:
 class Scheduler:
     """Scheduled Death Matches of one process (or of its shards' guilds): the public actions, each handed to
     the object that does it, every one given its dependencies here: the `Herald` says the events, the
-    `Rulings` begin a DM or rule on a no-show, the `Due` handlers act on the DMs' jobs, the `Ends` record the
+    `Rulings` begin a DM or rule on a no-show, the `DueJobs` handlers act on the DMs' jobs, the `Ends` record the
     ends of their matches."""
 
     def __init__(
@@ -108,7 +108,7 @@ class Scheduler:
         )
         self._herald = Herald()
         self._rulings = Rulings(store, service, self.wall, self._herald, starter, advantage)
-        self._due = Due(store, self.jobs, self.wall, self._herald, self._rulings)
+        self._due = DueJobs(store, self.jobs, self.wall, self._herald, self._rulings)
         self._ends = Ends(store, service, self.wall, self._herald)
         if self._own_jobs:
             self._due.register()

@@ -1,6 +1,6 @@
 """What a DM's durable jobs do when they fall due: a reminder, the check-in opening, the start, the no-show ruling.
 
-`Due` is an object the `Scheduler` (`bot.schedule.core`) holds, given the store, the jobs runner, the wall
+`DueJobs` is an object the `Scheduler` (`bot.schedule.core`) holds, given the store, the jobs runner, the wall
 clock, the `Herald` that says its events and the `Rulings` that begin or rule. Each handler acts only while the
 DM's own status allows it, so a job claimed twice (a process that died mid-way) never acts twice.
 """
@@ -22,7 +22,7 @@ RETURN_GRACE_S: Final = 120.0
 """A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 
 
-class Due:
+class DueJobs:
     """The handlers of the `schedule.<kind>` jobs, and the catch-up of what a stopped process left."""
 
     def __init__(

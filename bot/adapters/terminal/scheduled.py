@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final, TextIO
 
 from bot.adapters.terminal import words
-from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
+from bot.adapters.terminal.room import SPEAKER, Room, RoomConfig, looks_like_move_with_colon
 from bot.compose import Scope, build_scheduler, hold
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, MatchService
@@ -56,8 +56,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class ScheduledRoom(Room):
-    """A terminal room for one scheduled DM of no server."""
+class ScheduledRoom:
+    """A terminal room for one scheduled DM of no server: it waits for the appointment, takes the check-ins,
+    and hosts the DM's match in the plain terminal room it holds (`room`), which prints the match and reads its
+    moves."""
 
     def __init__(
         self,
@@ -66,7 +68,14 @@ class ScheduledRoom(Room):
         service: MatchService | None = None,
         wall: Callable[[], dt.datetime] | None = None,
     ) -> None:
-        super().__init__(config, out, service)
+        self.room = Room(config, out, service, listen=False)
+        """The match's own room: it prints the host's events (handed over by `_on_event`) and reads the moves."""
+        self.room.come_back = self.again
+        self.config = config
+        self.host = self.room.host
+        self.service = self.room.service
+        self.finished = self.room.finished
+        self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before the scheduler records the end
         if config.scheduled is None:
             raise ValueError("a scheduled room needs config.scheduled")
         self.schedule_id: int = config.scheduled
@@ -88,17 +97,30 @@ class ScheduledRoom(Room):
         """The DM's beginning was said ("DM #1 begins", or the room took up a DM already begun): lines held for
         the match are played only after it."""
 
+    @property
+    def match_id(self) -> int | None:
+        """The DM's match (-1: not begun yet; None: before the room looked)."""
+        return self.room.match_id
+
+    @match_id.setter
+    def match_id(self, match_id: int | None) -> None:
+        self.room.match_id = match_id
+
+    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+        """One JSON line (with --events-json) or one human line."""
+        self.room.emit(obj, text)
+
     def terminate(self) -> None:
         """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
         self._terminated = True
         self._changed.set()
-        super().terminate()
+        self.room.terminate()
 
     # -- what happens ------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id == -1 and ev.kind == EventKind.STARTED:
             self.match_id = ev.match_id
-        await super()._on_event(ev)
+        await self.room.on_event(ev)
         if ev.kind in (EventKind.FINISHED, EventKind.ABORTED):
             self._ended = True
             self._settle()
@@ -139,11 +161,11 @@ class ScheduledRoom(Room):
     async def run(self, lines: asyncio.Queue[str | None]) -> int:
         """Wait for the DM, host it, record it; returns the exit code."""
         try:
-            if self.config.analyse and self._own_service:  # as `dmhost room`: the match's analysis is stored
-                self.analysis = self.host.start_analysis(catch_up=False)
+            if self.config.analyse and self.room.owns_service:  # as `dmhost room`: the match's analysis is stored
+                self.room.analysis = self.host.start_analysis(catch_up=False)
             code = await self._run(lines)
             if self.finished.is_set() and not self._terminated:
-                await self._await_analysis(lines)
+                await self.room.await_analysis(lines)
             return code
         finally:
             if self._taking is not None:
@@ -152,8 +174,8 @@ class ScheduledRoom(Room):
                     await self._taking
             if self.scheduler is not None:
                 await self.scheduler.close()
-            if self.analysis is not None:
-                await self.analysis.close()
+            if self.room.analysis is not None:
+                await self.room.analysis.close()
             await self.host.close()
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:
@@ -183,7 +205,7 @@ class ScheduledRoom(Room):
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             self._begun = True
             await self.service.start(select=lambda m: m.id == sched.match_id)
-            await self._tell_untold(sched.match_id)  # what a room that died before printing it still owes
+            await self.room.tell_untold(sched.match_id)  # what a room that died before printing it still owes
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
@@ -248,7 +270,7 @@ class ScheduledRoom(Room):
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
             self._begun = True
-            await self._tell_untold(match_id)
+            await self.room.tell_untold(match_id)
         text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
@@ -292,7 +314,7 @@ class ScheduledRoom(Room):
                 if self._playing() and self._begun:  # "DM #N begins" first, then the moves held for it
                     pending, early, held = early + held, [], []
                     for line in pending:
-                        await self.handle_line(line)
+                        await self.room.handle_line(line)
                     if self.done.is_set():
                         break
                     if eof and not self.finished.is_set():
@@ -326,13 +348,13 @@ class ScheduledRoom(Room):
                     if got is None:
                         eof = True
                     elif self._playing() and self._begun:
-                        await self.handle_line(got)
-                        if self.left:
+                        await self.room.handle_line(got)
+                        if self.room.left:
                             return 0
                     elif self._playing():
                         held.append(got)  # the match exists, its beginning is not said yet: it waits a moment
-                    elif got == words.INTERRUPT or words.is_leave(_SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
-                        self.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
+                    elif got == words.INTERRUPT or words.is_leave(SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
+                        self.room.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
                         return 0
                     elif self._checkin_open():
                         await self._before_start(got, held)
@@ -420,7 +442,7 @@ class ScheduledRoom(Room):
         line = raw.rstrip("\r\n")
         if not line.strip():
             return
-        m = _SPEAKER.match(line)
+        m = SPEAKER.match(line)
         player = None
         if m is not None:
             player = next((p for p in self.schedule.players if p.name.lower() == m.group(1).strip().lower()), None)
@@ -438,7 +460,7 @@ class ScheduledRoom(Room):
             said = "say who is here: `NAME: here`"
             self.emit({"event": "ignored", "schedule": self.schedule_id, "reason": said}, f"({said})")
             return
-        if m is not None and player is None and not _looks_like_move_with_colon(line):
+        if m is not None and player is None and not looks_like_move_with_colon(line):
             self.emit(
                 {
                     "event": "ignored",
