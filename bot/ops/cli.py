@@ -2,7 +2,8 @@
 
 Start-up stays cheap: this module imports only the standard library (and `bot.ops.common`, which does too); a
 command's own modules (and its full argument parser) are imported when that command runs (`COMMANDS`), so
-`dmhost --help` reads no database library and no game. Ctrl-C at any moment, start-up included, ends the command without a traceback.
+`dmhost --help` reads no database library and no game. Ctrl-C at any moment, start-up included, ends the
+command without a traceback.
 """
 
 from __future__ import annotations
