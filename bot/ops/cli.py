@@ -1,326 +1,30 @@
 """`dmhost` console script: run the bot, host a terminal room, read logs, migrate.
 
-Start-up stays cheap: this module imports only the standard library; a command's own modules (and its full
-argument parser) are imported when that command runs (`COMMANDS`), so `dmhost --help` reads no database
-library and no game. Ctrl-C at any moment, start-up included, ends the command without a traceback.
+Start-up stays cheap: this module imports only the standard library (and `bot.ops.common`, which does too); a
+command's own modules (and its full argument parser) are imported when that command runs (`COMMANDS`), so
+`dmhost --help` reads no database library and no game. Ctrl-C at any moment, start-up included, ends the
+command without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
-EXIT_OK = 0
-EXIT_FAIL = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-"""Ctrl-C (128 + SIGINT), as shells report it; a terminal room left with Ctrl-C exits 0 (it is a way to leave)."""
-
-
-def db_url(path: str | None) -> str:
-    """The database of `--db PATH` (bot.ops.dburl), imported when a command needs it."""
-    from bot.ops.dburl import db_url as url_of
-
-    return url_of(path)
-
-
-def check_database_url(url: str, *, must_exist: bool = False) -> None:
-    from bot.opserrors import check_database_url as check
-
-    check(url, must_exist=must_exist)
-
-
-def explain(exc: BaseException, url: str | None = None) -> str | None:
-    from bot.opserrors import explain as explain_error
-
-    return explain_error(exc, url)
-
-
-def shown_url(url: str) -> str:
-    from bot.opserrors import shown_url as shown
-
-    return shown(url)
-
-
-def analysis_enabled() -> bool:
-    from bot.settings import analysis_enabled as enabled
-
-    return enabled()
-
-
-def _kv(pairs: list[str] | None, what: str) -> dict[str, str]:
-    """`--opt`/`--clock`/`--rule` values (several `K=V` may share one argument) as a dict; exit 2 on a bad one."""
-    from games.clitools import UsageError, parse_kv
-
-    try:
-        return parse_kv([item for pair in pairs or [] for item in pair.split()], what)
-    except UsageError as exc:
-        raise SystemExit(_usage(str(exc))) from None
-
-
-def _usage(message: str) -> int:
-    print(f"dmhost: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def cmd_room(args: argparse.Namespace) -> int:
-    """Host one match in the terminal."""
-    from bot.adapters.terminal.room import Room, RoomConfig
-    from bot.ops.room_checks import png_problem
-
-    if (png := png_problem(args.png)) is not None:
-        return _usage(png)
-    if args.scheduled is not None:
-        return cmd_room_scheduled(args)
-    wanted = 1 if args.bot else 2
-    if args.resume is None and (not args.game or len(args.player or []) != wanted):
-        return _usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
-    from bot.ratings import RatedChoiceError, split_rated
-
-    options, clock = _kv(args.opt, "--opt"), _kv(args.clock, "--clock")
-    try:
-        rated, rules = split_rated(_kv(args.rule, "--rule"))
-    except RatedChoiceError as exc:
-        return _usage(str(exc))
-    if args.resume is None and "takeback" not in rules and "takeback" not in clock and not _typed(sys.stdin):
-        rules["takeback"] = "0"  # moves on a pipe are final at once, unless a take-back window was asked for
-    if args.resume is None:
-        from bot.host.clocks import seat_odds
-        from bot.playernames import name_problem
-
-        args.player = [n.strip() for n in args.player or []]
-        if (bad := name_problem(args.player, ["dmhost", f"dmhost ({args.bot})"] if args.bot else [])) is not None:
-            return _usage(bad)
-
-        named = [[n] for n in args.player or []] + ([["dmhost", "bot"]] if args.bot else [])
-        try:
-            clock = seat_odds(clock, named)  # time odds by name: `--clock bob:reserve=120`
-        except ValueError as exc:
-            return _usage(str(exc))
-        problem = _match_problem(args.game, args.player or [], args.bot, options, clock, rules)
-        if problem is not None:  # before any database is opened, so a typo leaves no file behind
-            return _usage(problem)
-    url = db_url(args.db)
-    check_database_url(url, must_exist=args.resume is not None)
-    config = RoomConfig(
-        db_url=url,
-        game=args.game,
-        players=args.player or [],
-        options=options,
-        clock=clock,
-        rules=rules,
-        rated=rated,
-        events_json=args.events_json,
-        resume=args.resume,
-        png_dir=Path(args.png) if args.png else None,
-        bot_level=args.bot,
-        analyse=analysis_enabled(),  # stored before the room closes (`dmhost log --html` shows it); DMHOST_ANALYSIS
-        lease=True,  # hosted under the match's lease (its tournament's or DM's): never by two processes at once
-    )
-
-    from bot.ops.runtime import tune_gc
-
-    tune_gc()
-    from bot.compose import build_host
-
-    return _host_room(lambda: Room(config, build_host(config.db_url)))  # the room's host, built by the root
-
-
-def _host_room(make: Callable[[], Any]) -> int:
-    """Run a terminal room (plain or scheduled) on standard input; a host refusal is one usage line."""
-    from bot.adapters.terminal.room import stdin_lines
-    from bot.host.service import HostError
-
-    async def main() -> int:
-        room = make()
-        lines = await stdin_lines()
-        stop_on_sigterm(lines, getattr(room, "terminate", None))
-        from bot.adapters.terminal.words import leave_on_sigint
-
-        leave_on_sigint(lines)
-        return int(await room.run(lines))
-
-    try:
-        return asyncio.run(main())
-    except HostError as exc:
-        from bot.wording import error_text
-
-        return _usage(error_text(exc))
-    except KeyboardInterrupt:
-        return EXIT_OK
-
-
-def _typed(stream: Any) -> bool:
-    """Whether input comes from a person at a terminal (not a pipe or a file)."""
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def cmd_room_scheduled(args: argparse.Namespace) -> int:
-    """`dmhost room --scheduled ID`: host a DM stored with `dmhost schedule add` when its time comes."""
-    from bot.adapters.terminal.room import RoomConfig
-    from bot.adapters.terminal.scheduled import ScheduledRoom
-
-    if args.game or args.player or args.resume is not None or args.bot or args.opt or args.clock or args.rule:
-        return _usage("room --scheduled ID takes the game, players and rules from the schedule: give only --db")
-    url = db_url(args.db)
-    check_database_url(url, must_exist=True)
-    config = RoomConfig(
-        db_url=url,
-        events_json=args.events_json,
-        png_dir=Path(args.png) if args.png else None,
-        scheduled=args.scheduled,
-        analyse=analysis_enabled(),  # as `dmhost room`
-        lease=True,  # the DM's lease: a second room for it waits as a standby
-    )
-    from bot.compose import build_host
-
-    return _host_room(lambda: ScheduledRoom(config, build_host(config.db_url)))
-
-
-def stop_on_sigterm(lines: asyncio.Queue[str | None], terminate: Callable[[], None] | None = None) -> None:
-    """SIGTERM ends the input: the room stops as at end of input (exit 0, the match stays resumable). A room
-    that would wait on after the end of input (the scheduled room, for its appointment) is told to stop too."""
-    import signal
-
-    def on_term() -> None:
-        if terminate is not None:
-            terminate()
-        lines.put_nowait(None)
-
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGTERM, on_term)
-    except (NotImplementedError, RuntimeError):  # no signal handlers on this platform or thread
-        pass
-
-
-def _match_problem(
-    game: str,
-    players: list[str],
-    bot: str | None,
-    options: dict[str, str],
-    clock: dict[str, str],
-    rules: dict[str, str],
-) -> str | None:
-    """What is wrong with a new terminal match (unknown game, bad option, rule or clock, a player twice), or None."""
-    from bot.adapters.practice import BOT_ID
-    from bot.host.match import new_live
-    from bot.host.service import HostError, PlayerRef
-    from games.opponents import check_level
-
-    refs = [PlayerRef(f"local:{n}", n) for n in players]
-    if bot:
-        refs.append(PlayerRef(BOT_ID, f"dmhost ({bot})"))
-    try:
-        new_live(game, refs, options, clock, rules, 1, None)
-        if bot:
-            check_level(game, bot)
-    except HostError as exc:
-        from bot.wording import error_text
-
-        return error_text(exc)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def cmd_log(args: argparse.Namespace) -> int:
-    """Print a match's log."""
-    from bot.compose import build_store
-    from bot.records.matchlog import build_log, format_log
-
-    url = db_url(args.db)
-    check_database_url(url, must_exist=True)
-
-    async def main() -> int:
-        store = build_store(url)
-        try:
-            await store.open()
-            stored = await store.load(args.match_id, with_events=True)
-            context = []
-            if stored is not None and args.html:
-                from bot.compose import build_readers
-                from bot.records.pagecontext import match_context
-
-                readers = build_readers(store)
-                context = await match_context(readers.tournaments, readers.series, stored)
-            entries = None
-            if stored is not None and args.analyse and not (args.sgf and stored.game != "dots"):
-                from bot.records.analysis_store import analysed
-
-                entries = await analysed(store, args.match_id)  # stored, or computed now and stored
-            elif stored is not None and args.html:
-                from bot.records.analysis_store import load_analysis
-
-                entries = await load_analysis(store, args.match_id)  # the page says pending without one
-        finally:
-            await store.close()
-        if stored is None:
-            return _usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
-        from bot.records.agreement import disagreement
-
-        problem = disagreement(stored)
-        done = EXIT_OK
-        if problem is not None:  # said first, on stderr, the log printed all the same, and exit 1 (a failed check)
-            print(f"dmhost log: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
-            done = EXIT_FAIL
-        if args.sgf and stored.game != "dots":
-            return _usage("SGF export is for dots matches")
-        written = []
-        if args.html or args.url:
-            from bot.ops.web_cli import page_outputs
-
-            written += page_outputs(args, stored, context, entries)
-        if args.gif:
-            frames = write_gif(stored, Path(args.gif))
-            written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")
-        if args.sgf:
-            write_sgf(stored, Path(args.sgf))
-            written.append(f"Wrote the SGF record of match {args.match_id} to {Path(args.sgf).resolve()}")
-        if written and not args.json and not args.analyse:
-            print("\n".join(written))  # the files were asked for, not the log
-            return done
-        for line in written:
-            print(line, file=sys.stderr)
-        data = build_log(stored)
-        if args.analyse:
-            data["analysis"] = entries or []
-        text = format_log(data)
-        if args.analyse and not args.json:
-            from bot.records.analysis import format_analysis
-
-            names = {seat: name for seat, (_pid, name) in stored.players.items()}
-            text += "\n" + format_analysis(data["analysis"], names)
-        print(json.dumps(data, indent=2) if args.json else text)
-        return done
-
-    return asyncio.run(main())
-
-
-def write_gif(stored: Any, path: Path) -> int:
-    """An animated replay: a frame per turn with names, the move highlighted and both clocks; it ends on the
-    final position with the result (the same picture `/dm log` attaches). Returns the number of frames."""
-    from bot.records.review import replay_gif
-
-    data, frames = replay_gif(stored)
-    path.write_bytes(data)
-    return frames
-
-
-def write_sgf(stored: Any, path: Path) -> None:
-    """A Dots match as an SGF record."""
-    from bot.records.replay import replay_match
-
-    ruleset, frames = replay_match(stored)
-    path.write_text(ruleset.export_sgf(stored.options, [f.engine_move for f in frames[1:]]), encoding="utf-8")
+from bot.ops.common import (
+    EXIT_FAIL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_database_url,
+    db_url,
+    explain,
+    shown_url,
+    usage,
+)
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -329,14 +33,14 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     target = args.revision or ("head" if args.action == "upgrade" else "base")
     if args.action != "current" and not known_revision(target):
-        return _usage(
+        return usage(
             f"there is no migration {target!r}: give one of {', '.join(revisions())}, head or base "
             f"(e.g. `dmhost db {args.action} {'head' if args.action == 'upgrade' else revisions()[0]}`)"
         )
     url = db_url(args.db)
     check_database_url(url, must_exist=args.action != "upgrade")
     if args.action == "downgrade" and target == "base" and not args.yes:
-        return _usage(
+        return usage(
             f"downgrading {shown_url(url)} to base drops every table and every match in it: "
             "add --yes to do it, or give the revision to go back to (e.g. `dmhost db downgrade 0001`)"
         )
@@ -349,7 +53,7 @@ def cmd_db(args: argparse.Namespace) -> int:
                 await migrate(url, args.action, target)
             except CommandError as exc:  # a relative step beyond the first or last migration (`downgrade -999`)
                 now = await current_revision(url) or "empty"
-                return _usage(f"cannot {args.action} {shown_url(url)} to {target}: {exc} (it is at {now})")
+                return usage(f"cannot {args.action} {shown_url(url)} to {target}: {exc} (it is at {now})")
         print(await current_revision(url) or "empty")
         print(f"database: {shown_url(url)}", file=sys.stderr)
         return EXIT_OK
@@ -374,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         from bot.adapters.discord.hosting import run_bot
     except ModuleNotFoundError:
-        return _usage("the Discord adapter is not part of this build")
+        return usage("the Discord adapter is not part of this build")
     url = settings.db_url
     check_database_url(url)
     from bot.store.db import current_revision
@@ -385,12 +89,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         line = explain(exc, url)
         if line is None:
             raise
-        return _usage(line)
+        return usage(line)
     from bot.adapters.discord.startup import discord_unreachable
 
     unreachable = discord_unreachable()
     if unreachable is not None:  # one line, before discord.py logs anything
-        return _usage(unreachable)
+        return usage(unreachable)
     from bot.adapters.discord.hosting import shards_of
     from bot.ops.logsetup import from_settings
 
@@ -410,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         line = explain(exc, url)
         if line is None:
             raise
-        return _usage(line)
+        return usage(line)
     return EXIT_OK
 
 
@@ -423,7 +127,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from bot.adapters.discord.app import make_intents
         from bot.adapters.discord.doctor import Check, discord_connector, run_doctor
     except ModuleNotFoundError:
-        return _usage("the Discord adapter is not part of this build")
+        return usage("the Discord adapter is not part of this build")
     if settings.token is None:  # the first check failed: its line and fix, exit 1 (docs/cli.md)
         fix = "set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer portal"
         print(Check("token", False, "no Discord token is configured", f"{fix}, then run `dmhost doctor` again").line())
@@ -533,74 +237,6 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def add_room(sub: Any) -> None:
-    """`dmhost room`."""
-    from bot.opserrors import id_argument
-    from games.cli import games_help
-
-    room = sub.add_parser(
-        "room",
-        help=COMMANDS["room"][0],
-        epilog=games_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    room.add_argument("game", nargs="?")
-    room.add_argument("--player", action="append", metavar="NAME")
-    room.add_argument("--opt", action="extend", nargs="+", metavar="K=V")
-    room.add_argument("--clock", action="extend", nargs="+", metavar="K=V")
-    room.add_argument(
-        "--rule",
-        action="extend",
-        nargs="+",
-        metavar="K=V",
-        help="house rules, e.g. draw=on clock=grace (see the rule cards); rated=off: a casual match",
-    )
-    room.add_argument(
-        "--db",
-        metavar="PATH",
-        help="SQLite file or database URL (default: DMHOST_DATABASE_URL when set, else dmhost.db in the current "
-        "folder, made if missing)",
-    )
-    room.add_argument("--events-json", action="store_true")
-    room.add_argument("--resume", type=id_argument("--resume"), metavar="MATCH_ID")
-    room.add_argument(
-        "--scheduled",
-        type=id_argument("--scheduled"),
-        metavar="ID",
-        help="host the DM of `dmhost schedule add`: wait for it, check in with NAME: here, play, record the result",
-    )
-    room.add_argument("--png", metavar="DIR", help="write a board picture per move into DIR")
-    room.add_argument(
-        "--bot",
-        nargs="?",
-        const="hard",
-        choices=["random", "easy", "medium", "hard", "perfect"],
-        help="play against the practice opponent (default level: hard; perfect is boxes only)",
-    )
-    room.set_defaults(func=cmd_room)
-
-
-def add_log(sub: Any) -> None:
-    """`dmhost log`."""
-    from bot.ops.web_cli import add_log_options
-    from bot.opserrors import id_argument
-
-    lg = sub.add_parser("log", help=COMMANDS["log"][0])
-    lg.add_argument("match_id", type=id_argument("MATCH_ID"))
-    lg.add_argument("--db", metavar="PATH")
-    lg.add_argument("--json", action="store_true")
-    lg.add_argument("--gif", metavar="FILE", help="write an animated replay")
-    lg.add_argument("--sgf", metavar="FILE", help="export a dots match as SGF")
-    lg.add_argument(
-        "--analyse",
-        "--analyze",
-        action="store_true",
-        help="judge every move with the game's engine (stored, else computed now and stored)",
-    )
-    add_log_options(lg)
-    lg.set_defaults(func=cmd_log)
-
-
 def add_db(sub: Any) -> None:
     """`dmhost db`."""
     db = sub.add_parser("db", help=COMMANDS["db"][0])
@@ -647,8 +283,8 @@ def add_ratings(sub: Any) -> None:
 
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "room": ("host one match in the terminal", "bot.ops.cli:add_room"),
-    "log": ("print a match's log", "bot.ops.cli:add_log"),
+    "room": ("host one match in the terminal", "bot.ops.room_cli:add_parser"),
+    "log": ("print a match's log", "bot.ops.log_cli:add_parser"),
     "db": ("database migrations", "bot.ops.cli:add_db"),
     "run": ("run the Discord bot", "bot.ops.cli:add_run"),
     "doctor": ("check the token, privileged intents and guild permissions", "bot.ops.cli:add_doctor"),
@@ -743,9 +379,9 @@ def _main(argv: list[str]) -> int:
         return EXIT_OK
     if args.command is None:
         parser.print_usage(sys.stderr)
-        return _usage("give a command (see dmhost --help)")
+        return usage("give a command (see dmhost --help)")
     if (problem := _settings_problem()) is not None:
-        return _usage(problem)
+        return usage(problem)
     try:
         code: int = args.func(args)
     except SystemExit as exc:
@@ -759,7 +395,7 @@ def _main(argv: list[str]) -> int:
         line = explain(exc, _url_for_message(args))
         if line is None:
             raise
-        return _usage(line)
+        return usage(line)
     return code
 
 

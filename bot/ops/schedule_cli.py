@@ -145,7 +145,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Every schedule, soonest first."""
 
     async def listing(scheduler: Any) -> Any:
-        return await scheduler.store.listing()
+        return await scheduler.listing()
 
     rows = asyncio.run(_with_scheduler(args.db, True, listing))
     if not (args.table or (not args.json and sys.stdout.isatty())):  # scripts keep the contract's JSON

@@ -3,8 +3,8 @@
 No Discord here. Adapters call `add`/`check_in`/`reschedule`/… and subscribe to `ScheduleEvent`s; the
 sentences are in `bot.wording.schedule`. Each DM has its jobs (reminders, the check-in, the start, the
 no-show ruling: kinds `schedule.<kind>`, keys `schedule:<id>:…`) added and cancelled in the transaction that
-changes the DM; the jobs runner claims each once, and the handlers here act only while the DM's own status
-allows it (`… WHERE status = 'scheduled'`), so several processes on one database never both act.
+changes the DM; the jobs runner claims each once, and their handlers (`bot.schedule.due`) act only while
+the DM's own status allows it (`… WHERE status = 'scheduled'`), so several processes on one database never both act.
 
 Times are wall-clock instants (aware UTC) from `wall`; the runner sleeps the difference with the event loop,
 so a virtual clock that moves both (SimCord, looptime with a loop-anchored wall) drives it in tests.
@@ -17,24 +17,30 @@ import dataclasses
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from bot.host.match import PlayerRef, new_live
+from bot.host.events import EventKind
+from bot.host.match import HostEvent, PlayerRef, new_live
 from bot.host.service import MatchService
-from bot.jobs import Job, JobQueue
+from bot.host.subscribers import after_commit
+from bot.jobs import JobQueue
+from bot.schedule.due import LATE_S, RETURN_GRACE_S, DueJobs
+from bot.schedule.ends import Ends
 from bot.schedule.rulings import (
     OWED_RETRY_S,
     STALE_S,
     AdvantageResolver,
+    Herald,
     Listener,
     Rulings,
     ScheduleError,
     ScheduleEvent,
     Starter,
+    fresh,
 )
-from bot.schedule.status import CLAIMED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
-from bot.schedule.store import KINDS, Schedule, ScheduleSettings, ScheduleStore, job_prefix
+from bot.schedule.status import DONE, JobKind, ScheduleEventKind, ScheduleStatus
+from bot.schedule.store import Schedule, ScheduleSettings, ScheduleStore
 from bot.store.db import utcnow
 
 __all__ = [
@@ -54,10 +60,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LATE_S: Final = 60.0
-"""A reminder sent more than this after its time was missed while the bot was away (it says so)."""
-RETURN_GRACE_S: Final = 120.0
-"""A bot that was away at a DM's no-show deadline waits this long after its return before ruling."""
 ACT_RETRY_S: Final = 5.0
 """A start or no-show ruling whose write failed (the database away for a moment) is tried again this soon."""
 MAX_PRIZE: Final = 100
@@ -71,8 +73,11 @@ def loop_wall() -> Callable[[], dt.datetime]:
     return lambda: base_wall + dt.timedelta(seconds=loop.time() - base_loop)
 
 
-class Scheduler(Rulings):
-    """Scheduled Death Matches of one process (or of its shards' guilds)."""
+class Scheduler:
+    """Scheduled Death Matches of one process (or of its shards' guilds): the public actions, each handed to
+    the object that does it, every one given its dependencies here: the `Herald` says the events, the
+    `Rulings` begin a DM or rule on a no-show, the `DueJobs` handlers act on the DMs' jobs, the `Ends` record the
+    ends of their matches."""
 
     def __init__(
         self,
@@ -86,7 +91,10 @@ class Scheduler(Rulings):
         advantage: AdvantageResolver | None = None,
         jobs: JobQueue | None = None,
     ) -> None:
-        super().__init__(store, service, wall or utcnow, starter, advantage)
+        self.store = store
+        self.service = service
+        self.wall = wall or utcnow
+        store.now = self.wall
         self.instance = instance or f"schedule-{uuid.uuid4().hex[:12]}"
         self._own_jobs = jobs is None
         """Without a shared runner the scheduler has one of its own (the terminal, the command lines, tests)."""
@@ -98,109 +106,81 @@ class Scheduler(Rulings):
             retry_s=ACT_RETRY_S,
             poll_s=poll_seconds,
         )
+        self._herald = Herald()
+        self._rulings = Rulings(store, service, self.wall, self._herald, starter, advantage)
+        self._due = DueJobs(store, self.jobs, self.wall, self._herald, self._rulings)
+        self._ends = Ends(store, service, self.wall, self._herald)
         if self._own_jobs:
-            self._register()
+            self._due.register()
+
+    # -- the hooks a face or the root sets -------------------------------------------
+    @property
+    def publish(self) -> Listener | None:
+        """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
+        return self._herald.publish
+
+    @publish.setter
+    def publish(self, listener: Listener | None) -> None:
+        self._herald.publish = listener
+
+    @property
+    def starter(self) -> Starter | None:
+        """Creates a DM's match instead of the host service (None: `create_match`)."""
+        return self._rulings.starter
+
+    @starter.setter
+    def starter(self, starter: Starter | None) -> None:
+        self._rulings.starter = starter
+
+    @property
+    def advantage(self) -> AdvantageResolver | None:
+        """Turns an advantage rule that is not a seat (such as `lower-rated`) into a seat."""
+        return self._rulings.advantage
+
+    @advantage.setter
+    def advantage(self, advantage: AdvantageResolver | None) -> None:
+        self._rulings.advantage = advantage
 
     # -- lifecycle -----------------------------------------------------------------
-    def _register(self) -> None:
-        for kind in KINDS:
-            self.jobs.register(f"schedule.{kind}", self._remind if kind == JobKind.REMIND else self._act)
-
     async def start(self) -> None:
-        """Take up what a stopped process left, give waiting players back the time the bot was away, then
-        run the DMs' jobs."""
-        now = self.wall()
-        for sched in await self.store.listing(statuses=CLAIMED):
-            # Claimed by a process that stopped in the middle (or is still at it): a job to look again once
-            # the claim is stale, when the handler takes it over.
-            due = max(now, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
-            kind = JobKind.NOSHOW if sched.status == ScheduleStatus.FORFEITING else JobKind.START
-            await self.store.add_job(sched, kind, due)
-        scheduled = await self.store.listing(
-            statuses=(ScheduleStatus.SCHEDULED,), until=now + dt.timedelta(microseconds=1)
-        )
-        for sched in scheduled:
-            if sched.at <= now:
-                # The no-show deadline is the appointment's (start + wait, with the host's extensions, all
-                # stored): a restart gives nobody the whole wait again. Only a deadline that passed (or
-                # nearly) while the bot was away moves, to RETURN_GRACE_S after its return, so that a player
-                # who could not check in meanwhile can do it now.
-                grace = min(float(sched.no_show_s), RETURN_GRACE_S)
-                await self.store.move_noshow(sched.id, now + dt.timedelta(seconds=grace), only_later=True)
+        """Take up what a stopped process left, give waiting players back the time the bot was away, record
+        the ends of matches that ended meanwhile, then run the DMs' jobs."""
+        await self._due.catch_up()
         for sched in await self.store.listing(statuses=(ScheduleStatus.STARTED,)):
             if sched.match_id is not None:
-                await self._match_over(sched.match_id)
+                await self._ends.match_over(sched.match_id)
         if self._own_jobs:
             self.jobs.start()
         else:
-            self._register()
+            self._due.register()
 
     async def close(self) -> None:
         """Stop acting on jobs (everything stays in the database)."""
         if self._own_jobs:
             await self.jobs.close(finish_s=0)  # as a process that stops: a start under way is taken up again
         else:
-            for kind in KINDS:
-                self.jobs.unregister(f"schedule.{kind}")
-        await self._stop_settling()
+            self._due.unregister()
+        await self._ends.stop()
 
     async def run_due(self) -> int:
         """Act on every job due now; returns how many were claimed here (the terminal room, tests)."""
         return await self.jobs.run_due()
 
-    # -- the jobs' handlers --------------------------------------------------------
-    async def _remind(self, job: Job) -> None:
-        """A reminder: only while the DM has not begun, and of several missed while away only the latest."""
-        schedule_id = int(job.payload["schedule"])
-        sched = await self.store.get(schedule_id)
-        if sched is None or sched.status != ScheduleStatus.SCHEDULED:
-            return
-        now = self.wall()
-        later = [
-            j
-            for j in await self.jobs.listing(job_prefix(schedule_id) + "remind:", pending=True)
-            if j.key != job.key and job.due <= j.due <= now
-        ]
-        if later:
-            return  # a later reminder is due as well: it is the one sent
-        late = (now - job.due).total_seconds() > LATE_S
-        await self._emit(ScheduleEventKind.REMINDER, sched, offset_s=job.payload.get("offset"), late=late)
+    # -- the matches' ends (a host-event subscriber) ----------------------------------
+    @after_commit(EventKind.FINISHED, EventKind.ABORTED, batch=True)
+    async def on_host_event(self, events: Sequence[HostEvent]) -> None:
+        """Subscribe this to the match service: the scheduled DMs whose matches ended record their results,
+        after the commit and off the move path (`bot.host.subscribers`), every end since the last call looked
+        up at once (`Ends.record`)."""
+        await self._ends.record(events)
 
-    async def _act(self, job: Job) -> None:
-        """The check-in opening, the start or the no-show ruling (raising: tried again ACT_RETRY_S later)."""
-        kind = job.kind.removeprefix("schedule.")
-        sched = await self.store.get(int(job.payload["schedule"]))
-        now = self.wall()
-        if sched is not None and sched.status in CLAIMED:
-            sched = await self._take_over(sched, now)
-            if sched.status in CLAIMED:  # another process is at it: look again once its claim is stale
-                await self.store.add_job(sched, kind, (sched.updated_at or now) + dt.timedelta(seconds=STALE_S))
-                return
-        if sched is None or sched.status != ScheduleStatus.SCHEDULED:
-            return
-        if kind == JobKind.CHECKIN:
-            await self._emit(ScheduleEventKind.CHECKIN_OPEN, sched)
-        elif kind == JobKind.START:
-            if all(sched.here):
-                await self._begin(sched, None)
-            else:
-                missing = [seat for seat in (1, 2) if sched.here[seat - 1] is None]
-                await self._emit(ScheduleEventKind.WAITING, sched, missing=missing, until=sched.wait_until)
-        elif kind == JobKind.NOSHOW:
-            await self._rule_no_show(sched)
+    async def create_match(self, sched: Schedule, by: str | None = None) -> int:
+        """Start a DM's match through the host service (what a `starter` wraps)."""
+        return await self._rulings.create_match(sched, by)
 
-    async def _take_over(self, sched: Schedule, now: dt.datetime) -> Schedule:
-        """A DM claimed for its start or no-show ruling by a process that stopped in the middle (its claim
-        is STALE_S old): back to `scheduled`, so that this process acts. The match of the old claim cannot
-        be stored any more (its token no longer matches), so there is never a second one."""
-        if sched.updated_at is None or sched.updated_at > now - dt.timedelta(seconds=STALE_S):
-            return sched
-        await self.store.change(
-            sched.id,
-            {"status": ScheduleStatus.SCHEDULED},
-            only_if={"status": sched.status, "start_token": sched.start_token},
-        )
-        return await self._fresh(sched.id)
+    async def seat_advantage(self, sched: Schedule) -> int | None:
+        """The seat with the advantage (a rule such as `lower-rated` goes through the resolver)."""
+        return await self._rulings.seat_advantage(sched)
 
     # -- asking --------------------------------------------------------------------
     async def get(self, schedule_id: int, guild_id: int | bool | None = False) -> Schedule:
@@ -209,6 +189,20 @@ class Scheduler(Rulings):
         if sched is None or (guild_id is not False and sched.guild_id != guild_id):
             raise ScheduleError("unknown", schedule=schedule_id)
         return sched
+
+    async def find(self, schedule_id: int) -> Schedule | None:
+        """A DM as stored now, of any guild (None when there is none)."""
+        return await self.store.get(schedule_id)
+
+    async def listing(
+        self,
+        *,
+        guild_id: int | bool | None = False,
+        statuses: Iterable[str] | None = None,
+        player_id: str | None = None,
+    ) -> list[Schedule]:
+        """DMs as stored, soonest first (`guild_id=False`: every guild's; `statuses`: only these)."""
+        return await self.store.listing(guild_id=guild_id, statuses=statuses, player_id=player_id)
 
     async def upcoming(self, guild_id: int | bool | None = False, limit: int | None = 25) -> list[Schedule]:
         """DMs not begun yet, soonest first."""
@@ -315,7 +309,7 @@ class Scheduler(Rulings):
             "updated_at": now,
         }
         sched = await self.store.insert(values, settings, now)
-        await self._emit(ScheduleEventKind.SCHEDULED, sched)
+        await self._herald.emit(ScheduleEventKind.SCHEDULED, sched)
         self.jobs.wake()
         return sched
 
@@ -327,10 +321,10 @@ class Scheduler(Rulings):
             {"status": ScheduleStatus.CANCELLED, "result_reason": "cancelled"},
             only_if={"status": ScheduleStatus.SCHEDULED},
         ):
-            raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
+            raise ScheduleError("not_open", schedule=sched.id, status=(await fresh(self.store, sched.id)).public_status)
         await self.store.retire_jobs(sched.id, self.wall())
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.CANCELLED, sched, by=by, reason="cancelled")
+        sched = await fresh(self.store, sched.id)
+        await self._herald.emit(ScheduleEventKind.CANCELLED, sched, by=by, reason="cancelled")
         return sched
 
     async def reschedule(
@@ -344,10 +338,10 @@ class Scheduler(Rulings):
         if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         if not await self.store.move(sched, at, at + dt.timedelta(seconds=sched.no_show_s), now):
-            raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
+            raise ScheduleError("not_open", schedule=sched.id, status=(await fresh(self.store, sched.id)).public_status)
         before = sched.at
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.RESCHEDULED, sched, by=by, before=before)
+        sched = await fresh(self.store, sched.id)
+        await self._herald.emit(ScheduleEventKind.RESCHEDULED, sched, by=by, before=before)
         self.jobs.wake()
         return sched
 
@@ -364,8 +358,8 @@ class Scheduler(Rulings):
             sched.id, {"proposed_at": at, "proposed_by": player_id}, only_if={"status": ScheduleStatus.SCHEDULED}
         ):
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.PROPOSED, sched, by=player_id, at=at)
+        sched = await fresh(self.store, sched.id)
+        await self._herald.emit(ScheduleEventKind.PROPOSED, sched, by=player_id, at=at)
         return sched
 
     async def accept(
@@ -382,7 +376,7 @@ class Scheduler(Rulings):
 
     async def check_in(self, schedule_id: int, player_id: str) -> Schedule:
         """A player says "I'm here"; the DM begins at once when both are here and its time has come."""
-        sched = await self._fresh(schedule_id)
+        sched = await fresh(self.store, schedule_id)
         seat = sched.seat_of(player_id)
         if seat is None:
             raise ScheduleError("not_player", schedule=sched.id)
@@ -396,11 +390,29 @@ class Scheduler(Rulings):
             sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
         ):
             raise ScheduleError("already_here", schedule=sched.id)
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.CHECKED_IN, sched, seat=seat)
+        sched = await fresh(self.store, sched.id)
+        await self._herald.emit(ScheduleEventKind.CHECKED_IN, sched, seat=seat)
         if all(sched.here) and now >= sched.at:
-            await self._begin(sched, None)
+            await self._rulings.begin(sched, None)
         return sched
+
+    async def note_here(self, sched: Schedule, seat: int) -> Schedule:
+        """Write a player's check-in and a start job due now, without beginning the DM here: the process that
+        runs the DM's jobs begins it at its next look (a standby room, which never begins a DM itself).
+        ScheduleError `already_here` when that seat was checked in (or the DM is no longer `scheduled`)."""
+        column = f"here{seat}"
+        now = self.wall()
+        if not await self.store.change(
+            sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
+        ):
+            raise ScheduleError("already_here", schedule=sched.id)
+        sched = await self.get(sched.id)
+        await self.store.add_job(sched, JobKind.START, now)
+        return sched
+
+    async def start_soon(self, sched: Schedule) -> None:
+        """A start job due now: the process that runs the DM's jobs begins it at its next look."""
+        await self.store.add_job(sched, JobKind.START, self.wall())
 
     async def extend(
         self, schedule_id: int, minutes: float, by: str | None, *, guild_id: int | bool | None = False
@@ -413,9 +425,9 @@ class Scheduler(Rulings):
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
         until = max(sched.wait_until, self.wall()) + dt.timedelta(minutes=minutes)
         if not await self.store.move_noshow(sched.id, until, only_later=False):
-            raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.EXTENDED, sched, by=by, until=until)
+            raise ScheduleError("not_open", schedule=sched.id, status=(await fresh(self.store, sched.id)).public_status)
+        sched = await fresh(self.store, sched.id)
+        await self._herald.emit(ScheduleEventKind.EXTENDED, sched, by=by, until=until)
         self.jobs.wake()
         return sched
 
@@ -424,9 +436,9 @@ class Scheduler(Rulings):
         sched = await self.get(schedule_id, guild_id)
         if sched.status != ScheduleStatus.SCHEDULED:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
-        if not await self._begin(sched, by):
-            raise ScheduleError("not_open", schedule=sched.id, status=(await self._fresh(sched.id)).public_status)
-        return await self._fresh(sched.id)
+        if not await self._rulings.begin(sched, by):
+            raise ScheduleError("not_open", schedule=sched.id, status=(await fresh(self.store, sched.id)).public_status)
+        return await fresh(self.store, sched.id)
 
     async def set_room(self, schedule_id: int, room_id: int) -> None:
         """Where the DM's room is (opened by the adapter at check-in)."""

@@ -1,8 +1,9 @@
-"""What a scheduled DM's time brings, once: the match begun, a no-show ruled on, the match's end recorded.
+"""What a scheduled DM's time brings, once: the match begun, a no-show ruled on.
 
-The base of `Scheduler` (`bot.schedule.core`): its state, its events, and every step that must happen once
-however many processes run, claimed first with a conditional UPDATE on the DM (`… WHERE status =
-'scheduled'`), carried out under a token that the match's own transaction checks.
+`Rulings` is an object the `Scheduler` (`bot.schedule.core`) holds, given the store, the match service, the
+wall clock and the `Herald` that says its events. Every step here must happen once however many processes
+run: it is claimed first with a conditional UPDATE on the DM (`… WHERE status = 'scheduled'`) and carried out
+under a token that the match's own transaction checks.
 """
 
 from __future__ import annotations
@@ -13,18 +14,15 @@ import dataclasses
 import datetime as dt
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bot.host.events import EventKind
-from bot.host.match import HostError, HostEvent
+from bot.host.match import HostError
 from bot.host.service import MatchService
-from bot.host.subscribers import after_commit
 from bot.schedule.status import CLAIMED, ScheduleEventKind, ScheduleStatus
 from bot.schedule.store import Schedule, ScheduleStore
 from bot.store.matches import AlsoWrite
-from bot.types import MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -59,31 +57,16 @@ AdvantageResolver = Callable[[Schedule], Awaitable[int | None]]
 """Turns an advantage rule that is not a seat (such as `lower-rated`) into seat 1 or 2 (ratings seam)."""
 
 
-class Rulings:
-    """The scheduler's state, its events, and the steps done once: beginning, ruling, recording the end."""
+class Herald:
+    """Says a scheduler's events to `publish` (the composition root's bus, `Bus.tell`); a listener that fails
+    is logged, never raised into the step that happened."""
 
-    def __init__(
-        self,
-        store: ScheduleStore,
-        service: MatchService | None,
-        wall: Callable[[], dt.datetime],
-        starter: Starter | None,
-        advantage: AdvantageResolver | None,
-    ) -> None:
-        self.store = store
-        self.service = service
-        self.wall = wall
-        store.now = wall
-        self.starter = starter
-        self.advantage = advantage
+    def __init__(self) -> None:
         self.publish: Listener | None = None
-        """Where its events go: the composition root's bus (`Bus.tell`); None: nobody hears them."""
-        self._owed: set[int] = set()
-        """Matches whose end could not be recorded (a failed or ambiguous commit): retried until recorded."""
-        self._settling: asyncio.Task[None] | None = None
+        """Where the events go; None: nobody hears them."""
 
-    # -- events --------------------------------------------------------------------
-    async def _emit(self, kind: ScheduleEventKind, sched: Schedule, **data: Any) -> None:
+    async def emit(self, kind: ScheduleEventKind, sched: Schedule, **data: Any) -> None:
+        """Say one event about `sched`."""
         ev = ScheduleEvent(kind, sched, data)
         if self.publish is None:
             return
@@ -94,13 +77,36 @@ class Rulings:
         except Exception:
             log.exception("schedule event failed for %s of schedule %s", kind, sched.id)
 
-    async def _fresh(self, schedule_id: int) -> Schedule:
-        sched = await self.store.get(schedule_id)
-        if sched is None:
-            raise ScheduleError("unknown", schedule=schedule_id)
-        return sched
 
-    # -- beginning and ruling ------------------------------------------------------
+async def fresh(store: ScheduleStore, schedule_id: int) -> Schedule:
+    """A DM as stored now; ScheduleError `unknown` when there is none."""
+    sched = await store.get(schedule_id)
+    if sched is None:
+        raise ScheduleError("unknown", schedule=schedule_id)
+    return sched
+
+
+class Rulings:
+    """The steps a DM's time brings, each done once: beginning its match, ruling on a no-show."""
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        service: MatchService | None,
+        wall: Callable[[], dt.datetime],
+        herald: Herald,
+        starter: Starter | None = None,
+        advantage: AdvantageResolver | None = None,
+    ) -> None:
+        self.store = store
+        self.service = service
+        self.wall = wall
+        self.herald = herald
+        self.starter = starter
+        """Creates a DM's match instead of the host service (a face's hook: the Discord room, a standby room)."""
+        self.advantage = advantage
+        """Turns an advantage rule that is not a seat into a seat (the ratings seam)."""
+
     async def _claim(self, sched: Schedule, claim: dict[str, Any]) -> bool:
         """Move a DM from `scheduled` to a claim (`starting` or `forfeiting` with a fresh token): whether this
         process holds it now. A commit reported lost is read back: the claim stands if the DM carries its
@@ -114,7 +120,7 @@ class Rulings:
                 return True
             raise
 
-    async def _begin(self, sched: Schedule, by: str | None) -> bool:
+    async def begin(self, sched: Schedule, by: str | None) -> bool:
         """Create the match (once: the DM moves from `scheduled` to `starting` by a conditional update)."""
         token = uuid.uuid4().hex
         claim = {"status": ScheduleStatus.STARTING, "start_token": token}
@@ -127,15 +133,15 @@ class Rulings:
         except Exception as exc:
             log.exception("schedule %s: the match could not be started", sched.id)
             await self.store.change(sched.id, {"status": ScheduleStatus.SCHEDULED}, only_if=claim)
-            await self._emit(
+            await self.herald.emit(
                 ScheduleEventKind.START_FAILED, sched, reason=str(exc) if isinstance(exc, HostError) else None
             )
             return False
         # Recorded already in the match's own transaction (`recorder`), unless a starter created it otherwise.
         await self.store.change(sched.id, {"status": ScheduleStatus.STARTED, "match_id": match_id}, only_if=claim)
         await self.store.retire_jobs(sched.id, self.wall())
-        sched = await self._fresh(sched.id)
-        await self._emit(ScheduleEventKind.STARTED, sched, match=match_id, by=by)
+        sched = await fresh(self.store, sched.id)
+        await self.herald.emit(ScheduleEventKind.STARTED, sched, match=match_id, by=by)
         return True
 
     async def _create_match(self, sched: Schedule, by: str | None) -> int:
@@ -187,10 +193,11 @@ class Rulings:
             return await self.advantage(sched)
         return None
 
-    async def _rule_no_show(self, sched: Schedule) -> None:
+    async def rule_no_show(self, sched: Schedule) -> None:
+        """The wait is over: both here begins the match, nobody here cancels the DM, one here wins it."""
         here = [seat for seat in (1, 2) if sched.here[seat - 1] is not None]
         if len(here) == 2:
-            await self._begin(sched, None)
+            await self.begin(sched, None)
             return
         if not here:
             if await self.store.change(
@@ -199,7 +206,8 @@ class Rulings:
                 only_if={"status": ScheduleStatus.SCHEDULED},
             ):
                 await self.store.retire_jobs(sched.id, self.wall())
-                await self._emit(ScheduleEventKind.CANCELLED, await self._fresh(sched.id), by=None, reason="no_show")
+                cancelled = await fresh(self.store, sched.id)
+                await self.herald.emit(ScheduleEventKind.CANCELLED, cancelled, by=None, reason="no_show")
             return
         winner = here[0]
         token = uuid.uuid4().hex
@@ -236,83 +244,5 @@ class Rulings:
         if match_id is None and not await self.store.change(sched.id, result, only_if=claim):
             return  # the claim went to another process meanwhile (else: no match stored, the ruling stands)
         await self.store.retire_jobs(sched.id, now)
-        await self._emit(ScheduleEventKind.FORFEITED, await self._fresh(sched.id), winner=winner, match=match_id)
-
-    # -- the matches' ends (a host-event subscriber) ----------------------------------
-    @after_commit(EventKind.FINISHED, EventKind.ABORTED, batch=True)
-    async def on_host_event(self, events: Sequence[HostEvent]) -> None:
-        """Subscribe this to the match service: the scheduled DMs whose matches ended record their results,
-        after the commit and off the move path (`bot.host.subscribers`), every end since the last call looked
-        up at once. Idempotent: only a `started` DM changes (a second delivery, or the catch-up at `start`,
-        finds it recorded)."""
-        ids = list(dict.fromkeys(ev.match_id for ev in events))
-        try:
-            started = await self.store.started_of(ids)
-        except Exception:
-            log.exception("looking up the ends of %d match(es) failed; trying again", len(ids))
-            self._owe(ids)
-            return
-        for match_id in ids:
-            sched = started.get(match_id)
-            if sched is None:
-                continue
-            try:
-                await self._match_over(match_id, sched)
-            except Exception:
-                log.exception("recording the end of match %s failed; trying again", match_id)
-                self._owe([match_id])
-
-    def _owe(self, match_ids: Sequence[int]) -> None:
-        self._owed.update(match_ids)
-        if self._settling is None or self._settling.done():
-            self._settling = asyncio.create_task(self._settle_owed(), name="schedule-owed")
-
-    async def _settle_owed(self) -> None:
-        """Record the ends that could not be recorded (idempotent: only a `started` DM changes), every
-        OWED_RETRY_S until none is left."""
-        while self._owed:
-            await asyncio.sleep(OWED_RETRY_S)
-            for match_id in sorted(self._owed):
-                try:
-                    await self._match_over(match_id)
-                    self._owed.discard(match_id)
-                except Exception:
-                    log.exception("recording the end of match %s failed again", match_id)
-
-    async def _stop_settling(self) -> None:
-        task, self._settling = self._settling, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-
-    async def _match_over(self, match_id: int, sched: Schedule | None = None) -> None:
-        """Record the end of a DM's match (`sched`: its DM, already read)."""
-        if sched is None:
-            sched = await self.store.by_match(match_id)
-        if sched is None or sched.status != ScheduleStatus.STARTED or self.service is None:
-            return
-        stored = await self.service.store.load(match_id)
-        if stored is None or stored.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
-            return
-        winner: int | None = None
-        if stored.winner_seat in stored.players:
-            winner = sched.seat_of(stored.players[stored.winner_seat][0])
-        now = self.wall()
-        if stored.status == MatchStatus.ABORTED:
-            values: dict[str, Any] = {
-                "status": ScheduleStatus.CANCELLED,
-                "result_reason": "aborted",
-                "finished_at": now,
-            }
-        else:
-            values = {
-                "status": ScheduleStatus.FINISHED,
-                "winner_seat": winner,
-                "result_reason": stored.result_reason,
-                "finished_at": now,
-            }
-        if await self.store.change(sched.id, values, only_if={"status": ScheduleStatus.STARTED}):
-            sched = await self._fresh(sched.id)
-            kind = ScheduleEventKind.CANCELLED if stored.status == MatchStatus.ABORTED else ScheduleEventKind.FINISHED
-            await self._emit(kind, sched, winner=winner, reason=sched.result_reason, match=match_id, by=None)
+        forfeited = await fresh(self.store, sched.id)
+        await self.herald.emit(ScheduleEventKind.FORFEITED, forfeited, winner=winner, match=match_id)

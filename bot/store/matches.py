@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Text, and_, bindparam, cast, func, insert, select, text, update
+from sqlalchemy import Text, bindparam, cast, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.store.db import Heartbeat, Match, MatchEvent, MatchPlayer, make_engine, migrate, utcnow
 from bot.store.leases import FENCE_SQL, Fencing, LeaseLost, ShardLease, fence
+from bot.store.listing import LogEntry as LogEntry
+from bot.store.listing import MatchListing, players_of, stored_match
+from bot.store.listing import StoredMatch as StoredMatch
 from bot.types import OVER_STATUSES, MatchStatus
 
 
@@ -42,42 +45,6 @@ class EntryKind(StrEnum):
     SYNTAX = "syntax"
     TURN = "turn"
     """(`syntax`, `turn`: refused texts some older logs hold.)"""
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One stored event of a match."""
-
-    seq: int
-    at: dt.datetime
-    kind: str
-    seat: int | None
-    text: str | None
-    message_id: str | None
-    data: dict[str, Any]
-
-
-@dataclass
-class StoredMatch:
-    """A match row with its players (and, when asked for, its log)."""
-
-    id: int
-    game: str
-    options: dict[str, Any]
-    clock: dict[str, Any]
-    status: MatchStatus
-    guild_id: int | None
-    channel_id: int | None
-    created_at: dt.datetime
-    finished_at: dt.datetime | None
-    winner_seat: int | None
-    result_reason: str | None
-    event_count: int
-    snapshot: dict[str, Any]
-    players: dict[int, tuple[str, str]]
-    events: list[LogEntry] = field(default_factory=list)
-    rated: bool = True
-    """False for a casual match (`rated:false`, practice); matches stored before ratings existed are rated."""
 
 
 @dataclass
@@ -149,6 +116,8 @@ class MatchStore:
         self.fencing: Fencing | None = None
         """Set by the lease keeper: every write then checks the writer's epoch in the same transaction."""
         self._guilds: dict[int, int | None] = {}
+        self._listing = MatchListing(self.engine)
+        """The read-only queries that list matches (`bot.store.listing`)."""
 
     async def open(self) -> None:
         """Apply migrations (idempotent)."""
@@ -428,36 +397,25 @@ class MatchStore:
 
     async def latest_id(self) -> int:
         """The highest match id stored so far (0: none yet); a match created later has a higher id."""
-        async with self.engine.connect() as conn:
-            top = (await conn.execute(select(func.max(Match.id)))).scalar()
-        return int(top or 0)
+        return await self._listing.latest_id()
 
     async def first_between(self, players: Sequence[str], guild_id: int | None, after: int) -> int | None:
         """The first match created after match `after` with these players in seats 1 and 2, in this server
         (None: in direct messages), if any."""
-        one, two = MatchPlayer.__table__.alias("one"), MatchPlayer.__table__.alias("two")
-        query = (
-            select(Match.id)
-            .join(one, and_(one.c.match_id == Match.id, one.c.seat == 1, one.c.player_id == players[0]))
-            .join(two, and_(two.c.match_id == Match.id, two.c.seat == 2, two.c.player_id == players[1]))
-            .where(Match.id > after, Match.guild_id.is_(None) if guild_id is None else Match.guild_id == guild_id)
-            .order_by(Match.id)
-            .limit(1)
-        )
-        async with self.engine.connect() as conn:
-            found = (await conn.execute(query)).scalar()
-        return None if found is None else int(found)
+        return await self._listing.first_between(players, guild_id, after)
 
     async def latest_in_channel(self, channel_id: int, player_id: str | None = None) -> int | None:
         """The newest match of a room (channel id), running or over; `player_id`: the newest that player
         played there. None: no match there."""
-        query = select(Match.id).where(Match.channel_id == channel_id)
-        if player_id is not None:
-            seated = select(MatchPlayer.match_id).where(MatchPlayer.player_id == player_id)
-            query = query.where(Match.id.in_(seated))
-        async with self.engine.connect() as conn:
-            found = (await conn.execute(query.order_by(Match.id.desc()).limit(1))).scalar()
-        return None if found is None else int(found)
+        return await self._listing.latest_in_channel(channel_id, player_id)
+
+    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
+        """A player's most recent matches, newest first."""
+        return await self._listing.history(player_id, limit)
+
+    async def listed(self, ids: Sequence[int]) -> list[StoredMatch]:
+        """These matches with their players but without their snapshot, in id order (`MatchListing.listed`)."""
+        return await self._listing.listed(ids)
 
     async def heartbeat(self, instance: str, loop_time: float, at: dt.datetime | None = None) -> None:
         """Record that this process is alive at loop time `loop_time` (wall time `at`, UTC; default now)."""
@@ -492,9 +450,9 @@ class MatchStore:
                 )
             ).all()
             ids = [r.id for r in rows]
-            players = await self._players(conn, ids)
+            players = await players_of(conn, ids)
         self._guilds.update({r.id: r.guild_id for r in rows})
-        return [_stored(r, players.get(r.id, {})) for r in rows]
+        return [stored_match(r, players.get(r.id, {})) for r in rows]
 
     async def unfinished_texts(self) -> list[tuple[StoredMatch, str]]:
         """As `unfinished`, each with its snapshot as stored (JSON text) and *not decoded* (`snapshot` is left
@@ -504,9 +462,9 @@ class MatchStore:
         where = Match.status.not_in([str(s) for s in OVER_STATUSES])
         async with self.engine.connect() as conn:
             rows = (await conn.execute(select(*cols, text).where(where).order_by(Match.id))).all()
-            players = await self._players(conn, [r.id for r in rows])
+            players = await players_of(conn, [r.id for r in rows])
         self._guilds.update({r.id: r.guild_id for r in rows})
-        return [(_stored(r, players.get(r.id, {}), {}), r.snapshot_text) for r in rows]
+        return [(stored_match(r, players.get(r.id, {}), {}), r.snapshot_text) for r in rows]
 
     async def load(self, match_id: int, *, with_events: bool = False) -> StoredMatch | None:
         """One match, optionally with its full log in order."""
@@ -514,8 +472,8 @@ class MatchStore:
             row = (await conn.execute(select(Match).where(Match.id == match_id))).first()
             if row is None:
                 return None
-            players = await self._players(conn, [match_id])
-            stored = _stored(row, players.get(match_id, {}))
+            players = await players_of(conn, [match_id])
+            stored = stored_match(row, players.get(match_id, {}))
             self._guilds[match_id] = stored.guild_id
             if with_events:
                 evs = (
@@ -527,52 +485,6 @@ class MatchStore:
                     LogEntry(e.seq, e.at, e.kind, e.seat, e.text, e.message_id, dict(e.data or {})) for e in evs
                 ]
         return stored
-
-    async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
-        """A player's most recent matches, newest first."""
-        async with self.engine.connect() as conn:
-            ids = [
-                r[0]
-                for r in (
-                    await conn.execute(
-                        select(MatchPlayer.match_id)
-                        .where(MatchPlayer.player_id == player_id)
-                        .order_by(MatchPlayer.match_id.desc())
-                        .limit(limit)
-                    )
-                ).all()
-            ]
-            if not ids:
-                return []
-            rows = (await conn.execute(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc()))).all()
-            players = await self._players(conn, ids)
-        return [_stored(r, players.get(r.id, {})) for r in rows]
-
-    async def listed(self, ids: Sequence[int]) -> list[StoredMatch]:
-        """These matches with their players but without their snapshot (`snapshot` is empty), in id order, in two
-        queries however many: what a list of matches shows (the server page)."""
-        if not ids:
-            return []
-        cols = [c for c in Match.__table__.c if c.name != "snapshot"]
-        rows: list[Any] = []
-        async with self.engine.connect() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
-                rows += (await conn.execute(select(*cols).where(Match.id.in_(chunk)))).all()
-            players = await self._players(conn, [r.id for r in rows])
-        return [_stored(r, players.get(r.id, {}), {}) for r in sorted(rows, key=lambda r: r.id)]
-
-    @staticmethod
-    async def _players(conn: Any, ids: list[int]) -> dict[int, dict[int, tuple[str, str]]]:
-        out: dict[int, dict[int, tuple[str, str]]] = {}
-        if not ids:
-            return out
-        for chunk_start in range(0, len(ids), 500):
-            chunk = ids[chunk_start : chunk_start + 500]
-            rows = (await conn.execute(select(MatchPlayer).where(MatchPlayer.match_id.in_(chunk)))).all()
-            for p in rows:
-                out.setdefault(p.match_id, {})[p.seat] = (p.player_id, p.name)
-        return out
 
 
 def safe(value: Any) -> Any:
@@ -603,23 +515,3 @@ def _rows(match_id: int, first_seq: int, events: Sequence[NewEvent], now: dt.dat
         }
         for i, e in enumerate(events)
     ]
-
-
-def _stored(row: Any, players: dict[int, tuple[str, str]], snapshot: dict[str, Any] | None = None) -> StoredMatch:
-    return StoredMatch(
-        id=row.id,
-        game=row.game,
-        options=dict(row.options),
-        clock=dict(row.clock),
-        status=MatchStatus(row.status),
-        guild_id=row.guild_id,
-        channel_id=row.channel_id,
-        created_at=row.created_at,
-        finished_at=row.finished_at,
-        winner_seat=row.winner_seat,
-        result_reason=row.result_reason,
-        event_count=row.event_count,
-        snapshot=dict(row.snapshot) if snapshot is None else snapshot,
-        players=players,
-        rated=row.rated is not False,
-    )

@@ -26,8 +26,9 @@ from bot.wording.ratings import change_line
 from bot.wording.review import analysing
 from games.opponents import check_level, uses_solver
 
-__all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
-_SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
+__all__ = ["BOT_ID", "SPEAKER", "Room", "RoomConfig", "looks_like_move_with_colon", "resume_command", "stdin_lines"]
+SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
+"""A `NAME: text` line (the name, the text)."""
 _ZWSP = "\u200b"
 """The zero-width space Discord text uses to keep a backtick or a mention from acting; a terminal shows
 it as a stray character, so the room leaves it out."""
@@ -75,19 +76,31 @@ ANALYSIS_WAIT = 120.0
 class Room:
     """Reads `NAME: text` lines, hands them to the host, prints what happens."""
 
-    def __init__(self, config: RoomConfig, host: Host, out: TextIO | None = None, *, shared: bool = False) -> None:
+    def __init__(
+        self,
+        config: RoomConfig,
+        host: Host,
+        out: TextIO | None = None,
+        *,
+        shared: bool = False,
+        listen: bool = True,
+    ) -> None:
+        """`shared`: the host's service is another face's (a test's bot), whose owner analyses its matches.
+        `listen=False`: the room does not hear the host's events itself; its owner hands them to `on_event`
+        (the scheduled room, which hosts a DM around this room)."""
         self.config = config
         self.out = out or sys.stdout
         self.host = host
         """The host core and its subscribers, built by the composition root (`bot.compose.build_host`, called by
         the entry point) and handed to the room whole."""
-        self._own_service = not shared
-        """False: the host's service is another face's (a test's bot): its owner analyses its matches."""
+        self.owns_service = not shared
+        """Its own host core (not a shared service's): it analyses its matches itself."""
         self.service = self.host.service
         self.match_id: int | None = None
         self.finished = asyncio.Event()
         self.ratings = self.host.ratings  # the room asks for a finished match's rating (`settle`) before it reports it
-        self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before a scheduled DM records the end
+        if listen:
+            self.host.bus.subscribe(self.on_event)  # `Stage.TELL`: before a scheduled DM records the end
         self.service.tells = True  # its reminders and results are owed durably until printed (the outbox)
         self._told: set[str] = set()
         """The notices printed by this room (one printed live is never printed again from the outbox)."""
@@ -105,6 +118,8 @@ class Room:
         self.analysis: AnalysisWorker | None = None
         """Analyses the match once it ends (started with the match)."""
         self._stopping = asyncio.Event()
+        self.come_back: Callable[[], str] | None = None
+        """The command that continues what this room hosts, when its owner says it (the scheduled room's DM)."""
 
     def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
@@ -127,7 +142,8 @@ class Room:
         seat = 3 - winner
         self.emit({"event": "timeout", "match": ev.match_id, "seat": seat, "player": ev.names.get(seat)})
 
-    async def _on_event(self, ev: HostEvent) -> None:
+    async def on_event(self, ev: HostEvent) -> None:
+        """Print a host event of this room's match (a notice only once, marked told once printed)."""
         if self.match_id not in (None, -1) and ev.match_id != self.match_id:
             return
         if ev.notice is not None:
@@ -138,12 +154,12 @@ class Room:
         if ev.notice is not None:
             await self.service.told(ev)  # after it was printed: a room killed in between prints it at its next start
 
-    async def _tell_untold(self, match_id: int) -> int:
+    async def tell_untold(self, match_id: int) -> int:
         """Print what the match still owes (a reminder or a result committed by a room that died before printing
         it), marked `"late": true`; how many."""
         late = await self.service.untold([match_id])
         for ev in late:
-            await self._on_event(ev)
+            await self.on_event(ev)
         return len(late)
 
     async def _tell(self, ev: HostEvent) -> None:
@@ -234,7 +250,7 @@ class Room:
         """Host the match until it ends or input ends; returns the exit code."""
         cfg = self.config
         try:
-            if cfg.analyse and self._own_service:  # a shared service's owner analyses its matches
+            if cfg.analyse and self.owns_service:  # a shared service's owner analyses its matches
                 self.analysis = self.host.start_analysis(catch_up=False)
             if cfg.resume is not None:
                 self.match_id = cfg.resume
@@ -247,12 +263,12 @@ class Room:
                 resumed = await self.service.start(select=lambda m: m.id == cfg.resume)
                 await self.host.catch_up()
                 if cfg.resume not in resumed:
-                    await self._tell_untold(cfg.resume)  # it ended, but the room that ended it died before telling
+                    await self.tell_untold(cfg.resume)  # it ended, but the room that ended it died before telling
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
                         raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
                     raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
-                await self._tell_untold(cfg.resume)  # owed by a room that died after committing it
+                await self.tell_untold(cfg.resume)  # owed by a room that died after committing it
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
                 await self.service.wake(cfg.resume)  # an idle correspondence match: built and shown now
                 self._check_resumer(cfg.resume)
@@ -287,7 +303,7 @@ class Room:
                 if cfg.lease and await self.host.hold(Scope.MATCH, mid) is not None:  # nobody else knows it yet
                     raise HostError(f"match {mid} is hosted by another process")
             code = await self._loop(lines)
-            await self._await_analysis(lines)
+            await self.await_analysis(lines)
             return code
         finally:
             if self.analysis is not None:
@@ -323,7 +339,7 @@ class Room:
         """SIGTERM: stop without waiting for the analysis (the input ends too)."""
         self._stopping.set()
 
-    async def _await_analysis(self, lines: asyncio.Queue[str | None]) -> None:
+    async def await_analysis(self, lines: asyncio.Queue[str | None]) -> None:
         """The match ended: wait until its analysis is stored (the worker's process does the work), unless
         Ctrl-C, SIGTERM or `ANALYSIS_WAIT` seconds come first."""
         worker = self.analysis
@@ -392,7 +408,9 @@ class Room:
         return 2
 
     def again(self) -> str:
-        """The command that continues this match."""
+        """The command that continues this match (or what the room's owner hosts, `come_back`)."""
+        if self.come_back is not None:
+            return self.come_back()
         assert self.match_id is not None
         return resume_command(self.config.db_url, self.match_id)
 
@@ -454,7 +472,7 @@ class Room:
         live = self.service.live.get(self.match_id)
         if live is None:
             return
-        spoken = _SPEAKER.match(line)
+        spoken = SPEAKER.match(line)
         bare = spoken.group(2) if spoken and _is_name(spoken.group(1), live.players.values()) else line
         if words.is_leave(bare):
             self.leave("quit", self.again())
@@ -465,10 +483,10 @@ class Room:
             return
         speaker_name: str | None = None
         text = line
-        m = _SPEAKER.match(line)
+        m = SPEAKER.match(line)
         if m and _is_name(m.group(1), live.players.values()):
             speaker_name, text = m.group(1).strip(), m.group(2)
-        elif m and not _looks_like_move_with_colon(line):
+        elif m and not looks_like_move_with_colon(line):
             self.emit(
                 {"event": "ignored", "match": self.match_id, "player": m.group(1).strip()[:40], "reason": "stranger"},
                 f"(ignored: {m.group(1)[:40]!r} is not a player of this match)",
@@ -548,7 +566,8 @@ def _is_name(candidate: str, players: Any) -> bool:
     return any(p.name.lower() == candidate.strip().lower() for p in players)
 
 
-def _looks_like_move_with_colon(line: str) -> bool:
+def looks_like_move_with_colon(line: str) -> bool:
+    """Whether a line with a colon is a move (`1: a1`) rather than `NAME: text`."""
     return bool(re.match(r"^\s*[12]\s*:", line))
 
 

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from typing import Any, Final, TextIO
 
 from bot.adapters.terminal import words
-from bot.adapters.terminal.room import _SPEAKER, Room, RoomConfig, _looks_like_move_with_colon
+from bot.adapters.terminal.room import SPEAKER, Room, RoomConfig, looks_like_move_with_colon
 from bot.compose import Host, Scope
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent
 from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
-from bot.schedule.status import DECIDED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
+from bot.schedule.status import DECIDED, DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
 from bot.wording.schedule import refusal, say
 
@@ -56,8 +56,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class ScheduledRoom(Room):
-    """A terminal room for one scheduled DM of no server."""
+class ScheduledRoom:
+    """A terminal room for one scheduled DM of no server: it waits for the appointment, takes the check-ins,
+    and hosts the DM's match in the plain terminal room it holds (`room`), which prints the match and reads its
+    moves."""
 
     def __init__(
         self,
@@ -68,7 +70,14 @@ class ScheduledRoom(Room):
         shared: bool = False,
         wall: Callable[[], dt.datetime] | None = None,
     ) -> None:
-        super().__init__(config, host, out, shared=shared)
+        self.room = Room(config, host, out, shared=shared, listen=False)
+        """The match's own room: it prints the host's events (handed over by `_on_event`) and reads the moves."""
+        self.room.come_back = self.again
+        self.config = config
+        self.host = self.room.host
+        self.service = self.room.service
+        self.finished = self.room.finished
+        self.host.bus.subscribe(self._on_event)  # `Stage.TELL`: before the scheduler records the end
         if config.scheduled is None:
             raise ValueError("a scheduled room needs config.scheduled")
         self.schedule_id: int = config.scheduled
@@ -90,17 +99,30 @@ class ScheduledRoom(Room):
         """The DM's beginning was said ("DM #1 begins", or the room took up a DM already begun): lines held for
         the match are played only after it."""
 
+    @property
+    def match_id(self) -> int | None:
+        """The DM's match (-1: not begun yet; None: before the room looked)."""
+        return self.room.match_id
+
+    @match_id.setter
+    def match_id(self, match_id: int | None) -> None:
+        self.room.match_id = match_id
+
+    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+        """One JSON line (with --events-json) or one human line."""
+        self.room.emit(obj, text)
+
     def terminate(self) -> None:
         """Stop at once (SIGTERM): the room leaves its wait with the resume line; nothing is ruled."""
         self._terminated = True
         self._changed.set()
-        super().terminate()
+        self.room.terminate()
 
     # -- what happens ------------------------------------------------------------------
     async def _on_event(self, ev: HostEvent) -> None:
         if self.match_id == -1 and ev.kind == EventKind.STARTED:
             self.match_id = ev.match_id
-        await super()._on_event(ev)
+        await self.room.on_event(ev)
         if ev.kind in (EventKind.FINISHED, EventKind.ABORTED):
             self._ended = True
             self._settle()
@@ -141,11 +163,11 @@ class ScheduledRoom(Room):
     async def run(self, lines: asyncio.Queue[str | None]) -> int:
         """Wait for the DM, host it, record it; returns the exit code."""
         try:
-            if self.config.analyse and self._own_service:  # as `dmhost room`: the match's analysis is stored
-                self.analysis = self.host.start_analysis(catch_up=False)
+            if self.config.analyse and self.room.owns_service:  # as `dmhost room`: the match's analysis is stored
+                self.room.analysis = self.host.start_analysis(catch_up=False)
             code = await self._run(lines)
             if self.finished.is_set() and not self._terminated:
-                await self._await_analysis(lines)
+                await self.room.await_analysis(lines)
             return code
         finally:
             if self._taking is not None:
@@ -154,8 +176,8 @@ class ScheduledRoom(Room):
                     await self._taking
             if self.scheduler is not None:
                 await self.scheduler.close()
-            if self.analysis is not None:
-                await self.analysis.close()
+            if self.room.analysis is not None:
+                await self.room.analysis.close()
             await self.host.close()
 
     async def _run(self, lines: asyncio.Queue[str | None]) -> int:
@@ -163,9 +185,8 @@ class ScheduledRoom(Room):
         self.scheduler = self.host.scheduler(  # this DM's jobs only: other DMs wait for their own room
             only=self.schedule_id, wall=self._wall or loop_wall(), poll_seconds=POLL_S
         )
-        store = self.scheduler.store
         self.host.bus.subscribe(self._on_schedule, topic=ScheduleEvent)
-        sched = await store.get(self.schedule_id)
+        sched = await self.scheduler.find(self.schedule_id)
         if sched is None:
             raise HostError(
                 f"there is no scheduled DM {self.schedule_id} in the database {shown_url(self.config.db_url)}"
@@ -186,7 +207,7 @@ class ScheduledRoom(Room):
             self.match_id = sched.match_id  # the room stopped during the match: it goes on, clocks included
             self._begun = True
             await self.service.start(select=lambda m: m.id == sched.match_id)
-            await self._tell_untold(sched.match_id)  # what a room that died before printing it still owes
+            await self.room.tell_untold(sched.match_id)  # what a room that died before printing it still owes
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
@@ -220,7 +241,7 @@ class ScheduledRoom(Room):
             await self.host.catch_up()  # a match that ended while no room listened is rated here
             await self.scheduler.start()  # ... and recorded here
             await self.scheduler.run_due()  # what is due already (the check-in) is said before any line is read
-        fresh = await store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is not None and fresh.public_status in DECIDED:
             self._decided = self._ended = True
             self._settle()
@@ -231,7 +252,7 @@ class ScheduledRoom(Room):
         """The standby's starter: the DM's match is started by the room that holds its lease, which finds a
         start job due now (at its next look at the database, within `POLL_S`)."""
         assert self.scheduler is not None
-        await self.scheduler.store.add_job(sched, "start", self.scheduler.wall())
+        await self.scheduler.start_soon(sched)
         raise HostError(f"DM #{sched.id} is hosted by another room")
 
     async def _take_over(self) -> None:
@@ -240,7 +261,7 @@ class ScheduledRoom(Room):
         await self.host.lease.wait(self.service)
         self._standby = False
         self.scheduler.starter = None
-        fresh = await self.scheduler.store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is None or self._decided:
             return
         if fresh.public_status in DECIDED:
@@ -251,7 +272,7 @@ class ScheduledRoom(Room):
             await self.service.resume_owned(select=lambda m: m.id == match_id)
             self.match_id = match_id
             self._begun = True
-            await self._tell_untold(match_id)
+            await self.room.tell_untold(match_id)
         text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
@@ -295,7 +316,7 @@ class ScheduledRoom(Room):
                 if self._playing() and self._begun:  # "DM #N begins" first, then the moves held for it
                     pending, early, held = early + held, [], []
                     for line in pending:
-                        await self.handle_line(line)
+                        await self.room.handle_line(line)
                     if self.done.is_set():
                         break
                     if eof and not self.finished.is_set():
@@ -329,13 +350,13 @@ class ScheduledRoom(Room):
                     if got is None:
                         eof = True
                     elif self._playing() and self._begun:
-                        await self.handle_line(got)
-                        if self.left:
+                        await self.room.handle_line(got)
+                        if self.room.left:
                             return 0
                     elif self._playing():
                         held.append(got)  # the match exists, its beginning is not said yet: it waits a moment
-                    elif got == words.INTERRUPT or words.is_leave(_SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
-                        self.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
+                    elif got == words.INTERRUPT or words.is_leave(SPEAKER.sub(r"\2", got.rstrip("\r\n"))):
+                        self.room.leave("interrupt" if got == words.INTERRUPT else "quit", self.again())
                         return 0
                     elif self._checkin_open():
                         await self._before_start(got, held)
@@ -374,7 +395,7 @@ class ScheduledRoom(Room):
                 # as the hosting room's scheduler says it there).
                 await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKIN_OPEN, self.schedule, {}))
             self._open = True
-        fresh = await self.scheduler.store.get(self.schedule_id)
+        fresh = await self.scheduler.find(self.schedule_id)
         if fresh is None:
             return
         self.schedule = fresh
@@ -402,15 +423,7 @@ class ScheduledRoom(Room):
         seat = sched.seat_of(player_id)
         if sched.status != ScheduleStatus.SCHEDULED or seat is None:
             raise ScheduleError("not_open", schedule=sched.id, status=sched.public_status)
-        column = f"here{seat}"
-        now = self.scheduler.wall()
-        wrote = await self.scheduler.store.change(
-            sched.id, {column: now}, only_if={"status": ScheduleStatus.SCHEDULED, column: None}
-        )
-        if not wrote:
-            raise ScheduleError("already_here", schedule=sched.id)
-        fresh = await self.scheduler.get(sched.id)
-        await self.scheduler.store.add_job(fresh, JobKind.START, now)
+        fresh = await self.scheduler.note_here(sched, seat)
         await self._on_schedule(ScheduleEvent(ScheduleEventKind.CHECKED_IN, fresh, {"seat": seat}))
 
     def again(self) -> str:
@@ -431,7 +444,7 @@ class ScheduledRoom(Room):
         line = raw.rstrip("\r\n")
         if not line.strip():
             return
-        m = _SPEAKER.match(line)
+        m = SPEAKER.match(line)
         player = None
         if m is not None:
             player = next((p for p in self.schedule.players if p.name.lower() == m.group(1).strip().lower()), None)
@@ -449,7 +462,7 @@ class ScheduledRoom(Room):
             said = "say who is here: `NAME: here`"
             self.emit({"event": "ignored", "schedule": self.schedule_id, "reason": said}, f"({said})")
             return
-        if m is not None and player is None and not _looks_like_move_with_colon(line):
+        if m is not None and player is None and not looks_like_move_with_colon(line):
             self.emit(
                 {
                     "event": "ignored",

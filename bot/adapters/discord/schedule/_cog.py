@@ -193,7 +193,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not self._started:
             self._started = True
             await self.scheduler.start()
-            for sched in await self.scheduler.store.listing(statuses=(ScheduleStatus.STARTED,)):
+            for sched in await self.scheduler.listing(statuses=(ScheduleStatus.STARTED,)):
                 if sched.prize and sched.match_id is not None:
                     self._prizes[sched.match_id] = sched.prize
 
@@ -295,7 +295,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             await self._post(room, self._say(ev), ping=host)
 
     async def _refresh_card(self, s: Schedule) -> None:
-        s = await self.scheduler.store.get(s.id) or s  # as it stands now (the card id may be newer than the event)
+        s = await self.scheduler.find(s.id) or s  # as it stands now (the card id may be newer than the event)
         if s.card_id is None or s.channel_id is None:
             return
         channel = await self._channel(s.channel_id)
@@ -380,7 +380,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         return "\n".join(lines)[:1000]
 
     async def _edit_event(self, s: Schedule, *, start: bool = False, status: Any = None) -> None:
-        s = await self.scheduler.store.get(s.id) or s
+        s = await self.scheduler.find(s.id) or s
         guild = self.bot.get_guild(s.guild_id or 0)
         if guild is None or s.event_id is None:
             return
@@ -406,7 +406,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             return
         waiting = await self.scheduler.waiting_in(message.channel.id)
         if not waiting:  # before check-in opens the room is not set: the DM's channel answers an early `here`
-            mine = await self.scheduler.store.listing(
+            mine = await self.scheduler.listing(
                 guild_id=message.guild.id, statuses=(ScheduleStatus.SCHEDULED,), player_id=str(message.author.id)
             )
             waiting = [s for s in mine if s.room_id is None and s.channel_id == message.channel.id][:1]
