@@ -32,12 +32,11 @@ every write is fenced by its epoch, it is renewed while the face runs, and a los
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, cast
 
@@ -50,6 +49,7 @@ from bot.host.subscribers import BatchListener, Subscribers, at_stage, mark_of
 from bot.jobs import JobQueue
 from bot.jobs import Scope as JobScope
 from bot.ownership.keeper import LeaseKeeper
+from bot.ownership.lease import HostLease
 from bot.ownership.scope import Scope, ScopeKeeper
 from bot.ratings.service import Ratings
 from bot.records.analysis_worker import AnalysisWorker, start_analysis_worker
@@ -179,58 +179,6 @@ def bus_of(service: MatchService) -> Bus:
     """The bus a service publishes to: the one already set, else a new one (a service built without the root)."""
     outlet = service.outlet
     return outlet if isinstance(outlet, Bus) else Bus(service)
-
-
-@dataclass
-class HostLease:
-    """The lease a terminal face hosts its matches under, and the task that renews it."""
-
-    keeper: ScopeKeeper
-    lost: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when another process took the lease over (the matches were let go): the face stops."""
-    _task: asyncio.Task[None] | None = None
-
-    @property
-    def held(self) -> bool:
-        """Whether this process holds the lease now."""
-        return self.keeper.active
-
-    def keep(self, service: MatchService) -> None:
-        """Renew the lease in the background; on its loss, let every match go and set `lost`."""
-
-        async def keeping() -> None:
-            await self.keeper.keep()
-            service.abandon()
-            self.lost.set()
-
-        self._task = asyncio.get_running_loop().create_task(keeping(), name="terminal-lease")
-
-    async def look(self) -> Holder | None:
-        """One try at the lease: None when taken, else who holds it (a database busy for a moment, as with
-        another process migrating SQLite, is looked at again a few times)."""
-        for attempt in range(10):
-            try:
-                return await self.keeper.take()
-            except Exception:
-                if attempt == 9:
-                    raise
-                await asyncio.sleep(self.keeper.poll_seconds)
-        raise AssertionError("unreachable")
-
-    async def wait(self, service: MatchService) -> None:
-        """Look until the lease is free, take it, and keep it (`keep`)."""
-        while await self.look() is not None:
-            await asyncio.sleep(self.keeper.poll_seconds)
-        self.keep(service)
-
-    async def release(self) -> None:
-        """Stop renewing and give the lease up (a waiting process takes it at its next look)."""
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self.keeper.release()
 
 
 @dataclass
