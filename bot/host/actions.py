@@ -27,7 +27,6 @@ class HostActions:
     rule's action and a resignation)."""
 
     def __init__(self, hosting: Hosting, commits: Committer, walk: TextWalk, idle: IdleMatches) -> None:
-        self.hosting = hosting
         self.live = hosting.live
         self.wall = hosting.wall
         self.commits = commits

@@ -32,7 +32,6 @@ class TextWalk:
     (ended through the commit path, `commits`)."""
 
     def __init__(self, hosting: Hosting, commits: Committer, timers: Timers) -> None:
-        self.hosting = hosting
         self.live = hosting.live
         self.store = hosting.store
         self.wall = hosting.wall
