@@ -81,7 +81,7 @@ class Soak:
 
     def _instrument(self, service: MatchService) -> None:
         """Record, for every due deadline, how late it is handled (the lock included) and how often."""
-        original = service._fire_due
+        original = service.timers.fire_due
 
         async def fire_due(live: Live) -> None:
             now = service.now()
@@ -92,7 +92,7 @@ class Soak:
                         self.fired[(live.id, round(d.at, 6), d.kind)] += 1
             await original(live)
 
-        service._fire_due = fire_due  # type: ignore[method-assign]
+        service.timers.fire_due = fire_due  # type: ignore[method-assign]
 
     def _on_event(self, ev: Any) -> None:
         if ev.kind == "finished":

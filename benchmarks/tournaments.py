@@ -103,7 +103,7 @@ def practice_swiss(
             store = MatchStore(sqlite_url_for(os.path.join(tmp, "t.db")))
             host = MatchService(store, heartbeat_seconds=5.0)
             lateness: list[float] = []
-            fire_due = host._fire_due
+            fire_due = host.timers.fire_due
 
             async def timed_fire_due(live: Any) -> None:
                 now = host.now()
@@ -111,7 +111,7 @@ def practice_swiss(
                     lateness.extend(now - d.at for d in live.clocks.next_deadlines(now) if d.at <= now + 1e-9)
                 await fire_due(live)
 
-            host._fire_due = timed_fire_due  # type: ignore[method-assign]
+            host.timers.fire_due = timed_fire_due  # type: ignore[method-assign]
             await host.start()
             timeouts = 0
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import logging
 
-from bot.host.core import ServiceCore, Unconfirmed
+from bot.host.core import Committer, Hosting, Unconfirmed, loop_now
 from bot.host.deadlines import KIND, deadline_of, job_key
 from bot.host.idle import Idle
 from bot.host.match import Live, dump
+from bot.host.timers import Timers
 from bot.jobs import Job, Later
 from bot.jobs import store as jobs
 from bot.types import OVER_STATUSES, MatchStatus
@@ -25,29 +26,38 @@ KEYED_MAX = 1000
 their deadline jobs: a job of a match hosted elsewhere is never claimed here, so it goes to its host at once."""
 
 
-class IdleMatches(ServiceCore):
-    """Idle matches, built by `_wake` (the `Hosted` mapping calls it on look-up), and the deadline jobs."""
+class IdleMatches:
+    """Idle matches, built by `build` (the `Hosted` mapping calls it on look-up), their deadline jobs, and the
+    look-ups over every hosted match."""
 
-    def _idle(self, idle: Idle) -> None:
+    def __init__(self, hosting: Hosting, commits: Committer, timers: Timers) -> None:
+        self.hosting = hosting
+        self.live = hosting.live
+        self.store = hosting.store
+        self.commits = commits
+        self.timers = timers
+
+    def keep(self, idle: Idle) -> None:
         """Keep a match idle until it is looked up or its deadline job comes due."""
         self.live.idle[idle.id] = idle
 
-    def _wake(self, match_id: int) -> Live | None:
+    def build(self, match_id: int) -> Live | None:
         """Build an idle match now (its clocks charged for the time it waited), arm its timers; its `resumed`
-        event and log entry follow with its next action (`_announce`, `_commit`). None if it cannot be built."""
+        event and log entry follow with its next action (`Hosting.announce`, `Committer.commit`). None if it
+        cannot be built."""
         idle = self.live.idle.pop(match_id, None)
         if idle is None:
             return None
-        now, wall = self.now(), self.wall()
+        at, wall = loop_now(), self.hosting.wall()
         try:
-            live = idle.build(now, wall)
-            live.committed = (dump(live, now, self.instance, wall), live.seq)
+            live = idle.build(at, wall)
+            live.committed = (dump(live, at, self.hosting.instance, wall), live.seq)
         except Exception:
             log.exception("match %s could not be resumed", match_id)
             return None
         live.unannounced = live.unlogged = True
         dict.__setitem__(self.live, live.id, live)
-        self._rearm(live)
+        self.timers.rearm(live)
         return live
 
     async def wake(self, match_id: int) -> Live | None:
@@ -55,16 +65,17 @@ class IdleMatches(ServiceCore):
         live = self.live.get(match_id)
         if live is not None and live.unannounced:
             async with live.lock:
-                await self._announce(live)
+                await self.hosting.announce(live)
         return live
 
     # -- deadline jobs -----------------------------------------------------------------------
-    def _take_deadlines(self) -> None:
+    def take_deadlines(self) -> None:
         """Rule correspondence deadlines from now on (once what was posted while no host ran is read)."""
-        keys = self._deadline_keys if self.deadlines.own else None
-        self.deadlines.queue.register(KIND, self._deadline_job, together=True, keys=keys)  # one match each: at once
-        if self.deadlines.own and not self._closed:
-            self.deadlines.queue.start()
+        deadlines = self.hosting.deadlines
+        keys = self._deadline_keys if deadlines.own else None
+        deadlines.queue.register(KIND, self._deadline_job, together=True, keys=keys)  # one match each: at once
+        if deadlines.own and not self.hosting.closed:
+            deadlines.queue.start()
 
     def _deadline_keys(self) -> set[str] | None:
         """The deadline jobs this service's own runner takes: those of the matches it hosts (None: too many to
@@ -72,18 +83,18 @@ class IdleMatches(ServiceCore):
         ids = set(self.live.idle) | {live.id for live in self.live.awake()}
         return None if len(ids) > KEYED_MAX else {job_key(i) for i in ids}
 
-    async def _jobs_for_idle(self) -> None:
+    async def jobs_for_idle(self) -> None:
         """Give a deadline job to every idle match that has none (one stored before deadlines were jobs): read
         in one query of the pending keys; only such a match is built, once, to know its next deadline."""
         async with self.store.engine.connect() as conn:
             pending = await jobs.pending_keys(conn, f"{KIND}:")
         waiting = self.live.idle.values()
         missing = [i for i in waiting if i.status != MatchStatus.PAUSED and job_key(i.id) not in pending]
-        now, wall = self.now(), self.wall()
+        at, wall = loop_now(), self.hosting.wall()
         writes = []
         for idle in missing:
             try:
-                write = deadline_of(idle.build(now, wall), now, wall)
+                write = deadline_of(idle.build(at, wall), at, wall)
             except Exception:
                 log.exception("match %s could not be read", idle.id)
                 continue
@@ -95,7 +106,7 @@ class IdleMatches(ServiceCore):
             for write in writes:
                 await write(conn)
         for write in writes:
-            self.deadlines.written(write)
+            self.hosting.deadlines.written(write)
 
     async def _deadline_job(self, job: Job) -> None:
         """A correspondence match's deadline job came due: wake the match and let its clock rule (a move in time
@@ -120,16 +131,16 @@ class IdleMatches(ServiceCore):
         async with live.lock:
             if live.id not in self.live:
                 return
-            if not await self._settled(live):
+            if not await self.commits.settled(live):
                 raise Unconfirmed
             seq = live.seq
-            await self._fire_due(live)
+            await self.timers.fire_due(live)
             if live.id in self.live and live.seq == seq:  # nothing was due yet (clocks apart): the job stays
-                write = deadline_of(live, self.now(), self.wall())
+                write = deadline_of(live, loop_now(), self.hosting.wall())
                 if write is not None:
                     async with self.store.engine.begin() as conn:
                         await write(conn)
-                    self.deadlines.written(write)
+                    self.hosting.deadlines.written(write)
 
     # -- look-ups that build only what they need (and the overview queries of issue 28) ------------
     def rooms(self) -> list[int]:

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
-from typing import Any, Final
+import logging
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Final, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.host.events import EventKind, HostEvent
+from bot.store import outbox
+from bot.store.matches import MatchStore
 from bot.store.outbox import Notice
+
+log = logging.getLogger(__name__)
 
 REMINDER: Final = "reminder"
 
@@ -90,3 +95,44 @@ class Owing:
         from bot.store.outbox import owe
 
         await owe(conn, self.notices)
+
+
+class Owner(Protocol):
+    """What the outbox reads of the service's shared state (`bot.host.core.Hosting`)."""
+
+    store: MatchStore
+    instance: str
+    owns_guild: Callable[[int | None], bool]
+
+
+class Outbox:
+    """The notices a face still owes (`untold`, `untold_here`) and marking them told (`told`)."""
+
+    def __init__(self, hosting: Owner) -> None:
+        self.hosting = hosting
+
+    async def untold(self, match_ids: Collection[int]) -> list[HostEvent]:
+        """The notices of these matches committed but not told yet (their process died in between), oldest
+        first, as the events to tell again (`late`): a face tells them at its start, then marks them `told`."""
+        async with self.hosting.store.engine.connect() as conn:
+            stored = await outbox.untold(conn, match_ids)
+        return [event_of(n) for n in stored]
+
+    async def untold_here(self) -> list[HostEvent]:
+        """The notices of the guilds this process hosts (their shards) committed but not told yet, oldest first,
+        as the events to tell again (`late`): the Discord announcer tells them after the start's catch-up."""
+        async with self.hosting.store.engine.connect() as conn:
+            stored = await outbox.untold_in_guilds(conn)
+        return [event_of(n) for n in stored if self.hosting.owns_guild(n.scope)]
+
+    async def told(self, *events: HostEvent) -> None:
+        """A face told these events: their notices are owed no more (an event owed nothing is skipped). A
+        failure is logged and the notice stays owed (told again at the next start)."""
+        keys = {ev.notice for ev in events if ev.notice}
+        if not keys:
+            return
+        try:
+            async with self.hosting.store.engine.begin() as conn:
+                await outbox.mark_told(conn, keys, self.hosting.instance)
+        except Exception:
+            log.warning("notice(s) %s could not be marked told; they stay owed", sorted(keys), exc_info=True)

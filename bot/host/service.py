@@ -10,18 +10,15 @@ in one place: the match changes, the log is committed, then the room hears about
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import datetime as dt
-import logging
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from bot.host import rules
-from bot.host.core import NotHosted, Unconfirmed, refuse, reject
-from bot.host.deadlines import deadline_of
-from bot.host.effects import away, change, end, start_turn, take
+from bot.host.actions import HostActions
+from bot.host.core import Committer, Hosting, loop_now
+from bot.host.deadlines import DeadlineJobs
 from bot.host.events import (
-    EventKind,
     Grave,
     HostError,
     HostEvent,
@@ -32,25 +29,17 @@ from bot.host.events import (
     Refusal,
     SubmitResult,
 )
-from bot.host.match import (
-    Batch,
-    Live,
-    Unsaved,
-    clock_facts,
-    dump,
-    event,
-    keyword,
-    match_result,
-    new_live,
-    started_event,
-)
-from bot.host.notices import event_of
-from bot.host.rules import Effects, Provisional
-from bot.host.texts import MAX_MOVE_TEXT, Texts
-from bot.store import outbox
-from bot.store.matches import AlsoWrite, NewEvent, StoredMatch
-from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
-from games.base import MoveError
+from bot.host.idle import Hosted
+from bot.host.idle_matches import IdleMatches
+from bot.host.lifecycle import Startup
+from bot.host.match import Live, keyword
+from bot.host.notices import Outbox
+from bot.host.openings import Openings
+from bot.host.rules import Provisional
+from bot.host.subscribers import Outlet
+from bot.host.texts import TextWalk
+from bot.host.timers import Timers
+from bot.store.matches import AlsoWrite, MatchStore, StoredMatch
 
 __all__ = [
     "Grave",
@@ -67,16 +56,211 @@ __all__ = [
     "keyword",
 ]
 
-log = logging.getLogger(__name__)
 
+class MatchService:
+    """Hosts matches; one instance per process (or per shard). A façade: each public action is one call into a
+    collaborator, every one of them an object given what it needs here — the shared state (`hosting`,
+    `bot.host.core.Hosting`), the commit path (`commits`, `Committer`), the timers (`timers`,
+    `bot.host.timers`), idle correspondence matches and their deadline jobs (`idle`, `bot.host.idle_matches`),
+    start-up and closing (`startup`, `bot.host.lifecycle`), the walk of a posted text (`walk`,
+    `bot.host.texts`), opening matches (`openings`, `bot.host.openings`), the other actions (`actions`,
+    `bot.host.actions`) and the notices owed (`outbox`, `bot.host.notices`)."""
 
-class MatchService(Texts):
-    """Hosts matches; one instance per process (or per shard). Built in parts, each a base class: the state and
-    the commit path (`bot.host.core`), idle matches (`bot.host.idle_matches`), start-up and catch-up
-    (`bot.host.lifecycle`), the walk of a posted text (`bot.host.texts`: `post`, `submit`); here the other public
-    actions."""
+    def __init__(
+        self,
+        store: MatchStore,
+        *,
+        instance: str | None = None,
+        heartbeat_seconds: float = 1.0,
+        owns_guild: Callable[[int | None], bool] | None = None,
+        wall: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        # The two edges back: a look-up of an idle match builds it (`Hosted` → `IdleMatches.build`), and every
+        # commit re-arms the timers that commit (`Committer` → `Timers.rearm`); both are bound late, here.
+        self.hosting = hosting = Hosting(
+            store,
+            wake=lambda match_id: self.idle.build(match_id),
+            instance=instance,
+            heartbeat_seconds=heartbeat_seconds,
+            owns_guild=owns_guild,
+            wall=wall,
+        )
+        self.commits = Committer(hosting, rearm=lambda live: self.timers.rearm(live))
+        self.timers = Timers(hosting, self.commits)
+        self.idle = IdleMatches(hosting, self.commits, self.timers)
+        self.startup = Startup(hosting, self.commits, self.timers, self.idle)
+        self.walk = TextWalk(hosting, self.commits, self.timers)
+        self.openings = Openings(hosting, self.commits, self.timers)
+        self.actions = HostActions(hosting, self.commits, self.walk, self.idle)
+        self.outbox = Outbox(hosting)
 
-    # -- creating ------------------------------------------------------------------
+    # -- the shared state (`Hosting`) ------------------------------------------------
+    @property
+    def store(self) -> MatchStore:
+        """The matches' store."""
+        return self.hosting.store
+
+    @property
+    def wall(self) -> Callable[[], dt.datetime]:
+        """The wall clock (aware UTC) that players' message times are read against."""
+        return self.hosting.wall
+
+    @property
+    def instance(self) -> str:
+        """This process (its heartbeat's name, its jobs' claims)."""
+        return self.hosting.instance
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        """How often this process writes its heartbeat."""
+        return self.hosting.heartbeat_seconds
+
+    @property
+    def live(self) -> Hosted:
+        """The matches hosted here (idle correspondence matches built on look-up)."""
+        return self.hosting.live
+
+    @property
+    def deadlines(self) -> DeadlineJobs:
+        """Correspondence deadlines as durable jobs (`bot.host.deadlines`)."""
+        return self.hosting.deadlines
+
+    @property
+    def caught_up(self) -> asyncio.Event:
+        """Cleared by an adapter that first reads what was posted while no host ran (`rule_overdue` sets it)."""
+        return self.hosting.caught_up
+
+    @property
+    def ended_here(self) -> dict[tuple[int, str], tuple[int, Any]]:
+        """(room, player id) → the match that ended there last for that player, and its ruleset."""
+        return self.hosting.ended_here
+
+    @property
+    def owns_guild(self) -> Callable[[int | None], bool]:
+        """Whether this process hosts a guild's matches (its shard's lease)."""
+        return self.hosting.owns_guild
+
+    @owns_guild.setter
+    def owns_guild(self, owns: Callable[[int | None], bool]) -> None:
+        self.hosting.owns_guild = owns
+
+    @property
+    def outlet(self) -> Outlet:
+        """Where every committed event goes (the composition root's bus sets itself here)."""
+        return self.hosting.outlet
+
+    @outlet.setter
+    def outlet(self, outlet: Outlet) -> None:
+        self.hosting.outlet = outlet
+
+    @property
+    def tells(self) -> bool:
+        """Whether a face tells this service's notices: then they are owed durably (`bot.host.notices`)."""
+        return self.hosting.tells
+
+    @tells.setter
+    def tells(self, tells: bool) -> None:
+        self.hosting.tells = tells
+
+    @property
+    def room_privacy(self) -> Callable[[int | None], bool | None] | None:
+        """Set by a face that knows its rooms: whether a room is private (stored with each match it opens)."""
+        return self.hosting.room_privacy
+
+    @room_privacy.setter
+    def room_privacy(self, private: Callable[[int | None], bool | None] | None) -> None:
+        self.hosting.room_privacy = private
+
+    @staticmethod
+    def now() -> float:
+        """The event loop's clock."""
+        return loop_now()
+
+    async def drained(self) -> None:
+        """Wait until every after-commit listener of the bus has handled the events committed so far."""
+        await self.hosting.outlet.drained()
+
+    # -- life (`Startup`, `Hosting.abandon`) ---------------------------------------------
+    async def start(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Migrate, then resume every unfinished match this process owns (`Startup.start`)."""
+        return await self.startup.start(select)
+
+    async def resume_owned(self, select: Callable[[StoredMatch], bool] | None = None) -> list[int]:
+        """Resume every unfinished match this process owns and does not host yet (`Startup.resume_owned`)."""
+        return await self.startup.resume_owned(select)
+
+    async def rule_overdue(self) -> None:
+        """Rule now on every deadline that passed while no host ran (`Startup.rule_overdue`)."""
+        await self.startup.rule_overdue()
+
+    def abandon(self) -> list[int]:
+        """Let go, without writing, every match this process no longer owns; the ids let go."""
+        return self.hosting.abandon()
+
+    async def close(self) -> None:
+        """Stop timers and the heartbeat; matches stay resumable in the database (`Startup.close`)."""
+        await self.startup.close()
+
+    # -- look-ups (`IdleMatches`, `TextWalk`) --------------------------------------------------
+    async def wake(self, match_id: int) -> Live | None:
+        """A hosted match, built if it was idle, its `resumed` event published (None: not hosted here)."""
+        return await self.idle.wake(match_id)
+
+    def rooms(self) -> list[int]:
+        """The rooms (channel ids) of every match hosted here, without building any."""
+        return self.idle.rooms()
+
+    def player_matches(self, player_id: str, guild_id: int | None) -> list[Live]:
+        """A player's matches hosted here in a guild (all guilds for None), oldest first."""
+        return self.idle.player_matches(player_id, guild_id)
+
+    def live_in_guild_awake(self, guild_id: int | None) -> list[Live]:
+        """The built matches of a guild (all for None), oldest first."""
+        return self.idle.live_in_guild_awake(guild_id)
+
+    def live_in_guild(self, guild_id: int | None) -> list[Live]:
+        """The matches hosted right now in a guild (all for None), oldest first (idle ones built)."""
+        return self.idle.live_in_guild(guild_id)
+
+    def matches_in_channel(self, channel_id: int) -> list[Live]:
+        """Live matches whose room is this channel (idle ones built)."""
+        return self.walk.matches_in_channel(channel_id)
+
+    def match_for(self, channel_id: int, player_id: str, guild_id: int | None) -> Live | None:
+        """The player's match in this room; with several, the one where it is their turn."""
+        return self.walk.match_for(channel_id, player_id, guild_id)
+
+    # -- players' texts (`TextWalk`) --------------------------------------------------------
+    async def post(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        player_id: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        posted_at: dt.datetime | None = None,
+    ) -> Posted | None:
+        """A message posted in a room, as a room that can ask first hands it in (`TextWalk.post`)."""
+        return await self.walk.post(channel_id, guild_id, player_id, text, message_id=message_id, posted_at=posted_at)
+
+    async def submit(
+        self,
+        match_id: int,
+        player_id: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        posted_at: dt.datetime | None = None,
+    ) -> SubmitResult:
+        """Take a player's text: a move, a host keyword, or chat (`TextWalk.submit`)."""
+        return await self.walk.submit(match_id, player_id, text, message_id=message_id, posted_at=posted_at)
+
+    def grave(self, match_id: int, player_id: str, text: str) -> Grave | None:
+        """Whether a player's text, taken now, would end their match or their play (`TextWalk.grave`)."""
+        return self.walk.grave(match_id, player_id, text)
+
+    # -- opening matches (`Openings`) -----------------------------------------------------
     async def create_match(
         self,
         game: str,
@@ -96,80 +280,24 @@ class MatchService(Texts):
         also: AlsoWrite | None = None,
         private: bool | None = None,
     ) -> int:
-        """Create and start a match. `first` is the seat (1 or 2, by list order) that moves first;
-        `advantage` (1 or 2) instead names the player who chooses; `rules` are house-rule choices;
-        `rated=False` makes a casual match (stored with it; `bot.ratings` leaves it out);
-        `practice`: one player is the practice opponent; `machine`: its player id, when it plays here (its moves are
-        final at once: no rule keeps them provisional); `also(conn, match_id)` writes more in the transaction
-        that stores the match (see `MatchStore.create_match`); `private`: whether its room is private (None: asked of
-        `room_privacy`), stored with the match."""
-        live = new_live(game, players, options, clock, rules, first, advantage)
-        live.guild_id, live.channel_id, live.practice, live.started_at = guild_id, channel_id, practice, self.wall()
-        live.machine = live.seat_of(machine) if machine is not None else None
-        ruleset, tc, raw_opts, settings = live.ruleset, live.clocks.tc, live.raw_options, live.settings
-        now = self.now()
-        eff = Effects()
-        for rule in live.rules:
-            eff = take(live, rule, rule.on_create(live, advantage), eff, now)
-        change(live, eff, now)
-        live.reask()  # the start's choices (who chooses first) put rules in play
-        if live.status == MatchStatus.ONGOING:
-            start_turn(live, now)
-        created = NewEvent(
-            "created",
-            text=None,
-            data={
-                "game": ruleset.id,
-                "options": raw_opts,
-                "clock": tc.to_json(),
-                "rules": settings,
-                "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
-                "by": by,
-                "advantage": advantage,
-                "rated": rated,
-                **({"practice": True} if practice else {}),
-                **self._privacy(private, channel_id),
-            },
+        """Create and start a match (`Openings.create_match`)."""
+        return await self.openings.create_match(
+            game,
+            players,
+            options=options,
+            clock=clock,
+            rules=rules,
+            first=first,
+            advantage=advantage,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            by=by,
+            rated=rated,
+            practice=practice,
+            machine=machine,
+            also=also,
+            private=private,
         )
-        wall = self.wall()
-        snapshot = dump(live, now, self.instance, wall)
-        job = deadline_of(live, now, wall)  # a correspondence match's first deadline, in the same transaction
-        try:
-            live.id = await self.store.create_match(
-                game=ruleset.id,
-                options=raw_opts,
-                clock=tc.to_json(),
-                status=live.status,
-                players={s: (p.id, p.name) for s, p in live.players.items()},
-                guild_id=guild_id,
-                channel_id=channel_id,
-                snapshot=snapshot,
-                events=[created],
-                rated=rated,
-                also=self.deadlines.with_create(job, also),
-            )
-        except Exception:
-            found = await self._created_after_all(snapshot)
-            if found is None:
-                log.exception("creating a %s match failed", ruleset.id)
-                raise HostError(Refusal("not_saved")) from None
-            log.warning("match %s: the database reported an error, but the match was created", found)
-            live.id = found
-        live.seq, live.committed = 1, (snapshot, 1)
-        self.live[live.id] = live  # hosted here before its deadline is looked at (the runner takes hosted ones)
-        self.deadlines.written(job)
-        out = [event(live, n.kind, n.data, n.seat) for n in eff.say]
-        for ev in out or [started_event(live)]:
-            await self._publish(ev)
-        self._rearm(live)
-        return live.id
-
-    def _privacy(self, private: bool | None, channel_id: int | None) -> dict[str, bool]:
-        """The `created` event's `private` key: as given, else as the face's `room_privacy` says (no key
-        when nobody knows: lists then go by the server's room mode)."""
-        if private is None and self.room_privacy is not None:
-            private = self.room_privacy(channel_id)
-        return {} if private is None else {"private": bool(private)}
 
     async def record_forfeit(
         self,
@@ -188,76 +316,27 @@ class MatchService(Texts):
         also: AlsoWrite | None = None,
         private: bool | None = None,
     ) -> int:
-        """Store a match that was never played as won by seat `winner` (1 or 2, by list order) for `reason`
-        (an `EndReason` such as `no_show`): created and finished at once in one transaction (with `also`,
-        as in `create_match`), nothing runs. Subscribers hear one `finished` event (its `detail` says
-        `unplayed`), as for any match that ends, so ratings and tournaments record it at once. Returns its id.
-        `rated=False` stores it as casual (a game of an unrated tournament)."""
-        if winner not in (1, 2):
-            raise HostError("winner must be 1 or 2")
-        try:
-            why = EndReason(reason)
-        except ValueError:
-            raise HostError(f"no such end reason: {reason!r}") from None
-        live = new_live(game, players, options, clock, rules, 1, None)
-        live.status, live.result = MatchStatus.FINISHED, (winner, why)
-        live.guild_id, live.channel_id, live.started_at = guild_id, channel_id, self.wall()
-        snapshot = dump(live, self.now(), self.instance)
-        created = NewEvent(
-            "created",
-            data={
-                "game": live.ruleset.id,
-                "options": live.raw_options,
-                "clock": live.clocks.tc.to_json(),
-                "rules": live.settings,
-                "players": {str(s): [p.id, p.name] for s, p in live.players.items()},
-                "by": by,
-                "advantage": None,
-                **self._privacy(private, channel_id),
-            },
+        """Store a match that was never played as won by seat `winner` (`Openings.record_forfeit`)."""
+        return await self.openings.record_forfeit(
+            game,
+            players,
+            winner,
+            reason,
+            options=options,
+            clock=clock,
+            rules=rules,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            by=by,
+            rated=rated,
+            also=also,
+            private=private,
         )
-        ending = [
-            NewEvent("forfeit", 3 - winner, data={"reason": why.value, "by": by}),
-            NewEvent("finished", winner, data={"winner": winner, "reason": why.value}),
-        ]
-        try:
-            match_id = await self.store.create_match(
-                game=live.ruleset.id,
-                options=live.raw_options,
-                clock=live.clocks.tc.to_json(),
-                status=MatchStatus.FINISHED,
-                players={s: (p.id, p.name) for s, p in live.players.items()},
-                guild_id=guild_id,
-                channel_id=channel_id,
-                snapshot=snapshot,
-                events=[created, *ending],
-                rated=rated,
-                also=also,
-                result=(winner, why.value),
-            )
-        except Exception:
-            log.exception("recording a forfeit of a %s match failed", live.ruleset.id)
-            raise HostError("the result could not be saved; try again in a moment") from None
-        live.id = match_id
-        data = {"winner": winner, "winner_name": live.players[winner].name, "reason": why.value}
-        await self._publish(
-            event(
-                live,
-                EventKind.FINISHED,
-                data,
-                detail={"by_host": True, "unplayed": True},
-                result=match_result(live, winner, why, self.wall()),
-            )
-        )
-        return match_id
 
     # -- reading -------------------------------------------------------------------
     def get(self, match_id: int) -> Live:
         """A live match, or HostError."""
-        live = self.live.get(match_id)
-        if live is None:
-            raise HostError(Refusal("not_running", data={"match": match_id}))
-        return live
+        return self.actions.get(match_id)
 
     def pending_move(self, match_id: int) -> Provisional | None:
         """The provisional move of a running match, if it has one."""
@@ -272,34 +351,6 @@ class MatchService(Texts):
         seat = None if live is None else live.seat_of(player_id)
         if live is not None and seat is not None:
             live.machines.add(seat)
-
-    def grave(self, match_id: int, player_id: str, text: str) -> Grave | None:
-        """Whether a player's text, taken now, would end their match or their play by their own choice: a
-        resignation, or a legal move the game says gives up the mover's play (Dots' `stop`). Reads only; a room
-        that can ask confirms it first and then submits `Grave.text`. None for anything else (ordinary moves,
-        chat, strangers, a move that would be refused anyway: `submit` says why)."""
-        live = self.live.get(match_id)
-        if live is None or live.status in OVER_STATUSES:
-            return None
-        seat = live.seat_of(player_id)
-        text = text.strip()
-        if seat is None or not text:
-            return None
-        said = keyword(text)
-        if said == "resign":
-            return Grave("resign", live.id, seat, "resign", live.ply)
-        if said is not None or len(text) > MAX_MOVE_TEXT or live.status != MatchStatus.ONGOING:
-            return None
-        ruleset = live.ruleset
-        try:
-            parsed = ruleset.parse_syntax(text)
-            ruleset.check_turn(live.state, seat)
-            move = ruleset.validate(live.state, parsed, seat)
-        except MoveError:
-            return None
-        if not ruleset.ends_own_play(move):
-            return None
-        return Grave("move", live.id, seat, ruleset.format(live.state, move), live.ply)
 
     async def history(self, player_id: str, limit: int = 20) -> list[StoredMatch]:
         """A player's recent matches, newest first."""
@@ -334,186 +385,60 @@ class MatchService(Texts):
         stored = await self.store.load(match_id)
         return None if stored is None else stored.channel_id
 
-    # -- endings and players' actions --------------------------------------------------
+    # -- players' and hosts' actions (`HostActions`) ------------------------------------------
     async def act(self, match_id: int, player_id: str, action: str) -> SubmitResult:
         """A player's action from a button or a command: `resign`, or one a rule of the match declares
         (`ready`, `here`, `offer_draw`, ...; `NAME:via` says how, e.g. `NAME:button`). Refused: HostError."""
-        live = self.get(match_id)
-        async with self._host_action(live):
-            seat = live.seat_of(player_id)
-            if seat is None:
-                raise HostError(refuse(live, f"not_player:{action.partition(':')[0]}"))
-            name = action.partition(":")[0]
-            if name == "resign":
-                return await self._resign(live, seat)
-            result = await self._keyword(live, seat, action, self.now())
-            if result is None:
-                raise HostError(refuse(live, f"no_rule:{name}"))
-            if result.refusal is not None:
-                raise HostError(result.refusal)
-            return result
+        return await self.actions.act(match_id, player_id, action)
 
     async def resign(self, match_id: int, player_id: str) -> SubmitResult:
         """A player gives up."""
-        return await self.act(match_id, player_id, "resign")
+        return await self.actions.resign(match_id, player_id)
 
     async def withdraw(self, match_id: int, player_id: str, *, message_id: str | None = None, via: str) -> SubmitResult:
-        """Withdraw a provisional move (by delete, edit, button or text) through the rule that declares it
-        (`HouseRule.withdraw`); `message_id`: only the move posted there."""
-        arrived = self.now()
-        live = self.live.get(match_id)
-        name = rules.withdraw_action()
-        if live is None:
-            return SubmitResult.ignored(Ignored.NOT_RUNNING)
-        if name is None:
-            return SubmitResult.ignored(Ignored.NOT_PROVISIONAL)
-        async with live.lock:
-            seat = live.seat_of(player_id)
-            if seat is None:
-                return SubmitResult.ignored(Ignored.STRANGER)
-            pending = live.provisional()
-            if message_id is not None and (pending is None or pending.message_id != message_id):
-                return SubmitResult.ignored(Ignored.NOT_PROVISIONAL)
-            try:
-                result = await self._keyword(live, seat, f"{name}:{via}", arrived)
-            except Unsaved:
-                return reject(live, "unsaved", "error")
-            if result is None:
-                return reject(live, f"no_rule:{name}")
-            return result
+        """Withdraw a provisional move through the rule that declares it (`HostActions.withdraw`)."""
+        return await self.actions.withdraw(match_id, player_id, message_id=message_id, via=via)
 
     async def withdraw_message(
         self, channel_id: int, message_id: str, author_id: str | None, via: str
     ) -> SubmitResult | None:
         """Withdraw the provisional move posted in message `message_id` of this room, if there is one."""
-        for live in self.matches_in_channel(channel_id):
-            if (pending := live.provisional()) is not None and pending.message_id == message_id:
-                player = author_id or live.players[pending.seat].id
-                return await self.withdraw(live.id, player, message_id=message_id, via=via)
-        return None
+        return await self.actions.withdraw_message(channel_id, message_id, author_id, via)
 
-    @contextlib.asynccontextmanager
-    async def _host_action(self, live: Live) -> AsyncIterator[None]:
-        """The match's lock for a host's action; a write that fails is a refusal (the match is unchanged)."""
-        async with live.lock:
-            if not await self._settled(live):
-                raise HostError(refuse(live, "unconfirmed", "error"))
-            try:
-                yield
-            except NotHosted:
-                raise HostError(refuse(live, "not_hosted", "error")) from None
-            except Unconfirmed:
-                raise HostError(refuse(live, "unconfirmed", "error")) from None
-            except Unsaved:
-                raise HostError(refuse(live, "unsaved", "error")) from None
-
-    # -- hosts' actions ----------------------------------------------------------------
     async def pause(self, match_id: int, by: str) -> None:
         """Stop both clocks and every timer of the match (the rules' too)."""
-        live = self.get(match_id)
-        async with self._host_action(live):
-            if live.status in (MatchStatus.PAUSED, *OVER_STATUSES):
-                code = "pause_paused" if live.status == MatchStatus.PAUSED else "pause_over"
-                raise HostError(refuse(live, code, data={"match": live.id}))
-            now = self.now()
-            live.resume_to, live.status, live.paused_at = live.status, MatchStatus.PAUSED, now
-            live.clocks.pause(now)
-            paused = event(live, EventKind.PAUSED, {}, detail={"match": live.id})
-            await self._flush(live, Batch([NewEvent("pause", data={"by": by})], [paused]))
+        await self.actions.pause(match_id, by)
 
     async def resume(self, match_id: int, by: str) -> None:
         """Continue after a pause: the clocks and timers go on from where they stood."""
-        live = self.get(match_id)
-        async with self._host_action(live):
-            if live.status != MatchStatus.PAUSED:
-                raise HostError(refuse(live, "not_paused", data={"match": match_id}))
-            now = self.now()
-            shift = now - (live.paused_at if live.paused_at is not None else now)
-            live.due = {k: v + shift for k, v in live.due.items()}
-            live.status, live.paused_at = live.resume_to, None
-            held = any(r.holds_clock() for r in live.asks["holds_clock"])
-            if live.status == MatchStatus.ONGOING and live.clock_may_run() and not held:
-                live.clocks.resume(now)
-            unpaused = event(live, EventKind.UNPAUSED, {}, detail={"match": live.id})
-            await self._flush(live, Batch([NewEvent("resume", data={"by": by})], [unpaused]))
+        await self.actions.resume(match_id, by)
 
     async def abort(self, match_id: int, by: str) -> None:
         """End without a result."""
-        live = self.get(match_id)
-        async with self._host_action(live):
-            live.clocks.stop(self.now())
-            live.status = MatchStatus.ABORTED
-            live.due.clear()
-            result = match_result(live, None, EndReason.ABORTED, self.wall())
-            aborted = event(live, EventKind.ABORTED, {}, detail={"match": live.id}, result=result)
-            batch = Batch([NewEvent("abort", data={"by": by})], [aborted])
-            batch.reason = EndReason.ABORTED
-            await self._flush(live, batch)
+        await self.actions.abort(match_id, by)
 
     async def adjust_time(self, match_id: int, seat: int, seconds: float, by: str) -> None:
         """Add (positive) or remove (negative) time for a seat."""
-        if seat not in (1, 2):
-            raise HostError(Refusal("seat"))
-        live = self.get(match_id)
-        async with self._host_action(live):
-            live.clocks.adjust(seat, seconds, self.now())
-            ev = event(live, EventKind.TIME, {}, seat, {"seconds": seconds}, clocks=clock_facts(live, self.now()))
-            await self._flush(live, Batch([NewEvent("time", seat, data={"seconds": seconds, "by": by})], [ev]))
+        await self.actions.adjust_time(match_id, seat, seconds, by)
 
     async def award(self, match_id: int, seat: int | None, by: str) -> None:
         """The host declares the result (seat None: a draw)."""
-        live = self.get(match_id)
-        async with self._host_action(live):
-            batch = Batch([NewEvent("award", seat, data={"by": by})])
-            end(live, seat, EndReason.AWARD, batch, self.now(), self.wall(), score=False, by=by)
-            await self._flush(live, batch)
+        await self.actions.award(match_id, seat, by)
 
-    # -- correspondence vacation --------------------------------------------------------
     async def set_away(self, player_id: str, guild_id: int | None, until: dt.datetime | None) -> list[int]:
-        """Correspondence vacation: the player's clock stands still until `until` (aware UTC) in every
-        correspondence match of theirs hosted here in the guild; None ends the vacation now (the clocks run
-        again). Each room hears it, addressed to the opponent. Returns the ids of the matches changed."""
-        changed = []
-        for live in self.player_matches(player_id, guild_id):
-            seat = live.seat_of(player_id)
-            if seat is None or live.clocks.tc.kind != ClockKind.CORRESPONDENCE:
-                continue
-            async with live.lock:
-                if live.id not in self.live or live.status in OVER_STATUSES or not await self._settled(live):
-                    continue
-                if until is None and seat not in live.away:
-                    continue
-                try:
-                    await self._flush(live, away(live, seat, until, self.now(), self.wall()))
-                except Unsaved:
-                    log.warning("match %s: the vacation of seat %s could not be saved", live.id, seat)
-                    continue
-                changed.append(live.id)
-        return changed
+        """Correspondence vacation until `until` (None: over now) in the player's matches here in the guild
+        (`HostActions.set_away`); the ids of the matches changed."""
+        return await self.actions.set_away(player_id, guild_id, until)
 
-    # -- notices owed (the outbox, `bot.host.notices`) ------------------------------------------------
+    # -- notices owed (`Outbox`) ---------------------------------------------------------
     async def untold(self, match_ids: Collection[int]) -> list[HostEvent]:
-        """The notices of these matches committed but not told yet (their process died in between), oldest
-        first, as the events to tell again (`late`): a face tells them at its start, then marks them `told`."""
-        async with self.store.engine.connect() as conn:
-            stored = await outbox.untold(conn, match_ids)
-        return [event_of(n) for n in stored]
+        """The notices of these matches committed but not told yet, as events to tell again (`late`)."""
+        return await self.outbox.untold(match_ids)
 
     async def untold_here(self) -> list[HostEvent]:
-        """The notices of the guilds this process hosts (their shards) committed but not told yet, oldest first,
-        as the events to tell again (`late`): the Discord announcer tells them after the start's catch-up."""
-        async with self.store.engine.connect() as conn:
-            stored = await outbox.untold_in_guilds(conn)
-        return [event_of(n) for n in stored if self.owns_guild(n.scope)]
+        """The notices of the guilds this process hosts committed but not told yet, oldest first."""
+        return await self.outbox.untold_here()
 
     async def told(self, *events: HostEvent) -> None:
-        """A face told these events: their notices are owed no more (an event owed nothing is skipped). A
-        failure is logged and the notice stays owed (told again at the next start)."""
-        keys = {ev.notice for ev in events if ev.notice}
-        if not keys:
-            return
-        try:
-            async with self.store.engine.begin() as conn:
-                await outbox.mark_told(conn, keys, self.instance)
-        except Exception:
-            log.warning("notice(s) %s could not be marked told; they stay owed", sorted(keys), exc_info=True)
+        """A face told these events: their notices are owed no more."""
+        await self.outbox.told(*events)

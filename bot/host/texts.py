@@ -11,12 +11,12 @@ import time
 from typing import Any
 
 from bot.host import rules
-from bot.host.core import NotHosted, Unconfirmed, refuse, reject
+from bot.host.core import Committer, Hosting, NotHosted, Unconfirmed, loop_now, refuse, reject
 from bot.host.effects import apply, clock_deadline, end, play, ran_out, stamp
 from bot.host.events import EventKind, Grave, HostError, Ignored, Outcome, Posted, RefusalKind, SubmitResult
-from bot.host.lifecycle import Lifecycle
 from bot.host.match import Batch, Live, Unsaved, event, loop_time_of, roll_back, to_stored
 from bot.host.rules import Refused
+from bot.host.timers import Timers
 from bot.metrics import MOVE_SECONDS, MOVES
 from bot.store.matches import NewEvent
 from bot.types import OVER_STATUSES, ClockNotice, EndReason, MatchStatus
@@ -27,8 +27,17 @@ log = logging.getLogger(__name__)
 MAX_MOVE_TEXT = 200
 
 
-class Texts(Lifecycle):
-    """What a player's text does: the match it is for, then, under the match's lock, what it is and what it does."""
+class TextWalk:
+    """What a player's text does: the match it is for, then, under the match's lock, what it is and what it does
+    (ended through the commit path, `commits`)."""
+
+    def __init__(self, hosting: Hosting, commits: Committer, timers: Timers) -> None:
+        self.live = hosting.live
+        self.store = hosting.store
+        self.wall = hosting.wall
+        self.late_turns = hosting.late_turns
+        self.commits = commits
+        self.timers = timers
 
     # -- the rooms' entries ----------------------------------------------------------
     def matches_in_channel(self, channel_id: int) -> list[Live]:
@@ -101,6 +110,34 @@ class Texts(Lifecycle):
         assert isinstance(taken, SubmitResult), "nothing is asked without `confirm`"
         return taken
 
+    def grave(self, match_id: int, player_id: str, text: str) -> Grave | None:
+        """Whether a player's text, taken now, would end their match or their play by their own choice: a
+        resignation, or a legal move the game says gives up the mover's play (Dots' `stop`). Reads only; a room
+        that can ask confirms it first and then submits `Grave.text`. None for anything else (ordinary moves,
+        chat, strangers, a move that would be refused anyway: `submit` says why)."""
+        live = self.live.get(match_id)
+        if live is None or live.status in OVER_STATUSES:
+            return None
+        seat = live.seat_of(player_id)
+        text = text.strip()
+        if seat is None or not text:
+            return None
+        said = rules.keyword(text)
+        if said == "resign":
+            return Grave("resign", live.id, seat, "resign", live.ply)
+        if said is not None or len(text) > MAX_MOVE_TEXT or live.status != MatchStatus.ONGOING:
+            return None
+        ruleset = live.ruleset
+        try:
+            parsed = ruleset.parse_syntax(text)
+            ruleset.check_turn(live.state, seat)
+            move = ruleset.validate(live.state, parsed, seat)
+        except MoveError:
+            return None
+        if not ruleset.ends_own_play(move):
+            return None
+        return Grave("move", live.id, seat, ruleset.format(live.state, move), live.ply)
+
     async def _take(
         self,
         live: Live,
@@ -120,8 +157,8 @@ class Texts(Lifecycle):
                 if live.status not in OVER_STATUSES:
                     return reject(live, "taken_over", "error")
                 return reject(live, "match_over", "finished")
-            now = self.now()  # the action's one reading of the loop clock
-            if not await self._settled(live):
+            now = loop_now()  # the action's one reading of the loop clock
+            if not await self.commits.settled(live):
                 return reject(live, "unconfirmed", "error")
             if seat is None:
                 seat = live.seat_of(player_id)
@@ -148,8 +185,8 @@ class Texts(Lifecycle):
                     text[:MAX_MOVE_TEXT],
                     extra={"match": live.id, "guild": live.guild_id},
                 )
-                roll_back(live, self.now())
-                self._rearm(live)
+                roll_back(live, loop_now())
+                self.timers.rearm(live)
                 return reject(live, "failed", "error")
             if isinstance(result, SubmitResult) and result.status == Outcome.ACCEPTED:
                 self._note_turn_start(live, posted_at)
@@ -173,7 +210,7 @@ class Texts(Lifecycle):
         the action's reading of that clock)."""
         if said == "resign" and confirm:
             return Grave("resign", live.id, seat, "resign", live.ply)
-        handled = None if said is None else await self._keyword(live, seat, said, times[0], message_id)
+        handled = None if said is None else await self.action(live, seat, said, times[0], message_id)
         if handled is not None:
             return handled
         if len(text) > MAX_MOVE_TEXT:
@@ -187,7 +224,7 @@ class Texts(Lifecycle):
         gap between that action and the restart is charged to nobody)."""
         if posted_at is None:
             return now
-        mark = self._late_turns.get(live.id)
+        mark = self.late_turns.get(live.id)
         clocks = live.clocks
         if mark is not None and mark[0] == self._turn_key(live) and posted_at >= mark[1] and clocks.since is not None:
             start = clocks.since - clocks.elapsed
@@ -197,21 +234,21 @@ class Texts(Lifecycle):
     def _note_turn_start(self, live: Live, posted_at: dt.datetime | None) -> None:
         """Remember the Discord time of an accepted late action: the next late text is counted from it."""
         if posted_at is None:
-            self._late_turns.pop(live.id, None)
+            self.late_turns.pop(live.id, None)
         else:
-            self._late_turns[live.id] = (self._turn_key(live), posted_at)
+            self.late_turns[live.id] = (self._turn_key(live), posted_at)
 
     @staticmethod
     def _turn_key(live: Live) -> tuple[int, int | None]:
         """Which turn a match is in (an illegal attempt or chat does not change it)."""
         return live.ply, live.clocks.running
 
-    async def _keyword(
+    async def action(
         self, live: Live, seat: int, action: str, at: float, message_id: str | None = None
     ) -> SubmitResult | None:
         """A host keyword: resignation, or an action of one of the match's rules (None: read it as a move)."""
         if action == "resign":
-            return await self._resign(live, seat)
+            return await self.resign(live, seat)
         base = action.partition(":")[0]
         for rule in live.rules:
             if base not in rule.keywords.values():
@@ -230,11 +267,11 @@ class Texts(Lifecycle):
             if eff.replay is not None:
                 text, message_id = eff.replay
                 move = live.ruleset.validate(live.state, live.ruleset.parse_syntax(text), seat)
-                return await self._play(live, seat, text, move, message_id, at, self.now())
+                return await self._play(live, seat, text, move, message_id, at, loop_now())
             batch = Batch()
-            apply(live, rule, eff, batch, self.now(), self.wall())
+            apply(live, rule, eff, batch, loop_now(), self.wall())
             stamp(batch, message_id)
-            await self._flush(live, batch)
+            await self.commits.flush(live, batch)
             return SubmitResult.accepted(batch.out)
         declared = rules.action(base)
         if (
@@ -279,8 +316,8 @@ class Texts(Lifecycle):
         except Refused as exc:
             return reject(live, exc.code, exc.kind, exc.data)
         if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
-            batch = clock_deadline(live, ClockNotice.TIMEOUT, seat, self.now(), self.wall())
-            await self._flush(live, batch)
+            batch = clock_deadline(live, ClockNotice.TIMEOUT, seat, loop_now(), self.wall())
+            await self.commits.flush(live, batch)
             return SubmitResult.rejected(refuse(live, "late", "time"), batch.out)
         try:
             ruleset.check_turn(live.state, seat)
@@ -310,30 +347,30 @@ class Texts(Lifecycle):
             log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
             out=[event(live, EventKind.ILLEGAL, {"reason": exc.reason}, seat, {"refusal": refusal})],
         )
-        now, wall = self.now(), self.wall()
+        now, wall = loop_now(), self.wall()
         for rule in live.rules:
             apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, now, wall)
-        await self._flush(live, batch)
+        await self.commits.flush(live, batch)
         return SubmitResult.rejected(refusal, batch.out)
 
     async def _record_attempt(
         self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
     ) -> None:
         """Log a move that was not played: the engine's reason (data, never the reply's sentence)."""
-        await self._commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
+        await self.commits.commit(live, [NewEvent(kind, seat, text[:MAX_MOVE_TEXT], message_id, {"reason": reason})])
 
     async def _play(
         self, live: Live, seat: int, text: str, move: Any, message_id: str | None, at: float, now: float
     ) -> SubmitResult:
         """Play a legal move posted at loop time `at`; `now`: the action's reading of the loop clock."""
         batch = play(live, seat, text, move, message_id, at, now, self.wall())
-        await self._flush(live, batch)
+        await self.commits.flush(live, batch)
         return SubmitResult.accepted(batch.out)
 
-    async def _resign(self, live: Live, seat: int) -> SubmitResult:
+    async def resign(self, live: Live, seat: int) -> SubmitResult:
         if live.status in OVER_STATUSES:
             raise HostError(refuse(live, "already_over"))
         batch = Batch(log=[NewEvent("resign", seat)])
-        end(live, 3 - seat, EndReason.RESIGN, batch, self.now(), self.wall(), score=False)
-        await self._flush(live, batch)
+        end(live, 3 - seat, EndReason.RESIGN, batch, loop_now(), self.wall(), score=False)
+        await self.commits.flush(live, batch)
         return SubmitResult.accepted(batch.out)
