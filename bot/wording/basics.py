@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
+
+from bot.text import Text, as_text
 
 if TYPE_CHECKING:
     from bot.host.match import Live
@@ -49,8 +51,16 @@ def display(name: str) -> str:
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 
-def named(text: str, name: Name) -> str:
+@overload
+def named(text: str, name: Name) -> str: ...
+@overload
+def named(text: Text, name: Name) -> Text: ...
+@overload
+def named(text: str | Text, name: Name) -> str | Text: ...
+def named(text: str | Text, name: Name) -> str | Text:
     """Engine text speaks of seats ("seat 2 to move"); people read names."""
+    if isinstance(text, Text):
+        return text.map(lambda words: named(words, name))
     return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
@@ -59,10 +69,18 @@ _SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer", "wi
 
 
 def rule_words() -> dict[str, str]:
-    """The templates house rules declare for their own events and refusals (`HouseRule.words`)."""
+    """The templates house rules declare for their own events and refusals (`HouseRule.words`) that are plain
+    sentences (a template with runs, such as words only a chat has, is in `rule_texts` only)."""
     from bot.host.rules import REGISTRY
 
-    return {code: text for rule in REGISTRY for code, text in rule.words.items()}
+    return {code: text for rule in REGISTRY for code, text in rule.words.items() if isinstance(text, str)}
+
+
+def rule_texts() -> dict[str, Text]:
+    """Every template house rules declare (`HouseRule.words`), as text with runs: what an event of theirs says."""
+    from bot.host.rules import REGISTRY
+
+    return {code: as_text(text) for rule in REGISTRY for code, text in rule.words.items()}
 
 
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)

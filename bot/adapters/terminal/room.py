@@ -20,6 +20,7 @@ from bot.host.events import EventKind, RefusalKind
 from bot.host.service import HostError, HostEvent, MatchService, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.records.analysis_worker import AnalysisWorker
+from bot.text import Text, plain
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording.ratings import change_line
@@ -33,8 +34,8 @@ _ZWSP = "\u200b"
 it as a stray character, so the room leaves it out."""
 
 
-def _plain(text: str) -> str:
-    return words.terminal_text(text).replace(_ZWSP, "")
+def _plain(text: str | Text) -> str:
+    return plain(text).replace(_ZWSP, "")
 
 
 def resume_command(db_url: str, match_id: int) -> str:
@@ -104,12 +105,12 @@ class Room:
         """Analyses the match once it ends (started with the match)."""
         self._stopping = asyncio.Event()
 
-    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+    def emit(self, obj: dict[str, Any], text: str | Text | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
         try:
             if self.config.events_json:
-                plain = {k: _plain(v) if isinstance(v, str) else v for k, v in obj.items()}
-                self.out.write(json.dumps(plain, default=str) + "\n")
+                shown = {k: _plain(v) if isinstance(v, str | Text) else v for k, v in obj.items()}
+                self.out.write(json.dumps(shown, default=str) + "\n")
             elif text:
                 self.out.write(_plain(text) + "\n")
             self.out.flush()
@@ -525,9 +526,9 @@ class Room:
         try:
             done = await take_vacation(self.service, build_correspondence(self.service.store), None, player.id, days)
         except VacationRefused as exc:
-            said = words.vacation_refused(player.name, exc.code, exc.data)
+            refused = words.vacation_refused(player.name, exc.code, exc.data)
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
-            self.emit({**obj, "reason": said}, f"({player.name}: {said})")
+            self.emit({**obj, "reason": refused}, f"({player.name}: " + refused + ")")
             return
         until = None if done.until is None else int(done.until.timestamp())
         said = words.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)
