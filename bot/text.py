@@ -145,7 +145,7 @@ def lines(parts: Iterable[str | Text]) -> Text:
     return NEWLINE.join(parts)
 
 
-def fill(template: str | Text, **values: Any) -> Text:
+def fill_in(template: str | Text, **values: Any) -> Text:
     """A template (`str.format`'s fields) filled: `Text` values go in as their runs."""
     return as_text(template).format(**values)
 

@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.text import Text, fill, strong, time
+from bot.text import Text, fill_in, strong, time
 from bot.text import lines as text_lines
 from bot.types import VACATION
 
@@ -27,8 +27,10 @@ def away_event(kind: str, data: Mapping[str, Any], name: Name) -> Text:
     who = name(int(data["away"]))
     if kind == VACATION:
         until = time(int(data["until"]), relative=True)
-        return fill("{who} is on vacation until {until}: {who}'s clock stands still until then.", who=who, until=until)
-    return fill("{who} is back from vacation: {who}'s clock runs again.", who=who)
+        return fill_in(
+            "{who} is on vacation until {until}: {who}'s clock stands still until then.", who=who, until=until
+        )
+    return fill_in("{who} is back from vacation: {who}'s clock runs again.", who=who)
 
 
 def away_note(until: int) -> Text:
@@ -38,7 +40,7 @@ def away_note(until: int) -> Text:
 
 def history_left(who: str, left: str, away_until: int | None) -> Text:
     """A running correspondence match in `/dm history`: `bob to move, 1d 4h left`."""
-    return fill("{who} to move, {left} left", who=who, left=left) + (
+    return fill_in("{who} to move, {left} left", who=who, left=left) + (
         "" if away_until is None else " " + away_note(away_until)
     )
 
@@ -50,7 +52,7 @@ def match_list(links: Sequence[str]) -> str:
 
 def vacation_started(until: int, links: Sequence[str], used: int, allowance: int) -> Text:
     """`/dm event vacation days:N` taken."""
-    return fill(
+    return fill_in(
         "Your vacation runs until {until}: your clock stands still in {matches}. {used} of this year's {allowance} "
         "vacation days used. `/dm event vacation days:0` ends it early.",
         until=time(until, relative=True),
@@ -85,7 +87,7 @@ _REFUSED = {
 def refused(code: str, data: Mapping[str, Any]) -> Text:
     """A vacation or notify command refused (`until`: a moment)."""
     values = {**data, **({"until": time(int(data["until"]))} if "until" in data else {})}
-    return fill(_REFUSED[code], **values)
+    return fill_in(_REFUSED[code], **values)
 
 
 def allowance_line(days: int) -> Text:
@@ -104,7 +106,7 @@ def notify_saved(how: str, digest_at: int | None = None) -> str | Text:
     if digest_at is None:
         return saved
     hour = dt.datetime.fromtimestamp(digest_at, dt.UTC).strftime("%H:%M")
-    return fill(
+    return fill_in(
         "{saved} It comes at {hour} UTC ({local} your time), the first one {first}.",
         saved=saved,
         hour=hour,
@@ -119,7 +121,7 @@ def reminder_dm(
     """A reminder sent as a direct message (`/dm event notify how:dm`; `before_digest`: to a digest player
     whose time runs out before their next digest)."""
     why = " (before your next digest)" if before_digest else ""
-    return fill(
+    return fill_in(
         "Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}{why}. {link}",
         opponent=opponent,
         server=server,
@@ -132,7 +134,7 @@ def reminder_dm(
 
 def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> Text:
     """One game in the daily digest."""
-    return fill(
+    return fill_in(
         "• #{match_id} against {opponent}: {left_text} left, time runs out {deadline} · {link}",
         match_id=match_id,
         opponent=opponent,

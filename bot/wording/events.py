@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, EventKind, HostEvent, Refusal, TurnFacts
-from bot.text import Text, as_text, fill, lines, time
+from bot.text import Text, as_text, fill_in, lines, time
 from bot.types import BACK, OVER_STATUSES, VACATION, ClockKind, ClockNotice, MatchStatus, days_hours
 from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_texts, rule_words, seconds
 from bot.wording.correspondence import away_event, away_note
@@ -110,7 +110,7 @@ def rule_event_text(ev: HostEvent, code: str) -> Text | None:
         values.setdefault("time", seconds(float(values["seconds"])))
     if isinstance(values.get("deadline"), int | float):
         values["deadline"] = time(int(values["deadline"]), "R")
-    return named(fill(own, **values).rstrip(), name)
+    return named(fill_in(own, **values).rstrip(), name)
 
 
 def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> Text:

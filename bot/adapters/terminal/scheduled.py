@@ -30,6 +30,7 @@ from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
 from bot.schedule.status import DECIDED, DONE, JobKind, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
+from bot.text import plain
 from bot.wording.schedule import refusal, say
 
 POLL_S: Final = 30.0
@@ -194,7 +195,7 @@ class ScheduledRoom(Room):
                 else f"Check-in opens {iso(sched.checkin_opens)}: {HOW}."
             )
             text = (
-                f"{say(ScheduleEventKind.SCHEDULED, sched, {})} {opens}"
+                plain(say(ScheduleEventKind.SCHEDULED, sched, {})) + f" {opens}"
                 if sched.status == ScheduleStatus.SCHEDULED
                 else None
             )

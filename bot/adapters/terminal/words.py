@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from bot.host import rules as house_rules
 from bot.host.match import keyword
-from bot.text import Text, chat_only, code, fill, from_markdown, lines, time
+from bot.text import Text, chat_only, code, fill_in, from_markdown, lines, time
 from bot.wording.room import MOVES_BY_MESSAGE
 
 HELP_WORDS: Final = frozenset({"help", "?", "/help", "commands"})
@@ -48,7 +48,7 @@ def moves_card(game: str) -> Text:
 
     document = stored_card(game)
     if document is None:
-        return fill("Moves of {game}: see {help}.", game=game, help=code("python -m games replay --help"))
+        return fill_in("Moves of {game}: see {help}.", game=game, help=code("python -m games replay --help"))
     head, said, tail = document.strip().partition(MOVES_BY_MESSAGE)
     before = head.rstrip()
     return from_markdown(before) + chat_only(head[len(before) :] + said) + from_markdown(tail).rstrip()
@@ -130,7 +130,7 @@ def vacation_taken(name: str, until: int | None, used: int, allowance: int, refu
     if until is None:
         back = f" {refunded} day{'s' if refunded != 1 else ''} given back." if refunded else ""
         return f"{name} is back: {name}'s clock runs again.{back} {days}"
-    return fill(
+    return fill_in(
         "{name}'s vacation runs until {until}: {name}'s clock stands still. {days}",
         name=name,
         until=time(until, "R"),
@@ -156,7 +156,7 @@ _VACATION_REFUSED: Final = {
 def vacation_refused(name: str, code: str, data: dict[str, Any]) -> Text:
     """Why `NAME: vacation N` was refused (`until`: a moment)."""
     values = {**data, **({"until": time(int(data["until"]), "R")} if "until" in data else {})}
-    return fill(_VACATION_REFUSED.get(code, code), name=name, **values)
+    return fill_in(_VACATION_REFUSED.get(code, code), name=name, **values)
 
 
 def _withdraw_note() -> str:
