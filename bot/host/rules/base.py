@@ -276,9 +276,10 @@ class HouseRule:
     what the turn line says while it holds the match (`held:<key>`), how a match's settings say it
     (`setting:<key>`, with `{value}` and `{s}`) and, for an event it pings, the words spoken to that player
     (`ping:<kind>`). `{turn}` in an event's template is the turn line after it."""
-    card: ClassVar[str | None] = None
+    card: ClassVar[str | Text | None] = None
     """Its bullet in the house rules of the rule cards of the games that take it (`cards.py`; without the
-    leading `- `, a line break where the card breaks the line)."""
+    leading `- `, a line break where the card breaks the line; a `Text` for words in weight, which the card
+    generator writes as the card's Markdown)."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
-from bot.text import Text, chat_only, code
+from bot.text import Text, chat_only, code, strong
 from bot.types import ClockKind
 
 NO_ANSWER = "no confirmation in time"
@@ -20,8 +20,8 @@ class GracePresence(HouseRule):
     """With the one-grace clock: `ready` stops the clock for one presence check per grace, never more."""
 
     key: ClassVar[str] = "presence"
-    card: ClassVar[str | None] = (
-        "**In grace.** `ready` asks your opponent to confirm they are here (`here`); the clock stops for\n"
+    card: ClassVar[str | Text | None] = strong("In grace.") + (
+        " `ready` asks your opponent to confirm they are here (`here`); the clock stops for\n"
         "that one check only: a second `ready` in the same grace is refused and stops nothing, so nobody\n"
         "stays in grace longer than the grace limit plus one presence window."
     )

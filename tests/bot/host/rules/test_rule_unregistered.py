@@ -16,7 +16,7 @@ from bot.adapters.terminal.words import help_card
 from bot.host import rules
 from bot.host.events import EventKind, HostEvent, TurnFacts
 from bot.host.rules import REGISTRY, HouseRule
-from bot.host.rules.cards import head_bullets, rule_bullets
+from bot.host.rules.cards import card_markdown, head_bullets, rule_bullets
 from bot.host.service import MatchService, PlayerRef
 from bot.store.matches import EntryKind
 from bot.text import plain
@@ -59,7 +59,7 @@ class Trace:
         pieces = {p.strip(" ,.;:") for text in said for p in re.split(r"\{[^}]*\}", text)}
         self.pieces = {p for p in pieces if len(p) >= 12} | {f"`{k}`" for k in rule.keywords} | {f"`{rule.key}="}
         if rule.card:
-            self.pieces.add(rule.card.split("\n")[0])
+            self.pieces.add(card_markdown(rule.card).split("\n")[0])
 
     def found(self, items: set[str], text: str = "") -> set[str]:
         """What of the rule is in `items` or in `text`."""
