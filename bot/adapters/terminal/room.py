@@ -23,15 +23,16 @@ from bot.records.analysis_worker import AnalysisWorker
 from bot.text import Text, plain
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
+from bot.wording.basics import NO_MENTION
 from bot.wording.ratings import change_line
 from bot.wording.review import analysing
 from games.opponents import check_level, uses_solver
 
 __all__ = ["BOT_ID", "Room", "RoomConfig", "resume_command", "stdin_lines"]
 _SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
-_ZWSP = "\u200b"
-"""The zero-width space Discord text uses to keep a backtick or a mention from acting; a terminal shows
-it as a stray character, so the room leaves it out."""
+_ZWSP = NO_MENTION
+"""The zero-width space names carry to keep a mention from acting on Discord; a terminal shows it as a stray
+character, so the room leaves it out."""
 
 
 def _plain(text: str | Text) -> str:
