@@ -79,7 +79,9 @@ async def serve(
     keeper.fencing.on_lost.insert(0, note_lost)
 
     def on_event(ev: HostEvent) -> None:
-        _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": markdown(event_text(ev))})
+        _print(
+            {"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": markdown(event_text(ev))}
+        )
 
     bus_of(service).subscribe(on_event)
     lines = await stdin_lines()
