@@ -1,6 +1,6 @@
 """Words as structured text: a `Text` is a tuple of runs (plain words, a name, code, a moment), each face renders
 it its own way (Discord: Markdown, `<t:…>` timestamps and names that cannot ping, `bot/adapters/discord/render.py`;
-the terminal: `plain` below, times in UTC; the web pages: `html` in `bot/records/wording_html.py`).
+the terminal: `plain` below, times in UTC; the review pages: `html` in `bot/records/html_text.py`).
 
 A sentence is built from strings and runs: `strong(tournament) + ": round 2 starts " + time(at, "R")`. A run can
 say what only a chat with messages and buttons has (`chat_only(" (or press Accept draw)")`): the terminal leaves
