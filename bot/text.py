@@ -107,7 +107,7 @@ class Text:
 
     def format(self, **values: Any) -> Text:
         """The text as a template: `{field}`s in its runs filled as `str.format` fills them; a value that is a
-        `Text` goes in as its own runs."""
+        `Text` goes in as its own runs (in the weight, emphasis and chat-only-ness of the run that held the field)."""
         runs: list[Run] = []
         for run in self.runs:
             if run.kind == Kind.TIME or "{" not in run.text:
@@ -120,7 +120,15 @@ class Text:
                     continue
                 value, _ = _FORMATTER.get_field(field, (), values)
                 if isinstance(value, Text):
-                    runs.extend(replace(r, chat=r.chat or run.chat) for r in value.runs)
+                    runs.extend(
+                        replace(
+                            r,
+                            chat=r.chat or run.chat,
+                            strong=r.strong or run.strong,
+                            emphasis=r.emphasis or run.emphasis,
+                        )
+                        for r in value.runs
+                    )
                     continue
                 value = _FORMATTER.convert_field(value, conversion)
                 runs.append(replace(run, text=_FORMATTER.format_field(value, spec or "")))

@@ -68,6 +68,8 @@ def test_a_template_takes_strings_and_texts_and_keeps_the_runs_of_both() -> None
     assert plain(said) == "alice played A1-B1. It becomes final in 5 s (undo)."
     assert said.runs[0].kind == Kind.NAME and any(run.chat for run in said.runs)
     assert plain(fill_in("until {at}", at=time(0))) == "until 1970-01-01 00:00 UTC"
+    held = fill_in(strong("{cup}") + " starts", cup=name("Spring Cup"))
+    assert [(run.kind, run.strong) for run in held.runs] == [(Kind.NAME, True), (Kind.PLAIN, False)]
 
 
 def test_text_is_never_a_string_by_accident() -> None:
