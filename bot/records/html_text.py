@@ -12,8 +12,6 @@ from bot.text import Kind, Run, Text, render_runs, utc
 
 
 def _piece(run: Run) -> str:
-    if run.chat:
-        return ""
     if run.kind == Kind.TIME:
         at = run.at or 0
         iso = dt.datetime.fromtimestamp(at, dt.UTC).isoformat()
