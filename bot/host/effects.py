@@ -266,7 +266,7 @@ def reminder(live: Live, seat: int, now: float, wall: dt.datetime) -> Batch:
     data = {"player": live.players[seat].name, "left": round(left)}
     detail = {
         "left_text": days_hours(left),
-        "deadline": f"<t:{int(deadline.timestamp())}:R>",
+        "deadline": int(deadline.timestamp()),
     }
     return Batch([NewEvent(REMINDER, seat, data={"left": round(left)})], [event(live, REMINDER, data, seat, detail)])
 

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from bot.adapters.discord.render import markdown
 from bot.adapters.terminal.room import stdin_lines
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.wording import error_text, event_text, reason_text
@@ -78,7 +79,9 @@ async def serve(
     keeper.fencing.on_lost.insert(0, note_lost)
 
     def on_event(ev: HostEvent) -> None:
-        _print({"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": event_text(ev)})
+        _print(
+            {"event": ev.kind, "match": ev.match_id, "t": service.now(), **ev.data, "text": markdown(event_text(ev))}
+        )
 
     bus_of(service).subscribe(on_event)
     lines = await stdin_lines()

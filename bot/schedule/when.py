@@ -20,12 +20,20 @@ import warnings
 from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-EXAMPLE: Final = "e.g. `2026-12-05 20:00`, `2026-12-05T20:00+01:00`, `<t:1796500800:F>`, `in 2h` or `tomorrow 20:00`"
+DISCORD_TIMESTAMP: Final = "<t:"
+"""How a Discord timestamp starts, as people paste one (`<t:1796500800:F>`, any style or none): input, not words.
+It is read here, not in the Discord adapter, because the command line takes it too (`dmhost schedule add --at`,
+`dmhost schedule when`: the contract's TEXT takes what `/dm schedule at:` takes). The parser and the example
+below are made from it."""
+EXAMPLE: Final = (
+    f"e.g. `2026-12-05 20:00`, `2026-12-05T20:00+01:00`, `{DISCORD_TIMESTAMP}1796500800:F>`, `in 2h` or "
+    "`tomorrow 20:00`"
+)
 MAX_AHEAD: Final = dt.timedelta(days=36525)
 """A hundred years: only a sanity bound (it keeps derived times such as an event's end within the calendar)."""
 MAX_TEXT: Final = 100
 
-_DISCORD = re.compile(r"<t:(-?\d{1,12})(?::[tTdDfFsSR])?>")
+_DISCORD = re.compile(re.escape(DISCORD_TIMESTAMP) + r"(-?\d{1,12})(?::[tTdDfFsSR])?>")
 _UNIX = re.compile(r"\d{9,11}(?:\.\d+)?")
 _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 """A bare number that is not Unix time (`-1`, `30`): no time, though a parser would make a date of it."""

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, overload
+
+from bot.text import Text, as_text
 
 if TYPE_CHECKING:
     from bot.host.match import Live
 
 Name = Callable[[int | None], str]
+
+NO_MENTION: Final = "\u200b"
+"""The zero-width space after an `@` that keeps a name from pinging on Discord. Still put in here, by `display`
+and `quote`, because names reach Discord inside sentences that are `str` (events, refusals, lists); once every
+name is a `name` run of a `Text`, the Discord renderer alone escapes them (`bot/adapters/discord/render.py`)
+and this goes. The terminal leaves it out again."""
 
 
 def namer(names: Mapping[int, str]) -> Name:
@@ -37,7 +45,7 @@ def seconds(value: float) -> str:
 def quote(text: str) -> str:
     """A player's text, quoted safely (one line, at most 40 characters, cannot ping or break formatting)."""
     clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
-    clean = clean.replace("`", "'").replace("@", "@\u200b")
+    clean = clean.replace("`", "'").replace("@", "@" + NO_MENTION)
     return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
 
 
@@ -45,12 +53,20 @@ def display(name: str) -> str:
     """A player's name as the host says it: one line, at most 40 characters, and it can never ping
     (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
     clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
-    clean = clean.replace("@", "@\u200b")
+    clean = clean.replace("@", "@" + NO_MENTION)
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 
-def named(text: str, name: Name) -> str:
+@overload
+def named(text: str, name: Name) -> str: ...
+@overload
+def named(text: Text, name: Name) -> Text: ...
+@overload
+def named(text: str | Text, name: Name) -> str | Text: ...
+def named(text: str | Text, name: Name) -> str | Text:
     """Engine text speaks of seats ("seat 2 to move"); people read names."""
+    if isinstance(text, Text):
+        return text.map(lambda words: named(words, name))
     return _SEAT_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
@@ -59,10 +75,18 @@ _SEAT_FIELDS = ("other", "chooser", "mover", "actor", "opponent", "offerer", "wi
 
 
 def rule_words() -> dict[str, str]:
-    """The templates house rules declare for their own events and refusals (`HouseRule.words`)."""
+    """The templates house rules declare for their own events and refusals (`HouseRule.words`) that are plain
+    sentences (a template with runs, such as words only a chat has, is in `rule_texts` only)."""
     from bot.host.rules import REGISTRY
 
-    return {code: text for rule in REGISTRY for code, text in rule.words.items()}
+    return {code: text for rule in REGISTRY for code, text in rule.words.items() if isinstance(text, str)}
+
+
+def rule_texts() -> dict[str, Text]:
+    """Every template house rules declare (`HouseRule.words`), as text with runs: what an event of theirs says."""
+    from bot.host.rules import REGISTRY
+
+    return {code: as_text(text) for rule in REGISTRY for code, text in rule.words.items()}
 
 
 _SEAT_WORDS = re.compile(r"\bseat ([12])\b", re.IGNORECASE)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.coaching import Answered, Puzzle
+from bot.text import Text, strong
 
 GAME_TITLES = {"boxes": "Dots-and-Boxes", "pathing": "Pathing", "trax": "Trax", "dots": "Dots", "dotdash": "Dot Dash"}
 
@@ -120,9 +121,9 @@ def puzzle_rating_line(game: str, rating: float, count: int) -> str:
     return f"{_title(game)} puzzle rating: {rating:.0f} ({count} puzzle{'s' if count != 1 else ''})."
 
 
-def daily_text(puzzle: Puzzle) -> str:
+def daily_text(puzzle: Puzzle) -> Text:
     """The daily puzzle's post."""
-    return f"**Daily puzzle.** {puzzle_heading(puzzle)} Answer with `/puzzle answer move: puzzle:{puzzle.id}`."
+    return strong("Daily puzzle.") + f" {puzzle_heading(puzzle)} Answer with `/puzzle answer move: puzzle:{puzzle.id}`."
 
 
 def daily_set(channel: str) -> str:

@@ -8,6 +8,8 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bot.text import Text, fill_in, strong, time
+from bot.text import lines as text_lines
 from bot.types import VACATION
 
 Name = Callable[[int | None], str]
@@ -20,23 +22,27 @@ NOTIFY_CHOICES = {
 """`/dm event notify how:` choices, as the reply and the choice list say them."""
 
 
-def away_event(kind: str, data: Mapping[str, Any], name: Name) -> str:
+def away_event(kind: str, data: Mapping[str, Any], name: Name) -> Text:
     """A vacation beginning or ending, as the room reads it."""
     who = name(int(data["away"]))
     if kind == VACATION:
-        until = int(data["until"])
-        return f"{who} is on vacation until <t:{until}:f> (<t:{until}:R>): {who}'s clock stands still until then."
-    return f"{who} is back from vacation: {who}'s clock runs again."
+        until = time(int(data["until"]), relative=True)
+        return fill_in(
+            "{who} is on vacation until {until}: {who}'s clock stands still until then.", who=who, until=until
+        )
+    return fill_in("{who} is back from vacation: {who}'s clock runs again.", who=who)
 
 
-def away_note(until: int) -> str:
+def away_note(until: int) -> Text:
     """What the board's and `/dm status`'s clock line add after a player on vacation."""
-    return f"(on vacation until <t:{until}:R>)"
+    return "(on vacation until " + time(until, "R") + ")"
 
 
-def history_left(who: str, left: str, away_until: int | None) -> str:
+def history_left(who: str, left: str, away_until: int | None) -> Text:
     """A running correspondence match in `/dm history`: `bob to move, 1d 4h left`."""
-    return f"{who} to move, {left} left" + ("" if away_until is None else " " + away_note(away_until))
+    return fill_in("{who} to move, {left} left", who=who, left=left) + (
+        "" if away_until is None else " " + away_note(away_until)
+    )
 
 
 def match_list(links: Sequence[str]) -> str:
@@ -44,12 +50,15 @@ def match_list(links: Sequence[str]) -> str:
     return ", ".join(links)
 
 
-def vacation_started(until: int, links: Sequence[str], used: int, allowance: int) -> str:
+def vacation_started(until: int, links: Sequence[str], used: int, allowance: int) -> Text:
     """`/dm event vacation days:N` taken."""
-    return (
-        f"Your vacation runs until <t:{until}:f> (<t:{until}:R>): your clock stands still in "
-        f"{match_list(links)}. {used} of this year's {allowance} vacation days used. "
-        "`/dm event vacation days:0` ends it early."
+    return fill_in(
+        "Your vacation runs until {until}: your clock stands still in {matches}. {used} of this year's {allowance} "
+        "vacation days used. `/dm event vacation days:0` ends it early.",
+        until=time(until, relative=True),
+        matches=match_list(links),
+        used=used,
+        allowance=allowance,
     )
 
 
@@ -63,7 +72,7 @@ def vacation_ended(links: Sequence[str], refunded: int, used: int, allowance: in
 _REFUSED = {
     "vacation_not_away": "You are not on vacation. `/dm event vacation days:N` stops your correspondence clocks.",
     "vacation_already": (
-        "You are on vacation until <t:{until}:f> already. `/dm event vacation days:0` ends it; then take a new one."
+        "You are on vacation until {until} already. `/dm event vacation days:0` ends it; then take a new one."
     ),
     "vacation_allowance": (
         "{days} days is more than you have left: {left} of this year's {allowance} vacation days "
@@ -75,48 +84,68 @@ _REFUSED = {
 }
 
 
-def refused(code: str, data: Mapping[str, Any]) -> str:
-    """A vacation or notify command refused."""
-    return _REFUSED[code].format(**data)
+def refused(code: str, data: Mapping[str, Any]) -> Text:
+    """A vacation or notify command refused (`until`: a moment)."""
+    values = {**data, **({"until": time(int(data["until"]))} if "until" in data else {})}
+    return fill_in(_REFUSED[code], **values)
 
 
-def allowance_line(days: int) -> str:
+def allowance_line(days: int) -> Text:
     """`/dm config`: the server's yearly vacation allowance."""
-    return f"**Correspondence**\nVacation allowance: {days} day{'s' if days != 1 else ''} a year per player"
+    return strong("Correspondence") + f"\nVacation allowance: {days} day{'s' if days != 1 else ''} a year per player"
 
 
-def allowance_saved(days: int) -> str:
+def allowance_saved(days: int) -> Text:
     """`/dm config vacation_days:` saved."""
     return "Saved.\n" + allowance_line(days)
 
 
-def notify_saved(how: str, digest_at: int | None = None) -> str:
+def notify_saved(how: str, digest_at: int | None = None) -> str | Text:
     """`/dm event notify how:` saved (`digest_at`: the first digest's moment, whose hour is every digest's)."""
     saved = f"Saved: for your correspondence games in this server you get {NOTIFY_CHOICES[how]}."
     if digest_at is None:
         return saved
     hour = dt.datetime.fromtimestamp(digest_at, dt.UTC).strftime("%H:%M")
-    return f"{saved} It comes at {hour} UTC (<t:{digest_at}:t> your time), the first one <t:{digest_at}:R>."
-
-
-def reminder_dm(
-    opponent: str, left_text: str, deadline: str, server: str, link: str, *, before_digest: bool = False
-) -> str:
-    """A reminder sent as a direct message (`/dm event notify how:dm`; `before_digest`: to a digest player
-    whose time runs out before their next digest)."""
-    why = " (before your next digest)" if before_digest else ""
-    return (
-        f"Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}{why}. {link}"
+    return fill_in(
+        "{saved} It comes at {hour} UTC ({local} your time), the first one {first}.",
+        saved=saved,
+        hour=hour,
+        local=time(digest_at, "t"),
+        first=time(digest_at, "R"),
     )
 
 
-def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> str:
+def reminder_dm(
+    opponent: str, left_text: str, deadline: int, server: str, link: str, *, before_digest: bool = False
+) -> Text:
+    """A reminder sent as a direct message (`/dm event notify how:dm`; `before_digest`: to a digest player
+    whose time runs out before their next digest)."""
+    why = " (before your next digest)" if before_digest else ""
+    return fill_in(
+        "Your move against {opponent} is waiting in {server}: {left_text} left, time runs out {deadline}{why}. {link}",
+        opponent=opponent,
+        server=server,
+        left_text=left_text,
+        deadline=time(deadline, "R"),
+        why=why,
+        link=link,
+    )
+
+
+def digest_line(match_id: int, opponent: str, left_text: str, deadline: int, link: str) -> Text:
     """One game in the daily digest."""
-    return f"• #{match_id} against {opponent}: {left_text} left, time runs out <t:{deadline}:R> · {link}"
+    return fill_in(
+        "• #{match_id} against {opponent}: {left_text} left, time runs out {deadline} · {link}",
+        match_id=match_id,
+        opponent=opponent,
+        left_text=left_text,
+        deadline=time(deadline, "R"),
+        link=link,
+    )
 
 
-def digest(server: str, lines: Sequence[str]) -> str:
+def digest(server: str, lines: Sequence[Text]) -> Text:
     """The daily digest (`/dm event notify how:digest`): every game that waits for the player's move."""
     count = len(lines)
     head = f"{count} game{'s' if count != 1 else ''} wait{'s' if count == 1 else ''} for your move in {server}:"
-    return "\n".join([head, *lines])
+    return text_lines([head, *lines])

@@ -7,8 +7,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from bot.host.events import ClockFacts, EventKind, HostEvent, Refusal, TurnFacts
+from bot.text import Text, as_text, fill_in, lines, time
 from bot.types import BACK, OVER_STATUSES, VACATION, ClockKind, ClockNotice, MatchStatus, days_hours
-from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_words, seconds
+from bot.wording.basics import _SEAT_FIELDS, _SEAT_WORDS, Name, named, namer, rule_texts, rule_words, seconds
 from bot.wording.correspondence import away_event, away_note
 from bot.wording.overview import result_sentence
 from bot.wording.refusals import refusal_text
@@ -76,12 +77,12 @@ def notice(kind: ClockNotice, who: str, move: float, grace: float) -> str:
     return f"{who}: {kind}"
 
 
-def event_text(ev: HostEvent) -> str:
+def event_text(ev: HostEvent) -> Text:
     """The sentence of a host event."""
     name = namer(ev.names)
     refused = ev.detail.get("refusal")
     if isinstance(refused, Refusal):
-        return refusal_text(refused)
+        return as_text(refusal_text(refused))
     data = {**ev.data, **ev.detail}
     own = rule_event_text(ev, ev.kind)
     if own is not None:  # a house rule's own event, in the words it declares
@@ -90,14 +91,14 @@ def event_text(ev: HostEvent) -> str:
         data["said"] = describe(data.get("events") or [], name)
     if ev.kind == EventKind.TIME and ev.clocks is not None:
         data["clocks"] = clock_line(ev.clocks, name)
-    return named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name)
+    return as_text(named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name))
 
 
-def rule_event_text(ev: HostEvent, code: str) -> str | None:
+def rule_event_text(ev: HostEvent, code: str) -> Text | None:
     """A house rule's template `code` (its event kind, or `ping:<kind>`) filled with the event: seats by name,
     `{player}` the event's seat, `{opponent}` the other one, `{turn}` the turn line, `{time}` its `seconds` as a
-    clock shows them (None: no rule has it)."""
-    own = rule_words().get(code)
+    clock shows them; `{deadline}`, a moment, as how far away it is (None: no rule has it)."""
+    own = rule_texts().get(code)
     if own is None:
         return None
     name = namer(ev.names)
@@ -107,31 +108,33 @@ def rule_event_text(ev: HostEvent, code: str) -> str | None:
     values.setdefault("turn", turn_line(ev.turn, name))
     if isinstance(values.get("seconds"), int | float):
         values.setdefault("time", seconds(float(values["seconds"])))
-    return named(own.format(**values).rstrip(), name)
+    if isinstance(values.get("deadline"), int | float):
+        values["deadline"] = time(int(values["deadline"]), "R")
+    return named(fill_in(own, **values).rstrip(), name)
 
 
-def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> str:
+def say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str = "") -> Text:
     """The sentence of a host event given as parts (`now_turn`: the turn line, for events that end with it)."""
-    return named(_say(kind, data, seat, name, now_turn), name)
+    return as_text(named(_say(kind, data, seat, name, now_turn), name))
 
 
-def clock_line(facts: ClockFacts, name: Name) -> str:
+def clock_line(facts: ClockFacts, name: Name) -> Text:
     """One line with both clocks (`clocks: ▶ alice 42s (grace 5:00) | bob …`)."""
-    parts = []
+    parts: list[str | Text] = []
     for seat in (1, 2):
         rem = facts.remaining[seat]
         mark = "▶ " if facts.running == seat else ""
         if facts.kind == ClockKind.CORRESPONDENCE:
             away = facts.away.get(seat)
             note = "" if away is None else " " + away_note(away)
-            parts.append(f"{mark}{name(seat)} {correspondence_left(rem)}{note}")
+            parts.append(f"{mark}{name(seat)} {correspondence_left(rem)}" + note)
         elif facts.kind == ClockKind.MOVE_RESERVE:
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} + {seconds(rem['reserve'])} reserve")
         else:
             g = "grace used" if rem["grace_used"] and rem["grace"] == 0 else f"grace {seconds(rem['grace'])}"
             parts.append(f"{mark}{name(seat)} {seconds(rem['move'])} ({g})")
     suffix = " (paused)" if facts.paused else ""
-    return "clocks: " + " | ".join(parts) + suffix
+    return "clocks: " + as_text(" | ").join(parts) + suffix
 
 
 def correspondence_left(rem: Mapping[str, float]) -> str:
@@ -141,28 +144,28 @@ def correspondence_left(rem: Mapping[str, float]) -> str:
     return f"{days_hours(rem['move'])}{bank}"
 
 
-def clocks_text(live: Live, now: float) -> str:
+def clocks_text(live: Live, now: float) -> Text:
     """The clock line of a running match at loop time `now`."""
     from bot.host.match import clock_facts
 
     return clock_line(clock_facts(live, now), namer(live.names()))
 
 
-def status_lines(live: Live, now: float) -> list[str]:
+def status_lines(live: Live, now: float) -> tuple[str, Text]:
     """Whose turn it is and both clocks: the two lines under a board."""
     from bot.host.match import turn_facts
 
     name = namer(live.names())
-    return [turn_line(turn_facts(live), name), clocks_text(live, now)]
+    return turn_line(turn_facts(live), name), clocks_text(live, now)
 
 
-def board_text(live: Live, now: float) -> str:
+def board_text(live: Live, now: float) -> Text:
     """The text board (names, never seats), whose turn it is and both clocks."""
     board = named(live.ruleset.render_text(live.state), namer(live.names()))
-    return "\n".join([board, *status_lines(live, now)])
+    return lines([board, *status_lines(live, now)])
 
 
-def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str:
+def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_turn: str) -> str | Text:
     d = data
     if kind in (EventKind.STARTED, EventKind.RESUMED):
         return f"Match {d['match']} ({d['title']}) {kind}: {name(1)} vs {name(2)}. {now_turn}"
@@ -188,7 +191,7 @@ def _say(kind: str, data: Mapping[str, Any], seat: int | None, name: Name, now_t
         return away_event(kind, d, name)
     if kind == EventKind.TIME:
         verb = "gets" if float(d["seconds"]) >= 0 else "loses"
-        return f"{name(seat)} {verb} {abs(float(d['seconds'])):g} s. {d.get('clocks', '')}".rstrip()
+        return (f"{name(seat)} {verb} {abs(float(d['seconds'])):g} s. " + as_text(d.get("clocks", ""))).rstrip()
     return kind.replace("_", " ")
 
 

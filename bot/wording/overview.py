@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.text import Text, lines, strong
 from bot.wording.basics import seconds
 from bot.wording.counts import plural
 from games.base import Termination
@@ -113,16 +114,20 @@ def status_text(
     players: str,
     move_number: int,
     turn: str,
-    clocks: str,
+    clocks: str | Text,
     deadline: str | None,
     link: str,
-) -> str:
+) -> Text:
     """`/dm status`: game, players, move number, whose turn, both clocks, the deadline and the room."""
-    lines = [f"**Match {match_id} · {game}** · {players}", f"Move {move_number} · {turn}", clocks]
+    said: list[str | Text] = [
+        strong(f"Match {match_id} · {game}") + f" · {players}",
+        f"Move {move_number} · {turn}",
+        clocks,
+    ]
     if deadline:
-        lines.append(deadline)
-    lines.append(f"Room: {link}")
-    return "\n".join(lines)
+        said.append(deadline)
+    said.append(f"Room: {link}")
+    return lines(said)
 
 
 def history_line(
@@ -139,9 +144,9 @@ def review_link(url: str) -> str:
     return f"[review](<{url}>)"
 
 
-def moves_header(match_id: int, game: str, players: str, plies: int) -> str:
+def moves_header(match_id: int, game: str, players: str, plies: int) -> Text:
     """The first line of `/dm moves`."""
-    return f"**Match {match_id} · {game}** · {players} · {plies} move{'s' if plies != 1 else ''}"
+    return strong(f"Match {match_id} · {game}") + f" · {players} · {plies} move{'s' if plies != 1 else ''}"
 
 
 def move_line(number: int, name: str, notation: str, used: float | None) -> str:
@@ -160,11 +165,11 @@ def moves_in_file(plies: int) -> str:
     return f"The whole record ({plural(plies, 'move')}) is attached."
 
 
-def in_tournament(name: str, round_number: int, board: int) -> str:
-    """What a posted result of a tournament's game starts with: `**Spring Cup**, round 2 board 1 · `."""
-    return f"**{name}**, round {round_number} board {board} · "
+def in_tournament(name: str, round_number: int, board: int) -> Text:
+    """What a posted result of a tournament's game starts with: `Spring Cup, round 2 board 1 · ` (the name strong)."""
+    return strong(name) + f", round {round_number} board {board} · "
 
 
-def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> str:
+def posted_result(match_id: int, game: str, players: str, result: str, link: str) -> Text:
     """The result line posted where people look (the room's parent channel or the results channel)."""
-    return f"**Match {match_id} · {game}** · {players}: {result} · {link}"
+    return strong(f"Match {match_id} · {game}") + f" · {players}: {result} · {link}"

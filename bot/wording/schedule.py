@@ -1,7 +1,7 @@
 """Every sentence of scheduled DMs: events, refusals and listings, from structured data.
 
 `who` turns a player into how they are named (a Discord mention that pings, or a plain name);
-`when` turns an instant into how it is shown (`<t:…:F> (<t:…:R>)` on Discord, ISO in the terminal).
+`when` turns an instant into how it is shown (in each reader's zone on Discord, ISO in the terminal).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from bot.host.match import PlayerRef
 from bot.schedule.status import ScheduleEventKind
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
+from bot.text import Text, as_text, code, fill_in, lines, strong
 from bot.wording import fill, result_sentence
 from games import registry
 
@@ -83,28 +84,37 @@ def result_line(s: Schedule, who: Who = plain) -> str:
     return f"{who(winner)} wins the DM{how}." + stake(s)
 
 
-def card(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+def card(s: Schedule, who: Who = plain, when: When = iso_when) -> Text:
     """The event card: what, who, when, the stake, the note, and how check-in works."""
-    lines = [f"**{headline(s, who)}**", f"Starts {when(s.at)}."]
+    said: list[str | Text] = [strong(headline(s, who)), f"Starts {when(s.at)}."]
     if s.prize:
-        lines.append(f"Prize: {s.prize}")
+        said.append(f"Prize: {s.prize}")
     if s.note:
-        lines.append(f"Note: {s.note}")
-    lines.append(
+        said.append(f"Note: {s.note}")
+    said.append(
         f"Check-in opens {duration(s.checkin_s)} before the start; a player still absent "
         f"{duration(s.no_show_s)} after it loses by no-show."
     )
-    return "\n".join(lines)
+    return lines(said)
 
 
-CHECK_IN_HOW = "press **I'm here** or type `here`"
+CHECK_IN_HOW = "press " + strong("I'm here") + " or type " + code("here")
 """How a player checks in on Discord (the terminal room says `type NAME: here`)."""
 
 
 def say(
-    kind: str, s: Schedule, data: dict[str, Any], who: Who = plain, when: When = iso_when, how: str = CHECK_IN_HOW
-) -> str:
+    kind: str,
+    s: Schedule,
+    data: dict[str, Any],
+    who: Who = plain,
+    when: When = iso_when,
+    how: str | Text = CHECK_IN_HOW,
+) -> Text:
     """The sentence for a schedule event (`how`: how a player checks in, where the sentence is shown)."""
+    return as_text(_say(kind, s, data, who, when, how))
+
+
+def _say(kind: str, s: Schedule, data: dict[str, Any], who: Who, when: When, how: str | Text) -> str | Text:
     p1, p2 = who(s.players[0]), who(s.players[1])
     both = f"{p1} and {p2}"
     name = f"DM #{s.id} ({title(s.game)})"
@@ -126,14 +136,22 @@ def say(
         late = " (a reminder missed while the host was away)" if data.get("late") else ""
         return f"Reminder{late}: {both}, {name} starts {when(s.at)}.{stake(s)}"
     if kind == ScheduleEventKind.CHECKIN_OPEN:
-        return f"Check-in for {name} is open: {both}, {how}. It starts {when(s.at)}."
+        return fill_in(
+            "Check-in for {name} is open: {both}, {how}. It starts {at}.", name=name, both=both, how=how, at=when(s.at)
+        )
     if kind == ScheduleEventKind.CHECKED_IN:
         seat = int(data["seat"])
         rest = "" if all(s.here) else f" Waiting for {who(s.player(3 - seat))}."
         return f"{who(s.player(seat))} is here.{rest}"
     if kind == ScheduleEventKind.WAITING:
         missing = " and ".join(who(s.player(seat)) for seat in data["missing"])
-        return f"{name} is due: {missing}, check in now ({how}). Absent at {when(data['until'])} loses by no-show."
+        return fill_in(
+            "{name} is due: {missing}, check in now ({how}). Absent at {until} loses by no-show.",
+            name=name,
+            missing=missing,
+            how=how,
+            until=when(data["until"]),
+        )
     if kind == ScheduleEventKind.EXTENDED:
         return f"A host extended the wait for {name}: check-in stays open until {when(data['until'])}."
     if kind == ScheduleEventKind.STARTED:
@@ -181,10 +199,10 @@ def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
     )
 
 
-UPCOMING_TITLE = "**Scheduled DMs**"
+UPCOMING_TITLE = strong("Scheduled DMs")
 """The head of `/dm event upcoming`."""
 
-RESULTS_TITLE = "**Results**"
+RESULTS_TITLE = strong("Results")
 """The head of `/dm event results`."""
 
 

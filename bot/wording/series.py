@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.series.core import Series, SeriesStatus
+from bot.text import Text, strong
 from bot.wording import display
 from bot.wording.counts import plural
 
@@ -24,18 +25,18 @@ def series_line(series: Series, match_id: int) -> str:
     return f"Series: {a} {points(one)}–{points(two)} {b}, best of {series.best_of} · game {number}"
 
 
-def series_result(series: Series) -> str:
+def series_result(series: Series) -> Text:
     """The series' end, posted in its room."""
     one, two = series.points
     a, b = (display(p.name) for p in series.players)
     if series.status == SeriesStatus.ABORTED:
         score = f"{a} {points(one)}–{points(two)} {b}"
-        return f"**The series ends without a result** (game {series.game_number} was aborted): {score}."
+        return strong("The series ends without a result") + f" (game {series.game_number} was aborted): {score}."
     if series.winner is None:
-        return f"**The series is drawn**: {a} {points(one)}–{points(two)} {b}, best of {series.best_of}."
+        return strong("The series is drawn") + f": {a} {points(one)}–{points(two)} {b}, best of {series.best_of}."
     winner = a if series.winner == 1 else b
     high, low = max(one, two), min(one, two)
-    return f"**{winner} wins the series**, {points(high)}–{points(low)} (best of {series.best_of})."
+    return strong(f"{winner} wins the series") + f", {points(high)}–{points(low)} (best of {series.best_of})."
 
 
 def double_booked(names: Sequence[str], match_ids: Sequence[int]) -> str:

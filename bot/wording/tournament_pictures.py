@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from PIL import Image, ImageDraw
 
+from bot.text import Text, as_text, strong
 from bot.tournaments.pairing import elimination_progress
 from bot.tournaments.rounds import Bye, Round
 from bot.tournaments.standings import Standing
@@ -99,22 +100,22 @@ def bracket_columns(rounds: Sequence[Round], total_rounds: int) -> list[list[Slo
     return columns
 
 
-def bracket_lines(rounds: Sequence[Round], names: Mapping[int, str], total_rounds: int) -> list[str]:
-    """The bracket in words, a line per round (`Final: alice vs TBD`), the path ahead included."""
+def bracket_lines(rounds: Sequence[Round], names: Mapping[int, str], total_rounds: int) -> list[Text]:
+    """The bracket in words, a line per round (`Final: alice vs TBD`, each winner strong), the path ahead included."""
 
-    def name(player: int | None, winner: int | None) -> str:
+    def name(player: int | None, winner: int | None) -> str | Text:
         if player is None:
             return TBD
         shown = names.get(player, str(player))
-        return f"**{shown}**" if player == winner else shown
+        return strong(shown) if player == winner else shown
 
     lines = []
     for number, column in enumerate(bracket_columns(rounds, total_rounds), start=1):
         boxes = [
-            f"{name(who[0], won)} (bye)" if len(who) == 1 else f"{name(who[0], won)} vs {name(who[1], won)}"
+            name(who[0], won) + " (bye)" if len(who) == 1 else name(who[0], won) + " vs " + name(who[1], won)
             for who, won in column
         ]
-        lines.append(f"{round_title(number, total_rounds, True)}: {' · '.join(boxes)}")
+        lines.append(f"{round_title(number, total_rounds, True)}: " + as_text(" · ").join(boxes))
     return lines
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bot.text import Text, code, strong
 from bot.tournaments.rounds import Bye, Pairing
 from bot.wording.counts import plural
 from bot.wording.tournaments import points_text
@@ -50,28 +51,34 @@ def staying(tournament: str) -> str:
     return f"Noted: you play on in {tournament} and are paired in the next round."
 
 
-def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> str:
+def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> Text:
     """The ping before a round's games start (24 h, 1 h, 10 min before): everyone whose game waits, and,
     when the games wait for both players, how to say one is here."""
     players = ", ".join(who(p) for p in dict.fromkeys(data.get("players") or []))
-    text = f"**{tournament}**: round {data['round']} starts {when(data['starts_at'])}: {players}."
+    text = strong(tournament) + f": round {data['round']} starts {when(data['starts_at'])}: {players}."
     if data.get("checkin"):
-        text += " Click **I'm here** (or type `here`) in your game's room: its clocks start once both players are."
+        text += (
+            " Click "
+            + strong("I'm here")
+            + " (or type "
+            + code("here")
+            + ") in your game's room: its clocks start once both players are."
+        )
     return text
 
 
-def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) -> list[str]:
+def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) -> list[str | Text]:
     """The channel's lines of a withdrawal: who, who took them out (a host), and what it forfeits (between
     rounds nothing is: the player is not paired again)."""
     removed = f" (taken out by {host})" if host else ""
     if data.get("missed") is not None:  # lichess's rule (`missed:withdraw`)
         return [
-            f"**{tournament}**: {data['name']} is withdrawn: they missed their round {data['missed']} game and "
+            strong(tournament) + f": {data['name']} is withdrawn: they missed their round {data['missed']} game and "
             "did not confirm they play on."
         ]
     games = data.get("games") or []
     then = "their open games are forfeited" if games else "they are not paired again"
-    lines = [f"**{tournament}**: {data['name']} has withdrawn{removed}; {then}."]
+    lines: list[str | Text] = [strong(tournament) + f": {data['name']} has withdrawn{removed}; {then}."]
     for g in data.get("games") or []:
         lines.append(f"Board {g['board']}: {g['opponent_name']} wins by forfeit ({data['name']} withdrew).")
     return lines
@@ -90,9 +97,11 @@ def game_over_here(tournament: str) -> str:
     return f"This game of {tournament} is already decided: there is nothing to check in for."
 
 
-def decided_line(tournament: str, data: Mapping[str, Any], host: str) -> str:
+def decided_line(tournament: str, data: Mapping[str, Any], host: str) -> Text:
     """A host's decision of a tournament game, naming the host."""
-    return f"**{tournament}**, round {data['round']} board {data['board']}: {data['result']}, decided by {host} (host)."
+    return strong(tournament) + (
+        f", round {data['round']} board {data['board']}: {data['result']}, decided by {host} (host)."
+    )
 
 
 def pairing_pings(
@@ -125,11 +134,9 @@ def marked(names: Mapping[int, str], withdrawn: Sequence[int]) -> dict[int, str]
     return {e: f"{n} (withdrew)" if e in withdrawn else n for e, n in names.items()}
 
 
-def standings_title(tournament: str, round_number: int, final: bool) -> str:
+def standings_title(tournament: str, round_number: int, final: bool) -> Text:
     """The head of a posted table."""
-    return (
-        f"**{tournament}** — final standings" if final else f"**{tournament}** — standings after round {round_number}"
-    )
+    return strong(tournament) + (" — final standings" if final else f" — standings after round {round_number}")
 
 
 def withdraw_question(tournament: str, opponent: str | None, round_number: int, board: int, live: bool) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.host.events import Refusal
+from bot.text import Text, as_text, code, lines, strong
 from bot.tournaments.model import TournamentEventKind
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Pairing
@@ -146,25 +147,25 @@ def refusal_text(r: Refusal) -> str:
 
 def announcement(
     tournament: str, kind: str, data: Mapping[str, Any], names: Mapping[int, str], when: When, now: dt.datetime
-) -> str:
+) -> Text:
     """What the tournament's channel is told of an event (`kind` a `TournamentEventKind`)."""
-    head = f"**{tournament}**"
+    head = strong(tournament)
     if kind == TournamentEventKind.ROUND:
-        text = "\n".join([head, *pairing_lines(data["round"], data["pairings"], names)])
+        text = lines([head, *pairing_lines(data["round"], data["pairings"], names)])
         starts = data.get("starts_at")
         if isinstance(starts, dt.datetime) and starts > now:
             text += f"\nThe games start {when(starts)}."
         return text
     if kind == TournamentEventKind.STARTED:
         removed, left = data.get("removed") or [], data.get("left") or []
-        text = f"{head} has started with {plural(int(data['players']), 'player')}."
+        text = head + f" has started with {plural(int(data['players']), 'player')}."
         text += f" Out for leaving the server: {', '.join(left)}." if left else ""
         return text + (f" Out for not checking in: {', '.join(removed)}." if removed else "")
     if kind == TournamentEventKind.ROUND_SOON:
-        return f"{head}: round {data['round']} starts {when(data['starts_at'])}."
+        return head + f": round {data['round']} starts {when(data['starts_at'])}."
     if kind == TournamentEventKind.NO_SHOW:
-        text = (
-            f"{head}, round {data['round']} board {data['board']}: {data['winner_name']} wins by "
+        text = head + (
+            f", round {data['round']} board {data['board']}: {data['winner_name']} wins by "
             f"no-show ({data['absent_name']} did not check in)."
         )
         if data.get("confirm"):  # lichess's rule (`missed:withdraw`)
@@ -174,33 +175,39 @@ def announcement(
             )
         return text
     if kind == TournamentEventKind.STAYS:
-        return f"{head}: {data['name']} plays on after missing their round {data['round']} game."
+        return head + f": {data['name']} plays on after missing their round {data['round']} game."
     if kind == TournamentEventKind.REMATCH:
         games = [g for g in data["pairings"] if isinstance(g, Game)]
-        return f"{head}: drawn, so replayed with colours swapped: " + ", ".join(
-            f"{names.get(g.white, '?')} – {names.get(g.black, '?')}" for g in games
+        return (
+            head
+            + ": drawn, so replayed with colours swapped: "
+            + ", ".join(f"{names.get(g.white, '?')} – {names.get(g.black, '?')}" for g in games)
         )
     if kind == TournamentEventKind.FINISHED:
         winner = data.get("winner_name")
-        return winner_line(tournament, winner, data.get("prize")) if winner else f"{head} is over."
+        return as_text(winner_line(tournament, winner, data.get("prize"))) if winner else head + " is over."
     if kind == TournamentEventKind.CANCELLED and isinstance(data.get("refusal"), Refusal):
-        return f"{head} is cancelled: {refusal_text(data['refusal'])}."
-    return f"{head} is {kind}."
+        return head + f" is cancelled: {refusal_text(data['refusal'])}."
+    return head + f" is {kind}."
 
 
-def checkin_card(tournament: str, data: Mapping[str, Any], who: Who, when: When, now: dt.datetime) -> str:
+def checkin_card(tournament: str, data: Mapping[str, Any], who: Who, when: When, now: dt.datetime) -> Text:
     """A game's check-in card in its room (a `game_room` event's data): both players, when it starts, the no-show."""
     starts, deadline = data.get("starts_at"), data.get("deadline")
-    lines = [
-        f"**{tournament}**, round {data['round']} board {data['board']}: "
+    said: list[str | Text] = [
+        strong(tournament) + f", round {data['round']} board {data['board']}: "
         f"{who(data['white'])} (first) vs {who(data['black'])}",
-        "Click **I'm here** or type `here`: the match starts "
+        "Click "
+        + strong("I'm here")
+        + " or type "
+        + code("here")
+        + ": the match starts "
         + (f"{when(starts)} " if isinstance(starts, dt.datetime) and starts > now else "")
         + "once both of you are here.",
     ]
     if isinstance(deadline, dt.datetime):
-        lines.append(f"A player still absent {when(deadline)} loses this game by no-show.")
-    return "\n".join(lines)
+        said.append(f"A player still absent {when(deadline)} loses this game by no-show.")
+    return lines(said)
 
 
 def no_show_line(data: Mapping[str, Any], who: Who) -> str:

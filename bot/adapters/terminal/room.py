@@ -20,8 +20,10 @@ from bot.host.events import EventKind, RefusalKind
 from bot.host.service import HostError, HostEvent, Outcome, PlayerRef
 from bot.opserrors import shown_url
 from bot.records.analysis_worker import AnalysisWorker
+from bot.text import Text, plain
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
+from bot.wording.basics import NO_MENTION
 from bot.wording.ratings import change_line
 from bot.wording.review import analysing
 from games.opponents import check_level, uses_solver
@@ -29,13 +31,13 @@ from games.opponents import check_level, uses_solver
 __all__ = ["BOT_ID", "SPEAKER", "Room", "RoomConfig", "looks_like_move_with_colon", "resume_command", "stdin_lines"]
 SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
 """A `NAME: text` line (the name, the text)."""
-_ZWSP = "\u200b"
-"""The zero-width space Discord text uses to keep a backtick or a mention from acting; a terminal shows
-it as a stray character, so the room leaves it out."""
+_ZWSP = NO_MENTION
+"""The zero-width space names carry to keep a mention from acting on Discord; a terminal shows it as a stray
+character, so the room leaves it out."""
 
 
-def _plain(text: str) -> str:
-    return words.terminal_text(text).replace(_ZWSP, "")
+def _plain(text: str | Text) -> str:
+    return plain(text).replace(_ZWSP, "")
 
 
 def resume_command(db_url: str, match_id: int) -> str:
@@ -121,12 +123,12 @@ class Room:
         self.come_back: Callable[[], str] | None = None
         """The command that continues what this room hosts, when its owner says it (the scheduled room's DM)."""
 
-    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+    def emit(self, obj: dict[str, Any], text: str | Text | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
         try:
             if self.config.events_json:
-                plain = {k: _plain(v) if isinstance(v, str) else v for k, v in obj.items()}
-                self.out.write(json.dumps(plain, default=str) + "\n")
+                shown = {k: _plain(v) if isinstance(v, str | Text) else v for k, v in obj.items()}
+                self.out.write(json.dumps(shown, default=str) + "\n")
             elif text:
                 self.out.write(_plain(text) + "\n")
             self.out.flush()
@@ -545,9 +547,9 @@ class Room:
         try:
             done = await take_vacation(self.service, self.host.correspondence, None, player.id, days)
         except VacationRefused as exc:
-            said = words.vacation_refused(player.name, exc.code, exc.data)
+            refused = words.vacation_refused(player.name, exc.code, exc.data)
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
-            self.emit({**obj, "reason": said}, f"({player.name}: {said})")
+            self.emit({**obj, "reason": refused}, f"({player.name}: " + refused + ")")
             return
         until = None if done.until is None else int(done.until.timestamp())
         said = words.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)

@@ -30,6 +30,7 @@ from bot.opserrors import shown_url
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop_wall
 from bot.schedule.status import DECIDED, DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
+from bot.text import Text, plain
 from bot.wording.schedule import refusal, say
 
 POLL_S: Final = 30.0
@@ -108,7 +109,7 @@ class ScheduledRoom:
     def match_id(self, match_id: int | None) -> None:
         self.room.match_id = match_id
 
-    def emit(self, obj: dict[str, Any], text: str | None = None) -> None:
+    def emit(self, obj: dict[str, Any], text: str | Text | None = None) -> None:
         """One JSON line (with --events-json) or one human line."""
         self.room.emit(obj, text)
 
@@ -217,7 +218,7 @@ class ScheduledRoom:
                 else f"Check-in opens {iso(sched.checkin_opens)}: {HOW}."
             )
             text = (
-                f"{say(ScheduleEventKind.SCHEDULED, sched, {})} {opens}"
+                plain(say(ScheduleEventKind.SCHEDULED, sched, {})) + f" {opens}"
                 if sched.status == ScheduleStatus.SCHEDULED
                 else None
             )

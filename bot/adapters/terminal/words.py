@@ -2,22 +2,22 @@
 `help`, `quit`), `help`/`?` (a short card: how to write this game's moves, the words that work in this match,
 how to leave), `quit`/`exit` (and Ctrl-C: leave, the match stays resumable), `vacation N` (and its refusal when
 N is not a number of days), who an unnamed withdrawal of a provisional move belongs to (the player who just
-moved); and how a sentence made for Discord reads in a terminal (`terminal_text`)."""
+moved). The room renders words with `bot.text.plain`: times in UTC, no marks, nothing only a chat has."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any, Final
 
 from bot.host import rules as house_rules
 from bot.host.match import keyword
+from bot.text import Text, chat_only, code, fill_in, from_markdown, lines, time
+from bot.wording.room import MOVES_BY_MESSAGE
 
 HELP_WORDS: Final = frozenset({"help", "?", "/help", "commands"})
 LEAVE_WORDS: Final = frozenset({"quit", "exit", "/quit", "/exit", "leave"})
 INTERRUPT: Final = "\x00interrupt\n"
 """The line the room's SIGINT handler puts on its input queue (no reader ever yields it: NUL starts it)."""
-_DISCORD_ONLY = re.compile(r"\s*Post each move as its own message in the room\.")
 
 
 def word(text: str) -> str:
@@ -41,14 +41,17 @@ def is_withdraw(text: str) -> bool:
     return name is not None and keyword(text) == name
 
 
-def moves_card(game: str) -> str:
-    """The short "how to write moves" card of a game (package data), for a terminal (no Markdown bold)."""
+def moves_card(game: str) -> Text:
+    """The short "how to write moves" card of a game (package data, Markdown) as runs: its sentence on posting
+    each move as a message is true only where there are messages (`MOVES_BY_MESSAGE`)."""
     from games.resources import moves_card as stored_card
 
-    text = stored_card(game)
-    if text is None:
-        return f"Moves of {game}: see `python -m games replay --help`."
-    return _DISCORD_ONLY.sub("", text.replace("**", "")).strip()
+    document = stored_card(game)
+    if document is None:
+        return fill_in("Moves of {game}: see {help}.", game=game, help=code("python -m games replay --help"))
+    head, said, tail = document.strip().partition(MOVES_BY_MESSAGE)
+    before = head.rstrip()
+    return from_markdown(before) + chat_only(head[len(before) :] + said) + from_markdown(tail).rstrip()
 
 
 def intro(game: str, players: list[str], against_bot: bool) -> str:
@@ -82,10 +85,10 @@ def keywords_line(live: Any) -> str:
     return "Words the host answers in this match: " + ", ".join(f"`{w}`" for w in said) + "."
 
 
-def help_card(live: Any, resume: str) -> str:
+def help_card(live: Any, resume: str) -> Text:
     """The card `help` and `?` print."""
     correspondence = str(live.clocks.tc.kind) == "correspondence"
-    return "\n".join(
+    return lines(
         [
             moves_card(live.game),
             keywords_line(live),
@@ -121,13 +124,18 @@ def vacation_days(text: str) -> int | str | None:
     return int(said)
 
 
-def vacation_taken(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str:
+def vacation_taken(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str | Text:
     """The room's answer to `NAME: vacation N` (`until` None: `vacation 0` ended it)."""
     days = f"{used} of this year's {allowance} vacation days used."
     if until is None:
         back = f" {refunded} day{'s' if refunded != 1 else ''} given back." if refunded else ""
         return f"{name} is back: {name}'s clock runs again.{back} {days}"
-    return f"{name}'s vacation runs until <t:{until}:R>: {name}'s clock stands still. {days}"
+    return fill_in(
+        "{name}'s vacation runs until {until}: {name}'s clock stands still. {days}",
+        name=name,
+        until=time(until, "R"),
+        days=days,
+    )
 
 
 def vacation_used(name: str, until: int | None, used: int, allowance: int, refunded: int) -> str:
@@ -139,38 +147,16 @@ def vacation_used(name: str, until: int | None, used: int, allowance: int, refun
 
 _VACATION_REFUSED: Final = {
     "vacation_not_away": "{name} is not on vacation; `{name}: vacation N` stops {name}'s clock for N days.",
-    "vacation_already": "{name} is on vacation until <t:{until}:R> already; `{name}: vacation 0` ends it.",
+    "vacation_already": "{name} is on vacation until {until} already; `{name}: vacation 0` ends it.",
     "vacation_allowance": "{days} days is more than {name} has left: {left} of this year's {allowance} days.",
     "vacation_no_match": "vacation stops a correspondence clock (`--clock kind=correspondence`); this match has none.",
 }
 
 
-def vacation_refused(name: str, code: str, data: dict[str, Any]) -> str:
-    """Why `NAME: vacation N` was refused."""
-    return _VACATION_REFUSED.get(code, code).format(name=name, **data)
-
-
-_DISCORD_ONLY_WORDS: Final = (
-    (re.compile(r"delete or edit your message, or post (`[^`]+`),?"), r"post \1"),
-    (re.compile(r" \(or press [^)]*\)"), ""),
-    (re.compile(r"\(button or (`[^`]+`)\)"), r"(\1)"),
-)
-"""What the host's words say of Discord's messages and buttons, as the terminal says it (there are neither)."""
-_DISCORD_TIME = re.compile(r"<t:(\d{1,12})(?::[tTdDfFR])?>")
-_SAME_TIME_TWICE = re.compile(r"(<t:(\d{1,12})(?::[tTdDfFR])?>) \(<t:\2(?::[tTdDfFR])?>\)")
-
-
-def _utc(match: re.Match[str]) -> str:
-    return dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def terminal_text(text: str) -> str:
-    """A sentence made for Discord, as the terminal shows it: a time Discord would show in each reader's zone
-    (`<t:…>`, in any style) written in UTC, once; no messages to delete or buttons to press."""
-    text = _DISCORD_TIME.sub(_utc, _SAME_TIME_TWICE.sub(r"\1", text))
-    for pattern, instead in _DISCORD_ONLY_WORDS:
-        text = pattern.sub(instead, text)
-    return text
+def vacation_refused(name: str, code: str, data: dict[str, Any]) -> Text:
+    """Why `NAME: vacation N` was refused (`until`: a moment)."""
+    values = {**data, **({"until": time(int(data["until"]), "R")} if "until" in data else {})}
+    return fill_in(_VACATION_REFUSED.get(code, code), name=name, **values)
 
 
 def _withdraw_note() -> str:

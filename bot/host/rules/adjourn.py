@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.text import Text, chat_only, code
 from bot.types import MatchStatus
 
 UNITS = {"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600}
@@ -62,10 +63,12 @@ class Adjournment(HouseRule):
     deadline_labels: ClassVar[Mapping[str, str]] = {"until": "adjourned"}
     events: ClassVar[tuple[str, ...]] = ("adjourn_offer", "adjourn_lapsed", "adjourned", "adjourn_over")
     pings: ClassVar[tuple[str, ...]] = ("adjourn_offer",)
-    words: ClassVar[Mapping[str, str]] = {
+    words: ClassVar[Mapping[str, str | Text]] = {
         "adjourn_offer": (
             "{offerer} proposes to adjourn the match for {span}, clocks stopped. {player}, post "
-            "`accept adjournment` (or press Accept adjournment) to agree; your move declines it."
+            + code("accept adjournment")
+            + chat_only(" (or press Accept adjournment)")
+            + " to agree; your move declines it."
         ),
         "adjourn_lapsed": "{opponent} moved instead of agreeing, so {player}'s proposal to adjourn lapsed.",
         "adjourned": "Adjourned by agreement for {span}: both clocks are stopped, and the match resumes by itself.",

@@ -17,6 +17,7 @@ from bot.host.rules.base import (
     PracticeTurn,
     Refused,
 )
+from bot.text import Text, strong
 from bot.types import MatchStatus
 
 CHOOSE = "choose"
@@ -29,8 +30,8 @@ class AdvantageChoice(HouseRule):
     """With `advantage`, one player chooses who moves first; if the time for one move runs out, they do."""
 
     key: ClassVar[str] = "advantage"
-    card: ClassVar[str | None] = (
-        "**Who starts, with an advantage.** When the host gives one player the advantage, that player posts\n"
+    card: ClassVar[str | Text | None] = strong("Who starts, with an advantage.") + (
+        " When the host gives one player the advantage, that player posts\n"
         "`first` or `second` (or uses the buttons). They have the time of one move for it (`move`, 60 s\n"
         "by default); if they let it run out, they move first — the choice was theirs, and so is the first\n"
         "move. A host pause stops this timer like every other."

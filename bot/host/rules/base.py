@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol
 
 from bot.host.clocks import Clocks
 from bot.host.events import Refusal
+from bot.text import Text
 from bot.types import HELD_BEFORE, HOLD_STATUSES, MatchStatus
 from games.base import AnyRuleset
 
@@ -267,7 +268,7 @@ class HouseRule:
     pings: ClassVar[tuple[str, ...]] = ()
     """Those of its events that need one player to act now (the event's seat): a room that can notify
     players (Discord) pings that player besides showing the event."""
-    words: ClassVar[Mapping[str, str]] = {}
+    words: ClassVar[Mapping[str, str | Text]] = {}
     """Templates `bot.wording` fills for this rule's own event kinds and refusal codes (`{player}`: the
     event's seat, `{opponent}`: the other player, `{offerer}`... any seat in the data, by name), its log
     lines (`log:<kind>` the label, `logline:<kind>` the detail after it), its deadline labels
@@ -275,9 +276,10 @@ class HouseRule:
     what the turn line says while it holds the match (`held:<key>`), how a match's settings say it
     (`setting:<key>`, with `{value}` and `{s}`) and, for an event it pings, the words spoken to that player
     (`ping:<kind>`). `{turn}` in an event's template is the turn line after it."""
-    card: ClassVar[str | None] = None
+    card: ClassVar[str | Text | None] = None
     """Its bullet in the house rules of the rule cards of the games that take it (`cards.py`; without the
-    leading `- `, a line break where the card breaks the line)."""
+    leading `- `, a line break where the card breaks the line; a `Text` for words in weight, which the card
+    generator writes as the card's Markdown)."""
     keywords: ClassVar[Mapping[str, str]] = {}
     """Phrases a player may post (normalised, lower case) → the action they stand for (from `actions`)."""
 

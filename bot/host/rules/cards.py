@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bot.host import rules
 from bot.host.rules.base import HouseRule
+from bot.text import Kind, Run, Text, render_runs, utc
 from games import registry
 from games.resources import rule_card, rules_folder
 
@@ -31,11 +32,26 @@ def rule_bullets(game: str) -> dict[str, str]:
     always = [rule.key for rule in rules.REGISTRY if not rule.settable and rule.takes(game)]
     out = {}
     for key in [*rules.accepted(game), *always]:
-        text = by_key[key].card
-        if text:
-            first, *rest = text.strip("\n").split("\n")
+        said = by_key[key].card
+        if said:
+            first, *rest = card_markdown(said).strip("\n").split("\n")
             out[key] = "\n".join([f"- {first}", *(f"  {line}" for line in rest)])
     return out
+
+
+def card_markdown(said: str | Text) -> str:
+    """A rule's card words as the card's Markdown (the cards are Markdown documents: `seeds/rules/`)."""
+    return render_runs(said, _card_piece, _CARD_MARKS)
+
+
+def _card_piece(run: Run) -> str:
+    if run.kind == Kind.TIME:
+        return utc(run.at or 0)
+    return f"`{run.text}`" if run.kind == Kind.CODE else run.text
+
+
+_CARD_MARKS = {"strong": lambda s: f"**{s}**", "emphasis": lambda s: f"*{s}*"}
+"""CommonMark's marks, as the seed cards are written (documents, not chat messages)."""
 
 
 def head_bullets(game: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.text import Text, chat_only, code
 from bot.types import EndReason, MatchStatus
 
 OFFER = Action("offer_draw", ("offer draw", "offer a draw", "draw offer"), "draw", "Offer draw", answered_when_off=True)
@@ -34,10 +35,12 @@ class DrawOffer(HouseRule):
     in_defaults: ClassVar[bool] = False
     actions: ClassVar[tuple[Action, ...]] = (OFFER, ACCEPT)
     events: ClassVar[tuple[str, ...]] = ("draw_offer", "draw_lapsed")
-    words: ClassVar[Mapping[str, str]] = {
+    words: ClassVar[Mapping[str, str | Text]] = {
         "draw_offer": (
-            "{opponent} offers a draw. {player}, post `accept draw` (or press Accept draw) before your next move "
-            "to accept; your move lets it lapse."
+            "{opponent} offers a draw. {player}, post "
+            + code("accept draw")
+            + chat_only(" (or press Accept draw)")
+            + " before your next move to accept; your move lets it lapse."
         ),
         "draw_lapsed": "{opponent} moved instead of accepting, so {player}'s draw offer lapsed.",
         "draw_not_now": "A draw can be offered only while the game is in play.",

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bot.host.rules.base import Action, Effects, HouseRule, Log, MatchView, Note, OpenAction, Refused
+from bot.text import Text, chat_only, code, strong
 from bot.types import ClockKind
 
 NO_ANSWER = "no confirmation in time"
@@ -19,8 +20,8 @@ class GracePresence(HouseRule):
     """With the one-grace clock: `ready` stops the clock for one presence check per grace, never more."""
 
     key: ClassVar[str] = "presence"
-    card: ClassVar[str | None] = (
-        "**In grace.** `ready` asks your opponent to confirm they are here (`here`); the clock stops for\n"
+    card: ClassVar[str | Text | None] = strong("In grace.") + (
+        " `ready` asks your opponent to confirm they are here (`here`); the clock stops for\n"
         "that one check only: a second `ready` in the same grace is refused and stops nothing, so nobody\n"
         "stays in grace longer than the grace limit plus one presence window."
     )
@@ -31,7 +32,7 @@ class GracePresence(HouseRule):
     events: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
     pings: ClassVar[tuple[str, ...]] = ("presence", CLEARED)
     legacy_timers: ClassVar[Mapping[str, str]] = {"presence": "presence"}
-    words: ClassVar[Mapping[str, str]] = {
+    words: ClassVar[Mapping[str, str | Text]] = {
         "log:ready": "ready",
         "log:here": "presence",
         "command:ready": "Say you are ready to move from grace (Trax)",
@@ -46,11 +47,16 @@ class GracePresence(HouseRule):
         "no_rule:here": "Nobody is waiting for your confirmation.",
         "not_player:here": "only the opponent can confirm presence",
         "presence": (
-            "{asker} is ready to move from grace. {confirmer}, please confirm you are here "
-            "(button or `here`) within {seconds:g} s."
+            "{asker} is ready to move from grace. {confirmer}, please confirm you are here ("
+            + chat_only("button or ")
+            + code("here")
+            + ") within {seconds:g} s."
         ),
         "ping:presence": (
-            "{asker} is ready to move from grace: please confirm you are here (button or `here`) within {seconds:g} s."
+            "{asker} is ready to move from grace: please confirm you are here ("
+            + chat_only("button or ")
+            + code("here")
+            + ") within {seconds:g} s."
         ),
         "presence_ok": "{player}, you may move now ({how}).",
         "deadline:presence": "The presence check ends {at}",

@@ -17,6 +17,7 @@ from bot.host.rules.base import (
     Refused,
     RulesError,
 )
+from bot.text import Text, chat_only, code
 from bot.types import WINDOW, duration
 
 MAX_SECONDS = 600.0
@@ -60,10 +61,14 @@ class TakeBack(HouseRule):
         """The clock's take-back field (`from_clock`)."""
         return from_clock(clock)
 
-    words: ClassVar[Mapping[str, str]] = {
+    words: ClassVar[Mapping[str, str | Text]] = {
         "provisional": (
-            "{player} played {move}. It becomes final in {seconds:g} s "
-            "(delete or edit your message, or post `take back`, to take it back)."
+            "{player} played {move}. It becomes final in {seconds:g} s ("
+            + chat_only("delete or edit your message, or ")
+            + "post "
+            + code("take back")
+            + chat_only(",")
+            + " to take it back)."
         ),
         "takeback": "{player} took back {move}. {turn}",
         "takeback_none": "There is no move of yours to take back: moves are final after {seconds:g} s.",

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.host.service import MatchService, PlayerRef
 from bot.wording import event_text, reason_text
 from tests import DATA as TEST_DATA
@@ -61,11 +62,11 @@ async def test_trax_forced_tiles_are_announced_when_the_move_becomes_final(
     await play(service, mid, [(R, "@1\\")], settle=6)
     await play(service, mid, [(W, "A0/")])
     provisional = rec.of("provisional")[-1][1]
-    assert "forced" not in event_text(provisional)
+    assert "forced" not in markdown(event_text(provisional))
     await asyncio.sleep(6)  # past the 5 s window, with room for the database's real time on a busy machine
     final = rec.of("move")[-1][1]
     assert final.data["move"] == "A0/"
-    assert "wendy's move A0/ is final" in event_text(final) and "forced: B1\\" in event_text(final)
+    assert "wendy's move A0/ is final" in markdown(event_text(final)) and "forced: B1\\" in markdown(event_text(final))
 
 
 @pytest.mark.parametrize("via", ["delete", "edit", "text"])
@@ -268,8 +269,8 @@ async def test_pathing_penalty_pick_is_prompted_timed_and_validated(host: tuple[
         move = ruleset.legal_moves(live.state)[0]
         await play(service, mid, [(names[seat], ruleset.format(live.state, move))])
         assert live.id in service.live
-    assert "must now" in event_text(rec.of("move")[-1][1])
-    assert "must pick" in event_text(rec.of("turn")[-1][1])
+    assert "must now" in markdown(event_text(rec.of("move")[-1][1]))
+    assert "must pick" in markdown(event_text(rec.of("turn")[-1][1]))
     picker = ruleset.to_move(live.state)
     refused = await service.submit(mid, names[picker].id, "A1-B1")
     assert refused.status == "rejected" and refused.kind == "illegal"
@@ -284,11 +285,11 @@ async def test_dotdash_setup_choice_and_shift_confirmation(host: tuple[MatchServ
     # The moves of the replay case "shifting: red breaks its only five-row" (tests/data/replay/dotdash.jsonl).
     service, rec = host
     mid = await service.create_match("dotdash", [W, R])
-    assert "`setup red F7 blue E5 G5`" in event_text(rec.of("started")[-1][1])
+    assert "`setup red F7 blue E5 G5`" in markdown(event_text(rec.of("started")[-1][1]))
     await play(service, mid, [(W, "setup blue M13 red A1 I1")])
-    assert "`take red` or `take blue`" in event_text(rec.of("turn")[-1][1])
+    assert "`take red` or `take blue`" in markdown(event_text(rec.of("turn")[-1][1]))
     await play(service, mid, [(R, "take blue")])
-    assert "plays blue" in event_text(rec.of("move")[-1][1])
+    assert "plays blue" in markdown(event_text(rec.of("move")[-1][1]))
     await play(service, mid, [(R, "M13-J13"), (W, "A1-D1"), (R, "J13-E13"), (W, "I1-E1"), (R, "G13-J13")])
     first = await service.submit(mid, W.id, "C1-C4")
     assert first.status == "rejected" and first.kind == "confirm"
@@ -304,8 +305,8 @@ async def test_dots_stop_then_free_moves_then_end(host: tuple[MatchService, Reco
     service, rec = host
     mid = await service.create_match("dots", [W, R], options={"width": 5, "height": 5, "start": "empty"})
     await play(service, mid, [(W, "C3"), (R, "stop")])
-    assert "posts `end`" in event_text(rec.of("move")[-1][1])
-    assert "then post `end`" in event_text(rec.of("turn")[-1][1])
+    assert "posts `end`" in markdown(event_text(rec.of("move")[-1][1]))
+    assert "then post `end`" in markdown(event_text(rec.of("turn")[-1][1]))
     await play(service, mid, [(W, "A1"), (W, "B1")])
     refused = await service.submit(mid, R.id, "D4")
     assert refused.status == "rejected"

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostEvent, MatchService, PlayerRef, SubmitResult
 from bot.store.db import sqlite_url_for
 from bot.wording import event_text, reason_text
@@ -159,7 +160,7 @@ def test_submit_survives_hostile_text(hosted: Hosted) -> None:
         assert result.status in ("accepted", "rejected", "ignored")
         _safe(reason_text(result), "SubmitResult.reason")
         for ev in [*result.events, *hosted.events[seen:]]:
-            _safe(event_text(ev), f"the {ev.kind} announcement")
+            _safe(markdown(event_text(ev)), f"the {ev.kind} announcement")
         if result.status != "accepted":
             assert hosted.fingerprint(mid) == before, f"rejected {text!r} changed the match"
         if who is C:
@@ -206,4 +207,4 @@ def test_hostile_display_names_never_ping(hosted: Hosted, name: str) -> None:
         result = hosted.run(s.submit(mid, who.id, text))
         _safe(reason_text(result), "SubmitResult.reason")
     for ev in hosted.events[seen:]:
-        _safe(event_text(ev), f"the {ev.kind} announcement")
+        _safe(markdown(event_text(ev)), f"the {ev.kind} announcement")

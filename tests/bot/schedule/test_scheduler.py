@@ -18,6 +18,7 @@ from bot.host.match import PlayerRef
 from bot.host.service import MatchService
 from bot.schedule import ScheduleError, ScheduleEvent, Scheduler, ScheduleStore
 from bot.schedule.core import RETURN_GRACE_S, STALE_S
+from bot.text import plain
 from bot.wording.schedule import result_line, say
 from tests.bot.conftest import Recorder, make_service
 from tests.buses import hear
@@ -168,7 +169,7 @@ async def test_no_show_forfeit(rig: Rig) -> None:
     assert t == s.at + dt.timedelta(minutes=10)
     assert ev.data["winner"] == 2
     assert (
-        say("forfeited", ev.schedule, ev.data)
+        plain(say("forfeited", ev.schedule, ev.data))
         == "alice did not check in. bob wins the DM by no-show. Prize: 15 garnets."
     )
     stored = await rig.service.store.load(ev.data["match"], with_events=True)
@@ -256,7 +257,7 @@ async def test_away_across_a_reminder_and_the_start(rig: Rig) -> None:
     back = s.at + dt.timedelta(minutes=30)
     ((t, rem),) = rig.events.of("reminder")  # one late reminder, not two
     assert rem.data["late"] is True and rem.data["offset_s"] == 600 and t == back
-    assert "missed while the host was away" in say("reminder", rem.schedule, rem.data)
+    assert "missed while the host was away" in plain(say("reminder", rem.schedule, rem.data))
     assert [t for t, _ in rig.events.of("checkin_open")] == [back]
     # the deadline (start + 10 min) passed while the bot was away: absent players get the short return grace,
     # not the whole wait again

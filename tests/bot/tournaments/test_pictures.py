@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from bot.adapters.discord.render import markdown
 from bot.tournaments.pairing import elimination_first_round
 from bot.tournaments.rounds import Format, Game, Result
 from bot.tournaments.simulate import play_out
@@ -53,6 +54,6 @@ def test_before_round_two_the_bracket_shows_every_round_with_the_places_ahead() 
             for p in first
         ]
     assert [len(c) for c in bracket_columns([first], case["rounds"])] == case["columns"]
-    assert bracket_lines([first], names, case["rounds"]) == case["lines"]
+    assert [markdown(line) for line in bracket_lines([first], names, case["rounds"])] == case["lines"]
     width, _height = _size(bracket_png("Cup", [first], names, case["rounds"]))
     assert width == 2 * 16 + case["rounds"] * (190 + 40)

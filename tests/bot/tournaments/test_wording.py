@@ -23,6 +23,7 @@ import bot.tournaments.results
 import bot.tournaments.running
 import bot.tournaments.service
 import bot.tournaments.timer
+from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
 from bot.tournaments.refusals import KIND, RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Bye, Game
@@ -135,7 +136,7 @@ def _at(name: str) -> str:
 
 def test_announcements_are_worded_from_the_events_data() -> None:
     def say(kind: TournamentEventKind, **data: Any) -> str:
-        return announcement("Cup", kind, data, NAMES, _iso, NOW)
+        return markdown(announcement("Cup", kind, data, NAMES, _iso, NOW))
 
     later = NOW + dt.timedelta(hours=1)
     assert say(TournamentEventKind.ROUND, round=2, pairings=[Game(1, 2), Bye(3, 1.0)], starts_at=later) == (
@@ -174,12 +175,12 @@ def test_a_games_check_in_card_and_its_no_show() -> None:
         "starts_at": NOW + dt.timedelta(minutes=30),
         "deadline": NOW + dt.timedelta(minutes=40),
     }
-    assert checkin_card("Cup", data, _at, _iso, NOW).splitlines() == [
+    assert markdown(checkin_card("Cup", data, _at, _iso, NOW)).splitlines() == [
         "**Cup**, round 3 board 1: @11 (first) vs @22",
         "Click **I'm here** or type `here`: the match starts 20:30 once both of you are here.",
         "A player still absent 20:40 loses this game by no-show.",
     ]
-    started = checkin_card("Cup", {**data, "starts_at": NOW, "deadline": None}, _at, _iso, NOW)
+    started = markdown(checkin_card("Cup", {**data, "starts_at": NOW, "deadline": None}, _at, _iso, NOW))
     assert started.splitlines()[1:] == [
         "Click **I'm here** or type `here`: the match starts once both of you are here."
     ]

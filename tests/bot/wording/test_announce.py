@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.adapters.discord.render import markdown
 from bot.wording import board_text, describe, reason_text
 from games import registry
 from games.base import play_text
@@ -106,7 +107,7 @@ async def test_the_room_board_and_an_engine_refusal_name_the_players(tmp_path: A
         players = [PlayerRef("a", "Ann"), PlayerRef("b", "Ben")]
         for game in registry.ids():
             mid = await service.create_match(game, players)
-            assert "seat" not in board_text(service.get(mid), service.now()).lower(), game
+            assert "seat" not in markdown(board_text(service.get(mid), service.now())).lower(), game
         dotdash = await service.create_match("dotdash", players)
         refused = await service.submit(dotdash, "a", "take red")
         assert refused.status == "rejected" and reason_text(refused)

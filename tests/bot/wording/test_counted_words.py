@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
 from bot.tournaments.refusals import KIND, RefusalCode
 from bot.wording import moves_in_file
@@ -28,5 +29,5 @@ def test_counts_in_sentences() -> None:
     assert "has 2 games to finish" in refusal_text(Refusal(unfinished.code, kind=KIND, data={"round": 2, "games": 2}))
     assert rematch_offer(["alice", "bob"], 1).endswith("within 1 minute.")
     assert moves_in_file(1) == "The whole record (1 move) is attached."
-    text = announcement("Cup", "started", {"players": 2}, {}, str, None)  # type: ignore[arg-type]
+    text = markdown(announcement("Cup", "started", {"players": 2}, {}, str, None))  # type: ignore[arg-type]
     assert text == "**Cup** has started with 2 players."

@@ -32,6 +32,7 @@ from bot.adapters.discord._pictures import deadline_line, pending_result, pictur
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import buttons
+from bot.adapters.discord.render import markdown
 from bot.host import rules
 from bot.host.deadlines import durable
 from bot.host.events import EventKind
@@ -258,7 +259,7 @@ class Announcer(commands.Cog):
             try:
                 self._wrote(room)
                 await channel.send(
-                    "\n".join(event_text(ev) for ev in room.owed)[:MAX_CONTENT], allowed_mentions=NO_PINGS
+                    "\n".join(markdown(event_text(ev)) for ev in room.owed)[:MAX_CONTENT], allowed_mentions=NO_PINGS
                 )
             except discord.HTTPException:
                 log.warning(
@@ -306,11 +307,11 @@ class Announcer(commands.Cog):
                         room.unsent_pings.append((player.id, line))
         elif ev.kind == EventKind.MOVE:
             if describe(ev.data.get("events") or ev.detail.get("events") or [], namer(ev.names)):
-                self._add_line(room, LineKind.MOVE, event_text(ev))
+                self._add_line(room, LineKind.MOVE, markdown(event_text(ev)))
         elif ev.kind == EventKind.CLOCK:
-            self._add_line(room, LineKind.CLOCK, event_text(ev))
+            self._add_line(room, LineKind.CLOCK, markdown(event_text(ev)))
         else:
-            self._add_line(room, LineKind.ASK if ev.kind in ping_kinds() else LineKind.EVENT, event_text(ev))
+            self._add_line(room, LineKind.ASK if ev.kind in ping_kinds() else LineKind.EVENT, markdown(event_text(ev)))
 
     @staticmethod
     def _add_line(room: Room, kind: LineKind, text: str) -> None:
@@ -440,7 +441,7 @@ class Announcer(commands.Cog):
         else:
             turn, clocks = status_lines(live, service.now())
             parts.append(f"**{turn}**")
-            parts.append(clocks)
+            parts.append(markdown(clocks))
             deadline = deadline_line(live, service.now())
             if deadline:
                 parts.append(deadline)

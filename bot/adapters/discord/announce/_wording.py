@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.adapters.discord.render import markdown
 from bot.host.events import EventKind, HostEvent
 from bot.types import ClockNotice
 from bot.wording import display, event_text, rule_event_text, seconds
@@ -62,10 +63,10 @@ def ping_text(ev: HostEvent) -> str:
                 f"(at most {seconds(float(d.get('grace', 0)))} more): post `ready` before you move."
             )
         if (own := rule_event_text(ev, f"ping:{ev.kind}:{kind}")) is not None:  # a rule's own notice
-            return own
+            return markdown(own)
     if (own := rule_event_text(ev, f"ping:{ev.kind}")) is not None:  # a house rule's words for the one it pings
-        return own
-    return _without_name(event_text(ev), ev)
+        return markdown(own)
+    return _without_name(markdown(event_text(ev)), ev)
 
 
 def _without_name(text: str, ev: HostEvent) -> str:

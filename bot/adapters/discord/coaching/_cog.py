@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import is_host
+from bot.adapters.discord.render import markdown
 from bot.coaching import CoachingService, Puzzle, PuzzleMoveError
 from bot.jobs import Job
 from bot.records.analysis import ANALYSED_GAMES
@@ -163,7 +164,7 @@ class CoachingCog(commands.Cog):
         puzzle = await self.coaching.daily(guild_id, now.date())
         if puzzle is None:
             return False
-        await channel.send(words.daily_text(puzzle), file=self._file(puzzle))
+        await channel.send(markdown(words.daily_text(puzzle)), file=self._file(puzzle))
         return True
 
     async def _daily_job(self, job: Job) -> None:

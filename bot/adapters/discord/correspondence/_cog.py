@@ -15,10 +15,12 @@ from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import require_host, respond
+from bot.adapters.discord.render import markdown
 from bot.host.digest import Digest, Notice, Reminders, Waiting
 from bot.host.service import HostError
 from bot.host.vacation import VacationRefused, take_vacation
 from bot.store.correspondence import MAX_VACATION_DAYS, NOTIFY, CorrespondenceStore
+from bot.text import Text
 from bot.types import days_hours
 from bot.wording import correspondence as words
 
@@ -51,12 +53,12 @@ class CorrespondenceCog(commands.Cog):
             text = words.reminder_dm(
                 game.opponent,
                 days_hours(game.left),
-                f"<t:{int(game.deadline.timestamp())}:R>",
+                int(game.deadline.timestamp()),
                 server,
                 self._link(game.guild_id, game.channel_id, game.match_id),
                 before_digest=notice.before_digest,
             )
-        return await self._send(notice.player_id, text)
+        return await self._send(notice.player_id, markdown(text))
 
     def _server(self, guild_id: int) -> str:
         guild = self.bot.get_guild(guild_id)
@@ -90,7 +92,7 @@ class CorrespondenceCog(commands.Cog):
         """The bot is closing: stop running digests and wait for direct messages on their way."""
         await self.reminders.close()
 
-    def _digest_line(self, game: Waiting) -> str:
+    def _digest_line(self, game: Waiting) -> Text:
         link = self._link(game.guild_id, game.channel_id, game.match_id)
         deadline = int(game.deadline.timestamp())
         return words.digest_line(game.match_id, game.opponent, days_hours(game.left), deadline, link)
@@ -133,20 +135,21 @@ class CorrespondenceCog(commands.Cog):
     ) -> None:
         """Start a vacation of `days` days in this server's correspondence matches, or end it (0)."""
         if interaction.guild_id is None:
-            raise HostError(words.refused("vacation_in_server", {}))
+            raise HostError(markdown(words.refused("vacation_in_server", {})))
         try:
             done = await take_vacation(
                 self.bot.service, self.store, interaction.guild_id, str(interaction.user.id), days
             )
         except VacationRefused as exc:
-            raise HostError(words.refused(exc.code, exc.data)) from None
+            raise HostError(markdown(words.refused(exc.code, exc.data))) from None
+        text: str | Text
         if done.until is None:
             text = words.vacation_ended(self._links(done.matches), done.refunded, done.used, done.allowance)
         else:
             text = words.vacation_started(
                 int(done.until.timestamp()), self._links(done.matches), done.used, done.allowance
             )
-        await respond(interaction, text)
+        await respond(interaction, markdown(text))
 
     @app_commands.command(name="notify", description="How correspondence reminders reach you: room, DM, daily digest")
     @app_commands.describe(
@@ -160,18 +163,18 @@ class CorrespondenceCog(commands.Cog):
     ) -> None:
         """Choose how this server's correspondence reminders reach you (and when the digest comes)."""
         if interaction.guild_id is None or how not in NOTIFY:
-            raise HostError(words.refused("notify_in_server", {}))
+            raise HostError(markdown(words.refused("notify_in_server", {})))
         due = await self.reminders.choose(interaction.guild_id, str(interaction.user.id), how, hour)
-        await respond(interaction, words.notify_saved(how, None if due is None else int(due.timestamp())))
+        await respond(interaction, markdown(words.notify_saved(how, None if due is None else int(due.timestamp()))))
 
     async def config(self, interaction: discord.Interaction[Any], vacation_days: int) -> None:
         """`/dm config vacation_days:` (hosts): the yearly allowance of this server."""
         require_host(interaction)
         if interaction.guild_id is None:
-            raise HostError(words.refused("vacation_in_server", {}))
+            raise HostError(markdown(words.refused("vacation_in_server", {})))
         days = await self.store.set_allowance(interaction.guild_id, vacation_days)
-        await respond(interaction, words.allowance_saved(days))
+        await respond(interaction, markdown(words.allowance_saved(days)))
 
     async def shown(self, guild_id: int) -> str:
         """The server's correspondence settings as `/dm config` shows them."""
-        return words.allowance_line(await self.store.allowance(guild_id))
+        return markdown(words.allowance_line(await self.store.allowance(guild_id)))

@@ -32,6 +32,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
+from bot.adapters.discord.render import markdown
 from bot.host.events import EventKind, MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live, MatchService
 from bot.records.matchlog import result_of
@@ -99,15 +100,17 @@ def status_reply(bot: DMHost, live: Live) -> str:
     service = bot.service
     clocks = wording.clocks_text(live, service.now())
     odds = wording.odds_line(live.clocks.tc.to_json(), {seat: p.name for seat, p in live.players.items()})
-    return wording.status_text(
-        live.id,
-        live.ruleset.title,
-        _players(live),
-        live.ply + 1,
-        _turn(live),
-        f"{clocks}\n{odds}" if odds else clocks,
-        deadline_line(live, service.now()),
-        room_link(live.guild_id, live.channel_id, _board_id(bot, live.id)),
+    return markdown(
+        wording.status_text(
+            live.id,
+            live.ruleset.title,
+            _players(live),
+            live.ply + 1,
+            _turn(live),
+            clocks + f"\n{odds}" if odds else clocks,
+            deadline_line(live, service.now()),
+            room_link(live.guild_id, live.channel_id, _board_id(bot, live.id)),
+        )
     )
 
 
@@ -121,7 +124,8 @@ def board_reply(bot: DMHost, live: Live) -> tuple[str, list[discord.File]]:
     png = picture(live, prev_state=prev_state, last_move=last_move, result=pending_result(live))
     head = f"**Match {live.id} · {live.ruleset.title}** · {_players(live)} · {_turn(live)}"
     if png is None:
-        return f"{head}\n```\n{wording.board_text(live, bot.service.now())[: MAX_CONTENT - len(head) - 10]}\n```", []
+        board = markdown(wording.board_text(live, bot.service.now()))
+        return f"{head}\n```\n{board[: MAX_CONTENT - len(head) - 10]}\n```", []
     files = [discord.File(io.BytesIO(png), filename="board.png")]
     crop = zoom_picture(live, prev_state=prev_state, last_move=last_move)
     if crop is not None:
@@ -165,8 +169,10 @@ def _time_left(live: Live, now: float) -> str:
         return _turn(live)
     rem = live.clocks.remaining(seat, now)
     away = live.away.get(seat)
-    return correspondence_words.history_left(
-        wording.seat_name(live, seat), wording.correspondence_left(rem), None if away is None else away[1]
+    return markdown(
+        correspondence_words.history_left(
+            wording.seat_name(live, seat), wording.correspondence_left(rem), None if away is None else away[1]
+        )
     )
 
 
@@ -249,7 +255,7 @@ def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
         """The moves as text, or as a file when they are too many for one message."""
         stored = await _readable_record(interaction, match)
         lines = await asyncio.to_thread(move_record, stored)
-        head = wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines))
+        head = markdown(wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines)))
         if not lines:
             await respond(interaction, f"{head}\n{wording.no_moves_yet()}")
             return
@@ -392,12 +398,14 @@ class Overview(commands.Cog):
             if channel is None:
                 return
             name = {seat: wording.display(p.name) for seat, p in result.players.items()}
-            text = wording.posted_result(
-                result.match_id,
-                _title(result.game),
-                f"{name.get(1)} vs {name.get(2)}",
-                wording.result_sentence(result.reason, result.winner, name),
-                room_link(result.guild_id, result.channel_id),
+            text = markdown(
+                wording.posted_result(
+                    result.match_id,
+                    _title(result.game),
+                    f"{name.get(1)} vs {name.get(2)}",
+                    wording.result_sentence(result.reason, result.winner, name),
+                    room_link(result.guild_id, result.channel_id),
+                )
             )
             text += await _rating_changes(self.bot, result.match_id)
             await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
@@ -420,7 +428,7 @@ class Overview(commands.Cog):
                 by=ev.detail.get("by"),
                 decider=decider_name(self.bot, live, ev),
             )
-            text = wording.posted_result(
+            posted = wording.posted_result(
                 live.id,
                 live.ruleset.title,
                 _players(live),
@@ -429,7 +437,8 @@ class Overview(commands.Cog):
             )
             place = await self._place(live.id)
             if place is not None:  # a tournament's game: which cup and round it belongs to
-                text = wording.in_tournament(*place) + text
+                posted = wording.in_tournament(*place) + posted
+            text = markdown(posted)
             text += await _rating_changes(self.bot, live.id)
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), live.id)
             if page is not None:

@@ -33,6 +33,7 @@ from bot.adapters.discord._shared import (
     respond,
 )
 from bot.adapters.discord.public import PUBLIC, answer_table
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
@@ -219,7 +220,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             return None
 
     def _say(self, ev: ScheduleEvent) -> str:
-        return words.say(ev.kind, ev.schedule, ev.data, mention, stamp)
+        return markdown(words.say(ev.kind, ev.schedule, ev.data, mention, stamp))
 
     @staticmethod
     def _players(s: Schedule) -> list[str]:
@@ -256,7 +257,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         players = self._players(s)
         host = [s.host_id] if s.host_id else []
         if ev.kind == ScheduleEventKind.SCHEDULED:
-            card = await self._post(s.channel_id, words.card(s, mention, stamp))
+            card = await self._post(s.channel_id, markdown(words.card(s, mention, stamp)))
             event_id = await self._create_event(s)
             await self.scheduler.set_discord(s.id, card_id=card.id if card else None, event_id=event_id)
         elif ev.kind in (ScheduleEventKind.RESCHEDULED, ScheduleEventKind.PROPOSED):
@@ -301,7 +302,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         channel = await self._channel(s.channel_id)
         if channel is None:
             return
-        text = words.card(s, mention, stamp)
+        text = markdown(words.card(s, mention, stamp))
         if s.public_status != ScheduleStatus.SCHEDULED:
             ending = words.result_line(s, mention) if s.public_status in DONE else ""
             text += f"\n**{s.public_status.capitalize()}.** {ending}".rstrip()
@@ -555,7 +556,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not rows:
             await answer_table(interaction, words.nothing_scheduled(), public)
             return
-        lines = [words.UPCOMING_TITLE, *(words.status_line(s, named, stamp) for s in rows)]
+        lines = [markdown(words.UPCOMING_TITLE), *(words.status_line(s, named, stamp) for s in rows)]
         await answer_table(interaction, "\n".join(lines), public)
 
     @app_commands.command(name="results", description="Finished DMs of this server (winner, reason, prize)")
@@ -586,7 +587,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not rows:
             await answer_table(interaction, words.no_results(), public)
             return
-        lines = [words.RESULTS_TITLE]
+        lines = [markdown(words.RESULTS_TITLE)]
         for s in rows[:MAX_LINES]:
             title = registry.TITLES.get(s.game, s.game)
             finished = discord.utils.format_dt(s.finished_at or s.at, "d")

@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.series._views import rematch_view
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, PlayerRef
@@ -131,7 +132,7 @@ class SeriesCog(commands.Cog, name="Series"):
         """The series' end: its result in the room, with the offer of a new series."""
         if news.kind != NewsKind.OVER or news.series.channel_id is None:
             return
-        text = wording.series_result(news.series)
+        text = markdown(wording.series_result(news.series))
         await self._post_series_result(news, text)
         if news.series.status == SeriesStatus.ABORTED:
             channel = self.bot.get_channel(news.series.channel_id)
@@ -183,7 +184,7 @@ class SeriesCog(commands.Cog, name="Series"):
         """The offer as shown in the room (the series' result before it, its latest line after it), ending
         with the link to the match's board."""
         series = await self.series.get(offer.series_id) if offer.series_id is not None else None
-        before = wording.series_result(series) if series is not None else ""
+        before = markdown(wording.series_result(series)) if series is not None else ""
         minutes = int(offer.lasts // 60)
         text = wording.rematch_offer(list(offer.needed.values()), minutes, series.best_of if series else None)
         return board_linked(self.bot, offer.match_id, "\n".join(filter(None, [before, text, line])))

@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.tournament._card import card_text, game_view, gone_from, stamp
 from bot.adapters.discord.tournament._group import TournamentGroup
 from bot.adapters.discord.tournament._told import Teller
@@ -245,7 +246,7 @@ class TournamentFeature(commands.Cog):
         if not isinstance(channel, discord.abc.Messageable):
             return
         names = await self.tournaments.names(t.id)
-        text = announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow())
+        text = markdown(announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow()))
         if ev.kind == TournamentEventKind.NO_SHOW and ev.data.get("match"):
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), int(ev.data["match"]))
             text += "" if page is None else f" {review_link(page)}"
@@ -254,7 +255,7 @@ class TournamentFeature(commands.Cog):
         except discord.HTTPException:
             log.warning("tournament %s: could not announce %s", t.id, ev.kind)
         if ev.kind == TournamentEventKind.FINISHED:
-            await self.teller.standings(t, told.standings_title(t.name, t.round, final=True))
+            await self.teller.standings(t, markdown(told.standings_title(t.name, t.round, final=True)))
 
     async def cards_closed(self, t: Tournament) -> None:
         """The start: the sign-up card is redrawn without its buttons."""
@@ -270,7 +271,7 @@ class TournamentFeature(commands.Cog):
         if not isinstance(room, discord.abc.Messageable):
             return
         white, black = data["white"], data["black"]
-        text = checkin_card(t.name, data, mention, stamp, discord.utils.utcnow())
+        text = markdown(checkin_card(t.name, data, mention, stamp, discord.utils.utcnow()))
         try:
             await room.send(text, view=game_view(int(data["game"])), allowed_mentions=pinging(white, black))
         except discord.HTTPException:

@@ -14,6 +14,7 @@ from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.public import PUBLIC, answer_table
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.tournament._card import card_text, feature_of, gone_from, own, service_of, signup_view
 from bot.adapters.discord.tournament._told import marked_names, players_of_board, round_title, standings_message
 from bot.host.service import HostError
@@ -228,7 +229,7 @@ class TournamentGroup(app_commands.Group):
         service = service_of(interaction)
         rounds, names = await service.rounds(t.id), await marked_names(service, t.id)
         png = bracket_png(t.name, rounds, names, t.rounds or 1)
-        text = "\n".join([f"**{t.name}**", *bracket_lines(rounds, names, t.rounds or 1)])
+        text = "\n".join([f"**{t.name}**", *map(markdown, bracket_lines(rounds, names, t.rounds or 1))])
         await answer_table(interaction, text, public, file=discord.File(io.BytesIO(png), "bracket.png"))
 
     @app_commands.command(name="stay", description="You missed a game: confirm you play on (not withdrawn)")

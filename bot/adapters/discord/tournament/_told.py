@@ -16,6 +16,7 @@ import discord
 from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
+from bot.adapters.discord.render import markdown
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import Tournament, TournamentEvent, TournamentService
 from bot.wording import tournament_told as told
@@ -90,7 +91,7 @@ class Teller:
             return
         number = int(ev.data["round"])
         if number > 1:
-            await self.standings(t, told.standings_title(t.name, number - 1, final=False))
+            await self.standings(t, markdown(told.standings_title(t.name, number - 1, final=False)))
         text, pinged = await self._round_text(t, number)
         try:
             sent = await channel.send(text[:1990], allowed_mentions=pinging(*pinged))
@@ -136,7 +137,7 @@ class Teller:
         channel = self._channel(t)
         if channel is None:
             return
-        text = told.round_soon_line(t.name, ev.data, mention, self.when)
+        text = markdown(told.round_soon_line(t.name, ev.data, mention, self.when))
         players = list(dict.fromkeys(str(p) for p in ev.data.get("players") or []))
         try:
             await channel.send(text[:1990], allowed_mentions=pinging(*players))
@@ -151,7 +152,10 @@ class Teller:
         channel = self._channel(t)
         if channel is not None:
             with contextlib.suppress(discord.HTTPException):
-                await channel.send("\n".join(told.withdrawn_lines(t.name, data, host)), allowed_mentions=NO_PINGS)
+                await channel.send(
+                    "\n".join(markdown(line) for line in told.withdrawn_lines(t.name, data, host)),
+                    allowed_mentions=NO_PINGS,
+                )
         for g in data.get("games") or []:
             room = self.bot.get_channel(int(g["room"])) if g.get("room") else None
             if room is None or room.id == t.channel_id or not isinstance(room, discord.abc.Messageable):
@@ -183,7 +187,7 @@ class Teller:
             return
         host = self._name(t, ev.data.get("by")) or "a host"
         with contextlib.suppress(discord.HTTPException):
-            await channel.send(told.decided_line(t.name, ev.data, host), allowed_mentions=NO_PINGS)
+            await channel.send(markdown(told.decided_line(t.name, ev.data, host)), allowed_mentions=NO_PINGS)
 
     async def decided_here(self, message: discord.Message) -> bool:
         """A `here` typed in the room of a game already decided before its match opened (the opponent withdrew,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.host import rules
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.wording import error_text, event_text, reason_text
@@ -41,7 +42,11 @@ async def test_offer_then_accept_is_a_draw_by_agreement(host: tuple[MatchService
     assert await say(service, mid, A, "A1-B1") == "accepted"
     assert await say(service, mid, B, "offer draw") == "accepted"
     offer = rec.of("draw_offer")[-1][1]
-    assert offer.seat == 1 and "bob offers a draw" in event_text(offer) and "alice" in event_text(offer)
+    assert (
+        offer.seat == 1
+        and "bob offers a draw" in markdown(event_text(offer))
+        and "alice" in markdown(event_text(offer))
+    )
     assert await say(service, mid, B, "accept draw") == "rejected: There is no draw offer for you to accept."
     assert await say(service, mid, A, "Accept draw!") == "accepted"
     finished = rec.of("finished")[-1][1]
@@ -64,7 +69,7 @@ async def test_the_offer_lapses_when_the_opponent_moves_instead(host: tuple[Matc
     assert not rec.of("draw_lapsed")
     assert await say(service, mid, B, "A2-B2") == "accepted"  # the opponent moved instead of accepting
     lapsed = rec.of("draw_lapsed")[-1][1]
-    assert lapsed.seat == 1 and "draw offer lapsed" in event_text(lapsed)
+    assert lapsed.seat == 1 and "draw offer lapsed" in markdown(event_text(lapsed))
     assert await say(service, mid, B, "accept draw") == "rejected: There is no draw offer for you to accept."
     assert service.get(mid).status == "ongoing"
 

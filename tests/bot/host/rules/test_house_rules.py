@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.store.matches import MatchStore, NewEvent
 from bot.wording import error_text, event_text, reason_text, status_lines
@@ -180,7 +181,7 @@ async def test_pause_during_the_mulligan_offer(host: tuple[MatchService, Recorde
 async def test_the_advantage_choice_is_timed_and_pausable(host: tuple[MatchService, Recorder]) -> None:
     service, rec = host
     mid = await service.create_match("boxes", [W, R], advantage=2, clock={"move": 30})
-    assert "within 30s" in event_text(rec.of("choose")[0][1])
+    assert "within 30s" in markdown(event_text(rec.of("choose")[0][1]))
     await service.pause(mid, "host")
     await asyncio.sleep(100)
     assert service.get(mid).status == "paused"
@@ -189,7 +190,7 @@ async def test_the_advantage_choice_is_timed_and_pausable(host: tuple[MatchServi
     t1 = now()
     started = await rec.wait("started")
     assert now() - t1 == pytest.approx(30, abs=0.05)
-    assert "did not choose in time" in " ".join(event_text(e) for _, e in rec.of("choice_timeout"))
+    assert "did not choose in time" in " ".join(markdown(event_text(e)) for _, e in rec.of("choice_timeout"))
     assert started.data["players"] == {"1": "rick", "2": "wendy"}
     await play(service, mid, [(R, "A1-B1")])
 

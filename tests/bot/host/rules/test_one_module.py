@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.adapters.discord.render import markdown
 from bot.host import rules
 from bot.host.rules import cards
 from bot.host.service import PlayerRef
@@ -94,7 +95,7 @@ async def test_a_rule_written_as_one_module_plays_end_to_end(courtesy: Path, db_
         mid = await service.create_match("boxes", [W, R], options={"rows": 2, "cols": 2}, rules={"courtesy": "on"})
         assert (await service.submit(mid, W.id, "greetings")).status == "accepted"
         (_at, greeted), *_ = rec.of("greeted")
-        assert event_text(greeted) == "wendy greets rick most courteously."
+        assert markdown(event_text(greeted)) == "wendy greets rick most courteously."
         assert (await service.submit(mid, W.id, "A1-B1")).status == "accepted"
         stored = await service.store.load(mid, with_events=True)
         assert stored is not None and "greeted courteously" in log_text(build_log(stored))

@@ -11,13 +11,15 @@ import re
 import pytest
 
 from bot.adapters.discord.announce._wording import ping_text
+from bot.adapters.discord.render import markdown
 from bot.adapters.terminal.words import help_card
 from bot.host import rules
 from bot.host.events import EventKind, HostEvent, TurnFacts
 from bot.host.rules import REGISTRY, HouseRule
-from bot.host.rules.cards import head_bullets, rule_bullets
+from bot.host.rules.cards import card_markdown, head_bullets, rule_bullets
 from bot.host.service import MatchService, PlayerRef
 from bot.store.matches import EntryKind
+from bot.text import plain
 from bot.wording import (
     _REFUSALS,
     _SHOWN_KINDS,
@@ -26,6 +28,7 @@ from bot.wording import (
     namer,
     reason_text,
     rule_keywords_line,
+    rule_texts,
     rule_words,
     state_words,
     turn_line,
@@ -50,12 +53,13 @@ class Trace:
     def __init__(self, rule: type[HouseRule]) -> None:
         self.items = {rule.key, *rule.events, *rule.pings, *rule.legacy_statuses, *rule.deadline_labels.values()}
         self.items |= {x for a in rule.actions for x in (a.name, *a.keywords, a.button, a.label) if x}
-        self.items |= {*rule.words, *rule.words.values()}
+        said = [markdown(text) for text in rule.words.values()]
+        self.items |= {*rule.words, *said}
         self.items -= HOST_NAMES
-        pieces = {p.strip(" ,.;:") for text in rule.words.values() for p in re.split(r"\{[^}]*\}", text)}
+        pieces = {p.strip(" ,.;:") for text in said for p in re.split(r"\{[^}]*\}", text)}
         self.pieces = {p for p in pieces if len(p) >= 12} | {f"`{k}`" for k in rule.keywords} | {f"`{rule.key}="}
         if rule.card:
-            self.pieces.add(rule.card.split("\n")[0])
+            self.pieces.add(card_markdown(rule.card).split("\n")[0])
 
     def found(self, items: set[str], text: str = "") -> set[str]:
         """What of the rule is in `items` or in `text`."""
@@ -79,7 +83,16 @@ def everything_declared(live_card: str) -> tuple[set[str], str]:
         items |= set(rules.accepted(game))
         texts += [rules.describe(rules.defaults(game)), rule_keywords_line(game) or ""]
         texts += [*head_bullets(game), *rule_bullets(game).values()]  # the rule cards' part made from the rules
-    items |= {x for k, v in {**rule_words(), **_REFUSALS, **_SHOWN_KINDS}.items() for x in (k, v)}
+    items |= {
+        x
+        for k, v in {
+            **rule_words(),
+            **{k: markdown(v) for k, v in rule_texts().items()},
+            **_REFUSALS,
+            **_SHOWN_KINDS,
+        }.items()
+        for x in (k, v)
+    }
     items |= {str(kind) for kind in EventKind} | set(rules.redraw_kinds())
     items |= {str(rules.withdraw_action()), state_words("held")}
     items |= {kind for rule in REGISTRY for kind in (*rule.events, *rule.pings, *rule.legacy_statuses)}
@@ -96,7 +109,7 @@ def _take_out(key: str) -> tuple[int, type[HouseRule]]:
 
 async def _card(service: MatchService) -> tuple[int, str]:
     mid = await service.create_match("trax", [W, R])
-    return mid, help_card(service.get(mid), "dmhost room --resume")
+    return mid, plain(help_card(service.get(mid), "dmhost room --resume"))
 
 
 @pytest.mark.parametrize("key", sorted(TRACES))
@@ -138,10 +151,10 @@ RULE_EVENTS = {
 @pytest.mark.parametrize("key", sorted(RULE_EVENTS))
 def test_an_unregistered_rules_events_have_no_words_of_it_left(key: str) -> None:
     ev = RULE_EVENTS[key]
-    assert TRACES[key].found(set(), event_text(ev)) and TRACES[key].found(set(), ping_text(ev))
+    assert TRACES[key].found(set(), markdown(event_text(ev))) and TRACES[key].found(set(), ping_text(ev))
     at, rule = _take_out(key)
     try:
-        assert not TRACES[key].found(set(), event_text(ev)) and not TRACES[key].found(set(), ping_text(ev))
+        assert not TRACES[key].found(set(), markdown(event_text(ev))) and not TRACES[key].found(set(), ping_text(ev))
     finally:
         REGISTRY.insert(at, rule)
 
@@ -168,7 +181,7 @@ async def test_a_trax_match_without_the_take_back_rule_is_final_at_once(db_url: 
             assert (await service.submit(mid, W.id, "@0+")).status == "accepted"
             assert service.pending_move(mid) is None and not rec.of("provisional")
             moved = rec.of("move")[-1][1]
-            assert not TRACES["takeback"].found(set(), event_text(moved))
+            assert not TRACES["takeback"].found(set(), markdown(event_text(moved)))
             answer = await service.submit(mid, W.id, "take back")
             assert answer.status != "accepted" and service.get(mid).ply == 1
             assert not TRACES["takeback"].found(set(), reason_text(answer) or "")
@@ -190,7 +203,7 @@ async def test_a_trax_win_without_the_mulligan_rule_is_final(db_url: str) -> Non
             await rec.wait("finished")
             stored = await service.store.load(mid)
             assert not rec.of("mulligan_offer") and stored is not None and stored.status == "finished"
-            assert all(not TRACES["mulligan"].found(set(), event_text(ev)) for _m, ev in rec.events)
+            assert all(not TRACES["mulligan"].found(set(), markdown(event_text(ev))) for _m, ev in rec.events)
         finally:
             await service.close()
             await service.store.close()
