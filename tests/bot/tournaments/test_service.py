@@ -13,9 +13,9 @@ from bot.host.events import EventKind, HostEvent
 from bot.host.service import MatchService
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Format, Game, Result
-from bot.tournaments.service import TournamentEvent, TournamentRefused, TournamentService
+from bot.tournaments.service import TournamentRefused, TournamentService
 from tests.bot.conftest import make_service
-from tests.bot.tournaments import refused
+from tests.bot.tournaments import Events, join, refused, started
 from tests.buses import following
 
 pytestmark = pytest.mark.looptime
@@ -23,39 +23,14 @@ pytestmark = pytest.mark.looptime
 OPTIONS = {"rows": 2, "cols": 2}
 
 
-class Events:
-    def __init__(self) -> None:
-        self.events: list[TournamentEvent] = []
-
-    def __call__(self, ev: TournamentEvent) -> None:
-        self.events.append(ev)
-
-    def kinds(self) -> list[str]:
-        return [e.kind for e in self.events]
-
-    def last(self, kind: str) -> TournamentEvent:
-        return [e for e in self.events if e.kind == kind][-1]
-
-
 @pytest.fixture
 async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
     host = await make_service(migrated_db_url)
-    service = TournamentService(host)
-    service.hear = following(host)
-    events = Events()
-    service.publish = events
-    await service.start()
+    service, events = await started(host)
     yield service, events
     await service.close()  # its jobs runner stops before the database closes
     await host.close()
     await host.store.close()
-
-
-async def _field(service: TournamentService, tid: int, n: int) -> list[str]:
-    players = [f"p{i}" for i in range(1, n + 1)]
-    for p in players:
-        await service.join(tid, p, p.upper())
-    return players
 
 
 async def _running(service: TournamentService, tid: int) -> list[tuple[int, Game]]:
@@ -85,7 +60,7 @@ async def _finish_round(service: TournamentService, tid: int, results: list[Resu
 async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("Zero's Gambit", "boxes", "swiss", rounds=3, options=OPTIONS, prize="a crown")
-    players = await _field(service, tid, 5)
+    players = await join(service, tid, 5)
     with refused(RefusalCode.ALREADY_JOINED, "already joined"):
         await service.join(tid, "p1", "P1")
     await service.start_tournament(tid, by="host")
@@ -122,7 +97,7 @@ async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tupl
 async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("DM Colosseum", "boxes", Format.ELIMINATION, options=OPTIONS, prize="glory")
-    await _field(service, tid, 3)
+    await join(service, tid, 3)
     await service.start_tournament(tid)
     (semi,) = await _running(service, tid)
     await _finish_round(service, tid, [Result.DRAW])
@@ -141,7 +116,7 @@ async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[Tour
 async def test_double_round_robin_of_three_gives_byes_and_swaps_colours(tour: tuple[TournamentService, Events]) -> None:
     service, _ = tour
     tid = await service.create("League", "boxes", "double-roundrobin", options=OPTIONS)
-    await _field(service, tid, 3)
+    await join(service, tid, 3)
     await service.start_tournament(tid)
     for _ in range(6):
         await _finish_round(service, tid, [Result.WHITE])
@@ -165,18 +140,18 @@ async def test_refusals_change_nothing(tour: tuple[TournamentService, Events]) -
     with refused(RefusalCode.SIGNUP_CLOSED_AT, "closed at"):
         await service.join(late, "p1", "P1")
     full = await service.create("Full", "boxes", "roundrobin", options=OPTIONS, max_players=2)
-    await _field(service, full, 2)
+    await join(service, full, 2)
     with refused(RefusalCode.FULL, "is full"):
         await service.join(full, "p3", "P3")
     few = await service.create("Few", "boxes", "swiss", rounds=3, options=OPTIONS)
-    await _field(service, few, 3)
+    await join(service, few, 3)
     with refused(RefusalCode.TOO_FEW, "needs at least 4 players"):
         await service.start_tournament(few)
     assert (await service.get(few)).status == "signup" and not await service.games(few)
     await service.leave(few, "p3")
     assert [e.player_id for e in await service.entries(few)] == ["p1", "p2"]
     rr = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, rr, 4)
+    await join(service, rr, 4)
     await service.start_tournament(rr)
     with refused(RefusalCode.SIGNUP_CLOSED, "sign-up for RR is closed"):
         await service.join(rr, "p9", "P9")
@@ -189,7 +164,7 @@ async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
 ) -> None:
     service, _ = tour
     tid = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
     await _finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 1, "one match still hangs"
@@ -208,7 +183,7 @@ async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentSe
     catch-up, another process) pair nothing again, and a host's decision made meanwhile stands."""
     service, events = tour
     tid = await service.create("Twice", "boxes", "swiss", rounds=3, options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
     ended = [mid for mid, _ in await _running(service, tid)]
     await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
@@ -224,7 +199,7 @@ async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentSe
 async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("Paused", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
     await service.pause(tid, "host")
     await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
@@ -244,7 +219,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     host_a = await make_service(migrated_db_url)
     a = TournamentService(host_a)  # not listening: results are recorded by hand below
     tid = await a.create("Twice", "boxes", "roundrobin", options=OPTIONS)
-    await _field(a, tid, 4)
+    await join(a, tid, 4)
     await a.start_tournament(tid)
     entries = {e.id: e for e in await a.entries(tid)}
     for mid, game in await _running(a, tid):
