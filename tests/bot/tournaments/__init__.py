@@ -1,5 +1,6 @@
 """Tests of the tournament service, its pairing core and its terminal commands, and what they share: a refusal
-check, the events a service published, a service started on a host, and a field of players."""
+check, the events a service published, a service started on a host, a field of players, a round's games played
+out."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ import pytest
 
 from bot.host.service import MatchService
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
+from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentEvent, TournamentService
 from bot.wording import error_text
 from tests.buses import following
+
+OPTIONS = {"rows": 2, "cols": 2}
+"""The board of the tournaments' games: Boxes on 2×2."""
 
 
 @contextlib.contextmanager
@@ -58,3 +63,27 @@ async def join(service: TournamentService, tid: int, n: int) -> list[str]:
     for p in players:
         await service.join(tid, p, p.upper())
     return players
+
+
+async def running(service: TournamentService, tid: int) -> list[tuple[int, Game]]:
+    """(match id, game) of the current round's games still being played."""
+    t = await service.get(tid)
+    out = []
+    for g in await service.games(tid):
+        if g.round == t.round and isinstance(g.pairing, Game) and g.pairing.result is None:
+            assert g.match_id and g.match_id in service.host.live, "every game of the round has its match open"
+            out.append((g.match_id, g.pairing))
+    return out
+
+
+async def finish_round(service: TournamentService, tid: int, results: list[Result]) -> None:
+    """End the running matches through the host (resignations, a host's draw) in board order."""
+    host: MatchService = service.host
+    entries = {e.id: e for e in await service.entries(tid)}
+    for (mid, game), result in zip(await running(service, tid), results, strict=False):
+        if result is Result.DRAW:
+            await host.award(mid, None, "host")
+        else:
+            loser = game.black if result is Result.WHITE else game.white
+            await host.resign(mid, entries[loser].player_id)
+    await host.drained()  # the tournament hears the results after the commit, off the move path

@@ -10,17 +10,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.host.events import EventKind, HostEvent
-from bot.host.service import MatchService
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Format, Game, Result
 from bot.tournaments.service import TournamentRefused, TournamentService
 from tests.bot.conftest import make_service
-from tests.bot.tournaments import Events, join, refused, started
+from tests.bot.tournaments import OPTIONS, Events, finish_round, join, refused, running, started
 from tests.buses import following
 
 pytestmark = pytest.mark.looptime
-
-OPTIONS = {"rows": 2, "cols": 2}
 
 
 @pytest.fixture
@@ -33,30 +30,6 @@ async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, E
     await host.store.close()
 
 
-async def _running(service: TournamentService, tid: int) -> list[tuple[int, Game]]:
-    """(match id, game) of the current round's games still being played."""
-    t = await service.get(tid)
-    out = []
-    for g in await service.games(tid):
-        if g.round == t.round and isinstance(g.pairing, Game) and g.pairing.result is None:
-            assert g.match_id and g.match_id in service.host.live, "every game of the round has its match open"
-            out.append((g.match_id, g.pairing))
-    return out
-
-
-async def _finish_round(service: TournamentService, tid: int, results: list[Result]) -> None:
-    """End the running matches through the host (resignations, a host's draw) in board order."""
-    host: MatchService = service.host
-    entries = {e.id: e for e in await service.entries(tid)}
-    for (mid, game), result in zip(await _running(service, tid), results, strict=False):
-        if result is Result.DRAW:
-            await host.award(mid, None, "host")
-        else:
-            loser = game.black if result is Result.WHITE else game.white
-            await host.resign(mid, entries[loser].player_id)
-    await host.drained()  # the tournament hears the results after the commit, off the move path
-
-
 async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("Zero's Gambit", "boxes", "swiss", rounds=3, options=OPTIONS, prize="a crown")
@@ -67,22 +40,22 @@ async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tupl
     t = await service.get(tid)
     assert (t.status, t.round, t.rounds, len(t.seeds)) == ("running", 1, 3, 5)
     first = (await service.rounds(tid))[0]
-    assert isinstance(first[-1], Bye) and len(await _running(service, tid)) == 2
+    assert isinstance(first[-1], Bye) and len(await running(service, tid)) == 2
     with refused(RefusalCode.ROUND_UNFINISHED, "still has 2 game"):
         await service.pair_next_round(tid)
-    await _finish_round(service, tid, [Result.WHITE, Result.DRAW])
+    await finish_round(service, tid, [Result.WHITE, Result.DRAW])
     t = await service.get(tid)
     assert t.round == 2, "the round ended, so the next was paired by itself"
     await service.leave(tid, players[4], by="p5")  # withdraws: its game (or bye) of round 2 is forfeited
     assert "withdrawn" in events.kinds()
-    await _finish_round(service, tid, [Result.BLACK, Result.WHITE])
+    await finish_round(service, tid, [Result.BLACK, Result.WHITE])
     t = await service.get(tid)
     assert t.round == 3
     rounds = await service.rounds(tid)
     gone = next(e.id for e in await service.entries(tid) if e.player_id == players[4])
     assert any(isinstance(p, Game) and p.forfeit for p in rounds[1]) or Bye(gone) in rounds[1]
     assert all(gone not in ((p.player,) if isinstance(p, Bye) else (p.white, p.black)) for p in rounds[2])
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     t = await service.get(tid)
     assert t.status == "finished"
     done = events.last("finished")
@@ -99,14 +72,14 @@ async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[Tour
     tid = await service.create("DM Colosseum", "boxes", Format.ELIMINATION, options=OPTIONS, prize="glory")
     await join(service, tid, 3)
     await service.start_tournament(tid)
-    (semi,) = await _running(service, tid)
-    await _finish_round(service, tid, [Result.DRAW])
-    (again,) = await _running(service, tid)
+    (semi,) = await running(service, tid)
+    await finish_round(service, tid, [Result.DRAW])
+    (again,) = await running(service, tid)
     assert (again[1].white, again[1].black) == (semi[1].black, semi[1].white) and again[0] != semi[0]
     assert "rematch" in events.kinds()
-    await _finish_round(service, tid, [Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 2
-    await _finish_round(service, tid, [Result.BLACK])
+    await finish_round(service, tid, [Result.BLACK])
     t = await service.get(tid)
     assert t.status == "finished"
     names = await service.names(tid)
@@ -119,7 +92,7 @@ async def test_double_round_robin_of_three_gives_byes_and_swaps_colours(tour: tu
     await join(service, tid, 3)
     await service.start_tournament(tid)
     for _ in range(6):
-        await _finish_round(service, tid, [Result.WHITE])
+        await finish_round(service, tid, [Result.WHITE])
     t = await service.get(tid)
     assert t.status == "finished" and t.round == 6
     rounds = await service.rounds(tid)
@@ -166,7 +139,7 @@ async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
     tid = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
     await join(service, tid, 4)
     await service.start_tournament(tid)
-    await _finish_round(service, tid, [Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 1, "one match still hangs"
     await service.adjudicate(tid, 2, "1/2-1/2", by="host")
     await service.host.drained()  # the award's end is recorded after the commit
@@ -185,8 +158,8 @@ async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentSe
     tid = await service.create("Twice", "boxes", "swiss", rounds=3, options=OPTIONS)
     await join(service, tid, 4)
     await service.start_tournament(tid)
-    ended = [mid for mid, _ in await _running(service, tid)]
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    ended = [mid for mid, _ in await running(service, tid)]
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     await service.adjudicate(tid, 1, Result.DRAW, by="host", round_=1)  # overrides a finished game
     before = (await service.rounds(tid), await service.games(tid), events.kinds().count("round"))
     assert (await service.get(tid)).round == 2
@@ -202,14 +175,14 @@ async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> No
     await join(service, tid, 4)
     await service.start_tournament(tid)
     await service.pause(tid, "host")
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     assert (await service.get(tid)).round == 1, "paused: no new round"
     await service.resume(tid, "host")
     assert (await service.get(tid)).round == 2
-    running = await _running(service, tid)
+    playing = await running(service, tid)
     await service.cancel(tid, "host")
     assert (await service.get(tid)).status == "cancelled"
-    assert all(mid not in service.host.live for mid, _ in running)
+    assert all(mid not in service.host.live for mid, _ in playing)
     with refused(RefusalCode.ALREADY_OVER, "already over"):
         await service.cancel(tid, "host")
     assert events.kinds()[-1] == "cancelled"
@@ -222,7 +195,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     await join(a, tid, 4)
     await a.start_tournament(tid)
     entries = {e.id: e for e in await a.entries(tid)}
-    for mid, game in await _running(a, tid):
+    for mid, game in await running(a, tid):
         await host_a.resign(mid, entries[game.black].player_id)
         await a._record_match(mid)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
@@ -241,8 +214,8 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     c.hear = following(host_c)
     await c.start()
     try:
-        assert len(await _running(c, tid)) == 2
-        await _finish_round(c, tid, [Result.WHITE, Result.BLACK])
+        assert len(await running(c, tid)) == 2
+        await finish_round(c, tid, [Result.WHITE, Result.BLACK])
         assert (await c.get(tid)).round == 3
     finally:
         await c.close()  # its jobs runner stops before the database closes

@@ -25,12 +25,11 @@ from bot.tournaments.tables import GAMES
 from bot.tournaments.timer import job_key
 from bot.wording import refusal_text
 from tests.bot.conftest import make_service
-from tests.bot.tournaments import join, refused, started
+from tests.bot.tournaments import OPTIONS, join, refused, started
 from tests.buses import following, hear
 
 pytestmark = pytest.mark.looptime
 
-OPTIONS = {"rows": 2, "cols": 2}
 MIN = 60.0
 
 
