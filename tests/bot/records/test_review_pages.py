@@ -208,6 +208,7 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ["web", "--port", "http", "--db", "{tmp}/m.db"],
     ],
 )
+@pytest.mark.slow  # a `dmhost` process per case
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
     assert _cli(tmp_path, "db", "upgrade", "--db", str(tmp_path / "m.db")).returncode == 0
     res = _cli(tmp_path, *[a.replace("{tmp}", str(tmp_path)) for a in args])
