@@ -44,7 +44,7 @@ SLOW_MODULES = frozenset(
     f"tests/{path}.py"
     for path in """
     bot/ops/test_cli_errors bot/ops/test_operator_mistakes bot/ops/test_listing_at_a_terminal bot/ops/test_operating
-    bot/ops/test_interrupts bot/ops/test_operator_cli bot/ops/test_big_ids
+    bot/ops/test_interrupts bot/ops/test_big_ids
     bot/adapters/terminal/test_crash_safety bot/adapters/terminal/test_room_leases
     bot/adapters/terminal/test_room_promises
     bot/adapters/terminal/test_room_terminal bot/adapters/terminal/test_room_games bot/adapters/terminal/test_room_cli
@@ -53,25 +53,35 @@ SLOW_MODULES = frozenset(
     bot/adapters/web/test_review_browser bot/adapters/web/test_review_pages_browser
     bot/adapters/practice/test_practice_start bot/adapters/practice/test_practice_first_build
     bot/adapters/practice/test_practice_and_analysis
-    bot/ownership/test_sharding bot/ownership/test_ownership bot/ownership/test_frozen_owner
+    bot/ownership/test_ownership bot/ownership/test_frozen_owner
     bot/schedule/test_two_room_processes bot/schedule/test_scheduled_room bot/schedule/test_two_rooms
     bot/schedule/test_scheduled_room_order bot/schedule/test_schedule_cli
     bot/tournaments/test_terminal bot/tournaments/test_start_kills bot/tournaments/test_two_players_of_one
     bot/store/test_migrate_together bot/ratings/test_cli bot/ratings/test_ratings_exactly_once
-    bot/host/test_deadlines_on_time
+    bot/host/test_deadlines_on_time bot/host/rules/test_correspondence
+    bot/adapters/discord/test_rate_limits bot/adapters/discord/test_full_matches
+    bot/adapters/discord/test_correspondence_notify bot/adapters/discord/test_correspondence_away
+    games/test_analysis_scales
     test_contract_cli games/test_replay_cli games/opponents/test_cli games/solver/test_aot games/solver/test_cache_dir
     """.split()
 )
-"""Modules whose tests run the real command lines in processes (kills, standbys, whole rooms), a browser, or a
-first build: all `slow`, with the tests marked one by one elsewhere. `python -m pytest -m "not slow"` is the fast
-loop (tests/README.md); CI runs everything."""
+"""Modules whose tests run the real command lines in processes (kills, standbys, whole rooms), a browser, a
+first build, whole SimCord matches on looptime's clock (Pathing against the rate limits, correspondence over
+simulated days) or long searches: all `slow`, with the tests marked one by one elsewhere. `python -m pytest -m
+"not slow"` is the fast loop (tests/README.md); CI runs everything."""
+
+PG_IN_THE_FAST_LOOP = ("tests/bot/store/", "tests/bot/jobs/")
+"""Where the fast loop runs the PostgreSQL half of the tests on both databases: the store's and the jobs' own
+tests (their SQL). Every other test on both databases runs there on SQLite only; its PostgreSQL half is `slow`."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them); every test of a module of
-    SLOW_MODULES the `slow` mark."""
+    """Every test on PostgreSQL carries the `pg` mark (`-m pg` selects them), and the `slow` one outside
+    PG_IN_THE_FAST_LOOP; every test of a module of SLOW_MODULES the `slow` mark."""
     for item in items:
         if "pg_url" in getattr(item, "fixturenames", ()) or "pg_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.pg)
+        if item.get_closest_marker("pg") and not item.nodeid.startswith(PG_IN_THE_FAST_LOOP):
+            item.add_marker(pytest.mark.slow)
         if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)

@@ -21,6 +21,7 @@ async def test_stages_order_the_subscribers_and_a_failure_stops_nobody(
     sqlite_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     host = build_host(sqlite_url)
+    assert host.service.outlet is host.bus  # the service keeps no listeners: it hands its events to the root's bus
     heard: list[tuple[str, str]] = []
 
     def listener(name: str, *, fail: bool = False) -> Listener:

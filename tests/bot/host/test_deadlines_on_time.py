@@ -30,18 +30,8 @@ LATE_S = 1.0
 class Stamped(JsonLinesProcess):
     """A room whose lines carry the wall time they were read at (`_at`)."""
 
-    def _read(self) -> None:
-        import json
-
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.lines.append({**json.loads(line), "_at": time.time()})
-                self._cond.notify_all()
-
-    def of(self, kind: str) -> list[Line]:
-        with self._cond:
-            return [e for e in self.lines if e["event"] == kind]
+    def line(self, raw: str) -> Line:
+        return {**super().line(raw), "_at": time.time()}
 
     def wait_dead(self, timeout: float = 60) -> None:
         self.proc.wait(timeout)

@@ -109,6 +109,7 @@ async def test_odds_survive_a_restart_and_decide_on_time(migrated_sqlite_url: st
         await s2.store.close()
 
 
+@pytest.mark.slow  # a `dmhost room` process
 def test_terminal_room_takes_odds_by_name(tmp_path: Path) -> None:
     db = str(tmp_path / "odds.db")
     code, events = room(

@@ -169,6 +169,7 @@ async def test_a_failing_handler_is_retried_a_few_seconds_later(url: str) -> Non
         await shut(q)
 
 
+@pytest.mark.slow  # polls the database through a 300 s lease (on looptime's clock)
 async def test_a_claim_left_by_a_stopped_runner_is_taken_up_after_the_lease(url: str) -> None:
     wall = virtual_wall()
     q = await make_queue(url, wall, lease_s=300.0)

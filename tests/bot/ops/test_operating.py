@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +23,7 @@ import pytest
 from bot.store.db import sqlite_url_for
 from tests import ROOT
 from tests.bot.conftest import asyncpg_url
+from tests.bot.jsonproc import JsonLinesProcess
 
 ENV = {
     **os.environ,
@@ -48,71 +48,33 @@ def _get(url: str) -> tuple[int, str]:
         return exc.code, exc.read().decode()
 
 
-class Host:
+class Host(JsonLinesProcess):
     """One `python -m bot.shardhost` with its probes on a port of its own; stdout's JSON events read as they come."""
 
     def __init__(self, url: str, tmp: Path, **env: str) -> None:
         self.port = _free_port()
-        self.err_path = tmp / f"host-{self.port}.err"
-        self.err = self.err_path.open("w")
-        self.proc = subprocess.Popen(
-            [*SHARDHOST, "--db", url, "--metrics-port", str(self.port)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            text=True,
-            bufsize=1,
-            env={**ENV, **env},
-        )
-        self.events: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.events.append(json.loads(line))
-                self._cond.notify_all()
-
-    def wait(self, kind: str, n: int = 1, timeout: float = 60) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while len(found := [e for e in self.events if e["event"] == kind]) < n:
-                assert self.proc.poll() is None, f"the host died: {self.stderr()}"
-                assert time.monotonic() < end, f"no {kind}: {self.events}"
-                self._cond.wait(0.05)
-            return found[n - 1]
-
-    def send(self, obj: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+        args = [*SHARDHOST, "--db", url, "--metrics-port", str(self.port)]
+        super().__init__(args, env={**ENV, **env}, stderr=tmp / f"host-{self.port}.err", timeout=60, name="the host")
 
     def play(self, match: int, moves: list[str], first: int = 1) -> None:
         for i, text in enumerate(moves):
             seat = "a" if (i + first) % 2 else "b"
             self.send({"submit": {"match": match, "player": f"7{seat}", "text": text}})
-            got = self.wait("submitted", len([e for e in self.events if e["event"] == "submitted"]) + 1)
+            got = self.wait_for("submitted", len(self.of("submitted")) + 1)
             assert got["status"] == "accepted", got
 
     def create(self) -> int:
         players = [["7a", "alice"], ["7b", "bob"]]
         self.send({"create": {"game": "boxes", "players": players, "guild_id": 7, "options": {"rows": 2, "cols": 2}}})
-        return int(self.wait("created")["match"])
+        return int(self.wait_for("created")["match"])
 
     def probe(self, path: str) -> tuple[int, str]:
         return _get(f"http://127.0.0.1:{self.port}{path}")
 
     def stop(self) -> str:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        assert self.proc.wait(30) == 0
-        self.err.close()
-        return self.stderr()
-
-    def stderr(self) -> str:
-        return self.err_path.read_text()
+        code, err = self.end(30)
+        assert code == 0, err
+        return err
 
 
 def _metric(text: str, name: str) -> float:
@@ -126,7 +88,7 @@ def _metric(text: str, name: str) -> float:
 def test_the_shard_host_serves_its_health_and_metrics_after_moves(tmp_path: Path) -> None:
     host = Host(sqlite_url_for(tmp_path / "ops.db"), tmp_path)
     try:
-        host.wait("ready")
+        host.wait_for("ready")
         status, body = host.probe("/healthz")
         assert status == 200 and json.loads(body) == {"loop": "ok", "database": "ok", "leases": "held", "ok": True}
         assert host.probe("/readyz") == (200, '{"ready": true}\n')
@@ -150,11 +112,11 @@ def test_the_shard_host_serves_its_health_and_metrics_after_moves(tmp_path: Path
 def test_json_log_lines_carry_time_level_message_and_context(tmp_path: Path) -> None:
     host = Host(sqlite_url_for(tmp_path / "ops.db"), tmp_path, DMHOST_LOG_FORMAT="json", DMHOST_LOG_LEVEL="DEBUG")
     try:
-        host.wait("ready")
+        host.wait_for("ready")
         host.play(host.create(), MOVES[:1])
         deadline = time.monotonic() + 30
-        while "heartbeat written" not in host.stderr():  # the heartbeat's debug line, with its instance
-            assert time.monotonic() < deadline, host.stderr()
+        while "heartbeat written" not in host.errors():  # the heartbeat's debug line, with its instance
+            assert time.monotonic() < deadline, host.errors()
             time.sleep(0.1)
     finally:
         err = host.stop()
@@ -194,7 +156,7 @@ def test_an_outage_is_said_once_and_the_host_plays_on_after_it(tmp_path: Path, o
     url, stop_pg, start_pg = own_pg
     host = Host(url, tmp_path)
     try:
-        host.wait("ready")
+        host.wait_for("ready")
         match = host.create()
         host.play(match, MOVES[:1])
         stop_pg()
@@ -203,11 +165,11 @@ def test_an_outage_is_said_once_and_the_host_plays_on_after_it(tmp_path: Path, o
         assert status == 503 and json.loads(body)["database"].startswith("fails")
         start_pg()
         deadline = time.monotonic() + 30
-        while "answers again" not in host.stderr():
-            assert time.monotonic() < deadline, host.stderr()
+        while "answers again" not in host.errors():
+            assert time.monotonic() < deadline, host.errors()
             time.sleep(0.2)
-        if any(e["event"] == "lost" for e in host.events):  # its lease ran out meanwhile: it takes it back first
-            host.wait("resumed", timeout=60)
+        if any(e["event"] == "lost" for e in host.lines):  # its lease ran out meanwhile: it takes it back first
+            host.wait_for("resumed", timeout=60)
         host.play(match, MOVES[1:2], first=2)  # hosting again, no restart
         assert host.probe("/healthz")[0] == 200
         status, text = host.probe("/metrics")

@@ -39,6 +39,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         ("DMHOST_METRICS_PORT", "70000", ["DMHOST_METRICS_PORT"]),
     ],
 )
+@pytest.mark.slow  # `dmhost` processes
 def test_a_wrong_setting_is_refused_at_start_in_one_line(
     tmp_path: Path, key: str, value: str, words: list[str]
 ) -> None:
@@ -49,6 +50,7 @@ def test_a_wrong_setting_is_refused_at_start_in_one_line(
     assert_one_line_error(dmhost("ratings", "--db", str(tmp_path / "x.db"), cwd=tmp_path), key)
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_version_and_help_import_no_command() -> None:
     probe = (
         "import sys; from bot.ops.cli import main; code = main(['--help']); "
@@ -61,6 +63,7 @@ def test_version_and_help_import_no_command() -> None:
     assert proc.returncode == 0 and proc.stdout.startswith("dmhost ")
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_sqlalchemy_urls_are_taken_as_they_are_written(tmp_path: Path) -> None:
     assert normal_url("sqlite:///x.db") == "sqlite+aiosqlite:///x.db"
     assert normal_url("postgresql://u@h/db") == "postgresql+asyncpg://u@h/db"
@@ -103,6 +106,7 @@ def test_dotenv_values_reach_the_settings_read_one_by_one(clean_env: Path, monke
     monkeypatch.delenv("DMHOST_BOT_BUDGET")
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_an_unwritable_secret_file_is_said_as_that(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = clean_env / "not-a-folder"
     blocker.write_text("")
@@ -115,6 +119,7 @@ def test_an_unwritable_secret_file_is_said_as_that(clean_env: Path, monkeypatch:
     assert_one_line_error(proc, "secret file", "cannot be written")
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_bad_inputs_are_one_line_and_exit_2(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     assert dmhost("db", "upgrade", "--db", str(db), cwd=tmp_path).returncode == 0
@@ -149,6 +154,7 @@ def _room(db: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_room_resume_plays_the_lines_of_the_player_named(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     assert _room(db, "boxes", "--player", "alice", "--player", "bob", stdin="alice: A1-B1\n").returncode == 0
@@ -162,6 +168,7 @@ def test_room_resume_plays_the_lines_of_the_player_named(tmp_path: Path) -> None
     assert_one_line_error(stranger, "zed is not a player of match 1")
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_a_metrics_port_taken_is_one_line(tmp_path: Path) -> None:
     import socket
 

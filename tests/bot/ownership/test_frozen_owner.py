@@ -24,8 +24,8 @@ def _until_stopped(host: Host) -> float:
     """Wait until the process is stopped; the monotonic time it was seen so."""
     end = time.monotonic() + 20
     while not stopped(host.proc.pid):
-        assert host.proc.poll() is None, host.stderr()
-        assert time.monotonic() < end, f"{host.name} never froze: {host.events}"
+        assert host.proc.poll() is None, host.errors()
+        assert time.monotonic() < end, f"{host.name} never froze: {host.lines}"
         time.sleep(0.02)
     return time.monotonic()
 
@@ -34,32 +34,32 @@ def test_an_owner_frozen_inside_a_write_is_taken_over_within_15_s(url: str, tmp_
     trigger = tmp_path / "freeze"
     owner = Host(url, tmp_path, "owner", module="tests.bot.freezepoint", env={"DMHOST_TEST_FREEZE_FILE": str(trigger)})
     hosts.append(owner)
-    owner.wait("ready")
+    owner.wait_for("ready")
     standby = Host(url, tmp_path, "standby")
     hosts.append(standby)
-    standby.wait("standby")
+    standby.wait_for("standby")
     g = guild(0, 0)
     mid = owner.create(g, move=60.0)
     assert owner.submit(mid, f"{g}a", "A1-B1")["status"] == "accepted"
     trigger.touch()
     owner.send({"submit": {"match": mid, "player": f"{g}b", "text": "A1-A2"}})  # frozen while storing it
     frozen = _until_stopped(owner)
-    ready = standby.wait("ready", timeout=15)
+    ready = standby.wait_for("ready", timeout=15)
     assert ready["seen"] - frozen < 15
     assert ready["resumed"] == [mid]
     assert standby.submit(mid, f"{g}b", "A1-A2")["status"] == "accepted"  # the frozen write never counted
     if url.startswith("sqlite"):
         # Nothing frees SQLite's write lock but the end of the process that holds it.
         assert owner.proc.wait(10) == -signal.SIGKILL
-        assert f"process {owner.proc.pid} holds the database's write lock while stopped" in standby.stderr()
+        assert f"process {owner.proc.pid} holds the database's write lock while stopped" in standby.errors()
     else:
         os.kill(owner.proc.pid, signal.SIGCONT)
-        told = owner.wait("submitted", 2, timeout=15)
+        told = owner.wait_for("submitted", 2, timeout=15)
         assert told["status"] == "rejected"
         assert told["reason"] == wording.refusal_text(Refusal("taken_over")), told  # not "The match is over."
-        assert owner.wait("lost", timeout=15)["matches"] == [mid]
-        owner.wait("standby", timeout=10)  # it waits again
-        assert "Traceback" not in owner.stderr()
+        assert owner.wait_for("lost", timeout=15)["matches"] == [mid]
+        owner.wait_for("standby", timeout=10)  # it waits again
+        assert "Traceback" not in owner.errors()
     time.sleep(LEASE * 2)  # no flapping: the new owner keeps the shards, the old one never hosts again
     assert len(owner.of("ready")) == 1 and standby.of("ready") == [ready]
     assert standby.submit(mid, f"{g}a", "B1-B2")["status"] == "accepted"

@@ -9,12 +9,9 @@ move is lost or written twice.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,15 +20,16 @@ from typing import Any
 import pytest
 
 from bot.store.db import sqlite_url_for
+from tests.bot.jsonproc import JsonLinesProcess, Line
 from tests.bot.ownership.test_sharding import ENV, logs
 
 LEASE = 1.5
 COUNT = 2
 
 
-class Host:
+class Host(JsonLinesProcess):
     """One `bot.shardhost` process for shards 0 and 1 of 2, and the JSON events it printed (with the
-    monotonic time each was read)."""
+    monotonic time each was read, `seen`)."""
 
     def __init__(
         self,
@@ -43,77 +41,34 @@ class Host:
         module: str = "bot.shardhost",
         env: dict[str, str] | None = None,
     ) -> None:
-        self.name = name
-        self.err_path = tmp / f"{name}.txt"
-        self.err = self.err_path.open("a")
         args = ["--db", url, "--shard-count", str(COUNT), "--shard-ids", *map(str, ids)]
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", module, *args, "--heartbeat", "0.2", "--lease", str(LEASE)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            text=True,
-            bufsize=1,
-            env={**ENV, **(env or {})},
-        )
-        self.events: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
+        args = [sys.executable, "-m", module, *args, "--heartbeat", "0.2", "--lease", str(LEASE)]
+        super().__init__(args, env={**ENV, **(env or {})}, stderr=tmp / f"{name}.txt", timeout=30, name=name)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.events.append({**json.loads(line), "seen": time.monotonic()})
-                self._cond.notify_all()
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        with self._cond:
-            return [e for e in self.events if e["event"] == kind]
-
-    def wait(self, kind: str, n: int = 1, timeout: float = 30, alive: bool = True) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while len(found := [e for e in self.events if e["event"] == kind]) < n:
-                if alive:
-                    assert self.proc.poll() is None, f"{self.name} died: {self.events} {self.err_path.read_text()}"
-                assert time.monotonic() < end, f"{self.name}: no {kind}: {self.events}"
-                self._cond.wait(0.02)
-            return found[n - 1]
-
-    def send(self, obj: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+    def line(self, raw: str) -> Line:
+        return {**super().line(raw), "seen": time.monotonic()}
 
     def create(self, guild: int, move: float, reserve: float = 0) -> int:
         n = len(self.of("created")) + 1
         players = [[f"{guild}a", "alice"], [f"{guild}b", "bob"]]
         clock = {"move": move, "reserve": reserve}
         self.send({"create": {"game": "boxes", "players": players, "guild_id": guild, "clock": clock}})
-        return int(self.wait("created", n)["match"])
+        return int(self.wait_for("created", n)["match"])
 
-    def submit(self, match: int, player: str, text: str) -> dict[str, Any]:
+    def submit(self, match: int, player: str, text: str) -> Line:
         n = len(self.of("submitted")) + 1
         self.send({"submit": {"match": match, "player": player, "text": text}})
-        return self.wait("submitted", n)
+        return self.wait_for("submitted", n)
 
     def signal(self, sig: signal.Signals) -> float:
         os.kill(self.proc.pid, sig)
         return time.monotonic()
 
     def finish(self) -> None:
+        """Kill it, stopped (SIGSTOP) or not, if it still runs."""
         if self.proc.poll() is None:
-            with_signal = self.proc.returncode is None
-            if with_signal:
-                os.kill(self.proc.pid, signal.SIGCONT)
-                os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-        self.err.close()
-
-    def stderr(self) -> str:
-        self.err.flush()
-        return self.err_path.read_text()
+            os.kill(self.proc.pid, signal.SIGCONT)
+        self.kill()
 
 
 def guild(shard: int, i: int) -> int:
@@ -141,28 +96,28 @@ def test_a_standby_waits_while_the_owner_lives_and_takes_over_when_it_is_killed(
 ) -> None:
     owner = Host(url, tmp_path, "owner")
     hosts.append(owner)
-    owner.wait("ready")
+    owner.wait_for("ready")
     standby = Host(url, tmp_path, "standby")  # started first: however long it takes, no clock runs meanwhile
     hosts.append(standby)
-    standby.wait("standby")
+    standby.wait_for("standby")
     mids = [owner.create(guild(i % COUNT, i), move=30.0 if i == 0 else 7.0 + 0.4 * i) for i in range(4)]
     acked = [owner.submit(m, f"{guild(i % COUNT, i)}a", "A1-B1") for i, m in enumerate(mids)]
     assert all(a["status"] == "accepted" for a in acked)
     standby.send({"submit": {"match": mids[0], "player": f"{guild(0, 0)}b", "text": "A1-A2"}})
-    refused = standby.wait("error")
+    refused = standby.wait_for("error")
     assert "standby" in refused["reason"]
     time.sleep(LEASE * 2)  # the owner lives on: its leases are renewed, the standby keeps waiting
     assert not standby.of("ready")
     killed = owner.signal(signal.SIGKILL)
-    ready = standby.wait("ready", timeout=15)
+    ready = standby.wait_for("ready", timeout=15)
     assert ready["seen"] - killed < 15
     assert sorted(ready["resumed"]) == mids
     moved = standby.submit(mids[0], f"{guild(0, 0)}b", "A1-A2")
     assert moved["status"] == "accepted", moved
     assert standby.submit(mids[0], f"{guild(0, 0)}a", "resign")["status"] == "accepted"
-    standby.wait("finished", len(mids), timeout=30)  # every other clock fires, once
+    standby.wait_for("finished", len(mids), timeout=30)  # every other clock fires, once
     standby.send({"create": {"game": "nope"}})  # still answering
-    standby.wait("error", 2)
+    standby.wait_for("error", 2)
     by_match = logs(url)
     for mid in mids:
         counts = Counter(by_match[mid])
@@ -174,27 +129,27 @@ def test_a_standby_waits_while_the_owner_lives_and_takes_over_when_it_is_killed(
 def test_a_stalled_owner_is_fenced_off_by_the_epoch_and_lets_go(url: str, tmp_path: Path, hosts: list[Host]) -> None:
     owner = Host(url, tmp_path, "owner")
     hosts.append(owner)
-    owner.wait("ready")
+    owner.wait_for("ready")
     standby = Host(url, tmp_path, "standby")  # started first: bob's 3 s must not run out while it starts
     hosts.append(standby)
-    standby.wait("standby")
+    standby.wait_for("standby")
     mid = owner.create(guild(0, 0), move=3.0)
     assert owner.submit(mid, f"{guild(0, 0)}a", "A1-B1")["status"] == "accepted"
     owner.signal(signal.SIGSTOP)  # paused past its lease (and past bob's deadline)
-    ready = standby.wait("ready", timeout=15)
+    ready = standby.wait_for("ready", timeout=15)
     assert ready["resumed"] == [mid]
     assert standby.submit(mid, f"{guild(0, 0)}b", "A1-A2")["status"] == "accepted"
     time.sleep(3.5)  # the old owner's clock for bob was due long ago
     owner.signal(signal.SIGCONT)
-    lost = owner.wait("lost", timeout=15)
+    lost = owner.wait_for("lost", timeout=15)
     assert lost["shards"] == [0, 1] and lost["matches"] == [mid]
     assert not owner.of("timeout") and not owner.of("finished")  # its overdue clock never reached the log
-    owner.wait("standby", timeout=10)  # and it waits again, as a standby
+    owner.wait_for("standby", timeout=10)  # and it waits again, as a standby
     owner.send({"submit": {"match": mid, "player": f"{guild(0, 0)}a", "text": "B1-B2"}})
-    assert "standby" in owner.wait("error")["reason"]  # it hosts nothing now
-    assert owner.stderr().count("lost the lease") == 1  # said once, in one line
-    assert "Traceback" not in owner.stderr()
-    standby.wait("finished", timeout=30)
+    assert "standby" in owner.wait_for("error")["reason"]  # it hosts nothing now
+    assert owner.errors().count("lost the lease") == 1  # said once, in one line
+    assert "Traceback" not in owner.errors()
+    standby.wait_for("finished", timeout=30)
     kinds = logs(url)[mid]
     counts = Counter(kinds)
     assert counts["move"] == 2 and counts["timeout"] == 1 and counts["finished"] == 1, kinds
@@ -203,15 +158,15 @@ def test_a_stalled_owner_is_fenced_off_by_the_epoch_and_lets_go(url: str, tmp_pa
 def test_sigterm_hands_over_in_under_two_seconds(url: str, tmp_path: Path, hosts: list[Host]) -> None:
     owner = Host(url, tmp_path, "owner")
     hosts.append(owner)
-    owner.wait("ready")
+    owner.wait_for("ready")
     mid = owner.create(guild(1, 0), move=60.0)
     assert owner.submit(mid, f"{guild(1, 0)}a", "A1-B1")["status"] == "accepted"
     standby = Host(url, tmp_path, "standby")
     hosts.append(standby)
-    standby.wait("standby")
+    standby.wait_for("standby")
     stopped = owner.signal(signal.SIGTERM)
     assert owner.proc.wait(10) == 0
-    ready = standby.wait("ready", timeout=10)
+    ready = standby.wait_for("ready", timeout=10)
     assert ready["seen"] - stopped < 2.0
     assert ready["resumed"] == [mid]
     assert standby.submit(mid, f"{guild(1, 0)}b", "A1-A2")["status"] == "accepted"
@@ -251,7 +206,7 @@ def test_a_rolling_restart_of_three_processes_with_100_live_matches_loses_no_ack
 ) -> None:
     current = Host(pg_url, tmp_path, "p1")
     hosts.append(current)
-    current.wait("ready")
+    current.wait_for("ready")
     guild_of = {current.create(guild(i % COUNT, i), move=600): guild(i % COUNT, i) for i in range(100)}
     mids = sorted(guild_of)
     done = dict.fromkeys(mids, 0)  # moves the database holds, as far as the driver knows
@@ -275,7 +230,7 @@ def test_a_rolling_restart_of_three_processes_with_100_live_matches_loses_no_ack
 
     def play_round(host: Host) -> None:
         before = len(host.of("submitted"))
-        host.wait("submitted", before + send_round(host))
+        host.wait_for("submitted", before + send_round(host))
         for mid in mids:
             done[mid] += 1
 
@@ -283,13 +238,13 @@ def test_a_rolling_restart_of_three_processes_with_100_live_matches_loses_no_ack
     for gen in (2, 3):
         following = Host(pg_url, tmp_path, f"p{gen}")
         hosts.append(following)
-        following.wait("standby")
+        following.wait_for("standby")
         play_round(current)
         send_round(current)  # moves in flight while the process is told to stop
         stopped = current.signal(signal.SIGTERM)
         assert current.proc.wait(15) == 0
         collect(current)
-        ready = following.wait("ready", timeout=15)
+        ready = following.wait_for("ready", timeout=15)
         assert sorted(ready["resumed"]) == mids
         assert ready["seen"] - stopped < 5
         stored = _moves(pg_url)

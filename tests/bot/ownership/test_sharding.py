@@ -8,88 +8,43 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import os
 import random
-import signal
-import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.ops.shardhost import owner, shard_of
 from bot.store.matches import MatchStore
 from tests import ROOT, seeds
+from tests.bot.jsonproc import JsonLinesProcess
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 COUNT = 2
 
 
-class Shard:
+class Shard(JsonLinesProcess):
     """One `bot.shardhost` process and the JSON events it printed."""
 
     def __init__(self, url: str, ids: list[int], tmp: Path) -> None:
-        self.err = (tmp / f"shard-{'-'.join(map(str, ids))}.txt").open("a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.shardhost", "--db", url, "--shard-count", str(COUNT), "--shard-ids"]
-            + [str(i) for i in ids]
-            + ["--heartbeat", "0.2", "--lease", "1"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            text=True,
-            bufsize=1,
-            env=ENV,
-        )
-        self.events: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-        self.ready = self.wait("ready")
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self._cond:
-                self.events.append(json.loads(line))
-                self._cond.notify_all()
-
-    def wait(self, kind: str, n: int = 1, timeout: float = 20) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while len(found := [e for e in self.events if e["event"] == kind]) < n:
-                assert self.proc.poll() is None, f"shard host died: {self.events}"
-                assert time.monotonic() < end, f"no {kind}: {self.events}"
-                self._cond.wait(0.05)
-            return found[n - 1]
-
-    def send(self, obj: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+        args = [sys.executable, "-m", "bot.shardhost", "--db", url, "--shard-count", str(COUNT), "--shard-ids"]
+        args += [str(i) for i in ids] + ["--heartbeat", "0.2", "--lease", "1"]
+        err = tmp / f"shard-{'-'.join(map(str, ids))}.txt"
+        super().__init__(args, env=ENV, stderr=err, timeout=20, name="shard host")
+        self.ready = self.wait_for("ready")
 
     def create(self, guild: int, move: float) -> int:
-        n = len([e for e in self.events if e["event"] == "created"]) + 1
+        n = len(self.of("created")) + 1
         players = [[f"{guild}a", "alice"], [f"{guild}b", "bob"]]
         clock = {"move": move, "reserve": 0}
         self.send({"create": {"game": "boxes", "players": players, "guild_id": guild, "clock": clock}})
-        return int(self.wait("created", n)["match"])
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        self.err.close()
+        return int(self.wait_for("created", n)["match"])
 
     def stop(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(30)
-        self.err.close()
+        self.end(30)
 
 
 def logs(url: str) -> dict[int, list[str]]:
@@ -125,6 +80,7 @@ def _guilds(shard: int, n: int) -> list[int]:
 
 @pytest.mark.pg
 @pytest.mark.parametrize("seed", seeds(1))
+@pytest.mark.slow  # `bot.shardhost` processes, one killed
 def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: str, tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     a = Shard(pg_url, [0], tmp_path)
@@ -135,7 +91,7 @@ def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: s
         for i, guild in enumerate(_guilds(0, 4)):
             mid = a.create(guild, 0.8 + 0.3 * i)
             owned[mid] = 0
-            created_at[mid] = (a.events[-1]["t"], 0.8 + 0.3 * i)
+            created_at[mid] = (a.lines[-1]["t"], 0.8 + 0.3 * i)
         for i, guild in enumerate(_guilds(1, 6)):
             owned[b.create(guild, 0.6 + 0.25 * i)] = 1
         # B dies somewhere among its own deadlines: some timeouts are committed, some not yet due.
@@ -145,11 +101,11 @@ def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: s
         b2 = Shard(pg_url, [1], tmp_path)
         resumed = set(b2.ready["resumed"])
         assert resumed <= {m for m, s in owned.items() if s == 1}
-        finished_by_b = {e["match"] for e in b.events if e["event"] == "finished"}
+        finished_by_b = {e["match"] for e in b.lines if e["event"] == "finished"}
         assert not resumed & finished_by_b, "a match announced as finished was resumed"
         for shard, n in ((a, 4), (b2, len(resumed))):
             if n:
-                shard.wait("finished", n, timeout=20)
+                shard.wait_for("finished", n, timeout=20)
         a.stop()
         b2.stop()
     finally:
@@ -162,12 +118,12 @@ def test_a_killed_shard_is_replaced_and_every_clock_fires_exactly_once(pg_url: s
         counts = Counter(kinds)
         assert counts["timeout"] == 1 and counts["finished"] == 1, (mid, kinds)
     # Shard A never touched shard B's matches, and its clocks fired on time despite B's death.
-    assert {e["match"] for e in a.events if "match" in e} <= {m for m, s in owned.items() if s == 0}
-    for e in a.events:
+    assert {e["match"] for e in a.lines if "match" in e} <= {m for m, s in owned.items() if s == 0}
+    for e in a.lines:
         if e["event"] == "finished":
             t0, move = created_at[e["match"]]
             assert e["t"] - t0 == pytest.approx(move, abs=0.1)
     # Every B match ended either in B (announced before the kill or committed just before it) or in B2.
-    ended_by = {e["match"] for e in b2.events if e["event"] == "finished"} | finished_by_b
+    ended_by = {e["match"] for e in b2.lines if e["event"] == "finished"} | finished_by_b
     committed_not_announced = {m for m, s in owned.items() if s == 1} - ended_by
     assert all(by_match[m][-1] == "finished" for m in committed_not_announced)

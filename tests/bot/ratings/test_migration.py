@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from bot.store.db import make_engine, migrate
 from bot.store.matches import MatchStore
+from tests.bot.store.schema import differences, table_of
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
@@ -63,32 +63,13 @@ async def test_upgrade_keeps_old_matches_rated_except_terminal_practice(db_url: 
 
 
 async def test_the_migration_creates_exactly_the_rating_models(db_url: str) -> None:
-    from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-    from sqlalchemy import MetaData
-
     import bot.ratings.models  # noqa: F401  (the rating tables join Base.metadata)
-    from bot.store.db import Base
-    from tests.bot.tournaments.test_tables import _table_of
 
     ours = {"player_ratings", "rating_changes"}
     store = MatchStore(db_url)
     await store.open()
     try:
-
-        def diff(conn: Any) -> list[Any]:
-            wanted = MetaData()
-            for table in Base.metadata.sorted_tables:
-                if table.name in ours or table.name == "matches":
-                    table.to_metadata(wanted)
-            context = MigrationContext.configure(conn, opts={"compare_type": True})
-            return [
-                d
-                for d in compare_metadata(context, wanted)
-                if _table_of(d) in ours or (_table_of(d) == "matches" and "'rated'" in repr(d))
-            ]
-
-        async with store.engine.connect() as conn:
-            assert await conn.run_sync(diff) == []
+        rated = differences(store.engine, ours, also=lambda d: table_of(d) == "matches" and "'rated'" in repr(d))
+        assert await rated == []  # and the `rated` column of matches
     finally:
         await store.close()

@@ -48,7 +48,16 @@ async def _play(service: MatchService, game: str, options: dict[str, Any], moves
     return mid
 
 
-@pytest.mark.parametrize("case", EXAMPLES, ids=[f"{c['game']}-{c['ply']}" for c in EXAMPLES])
+LONG_SEARCHES = {("dots", 4), ("dotdash", 5), ("trax", 25)}
+"""The pinned examples whose analysis searches longest (seconds each): `slow`, out of the fast loop; every game
+keeps others in it."""
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.slow) if (c["game"], c["ply"]) in LONG_SEARCHES else c for c in EXAMPLES],
+    ids=[f"{c['game']}-{c['ply']}" for c in EXAMPLES],
+)
 async def test_pinned_example_verdicts(host: tuple[MatchService, Recorder], case: dict[str, Any]) -> None:
     service, _rec = host
     mid = await _play(service, case["game"], case["options"], [*case["before"], case["move"]])
@@ -181,6 +190,7 @@ async def test_the_worker_ignores_other_events_and_closes_cleanly(host: tuple[Ma
     await asyncio.sleep(0)
 
 
+@pytest.mark.slow  # `dmhost log --analyse` processes
 async def test_log_analyse_on_the_command_line_computes_stores_and_reads(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'log.db'}"
     service = await make_service(url, Recorder())
@@ -202,6 +212,7 @@ async def test_log_analyse_on_the_command_line_computes_stores_and_reads(tmp_pat
 
 
 @pytest.mark.parametrize("events_json", [True, False], ids=["json", "human"])
+@pytest.mark.slow  # a `dmhost room` process and its analysis
 def test_the_terminal_room_stores_the_analysis_when_the_match_ends(tmp_path: Path, events_json: bool) -> None:
     """`dmhost room` analyses its match in the background worker once it ends and closes when it is stored:
     `dmhost log --html` and `--analyse` then read it (no engine runs in them)."""

@@ -37,6 +37,7 @@ def test_log_warns_when_the_snapshot_is_not_the_replayed_log(
     assert "Match 1" in said.out or "match 1" in said.out.lower()  # the log itself is printed all the same
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_a_tampered_position_is_flagged_by_the_real_command(tmp_path: Path) -> None:
     """The snapshot's position changed behind the log's back (same ply): the command line flags it, exit 1."""
     db = str(tmp_path / "t.db")

@@ -51,6 +51,7 @@ async def test_replay_of_a_finished_boxes_match(host: tuple[MatchService, Record
     assert frames[-1].clocks[2] == pytest.approx(60, abs=0.1)
 
 
+@pytest.mark.slow  # `dmhost` processes
 def test_log_gif_and_sgf_from_the_command_line(tmp_path: Path) -> None:
     db = str(tmp_path / "l.db")
     room = subprocess.run(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from bot.records.analysis_worker import AnalysisWorker
 from bot.records.page import build_match_page, with_verdicts
 from bot.records.pagetoken import page_url, sign, valid
 from bot.store.guilds import GuildSettingsStore
-from tests import DATA
+from tests import DATA, dmhost
 from tests.bot.conftest import Recorder
 from tests.buses import following
 
@@ -190,16 +188,6 @@ async def test_a_private_room_s_match_is_on_no_list_whatever_the_server_says_lat
     assert await views.match(private) is not None  # its own signed page still opens
 
 
-def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot.ops.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
-    )
-
-
 @pytest.mark.parametrize(
     "args",
     [
@@ -209,9 +197,11 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ["web", "--port", "http", "--db", "{tmp}/m.db"],
     ],
 )
+@pytest.mark.slow  # a `dmhost` process per case
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
-    assert _cli(tmp_path, "db", "upgrade", "--db", str(tmp_path / "m.db")).returncode == 0
-    res = _cli(tmp_path, *[a.replace("{tmp}", str(tmp_path)) for a in args])
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    assert dmhost("db", "upgrade", "--db", str(tmp_path / "m.db"), env=env, timeout=120).returncode == 0
+    res = dmhost(*[a.replace("{tmp}", str(tmp_path)) for a in args], env=env, timeout=120)
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 

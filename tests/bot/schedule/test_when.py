@@ -51,6 +51,7 @@ def test_when_table(case: dict[str, Any]) -> None:
     ],
     ids=lambda c: c["why"],
 )
+@pytest.mark.slow  # a `dmhost when` process per case
 def test_when_cli(case: dict[str, Any]) -> None:
     cmd = [sys.executable, "-m", "bot.ops.cli", "schedule", "when", case["text"], "--now", case["now"]]
     if case.get("tz"):
@@ -66,6 +67,7 @@ def test_when_cli(case: dict[str, Any]) -> None:
         assert json.loads(done.stdout) == {"at": case["at"]}
 
 
+@pytest.mark.slow  # a `dmhost when` process
 def test_when_cli_bad_now() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bot.ops.cli", "schedule", "when", "in 2h", "--now", "yesterday-ish"],

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from sqlalchemy import inspect
 
@@ -16,14 +14,6 @@ from bot.wording import refusal_text
 GUILD = 1_189_000_000_000_000_001  # a real-sized snowflake: beyond 32 bits and beyond a double's 53
 ROLE = 1_189_000_000_000_000_777
 CHANNEL = 1_189_000_000_000_000_999
-
-
-@pytest.fixture
-async def store(db_url: str) -> AsyncIterator[MatchStore]:
-    s = MatchStore(db_url)
-    await s.open()
-    yield s
-    await s.close()
 
 
 async def test_a_guild_without_settings_has_the_defaults(store: MatchStore) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -13,14 +12,6 @@ from bot.store.matches import MatchStore, NewEvent
 
 GUILD = 1_234_567_890_123_456_789
 """A Discord snowflake: needs 64 bits."""
-
-
-@pytest.fixture
-async def store(db_url: str) -> AsyncIterator[MatchStore]:
-    s = MatchStore(db_url)
-    await s.open()
-    yield s
-    await s.close()
 
 
 async def new_match(store: MatchStore, players: tuple[str, str] = ("p1", "p2"), **kw: Any) -> int:

@@ -16,7 +16,7 @@ from bot.host.service import MatchService
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentService
 from tests.bot.conftest import make_service
-from tests.bot.tournaments.test_service import OPTIONS, _field, _finish_round
+from tests.bot.tournaments import OPTIONS, finish_round, join
 from tests.buses import following
 
 pytestmark = pytest.mark.looptime
@@ -53,13 +53,13 @@ async def test_a_lost_result_is_recorded_once_and_the_tournament_goes_on(migrate
     await service.start()
     try:
         tid = await service.create("Cup", "boxes", "swiss", rounds=2, options=OPTIONS)
-        await _field(service, tid, 4)
+        await join(service, tid, 4)
         await service.start_tournament(tid, by="host")
-        await _finish_round(service, tid, [Result.WHITE, Result.BLACK])
+        await finish_round(service, tid, [Result.WHITE, Result.BLACK])
         await asyncio.sleep(5)  # the timer catches up what failed (looptime: no wall time)
         t = await service.get(tid)
         assert t.round == 2 and service.faults == 0
-        await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+        await finish_round(service, tid, [Result.WHITE, Result.WHITE])
         await asyncio.sleep(5)
         t = await service.get(tid)
         assert t.status == "finished"

@@ -13,104 +13,52 @@ from pathlib import Path
 import pytest
 
 from bot.host.events import EventKind, HostEvent
-from bot.host.service import MatchService
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Format, Game, Result
-from bot.tournaments.service import TournamentEvent, TournamentRefused, TournamentService
+from bot.tournaments.service import TournamentRefused, TournamentService
 from tests.bot.conftest import make_service
-from tests.bot.tournaments import refused
+from tests.bot.tournaments import OPTIONS, Events, finish_round, join, refused, running, started
 from tests.buses import following
 
 pytestmark = pytest.mark.looptime
-
-OPTIONS = {"rows": 2, "cols": 2}
-
-
-class Events:
-    def __init__(self) -> None:
-        self.events: list[TournamentEvent] = []
-
-    def __call__(self, ev: TournamentEvent) -> None:
-        self.events.append(ev)
-
-    def kinds(self) -> list[str]:
-        return [e.kind for e in self.events]
-
-    def last(self, kind: str) -> TournamentEvent:
-        return [e for e in self.events if e.kind == kind][-1]
 
 
 @pytest.fixture
 async def tour(migrated_db_url: str) -> AsyncIterator[tuple[TournamentService, Events]]:
     host = await make_service(migrated_db_url)
-    service = TournamentService(host)
-    service.hear = following(host)
-    events = Events()
-    service.publish = events
-    await service.start()
+    service, events = await started(host)
     yield service, events
     await service.close()  # its jobs runner stops before the database closes
     await host.close()
     await host.store.close()
 
 
-async def _field(service: TournamentService, tid: int, n: int) -> list[str]:
-    players = [f"p{i}" for i in range(1, n + 1)]
-    for p in players:
-        await service.join(tid, p, p.upper())
-    return players
-
-
-async def _running(service: TournamentService, tid: int) -> list[tuple[int, Game]]:
-    """(match id, game) of the current round's games still being played."""
-    t = await service.get(tid)
-    out = []
-    for g in await service.games(tid):
-        if g.round == t.round and isinstance(g.pairing, Game) and g.pairing.result is None:
-            assert g.match_id and g.match_id in service.host.live, "every game of the round has its match open"
-            out.append((g.match_id, g.pairing))
-    return out
-
-
-async def _finish_round(service: TournamentService, tid: int, results: list[Result]) -> None:
-    """End the running matches through the host (resignations, a host's draw) in board order."""
-    host: MatchService = service.host
-    entries = {e.id: e for e in await service.entries(tid)}
-    for (mid, game), result in zip(await _running(service, tid), results, strict=False):
-        if result is Result.DRAW:
-            await host.award(mid, None, "host")
-        else:
-            loser = game.black if result is Result.WHITE else game.white
-            await host.resign(mid, entries[loser].player_id)
-    await host.drained()  # the tournament hears the results after the commit, off the move path
-
-
 async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("Zero's Gambit", "boxes", "swiss", rounds=3, options=OPTIONS, prize="a crown")
-    players = await _field(service, tid, 5)
+    players = await join(service, tid, 5)
     with refused(RefusalCode.ALREADY_JOINED, "already joined"):
         await service.join(tid, "p1", "P1")
     await service.start_tournament(tid, by="host")
     t = await service.get(tid)
     assert (t.status, t.round, t.rounds, len(t.seeds)) == ("running", 1, 3, 5)
     first = (await service.rounds(tid))[0]
-    assert isinstance(first[-1], Bye) and len(await _running(service, tid)) == 2
+    assert isinstance(first[-1], Bye) and len(await running(service, tid)) == 2
     with refused(RefusalCode.ROUND_UNFINISHED, "still has 2 game"):
         await service.pair_next_round(tid)
-    await _finish_round(service, tid, [Result.WHITE, Result.DRAW])
+    await finish_round(service, tid, [Result.WHITE, Result.DRAW])
     t = await service.get(tid)
     assert t.round == 2, "the round ended, so the next was paired by itself"
     await service.leave(tid, players[4], by="p5")  # withdraws: its game (or bye) of round 2 is forfeited
     assert "withdrawn" in events.kinds()
-    await _finish_round(service, tid, [Result.BLACK, Result.WHITE])
+    await finish_round(service, tid, [Result.BLACK, Result.WHITE])
     t = await service.get(tid)
     assert t.round == 3
     rounds = await service.rounds(tid)
     gone = next(e.id for e in await service.entries(tid) if e.player_id == players[4])
     assert any(isinstance(p, Game) and p.forfeit for p in rounds[1]) or Bye(gone) in rounds[1]
     assert all(gone not in ((p.player,) if isinstance(p, Bye) else (p.white, p.black)) for p in rounds[2])
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     t = await service.get(tid)
     assert t.status == "finished"
     done = events.last("finished")
@@ -125,16 +73,16 @@ async def test_swiss_of_five_from_sign_up_to_winner_with_a_withdrawal(tour: tupl
 async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("DM Colosseum", "boxes", Format.ELIMINATION, options=OPTIONS, prize="glory")
-    await _field(service, tid, 3)
+    await join(service, tid, 3)
     await service.start_tournament(tid)
-    (semi,) = await _running(service, tid)
-    await _finish_round(service, tid, [Result.DRAW])
-    (again,) = await _running(service, tid)
+    (semi,) = await running(service, tid)
+    await finish_round(service, tid, [Result.DRAW])
+    (again,) = await running(service, tid)
     assert (again[1].white, again[1].black) == (semi[1].black, semi[1].white) and again[0] != semi[0]
     assert "rematch" in events.kinds()
-    await _finish_round(service, tid, [Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 2
-    await _finish_round(service, tid, [Result.BLACK])
+    await finish_round(service, tid, [Result.BLACK])
     t = await service.get(tid)
     assert t.status == "finished"
     names = await service.names(tid)
@@ -144,10 +92,10 @@ async def test_elimination_tie_is_replayed_with_colours_swapped(tour: tuple[Tour
 async def test_double_round_robin_of_three_gives_byes_and_swaps_colours(tour: tuple[TournamentService, Events]) -> None:
     service, _ = tour
     tid = await service.create("League", "boxes", "double-roundrobin", options=OPTIONS)
-    await _field(service, tid, 3)
+    await join(service, tid, 3)
     await service.start_tournament(tid)
     for _ in range(6):
-        await _finish_round(service, tid, [Result.WHITE])
+        await finish_round(service, tid, [Result.WHITE])
     t = await service.get(tid)
     assert t.status == "finished" and t.round == 6
     rounds = await service.rounds(tid)
@@ -168,18 +116,18 @@ async def test_refusals_change_nothing(tour: tuple[TournamentService, Events]) -
     with refused(RefusalCode.SIGNUP_CLOSED_AT, "closed at"):
         await service.join(late, "p1", "P1")
     full = await service.create("Full", "boxes", "roundrobin", options=OPTIONS, max_players=2)
-    await _field(service, full, 2)
+    await join(service, full, 2)
     with refused(RefusalCode.FULL, "is full"):
         await service.join(full, "p3", "P3")
     few = await service.create("Few", "boxes", "swiss", rounds=3, options=OPTIONS)
-    await _field(service, few, 3)
+    await join(service, few, 3)
     with refused(RefusalCode.TOO_FEW, "needs at least 4 players"):
         await service.start_tournament(few)
     assert (await service.get(few)).status == "signup" and not await service.games(few)
     await service.leave(few, "p3")
     assert [e.player_id for e in await service.entries(few)] == ["p1", "p2"]
     rr = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, rr, 4)
+    await join(service, rr, 4)
     await service.start_tournament(rr)
     with refused(RefusalCode.SIGNUP_CLOSED, "sign-up for RR is closed"):
         await service.join(rr, "p9", "P9")
@@ -192,9 +140,9 @@ async def test_the_host_adjudicates_a_hanging_match_and_overrides_a_result(
 ) -> None:
     service, _ = tour
     tid = await service.create("RR", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
-    await _finish_round(service, tid, [Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE])
     assert (await service.get(tid)).round == 1, "one match still hangs"
     await service.adjudicate(tid, 2, "1/2-1/2", by="host")
     await service.host.drained()  # the award's end is recorded after the commit
@@ -211,10 +159,10 @@ async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentSe
     catch-up, another process) pair nothing again, and a host's decision made meanwhile stands."""
     service, events = tour
     tid = await service.create("Twice", "boxes", "swiss", rounds=3, options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
-    ended = [mid for mid, _ in await _running(service, tid)]
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    ended = [mid for mid, _ in await running(service, tid)]
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     await service.adjudicate(tid, 1, Result.DRAW, by="host", round_=1)  # overrides a finished game
     before = (await service.rounds(tid), await service.games(tid), events.kinds().count("round"))
     assert (await service.get(tid)).round == 2
@@ -227,17 +175,17 @@ async def test_a_finish_delivered_again_changes_nothing(tour: tuple[TournamentSe
 async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> None:
     service, events = tour
     tid = await service.create("Paused", "boxes", "roundrobin", options=OPTIONS)
-    await _field(service, tid, 4)
+    await join(service, tid, 4)
     await service.start_tournament(tid)
     await service.pause(tid, "host")
-    await _finish_round(service, tid, [Result.WHITE, Result.WHITE])
+    await finish_round(service, tid, [Result.WHITE, Result.WHITE])
     assert (await service.get(tid)).round == 1, "paused: no new round"
     await service.resume(tid, "host")
     assert (await service.get(tid)).round == 2
-    running = await _running(service, tid)
+    playing = await running(service, tid)
     await service.cancel(tid, "host")
     assert (await service.get(tid)).status == "cancelled"
-    assert all(mid not in service.host.live for mid, _ in running)
+    assert all(mid not in service.host.live for mid, _ in playing)
     with refused(RefusalCode.ALREADY_OVER, "already over"):
         await service.cancel(tid, "host")
     assert events.kinds()[-1] == "cancelled"
@@ -247,10 +195,10 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     host_a = await make_service(migrated_db_url)
     a = TournamentService(host_a)  # not listening: results are recorded by hand below
     tid = await a.create("Twice", "boxes", "roundrobin", options=OPTIONS)
-    await _field(a, tid, 4)
+    await join(a, tid, 4)
     await a.start_tournament(tid)
     entries = {e.id: e for e in await a.entries(tid)}
-    for mid, game in await _running(a, tid):
+    for mid, game in await running(a, tid):
         await host_a.resign(mid, entries[game.black].player_id)
         await a.record_match(mid)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
@@ -269,8 +217,8 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     c.hear = following(host_c)
     await c.start()
     try:
-        assert len(await _running(c, tid)) == 2
-        await _finish_round(c, tid, [Result.WHITE, Result.BLACK])
+        assert len(await running(c, tid)) == 2
+        await finish_round(c, tid, [Result.WHITE, Result.BLACK])
         assert (await c.get(tid)).round == 3
     finally:
         await c.close()  # its jobs runner stops before the database closes

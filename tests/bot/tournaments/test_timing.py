@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import func, select, update
@@ -20,26 +20,17 @@ from bot.schedule import loop_wall
 from bot.store.db import Match
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Result
-from bot.tournaments.service import OPENING, STALE_S, TournamentEvent, TournamentService
+from bot.tournaments.service import OPENING, STALE_S, TournamentService
 from bot.tournaments.tables import GAMES
 from bot.tournaments.timer import job_key
 from bot.wording import refusal_text
 from tests.bot.conftest import make_service
-from tests.bot.tournaments import refused
+from tests.bot.tournaments import OPTIONS, join, refused, started
 from tests.buses import following, hear
 
 pytestmark = pytest.mark.looptime
 
-OPTIONS = {"rows": 2, "cols": 2}
 MIN = 60.0
-
-
-class Events(list[TournamentEvent]):
-    def __call__(self, ev: TournamentEvent) -> None:
-        self.append(ev)
-
-    def of(self, kind: str) -> list[TournamentEvent]:
-        return [e for e in self if e.kind == kind]
 
 
 @pytest.fixture
@@ -48,22 +39,6 @@ async def host(migrated_db_url: str) -> AsyncIterator[MatchService]:
     yield service
     await service.close()
     await service.store.close()
-
-
-async def _tour(host: MatchService, wall: Callable[[], dt.datetime] | None = None) -> tuple[TournamentService, Events]:
-    service = TournamentService(host, wall=wall or loop_wall())
-    service.hear = following(host)
-    events = Events()
-    service.publish = events
-    await service.start()
-    return service, events
-
-
-async def _join(service: TournamentService, tid: int, n: int) -> list[str]:
-    players = [f"p{i}" for i in range(1, n + 1)]
-    for p in players:
-        await service.join(tid, p, p.upper())
-    return players
 
 
 async def _round_games(service: TournamentService, tid: int) -> list[tuple[int, Game, int | None]]:
@@ -81,13 +56,13 @@ async def _pid(service: TournamentService, tid: int, entry: int) -> str:
 
 
 async def test_check_in_automatic_start_and_a_no_show(host: MatchService) -> None:
-    service, events = await _tour(host)
+    service, events = await started(host, wall=loop_wall())
     try:
         start = service.wall() + dt.timedelta(minutes=30)
         tid = await service.create(
             "Night", "boxes", "roundrobin", options=OPTIONS, starts_at=start, checkin_s=900, no_show_s=600
         )
-        await _join(service, tid, 5)
+        await join(service, tid, 5)
         with refused(RefusalCode.CHECKIN_EARLY, "check-in of Night opens at"):
             await service.check_in(tid, "p1")
         await asyncio.sleep(16 * MIN)
@@ -132,10 +107,10 @@ async def test_check_in_automatic_start_and_a_no_show(host: MatchService) -> Non
 
 
 async def test_neither_player_came_the_clocks_decide(host: MatchService) -> None:
-    service, events = await _tour(host)
+    service, events = await started(host, wall=loop_wall())
     try:
         tid = await service.create("Empty", "boxes", "roundrobin", options=OPTIONS, no_show_s=300)
-        await _join(service, tid, 2)
+        await join(service, tid, 2)
         await service.start_tournament(tid)
         await asyncio.sleep(5 * MIN + 1)
         ((_, _, mid),) = await _round_games(service, tid)
@@ -145,12 +120,12 @@ async def test_neither_player_came_the_clocks_decide(host: MatchService) -> None
 
 
 async def test_too_few_at_the_start_time_cancels(host: MatchService) -> None:
-    service, events = await _tour(host)
+    service, events = await started(host, wall=loop_wall())
     try:
         tid = await service.create(
             "Lonely", "boxes", "swiss", options=OPTIONS, starts_at=service.wall() + dt.timedelta(minutes=5)
         )
-        await _join(service, tid, 1)
+        await join(service, tid, 1)
         await asyncio.sleep(5 * MIN + 1)
         assert (await service.get(tid)).status == "cancelled"
         why = events.of("cancelled")[0].data["refusal"]
@@ -161,10 +136,10 @@ async def test_too_few_at_the_start_time_cancels(host: MatchService) -> None:
 
 
 async def test_rounds_start_at_their_scheduled_times(host: MatchService) -> None:
-    service, _ = await _tour(host)
+    service, _ = await started(host, wall=loop_wall())
     try:
         tid = await service.create("Weekly", "boxes", "roundrobin", options=OPTIONS, round_every_s=3600)
-        players = await _join(service, tid, 4)
+        players = await join(service, tid, 4)
         await service.start_tournament(tid)
         t0 = service.wall()
         for _gid, game, mid in await _round_games(service, tid):
@@ -188,10 +163,10 @@ async def test_rounds_start_at_their_scheduled_times(host: MatchService) -> None
 async def test_a_rated_tournament_feeds_ratings_and_a_bye_does_not(host: MatchService) -> None:
     ratings = Ratings(host.store)
     hear(host, ratings.on_finished, Stage.RECORD)
-    service, _ = await _tour(host)
+    service, _ = await started(host, wall=loop_wall())
     try:
         rated = await service.create("Rated", "boxes", "roundrobin", options=OPTIONS, rated=True)
-        players = await _join(service, rated, 3)
+        players = await join(service, rated, 3)
         casual = await service.create("Casual", "boxes", "roundrobin", options=OPTIONS)
         for p in ("c1", "c2"):
             await service.join(casual, p, p.upper())
@@ -228,7 +203,7 @@ async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -
     b.hear = following(host_b)
     try:
         tid = await a.create("Race", "boxes", "swiss", rounds=1, options=OPTIONS, no_show_s=600)
-        await _join(a, tid, 8)
+        await join(a, tid, 8)
         await a.start_tournament(tid)
         games = await _round_games(a, tid)
         assert len(games) == 4 and await _count_matches(host_a) == 0
@@ -243,7 +218,7 @@ async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -
 
         # a process claimed a game, created its match and stopped before noting it: the next one keeps that match
         tid2 = await a.create("Crash", "boxes", "roundrobin", options=OPTIONS)
-        await _join(a, tid2, 2)
+        await join(a, tid2, 2)
         async with host_a.store.engine.begin() as conn:
             top = (await conn.execute(select(func.max(Match.id)))).scalar_one()
         before = await _count_matches(host_a)
@@ -280,12 +255,12 @@ async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(migr
     tid = await service.create(
         "Away", "boxes", "roundrobin", options=OPTIONS, starts_at=service.wall() + dt.timedelta(minutes=10)
     )
-    await _join(service, tid, 4)
+    await join(service, tid, 4)
     await host.close()
     await host.store.close()
     await asyncio.sleep(20 * MIN)  # no process runs over the start time
     host = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
-    again, events = await _tour(host, wall)
+    again, events = await started(host, wall=wall)
     try:
         await asyncio.sleep(1)
         t = await again.get(tid)
@@ -303,18 +278,14 @@ async def test_a_tournaments_times_are_jobs_of_the_one_jobs_runner(host: MatchSe
     for the next one after each run, dropped when nothing more falls due by itself."""
     wall = loop_wall()
     jobs = JobQueue(host.store.engine, clock=wall)
-    service = TournamentService(host, wall=wall, jobs=jobs)
-    service.hear = following(host)
-    events = Events()
-    service.publish = events
-    await service.start()
+    service, events = await started(host, wall=wall, jobs=jobs)
     jobs.start()
     try:
         start = service.wall() + dt.timedelta(minutes=30)
         tid = await service.create("Jobs", "boxes", "roundrobin", options=OPTIONS, starts_at=start, no_show_s=600)
         job = await jobs.get(job_key(tid))
         assert job is not None and (job.kind, job.due, job.done) == ("tournament", start, False)
-        await _join(service, tid, 2)
+        await join(service, tid, 2)
         await asyncio.sleep(30 * MIN + 1)  # the job's time: it starts the tournament, and is put again
         assert (await service.get(tid)).status == "running" and len(events.of("started")) == 1
         ((gid, pairing, mid),) = await _round_games(service, tid)

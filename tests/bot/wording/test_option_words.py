@@ -36,6 +36,7 @@ def test_option_problems_in_players_words(case: dict[str, object]) -> None:
         (["--clock", "speed=3"], "there is no clock setting 'speed'; the settings are kind, move, reserve, grace"),
     ],
 )
+@pytest.mark.slow  # a `dmhost room` process per case
 def test_the_terminal_room_says_them_too(tmp_path: Path, args: list[str], says: str) -> None:
     proc = subprocess.run(
         [*DMHOST, "room", "boxes", "--player", "a", "--player", "b", "--db", str(tmp_path / "o.db"), *args],

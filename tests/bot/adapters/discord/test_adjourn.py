@@ -4,9 +4,12 @@ match resumes by itself at the agreed time."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bot.adapters.discord.conftest import World, board_of, bot_text, start
 
 
+@pytest.mark.slow  # a whole match adjourned over simulated days
 async def test_adjourned_by_agreement_then_resumed(world: World) -> None:
     w = world
     match_id, room = await start(w, options="rows=2 cols=2", rules="adjourn=on")

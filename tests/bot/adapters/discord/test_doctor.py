@@ -135,6 +135,7 @@ def _doctor(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[
     return subprocess.run([*DMHOST, "doctor"], capture_output=True, text=True, cwd=tmp_path, env={**base, **env})
 
 
+@pytest.mark.slow  # a `dmhost doctor` process
 def test_cli_without_a_token_fails_the_token_check(tmp_path: Path) -> None:
     # docs/cli.md: one line per check with its fix, exit 1 when one fails; a missing token is the first.
     proc = _doctor(tmp_path, {})
@@ -143,6 +144,7 @@ def test_cli_without_a_token_fails_the_token_check(tmp_path: Path) -> None:
     assert line.startswith("FAIL  token:") and "fix:" in line and "DMHOST_TOKEN" in line
 
 
+@pytest.mark.slow  # a `dmhost doctor` process
 def test_cli_with_a_bad_token_and_no_network(tmp_path: Path) -> None:
     """No network here: the login check fails with its fix (with a network, Discord refuses the token)."""
     proc = _doctor(tmp_path, {"DMHOST_TOKEN": "obviously.bad.token"})

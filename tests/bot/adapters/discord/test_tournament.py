@@ -3,47 +3,21 @@ from the rooms, a withdrawal, standings and bracket pictures, the winner announc
 
 from __future__ import annotations
 
+import pytest
 import simcord
 
 from bot.tournaments.rounds import Game
-from bot.tournaments.service import StoredGame, TournamentService
-from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text, confirm, now, resign
-
-
-def _card(w: World) -> object:
-    (card,) = [m for m in bot_messages(w, w.lobby) if m.content.startswith("**Tournament ")]
-    return card
-
-
-async def _open_matches(w: World, tid: int) -> list[tuple[int, Game]]:
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
-    t = await service.get(tid)
-    return [
-        (g.match_id, g.pairing)
-        for g in await service.games(tid)
-        if g.round == t.round and isinstance(g.pairing, Game) and g.pairing.result is None and g.match_id
-    ]
-
-
-async def _resign_losers(
-    w: World,
-    tid: int,
-    field: list[simcord.MemberActor] | None = None,
-    *,
-    lobby: simcord.ChannelHandle | None = None,
-    white_wins: bool = True,
-) -> None:
-    """In each open match's room, the losing side types `resign`."""
-    service = w.bot.get_cog("TournamentFeature").tournaments  # type: ignore[union-attr]
-    entries = {e.id: e for e in await service.entries(tid)}
-    actors = [*(field or []), w.alice, w.bob, w.carol, w.dave]
-    for match_id, game in await _open_matches(w, tid):
-        live = w.bot.service.live[match_id]
-        (room,) = [t for t in (lobby or w.lobby).threads if t.id == live.channel_id]
-        loser = entries[game.black if white_wins else game.white]
-        (who,) = [a for a in actors if str(a.user.id) == loser.player_id][:1]
-        await resign(who, room, text=True)
-    await w.env.settle()
+from tests.bot.adapters.discord.conftest import World, answer, bot_text, confirm, now, resign
+from tests.bot.adapters.discord.tournaments import (
+    CLOCK,
+    check_in,
+    no_shows,
+    open_matches,
+    resign_losers,
+    sign_up,
+    signup_card,
+    tournament_service,
+)
 
 
 async def test_a_swiss_on_discord_from_sign_up_to_the_prize(world: World) -> None:
@@ -64,26 +38,26 @@ async def test_a_swiss_on_discord_from_sign_up_to_the_prize(world: World) -> Non
     refused = answer(await w.alice.slash(w.lobby, "dm tournament create", name="Mine", game="boxes", format="swiss"))
     assert refused.ephemeral and "Only a host" in refused.content
     for player in (w.alice, w.bob, w.dave):
-        await player.click(_card(w), label="Join")
-    twice = answer(await w.dave.click(_card(w), label="Join"))
+        await player.click(signup_card(w), label="Join")
+    twice = answer(await w.dave.click(signup_card(w), label="Join"))
     assert twice.ephemeral and "already joined" in twice.content
-    assert "Players (3): alice, bob, dave" in _card(w).content  # type: ignore[attr-defined]
-    await w.dave.click(_card(w), label="Leave")
-    await w.dave.click(_card(w), label="Join")
-    await w.carol.click(_card(w), label="Join")
+    assert "Players (3): alice, bob, dave" in signup_card(w).content  # type: ignore[attr-defined]
+    await w.dave.click(signup_card(w), label="Leave")
+    await w.dave.click(signup_card(w), label="Join")
+    await w.carol.click(signup_card(w), label="Join")
     started = answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=1))
     assert "has started" in started.content
     assert "Round 1" in bot_text(w, w.lobby)
-    opened = await _open_matches(w, 1)
+    opened = await open_matches(w, 1)
     assert len(opened) == 2 and all(w.bot.service.live[m].channel_id != w.lobby.id for m, _ in opened)
     again = answer(await w.carol.slash(w.lobby, "dm tournament start", tournament=1))
     assert again.ephemeral and "already started" in again.content
-    await _resign_losers(w, 1)
+    await resign_losers(w, 1)
     assert "Round 2" in bot_text(w, w.lobby), "round 1 ended in the rooms, so round 2 was paired"
     gone = answer(await w.dave.slash(w.lobby, "dm tournament withdraw", tournament=1))
     assert "You have left" in gone.content
     await w.env.settle()
-    await _resign_losers(w, 1)
+    await resign_losers(w, 1)
     assert "wins Zero's Gambit! Prize: a crown." in bot_text(w, w.lobby)
     table = answer(await w.bob.slash(w.lobby, "dm tournament standings", tournament=1))
     assert "Zero's Gambit" in table.content and table.attachments and table.attachments[0].filename == "standings.png"
@@ -103,100 +77,36 @@ async def test_an_elimination_with_a_drawn_game_replayed_and_a_bracket(world: Wo
         prize="glory",
     )
     for player in (w.alice, w.bob, w.dave):
-        await player.click(_card(w), label="Join")
+        await player.click(signup_card(w), label="Join")
     await w.carol.slash(w.lobby, "dm tournament start", tournament=1)
-    (semi,) = await _open_matches(w, 1)
+    (semi,) = await open_matches(w, 1)
     r = answer(await w.carol.slash(w.lobby, "dm tournament result", tournament=1, board=2, result="1/2-1/2"))
     assert "Board 2" in r.content
     await w.env.settle()
     assert "replayed with colours swapped" in bot_text(w, w.lobby)
-    (rematch,) = await _open_matches(w, 1)
+    (rematch,) = await open_matches(w, 1)
     assert (rematch[1].white, rematch[1].black) == (semi[1].black, semi[1].white)
-    await _resign_losers(w, 1)
-    await _resign_losers(w, 1)
+    await resign_losers(w, 1)
+    await resign_losers(w, 1)
     assert "wins DM Colosseum! Prize: glory." in bot_text(w, w.lobby)
     picture = answer(await w.alice.slash(w.lobby, "dm tournament bracket", tournament=1))
     assert picture.attachments and picture.attachments[0].filename == "bracket.png"
 
 
-async def _sign_up(
-    w: World,
-    guild: simcord.GuildHandle,
-    lobby: simcord.ChannelHandle,
-    host: simcord.MemberActor,
-    players: list[simcord.MemberActor],
-    **create: object,
-) -> int:
-    reply = answer(await host.slash(lobby, "dm tournament create", **create))
-    tid = int(reply.content.split()[1])
-    card = next(m for m in bot_messages(w, lobby) if m.content.startswith(f"**Tournament {tid} "))
-    for player in players:
-        await player.click(card, label="Join")
-    return tid
-
-
-CLOCK = "move=600 reserve=600"
-"""Clocks longer than the one-minute no-show wait, so open matches are not lost on time while a no-show is ruled."""
-
-
-def _service(w: World) -> TournamentService:
-    feature = w.bot.get_cog("TournamentFeature")
-    assert feature is not None
-    return feature.tournaments  # type: ignore[attr-defined,no-any-return]
-
-
-async def _check_in(
-    w: World,
-    tid: int,
-    field: list[simcord.MemberActor],
-    *,
-    lobby: simcord.ChannelHandle | None = None,
-    absent: simcord.MemberActor | None = None,
-    wait: bool = True,
-) -> None:
-    """In every room of the round still waiting, White clicks I'm here and Black types `here`; `absent` does
-    neither, and a minute later (unless not `wait`) loses by no-show."""
-    service = _service(w)
-    t = await service.get(tid)
-    entries = {e.id: e for e in await service.entries(tid)}
-    actors = [*field, w.alice, w.bob, w.carol, w.dave]
-    for g in await service.games(tid):
-        p = g.pairing
-        if g.round != t.round or not isinstance(p, Game) or p.result is not None or g.match_id is not None:
-            continue
-        (room,) = [th for th in (lobby or w.lobby).threads if th.id == g.room_id]
-        card = next(m for m in bot_messages(w, room) if "Click **I'm here**" in m.content)
-        for seat, entry in enumerate((p.white, p.black)):
-            who = next(a for a in actors if str(a.user.id) == entries[entry].player_id)
-            if who is absent:
-                continue
-            if seat == 0:
-                await who.click(card, label="I'm here")
-            else:
-                await who.send(room, "here")
-    await w.env.settle()
-    if absent is not None and wait:
-        await w.env.advance_time(61)
-        await w.env.settle()
-
-
-async def _no_shows(w: World, tid: int) -> list[StoredGame]:
-    return [g for g in await _service(w).games(tid) if isinstance(g.pairing, Game) and g.pairing.forfeit and g.match_id]
-
-
 async def _assert_no_show(w: World, tid: int, lobby: simcord.ChannelHandle, absent: simcord.MemberActor) -> None:
-    (g,) = await _no_shows(w, tid)
+    (g,) = await no_shows(w, tid)
     stored = await w.bot.service.record(g.match_id or 0)
     assert stored is not None and (stored.status, stored.result_reason) == ("finished", "no_show")
     assert absent.name in [name for _, name in stored.players.values()]
     assert f"({absent.name} did not check in)" in bot_text(w, lobby)
 
 
+@pytest.mark.slow  # a whole tournament of twelve games
 async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal_and_a_no_show(world: World) -> None:
     w = world
     extra = [w.guild.add_member(w.env.create_user(f"gladiator{i}")) for i in range(4)]
     field = [w.alice, w.bob, w.carol, w.dave, *extra]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -211,16 +121,16 @@ async def test_eight_players_swiss_in_three_rounds_with_a_withdrawal_and_a_no_sh
         no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    assert len(await _open_matches(w, tid)) == 0, "the matches wait for their players"
-    await _check_in(w, tid, field, absent=extra[0])
+    assert len(await open_matches(w, tid)) == 0, "the matches wait for their players"
+    await check_in(w, tid, field, absent=extra[0])
     await _assert_no_show(w, tid, w.lobby, extra[0])
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     await extra[3].slash(w.lobby, "dm tournament withdraw", tournament=tid)
     await w.env.settle()
     for _ in range(2):
-        await _check_in(w, tid, field)
-        await _resign_losers(w, tid, field)
-    service = _service(w)
+        await check_in(w, tid, field)
+        await resign_losers(w, tid, field)
+    service = tournament_service(w)
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 3)
     rounds = await service.rounds(tid)
@@ -243,7 +153,7 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
     from tests.bot.adapters.discord.test_catch_up import come_back
 
     w = world
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -257,9 +167,9 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
         no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    await _check_in(w, tid, [])
-    ((match_id, game),) = await _open_matches(w, tid)
-    service = _service(w)
+    await check_in(w, tid, [])
+    ((match_id, game),) = await open_matches(w, tid)
+    service = tournament_service(w)
     entries = {e.id: e for e in await service.entries(tid)}
     (room,) = [t for t in w.lobby.threads if t.id == w.bot.service.live[match_id].channel_id]
     await go_away(w)
@@ -268,7 +178,7 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
     await come_back(w, settings)  # type: ignore[arg-type]
     await w.env.settle()
     await confirm(loser, room, sent)
-    service = _service(w)
+    service = tournament_service(w)
     t = await service.get(tid)
     assert t.round == 2, "the result that arrived while away ended round 1, and round 2 was paired once"
     assert [g.round for g in await service.games(tid)].count(2) == 2
@@ -284,8 +194,8 @@ async def test_a_restart_in_the_middle_of_a_round(world: World, settings: object
     await w.env.advance_time(5 * 60)
     await come_back(w, settings)  # type: ignore[arg-type]
     await w.env.settle()
-    service = _service(w)
-    assert not await _no_shows(w, tid), "nobody is charged for the time the bot was away: the wait runs again"
+    service = tournament_service(w)
+    assert not await no_shows(w, tid), "nobody is charged for the time the bot was away: the wait runs again"
     await w.env.advance_time(61)
     await w.env.settle()
     await _assert_no_show(w, tid, w.lobby, absent)
@@ -307,7 +217,7 @@ async def test_two_servers_run_tournaments_at_once(world: World) -> None:
     host_role = other.create_role("Host")
     boss = other.add_member(w.env.create_user("boss"), roles=[host_role])
     others = [other.add_member(w.env.create_user(f"genius{i}")) for i in range(4)]
-    first = await _sign_up(
+    first = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -320,7 +230,7 @@ async def test_two_servers_run_tournaments_at_once(world: World) -> None:
         clock=CLOCK,
         no_show=1,
     )
-    second = await _sign_up(
+    second = await sign_up(
         w,
         other,
         other_lobby,
@@ -340,29 +250,30 @@ async def test_two_servers_run_tournaments_at_once(world: World) -> None:
     stranger = answer(await w.alice.slash(w.lobby, "dm tournament withdraw", tournament=second))
     assert stranger.ephemeral and "no tournament 2 in this server" in stranger.content
     # both servers' first rounds at once: a no-show in each
-    await _check_in(w, first, [], absent=w.dave, wait=False)
-    await _check_in(w, second, others, lobby=other_lobby, absent=others[3])
+    await check_in(w, first, [], absent=w.dave, wait=False)
+    await check_in(w, second, others, lobby=other_lobby, absent=others[3])
     await _assert_no_show(w, second, other_lobby, others[3])
-    await _resign_losers(w, second, others, lobby=other_lobby)
+    await resign_losers(w, second, others, lobby=other_lobby)
     await others[0].slash(other_lobby, "dm tournament withdraw", tournament=second)
     await w.env.settle()
-    service = _service(w)
+    service = tournament_service(w)
     while (await service.get(second)).status == "running":
-        await _check_in(w, second, others, lobby=other_lobby)
-        await _resign_losers(w, second, others, lobby=other_lobby)
+        await check_in(w, second, others, lobby=other_lobby)
+        await resign_losers(w, second, others, lobby=other_lobby)
     await w.bob.slash(w.lobby, "dm tournament withdraw", tournament=first)
     await w.env.settle()
     assert [(await service.get(t)).status for t in (first, second)] == ["finished", "finished"]
     assert "wins Here!" in bot_text(w, w.lobby) and "wins There!" in bot_text(w, other_lobby)
     assert "There" not in bot_text(w, w.lobby) and "genius" not in bot_text(w, w.lobby)
-    assert len(await _no_shows(w, first)) == 1 and len(await _no_shows(w, second)) == 1
+    assert len(await no_shows(w, first)) == 1 and len(await no_shows(w, second)) == 1
 
 
+@pytest.mark.slow  # a whole tournament of ten rounds
 async def test_five_players_double_round_robin_with_byes_a_withdrawal_and_a_no_show(world: World) -> None:
     w = world
     rivals = [w.guild.add_member(w.env.create_user(f"rival{i}")) for i in range(2)]
     field = [w.alice, w.bob, w.dave, *rivals]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -376,16 +287,16 @@ async def test_five_players_double_round_robin_with_byes_a_withdrawal_and_a_no_s
         no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    service = _service(w)
-    await _check_in(w, tid, field, absent=rivals[0])
+    service = tournament_service(w)
+    await check_in(w, tid, field, absent=rivals[0])
     await _assert_no_show(w, tid, w.lobby, rivals[0])
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     for number in range(2, 11):
         if number == 6:  # half-way: rival1 leaves; what remains of theirs is forfeited
             await rivals[1].slash(w.lobby, "dm tournament withdraw", tournament=tid)
             await w.env.settle()
-        await _check_in(w, tid, field)
-        await _resign_losers(w, tid, field)
+        await check_in(w, tid, field)
+        await resign_losers(w, tid, field)
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 10)
     rounds = await service.rounds(tid)
@@ -405,7 +316,7 @@ async def test_six_players_elimination_byes_a_rematch_a_withdrawal_and_a_no_show
     w = world
     seeds = [w.guild.add_member(w.env.create_user(f"seed{i}")) for i in range(3)]
     field = [w.alice, w.bob, w.dave, *seeds]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -419,7 +330,7 @@ async def test_six_players_elimination_byes_a_rematch_a_withdrawal_and_a_no_show
         no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    service = _service(w)
+    service = tournament_service(w)
     t = await service.get(tid)
     first = (await service.rounds(tid))[0]
     assert [p.player for p in first if not isinstance(p, Game)] == t.seeds[:2], "byes to seeds 1 and 2"
@@ -429,19 +340,19 @@ async def test_six_players_elimination_byes_a_rematch_a_withdrawal_and_a_no_show
     entries = {e.id: e for e in await service.entries(tid)}
     board4 = next(p for p in first if isinstance(p, Game) and p.result is None)
     absent = next(a for a in field if str(a.user.id) == entries[board4.black].player_id)
-    await _check_in(w, tid, field, absent=absent)  # board 4: a no-show; the rematch of board 2: both here
+    await check_in(w, tid, field, absent=absent)  # board 4: a no-show; the rematch of board 2: both here
     await _assert_no_show(w, tid, w.lobby, absent)
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     t = await service.get(tid)
     assert t.round == 2 and len((await service.rounds(tid))[0]) == 5, "two byes, two games and the rematch"
     semi = next(p for p in (await service.rounds(tid))[1] if isinstance(p, Game))
     quitter = next(a for a in field if str(a.user.id) == entries[semi.white].player_id)
     await quitter.slash(w.lobby, "dm tournament withdraw", tournament=tid)  # the other goes through by forfeit
     await w.env.settle()
-    await _check_in(w, tid, field)
-    await _resign_losers(w, tid, field)
-    await _check_in(w, tid, field)
-    await _resign_losers(w, tid, field)
+    await check_in(w, tid, field)
+    await resign_losers(w, tid, field)
+    await check_in(w, tid, field)
+    await resign_losers(w, tid, field)
     t = await service.get(tid)
     assert (t.status, t.round) == ("finished", 3)
     assert "wins Cup!" in bot_text(w, w.lobby)
@@ -453,7 +364,7 @@ async def test_check_in_before_an_automatic_start(world: World) -> None:
     w = world
     late = w.guild.add_member(w.env.create_user("sleepy"))
     field = [w.alice, w.bob, w.dave, late]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -466,27 +377,27 @@ async def test_check_in_before_an_automatic_start(world: World) -> None:
         start="in 1h",
         checkin=15,
     )
-    card = _card(w)
+    card = signup_card(w)
     assert "Starts by itself <t:" in card.content and "Check-in from" in card.content  # type: ignore[attr-defined]
     early = answer(await w.alice.click(card, label="I'm here"))
     assert early.ephemeral and "opens at" in early.content
     await w.env.advance_time(46 * 60)
-    await w.alice.click(_card(w), label="I'm here")
-    await w.bob.click(_card(w), label="I'm here")
+    await w.alice.click(signup_card(w), label="I'm here")
+    await w.bob.click(signup_card(w), label="I'm here")
     await w.dave.send(w.lobby, "here")
     await w.carol.send(w.lobby, "here")  # not in the field: ignored
     await w.env.settle()
-    assert "alice ✓" in _card(w).content and "sleepy ✓" not in _card(w).content  # type: ignore[attr-defined]
-    assert "dave ✓" in _card(w).content, "a typed `here` redraws the card too"  # type: ignore[attr-defined]
-    twice = answer(await w.bob.click(_card(w), label="I'm here"))
+    assert "alice ✓" in signup_card(w).content and "sleepy ✓" not in signup_card(w).content  # type: ignore[attr-defined]
+    assert "dave ✓" in signup_card(w).content, "a typed `here` redraws the card too"  # type: ignore[attr-defined]
+    twice = answer(await w.bob.click(signup_card(w), label="I'm here"))
     assert twice.ephemeral and "already checked in" in twice.content
     await w.env.advance_time(14 * 60 + 2)  # the start time: nobody types anything
     await w.env.settle()
-    service = _service(w)
+    service = tournament_service(w)
     t = await service.get(tid)
     assert (t.status, len(t.seeds)) == ("running", 3)
     assert "Dawn** has started with 3 players. Out for not checking in: sleepy." in bot_text(w, w.lobby)
-    assert len(await _open_matches(w, tid)) == 1, "three players: one game and a bye"
+    assert len(await open_matches(w, tid)) == 1, "three players: one game and a bye"
 
 
 async def test_elimination_seeded_by_rating(world: World) -> None:
@@ -511,7 +422,7 @@ async def test_elimination_seeded_by_rating(world: World) -> None:
     await rated_win(w.dave, w.alice)
     await rated_win(w.dave, w.bob)
     await rated_win(w.bob, w.alice)
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -525,7 +436,7 @@ async def test_elimination_seeded_by_rating(world: World) -> None:
         rated=True,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    service = _service(w)
+    service = tournament_service(w)
     t = await service.get(tid)
     by_entry = {e.id: e.player_id for e in await service.entries(tid)}
     ratings = w.bot.ratings  # type: ignore[attr-defined]
@@ -537,7 +448,7 @@ async def test_elimination_seeded_by_rating(world: World) -> None:
     }
     assert frozenset((str(w.dave.user.id), str(w.alice.user.id))) in first, "seed 1 meets seed 4"
     before = await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id))
-    await _resign_losers(w, tid)
+    await resign_losers(w, tid)
     after = await ratings.standing(w.guild.id, "boxes", str(w.dave.user.id))
     assert before is not None and after is not None and after.games == before.games + 1, "a rated tournament game"
 
@@ -546,7 +457,7 @@ async def test_a_no_show_in_a_rated_tournament_is_rated_and_in_a_casual_one_is_n
     w = world
     ratings = w.bot.ratings  # type: ignore[attr-defined]
     for name, rated, (here, absent) in (("Rated", True, (w.alice, w.bob)), ("Casual", False, (w.dave, w.carol))):
-        tid = await _sign_up(
+        tid = await sign_up(
             w,
             w.guild,
             w.lobby,
@@ -560,7 +471,7 @@ async def test_a_no_show_in_a_rated_tournament_is_rated_and_in_a_casual_one_is_n
             rated=rated,
         )
         await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-        await _check_in(w, tid, [here, absent], absent=absent)
+        await check_in(w, tid, [here, absent], absent=absent)
         await _assert_no_show(w, tid, w.lobby, absent)
         assert f"wins {name}!" in bot_text(w, w.lobby)
     won = await ratings.standing(w.guild.id, "boxes", str(w.alice.user.id))
@@ -571,7 +482,7 @@ async def test_a_no_show_in_a_rated_tournament_is_rated_and_in_a_casual_one_is_n
 
 async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World) -> None:
     w = world
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -595,7 +506,7 @@ async def test_a_member_who_left_the_server_is_refused_at_the_start(world: World
 
 async def test_a_member_who_left_the_server_is_out_at_the_automatic_start(world: World) -> None:
     w = world
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -611,19 +522,19 @@ async def test_a_member_who_left_the_server_is_out_at_the_automatic_start(world:
     await w.env.settle()
     await w.env.advance_time(60 * 60 + 2)  # the start time: nobody types anything
     await w.env.settle()
-    service = _service(w)
+    service = tournament_service(w)
     t = await service.get(tid)
     assert (t.status, len(t.seeds)) == ("running", 2)
     dave = next(e for e in await service.entries(tid) if e.player_id == str(w.dave.user.id))
     assert dave.withdrawn and dave.id not in t.seeds
     assert "Dusk** has started with 2 players. Out for leaving the server: dave." in bot_text(w, w.lobby)
-    ((_, game),) = await _open_matches(w, tid)
+    ((_, game),) = await open_matches(w, tid)
     assert dave.id not in (game.white, game.black)
 
 
 async def test_a_typed_here_redraws_the_card_within_the_channels_write_pacing(world: World) -> None:
     w = world
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -641,7 +552,7 @@ async def test_a_typed_here_redraws_the_card_within_the_channels_write_pacing(wo
     feature.cards.clear()  # type: ignore[union-attr]  # as after a restart: the card is found in the channel
     await w.alice.send(w.lobby, "here")
     await w.env.settle()
-    assert "alice ✓" in _card(w).content  # type: ignore[attr-defined]
+    assert "alice ✓" in signup_card(w).content  # type: ignore[attr-defined]
     w.bot.settings.announce_batch_seconds = 1.0  # the announcer paces the channel's writes, as in production
     w.env.settle_timeout = 1.0  # the pacing's wait (up to 5 s) is a timer to advance to, not work to settle
     announcer = w.bot.get_cog("Announcer")
@@ -649,10 +560,10 @@ async def test_a_typed_here_redraws_the_card_within_the_channels_write_pacing(wo
     await w.bob.send(w.lobby, "here")
     await w.dave.send(w.lobby, "here")
     await w.env.advance_time(1)
-    card = _card(w).content  # type: ignore[attr-defined]
+    card = signup_card(w).content  # type: ignore[attr-defined]
     assert "bob ✓" not in card and "dave ✓" not in card, "no write before the channel has room"
     await w.env.advance_time(5)
-    card = _card(w).content  # type: ignore[attr-defined]
+    card = signup_card(w).content  # type: ignore[attr-defined]
     assert "bob ✓" in card and "dave ✓" in card, "one redraw shows both"
     assert len(announcer.writes[w.lobby.id]) == 5, "that one edit is counted in the channel's writes"  # type: ignore[union-attr]
-    assert (await _service(w).get(tid)).status == "signup"
+    assert (await tournament_service(w).get(tid)).status == "signup"

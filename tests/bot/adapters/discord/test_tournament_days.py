@@ -9,14 +9,14 @@ import simcord
 
 from bot.tournaments.rounds import Game
 from tests.bot.adapters.discord.conftest import World, bot_messages, bot_text
-from tests.bot.adapters.discord.test_tournament import (
+from tests.bot.adapters.discord.tournaments import (
     CLOCK,
-    _card,
-    _check_in,
-    _open_matches,
-    _resign_losers,
-    _service,
-    _sign_up,
+    check_in,
+    open_matches,
+    resign_losers,
+    sign_up,
+    signup_card,
+    tournament_service,
 )
 
 HOUR, DAY = 3600, 86400
@@ -31,7 +31,7 @@ async def test_a_round_a_day_pings_before_it_starts_and_waits_for_both_players(w
     w = world
     erin = w.guild.add_member(w.env.create_user("erin"))
     field = [w.alice, w.bob, w.dave, erin]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -47,15 +47,15 @@ async def test_a_round_a_day_pings_before_it_starts_and_waits_for_both_players(w
         checkin=15,
         round_every=1440,
     )
-    card = _card(w).content  # type: ignore[attr-defined]
+    card = signup_card(w).content  # type: ignore[attr-defined]
     assert "A round a day" in card and "1440" not in card
     await w.env.advance_time(46 * 60)
     for player in field:
-        await player.click(_card(w), label="I'm here")  # type: ignore[arg-type]
+        await player.click(signup_card(w), label="I'm here")  # type: ignore[arg-type]
     await w.env.advance_time(14 * 60 + 2)  # the start: round 1's games open at once (everyone checked in)
-    assert len(await _open_matches(w, tid)) == 2
-    await _resign_losers(w, tid, field)  # round 2 is paired now, for a day after the start
-    service = _service(w)
+    assert len(await open_matches(w, tid)) == 2
+    await resign_losers(w, tid, field)  # round 2 is paired now, for a day after the start
+    service = tournament_service(w)
     t = await service.get(tid)
     assert t.round == 2
     assert not soon_pings(w)  # the 24 h ping would come with the pairings: left out
@@ -67,7 +67,7 @@ async def test_a_round_a_day_pings_before_it_starts_and_waits_for_both_players(w
     await w.env.advance_time(50 * 60)  # ten minutes before
     assert len(soon_pings(w)) == 2
     await w.env.advance_time(11 * 60)  # round 2's time: its games wait for both players
-    assert await _open_matches(w, tid) == []
+    assert await open_matches(w, tid) == []
     games = [g for g in await service.games(tid) if g.round == 2 and isinstance(g.pairing, Game)]
     entries = {e.id: e for e in await service.entries(tid)}
     first = games[0]
@@ -90,7 +90,7 @@ async def test_a_no_show_is_told_once_and_results_name_the_cup_and_round(world: 
     w = world
     extra = [w.guild.add_member(w.env.create_user(f"gladiator{i}")) for i in range(2)]
     field: list[simcord.MemberActor] = [w.alice, w.bob, *extra]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -105,11 +105,11 @@ async def test_a_no_show_is_told_once_and_results_name_the_cup_and_round(world: 
         no_show=1,
     )
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    await _check_in(w, tid, field, absent=extra[0])
+    await check_in(w, tid, field, absent=extra[0])
     told = [m.content for m in bot_messages(w, w.lobby) if "no-show" in m.content]
     assert len(told) == 1, told  # once, in one wording
     assert told[0].startswith("**Spring Cup**, round 1 board ")
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     posted = [m.content for m in bot_messages(w, w.lobby) if "wins by resignation" in m.content]
     assert len(posted) == 1 and posted[0].startswith("**Spring Cup**, round 1 board "), posted
     assert "wins Spring Cup!" in bot_text(w, w.lobby)
@@ -119,7 +119,7 @@ async def _missed_game_cup(w: World) -> tuple[int, list[simcord.MemberActor]]:
     """Four players, two rounds, `missed:withdraw` (lichess's rule); round 1 played with gladiator0 absent."""
     extra = [w.guild.add_member(w.env.create_user(f"gladiator{i}")) for i in range(2)]
     field: list[simcord.MemberActor] = [w.alice, w.bob, *extra]
-    tid = await _sign_up(
+    tid = await sign_up(
         w,
         w.guild,
         w.lobby,
@@ -134,9 +134,9 @@ async def _missed_game_cup(w: World) -> tuple[int, list[simcord.MemberActor]]:
         no_show=1,
         missed="withdraw",
     )
-    assert "withdrawn unless they confirm" in _card(w).content  # type: ignore[attr-defined]
+    assert "withdrawn unless they confirm" in signup_card(w).content  # type: ignore[attr-defined]
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
-    await _check_in(w, tid, field, absent=extra[0])
+    await check_in(w, tid, field, absent=extra[0])
     (told,) = [m.content for m in bot_messages(w, w.lobby) if "no-show" in m.content]
     assert told.endswith(
         f"gladiator0 is withdrawn before the next round unless they confirm they play on: "
@@ -148,12 +148,12 @@ async def _missed_game_cup(w: World) -> tuple[int, list[simcord.MemberActor]]:
 async def test_a_missed_game_withdraws_the_player_who_does_not_confirm(world: World) -> None:
     w = world
     tid, field = await _missed_game_cup(w)
-    await _resign_losers(w, tid, field)  # round 1 over: round 2 is paired without gladiator0
+    await resign_losers(w, tid, field)  # round 1 over: round 2 is paired without gladiator0
     assert "gladiator0 is withdrawn: they missed their round 1 game and did not confirm they play on." in bot_text(
         w, w.lobby
     )
     assert "forfeited" not in bot_text(w, w.lobby)
-    rounds = await _service(w).rounds(tid)
+    rounds = await tournament_service(w).rounds(tid)
     assert len(rounds) == 2 and sum(isinstance(p, Game) for p in rounds[1]) == 1  # a game and a bye
 
 
@@ -171,6 +171,6 @@ async def test_a_missed_game_and_a_confirmation_play_on(world: World) -> None:
         again.response is not None
         and again.response.content == "You have missed no game of Lichess Cup: you play on anyway."
     )
-    await _resign_losers(w, tid, field)
-    rounds = await _service(w).rounds(tid)
+    await resign_losers(w, tid, field)
+    rounds = await tournament_service(w).rounds(tid)
     assert len(rounds) == 2 and sum(isinstance(p, Game) for p in rounds[1]) == 2  # everyone paired again

@@ -13,7 +13,7 @@ import simcord
 from bot.adapters.discord.tournament._card import card_text, signup_view
 from bot.tournaments.rounds import Game
 from tests.bot.adapters.discord.conftest import World, answer, bot_messages, bot_text
-from tests.bot.adapters.discord.test_tournament import CLOCK, _card, _resign_losers, _service, _sign_up
+from tests.bot.adapters.discord.tournaments import CLOCK, resign_losers, sign_up, signup_card, tournament_service
 
 
 def _pings(w: World, channel: simcord.ChannelHandle, member: simcord.MemberActor, words: str) -> list[discord.Message]:
@@ -40,18 +40,18 @@ async def test_a_swiss_told_right_withdrawal_mid_game_stale_card_pings_and_publi
     w = world
     erin = w.guild.add_member(w.env.create_user("erin"))
     field = [w.alice, w.bob, w.dave, erin]
-    tid = await _sign_up(
+    tid = await sign_up(
         w, w.guild, w.lobby, w.carol, field, name="Told", game="boxes", format="swiss", rounds=2,
         options="rows=2 cols=2", clock=CLOCK, start="in 3 days",
     )  # fmt: skip
-    assert "Starts by itself" in _card(w).content  # type: ignore[attr-defined]
+    assert "Starts by itself" in signup_card(w).content  # type: ignore[attr-defined]
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
     await w.env.settle()
-    card = _card(w)
+    card = signup_card(w)
     assert card.components == [], "the card loses Join and Leave at the start"  # type: ignore[attr-defined]
     assert "Starts by itself" not in card.content and "Sign-up is closed" in card.content  # type: ignore[attr-defined]
 
-    service = _service(w)
+    service = tournament_service(w)
     games = [g for g in await service.games(tid) if g.round == 1 and isinstance(g.pairing, Game)]
     (pairings,) = [m for m in bot_messages(w, w.lobby) if "Round 1" in m.content]
     for g in games:
@@ -92,14 +92,14 @@ async def test_a_swiss_told_right_withdrawal_mid_game_stale_card_pings_and_publi
     table = answer(await w.bob.slash(w.lobby, "dm tournament standings", tournament=tid))
     assert "dave (withdrew)" in table.content
 
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     lobby_messages = bot_messages(w, w.lobby)
     (after_one,) = [m for m in lobby_messages if "standings after round 1" in m.content]
     assert after_one.attachments and after_one.attachments[0].filename == "standings.png"
     assert "dave (withdrew)" in after_one.content
     (round_two,) = [m for m in lobby_messages if "Round 2" in m.content]
     assert after_one.id < round_two.id, "the table comes before the next pairings"
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     (final,) = [m for m in bot_messages(w, w.lobby) if "final standings" in m.content]
     assert final.attachments and final.attachments[0].filename == "standings.png"
     assert "wins Told!" in bot_text(w, w.lobby)
@@ -108,13 +108,13 @@ async def test_a_swiss_told_right_withdrawal_mid_game_stale_card_pings_and_publi
 async def test_a_withdrawal_before_check_in_is_told_in_the_room_and_the_opponents_here_answered(world: World) -> None:
     w = world
     field = [w.alice, w.bob, w.dave, w.guild.add_member(w.env.create_user("erin"))]
-    tid = await _sign_up(
+    tid = await sign_up(
         w, w.guild, w.lobby, w.carol, field, name="Waiting", game="boxes", format="swiss", rounds=1,
         options="rows=2 cols=2", clock=CLOCK, no_show=5,
     )  # fmt: skip
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
     await w.env.settle()
-    service = _service(w)
+    service = tournament_service(w)
     entries = {e.id: e for e in await service.entries(tid)}
     (g,) = [
         g
@@ -143,13 +143,13 @@ async def test_a_withdrawal_before_check_in_is_told_in_the_room_and_the_opponent
 async def test_a_host_who_plays_cannot_decide_their_board_and_a_decision_names_its_host(world: World) -> None:
     w = world
     field = [w.alice, w.bob, w.carol, w.dave]
-    tid = await _sign_up(
+    tid = await sign_up(
         w, w.guild, w.lobby, w.carol, field, name="Trust", game="boxes", format="swiss", rounds=1,
         options="rows=2 cols=2", clock=CLOCK,
     )  # fmt: skip
     await w.carol.slash(w.lobby, "dm tournament start", tournament=tid)
     await w.env.settle()
-    service = _service(w)
+    service = tournament_service(w)
     entries = {e.id: e for e in await service.entries(tid)}
     games = [g for g in await service.games(tid) if isinstance(g.pairing, Game)]
 
@@ -173,7 +173,7 @@ async def test_a_host_who_plays_cannot_decide_their_board_and_a_decision_names_i
 async def test_an_elimination_names_its_semi_finals_and_final(world: World) -> None:
     w = world
     field = [w.alice, w.bob, w.dave, w.guild.add_member(w.env.create_user("erin"))]
-    tid = await _sign_up(
+    tid = await sign_up(
         w, w.guild, w.lobby, w.carol, field, name="Cup", game="boxes", format="elimination",
         options="rows=2 cols=2", clock=CLOCK,
     )  # fmt: skip
@@ -185,10 +185,10 @@ async def test_an_elimination_names_its_semi_finals_and_final(world: World) -> N
     assert picture.content.splitlines()[1].startswith("Semi-final: ")
     assert picture.content.splitlines()[2] == "Final: TBD vs TBD", "the path ahead, before round 2"
     await _tables_posted_by_a_host(w, tid)
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     assert any(m.content.startswith("**Cup**\nFinal") for m in bot_messages(w, w.lobby))
     assert "Round 2" not in bot_text(w, w.lobby)
-    await _resign_losers(w, tid, field)
+    await resign_losers(w, tid, field)
     assert "wins Cup!" in bot_text(w, w.lobby)
     assert any("final standings" in m.content for m in bot_messages(w, w.lobby))
 

@@ -8,50 +8,28 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests import DATA
+from tests import DATA, ROOT
+from tests.bot.adapters.web.browser import chromium, web
 
 CASE = json.loads((DATA / "pages" / "boxes_blunder.json").read_text(encoding="utf-8"))
-ROOT = Path(__file__).resolve().parents[4]
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1400,1000",
-)
 
 
 def _cli(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.ops.cli", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -66,31 +44,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     page = tmp / "match.html"
     wrote = _cli(env, "log", "1", "--db", db, "--html", str(page))
     assert wrote.returncode == 0 and page.exists(), wrote.stderr
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    url = _cli(env, "log", "1", "--db", db, "--url", "--base", base).stdout.strip()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "bot.ops.cli", "web", "--db", db, "--port", str(port)],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stderr is not None
-        assert "serving on" in server.stderr.readline()
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for flag in FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f"--user-data-dir={tempfile.mkdtemp(dir=tmp)}")
-        driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "chromedriver"))
-        try:
-            yield {"driver": driver, "file": page, "url": url, "base": base, "server": server}
-        finally:
-            driver.quit()
-    finally:
-        server.terminate()
-        assert server.wait(timeout=20) == 0  # SIGTERM stops it cleanly
+    with web(db, env) as base:
+        url = _cli(env, "log", "1", "--db", db, "--url", "--base", base).stdout.strip()
+        with chromium(tmp, "--window-size=1400,1000") as driver:
+            yield {"driver": driver, "file": page, "url": url, "base": base}
 
 
 def _ply(driver: Any) -> int:

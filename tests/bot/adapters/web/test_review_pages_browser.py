@@ -14,51 +14,29 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests import DATA
+from tests import DATA, ROOT
+from tests.bot.adapters.web.browser import chromium, web
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[4]
 GAME = json.loads((DATA / "analysis" / "boxes-3x3-blunder.json").read_text(encoding="utf-8"))
 PLAYERS = ("ines", "kofi", "ada", "lin")
 """The tournaments' entrants (mira and tomas play the matches of the terminal room)."""
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-)
 PYTHON_VALUES = re.compile(r"\b(None|True|False)\b")
 LAPTOP, PHONE = (1024, 768), (390, 844)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -107,17 +85,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         cli("tournament", "join", tid, *PLAYERS, **quick)
         cli("tournament", "start", tid, **quick)
         cli("tournament", "play", tid, "--bot", "random", **quick)
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "bot.ops.cli", "web", "--db", db, "--port", str(port)],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stderr is not None
-        said = server.stderr.readline()
-        assert f"serving on http://127.0.0.1:{port}" in said, said
+    with web(db, env) as base:
         urls = {
             "match": cli("log", "1", "--url").strip(),
             "corr": cli("log", "2", "--url").strip(),
@@ -125,19 +93,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "elimination": cli("tournament", "status", "2", "--url", **quick).strip(),
             "server": cli("ratings", "--url").strip(),
         }
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for flag in FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f"--user-data-dir={tempfile.mkdtemp(dir=tmp)}")
-        driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "chromedriver"))
-        try:
-            yield {"driver": driver, "urls": urls, "base": f"http://127.0.0.1:{port}"}
-        finally:
-            driver.quit()
-    finally:
-        server.terminate()
-        assert server.wait(timeout=20) == 0
+        with chromium(tmp, "--hide-scrollbars") as driver:
+            yield {"driver": driver, "urls": urls, "base": base}
 
 
 def _viewport(d: Any, size: tuple[int, int]) -> None:

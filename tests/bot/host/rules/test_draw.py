@@ -113,6 +113,7 @@ def room(tmp_path: Path, lines: str, *rule: str) -> list[dict[str, object]]:
 
 
 @pytest.mark.looptime(False)
+@pytest.mark.slow  # a `dmhost room` process
 def test_in_the_terminal_room(tmp_path: Path) -> None:
     events = room(tmp_path, "alice: A1-B1\nbob: offer draw\nalice: accept draw\n", "--rule", "draw=on")
     assert [e["event"] for e in events] == ["started", "move", "turn", "draw_offer", "finished"]
@@ -126,6 +127,7 @@ def test_in_the_terminal_room(tmp_path: Path) -> None:
 
 
 @pytest.mark.looptime(False)
+@pytest.mark.slow  # a `dmhost room` process
 def test_in_the_terminal_room_lapsed_and_refused(tmp_path: Path) -> None:
     events = room(tmp_path, "alice: offer draw\nalice: A1-B1\nbob: A2-B2\nbob: accept draw\n", "--rule", "draw=on")
     kinds = [e["event"] for e in events]
