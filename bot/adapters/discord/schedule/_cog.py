@@ -2,10 +2,8 @@
 scheduled DM says in Discord: the event card, reminders, the room opening for check-in, the rulings, the
 result with its prize, and the server's Guild Scheduled Event.
 
-The commands join the `/dm` group of `bot.adapters.discord.commands` (so they are `/dm schedule`, not a
-group of their own). The scheduler core (`bot.schedule`) does the work; this cog turns its events into
-messages with `bot.wording.schedule`.
-"""
+The commands join the `/dm` group (`/dm schedule`, not a group of their own). The scheduler core
+(`bot.schedule`) does the work; this cog turns its events into messages with `bot.wording.schedule`."""
 
 from __future__ import annotations
 
