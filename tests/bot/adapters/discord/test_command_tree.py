@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from discord import app_commands
@@ -50,14 +51,16 @@ async def test_the_command_tree_is_the_one_members_know(world: World) -> None:
     assert dump == json.loads(EXPECTED.read_text())
 
 
-def test_the_cog_walks_every_command_it_declares_or_adds() -> None:
+def test_the_cog_walks_every_command_it_declares_or_adds(tmp_path: Path) -> None:
     """`/dm host` and the rules' action commands join the cog's group when it is built; the cog still lists
     them as its own (discord.py's `walk_app_commands`), in the group's order."""
     from bot.adapters.discord.app import create_bot
     from bot.adapters.discord.commands import MatchCommands
+    from bot.ops.apps import discord_app
     from bot.settings import Settings
 
-    cog = MatchCommands(create_bot(Settings(_env_file=None), sync_commands=False))  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, database_url=f"sqlite+aiosqlite:///{tmp_path / 'dm.db'}")  # type: ignore[call-arg]
+    cog = MatchCommands(create_bot(settings, discord_app(settings), sync_commands=False))
     walked = [c.qualified_name for c in cog.walk_app_commands()]
     assert cog.app_command is not None
     assert walked == [c.qualified_name for c in cog.app_command.walk_commands()]

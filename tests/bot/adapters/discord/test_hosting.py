@@ -10,6 +10,7 @@ import logging
 import pytest
 
 from bot.adapters.discord.hosting import IdentifyBackoff, host, shards_of
+from bot.ops.apps import discord_app
 from bot.settings import Settings
 from bot.store.health import newest_heartbeat
 from bot.store.leases import LeaseTable
@@ -49,7 +50,7 @@ async def test_run_waits_as_a_standby_while_a_live_process_holds_the_shards(
     assert await other.acquire() is not None
     settings = Settings(_env_file=None, database_url=migrated_sqlite_url, token="not-used", lease_seconds=5)  # type: ignore[call-arg]
     caplog.set_level(logging.INFO)
-    running = asyncio.create_task(host(settings, "not-used"))
+    running = asyncio.create_task(host(settings, "not-used", lambda: discord_app(settings)))
     try:
         for _ in range(100):
             await asyncio.sleep(0.05)
