@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,10 @@ def event_text(ev: HostEvent) -> Text:
     return as_text(named(_say(ev.kind, data, ev.seat, name, turn_line(ev.turn, name)), name))
 
 
+_MOMENT = re.compile(r"\d{9,12}")
+"""The Unix seconds in a `deadline` an older version wrote as a chat's timestamp (still in the outbox)."""
+
+
 def rule_event_text(ev: HostEvent, code: str) -> Text | None:
     """A house rule's template `code` (its event kind, or `ping:<kind>`) filled with the event: seats by name,
     `{player}` the event's seat, `{opponent}` the other one, `{turn}` the turn line, `{time}` its `seconds` as a
@@ -108,8 +113,11 @@ def rule_event_text(ev: HostEvent, code: str) -> Text | None:
     values.setdefault("turn", turn_line(ev.turn, name))
     if isinstance(values.get("seconds"), int | float):
         values.setdefault("time", seconds(float(values["seconds"])))
-    if isinstance(values.get("deadline"), int | float):
-        values["deadline"] = time(int(values["deadline"]), "R")
+    deadline = values.get("deadline")
+    if isinstance(deadline, str) and (digits := _MOMENT.search(deadline)) is not None:
+        deadline = int(digits.group())  # a reminder owed since before moments were seconds: its moment's digits
+    if isinstance(deadline, int | float):
+        values["deadline"] = time(int(deadline), "R")
     return named(fill_in(own, **values).rstrip(), name)
 
 
