@@ -23,6 +23,7 @@ from bot.records.analysis_worker import AnalysisWorker
 from bot.text import Text, plain
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
+from bot.wording import terminal as answers
 from bot.wording.basics import NO_MENTION
 from bot.wording.ratings import change_line
 from bot.wording.review import analysing
@@ -286,7 +287,7 @@ class Room:
                         raise HostError(str(exc)) from None
                 self.match_id = -1
                 if not cfg.events_json:  # how to play, before the clock runs (the JSON lines start with `started`)
-                    self.emit({}, words.intro(cfg.game, cfg.players, cfg.bot_level is not None))
+                    self.emit({}, answers.intro(cfg.game, cfg.players, cfg.bot_level is not None))
                 players = [PlayerRef(f"local:{n}", n) for n in cfg.players]
                 if cfg.bot_level:
                     players.append(PlayerRef(BOT_ID, f"dmhost ({cfg.bot_level})"))
@@ -480,7 +481,7 @@ class Room:
             self.leave("quit", self.again())
             return
         if words.is_help(bare):
-            card = words.help_card(live, self.again())
+            card = answers.help_card(live, self.again())
             self.emit({"event": "help", "match": self.match_id, "text": card}, card)
             return
         speaker_name: str | None = None
@@ -547,15 +548,15 @@ class Room:
         try:
             done = await take_vacation(self.service, self.host.correspondence, None, player.id, days)
         except VacationRefused as exc:
-            refused = words.vacation_refused(player.name, exc.code, exc.data)
+            refused = answers.vacation_refused(player.name, exc.code, exc.data)
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
             self.emit({**obj, "reason": refused}, f"({player.name}: " + refused + ")")
             return
         until = None if done.until is None else int(done.until.timestamp())
-        said = words.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)
+        said = answers.vacation_taken(player.name, until, done.used, done.allowance, done.refunded)
         obj = {"event": "vacation_taken", "match": self.match_id, "player": player.name, "until": until}
         # the host announced the vacation (or its end) in the match already: the person reads only the days
-        shown = words.vacation_used(player.name, until, done.used, done.allowance, done.refunded)
+        shown = answers.vacation_used(player.name, until, done.used, done.allowance, done.refunded)
         self.emit({**obj, "used": done.used, "allowance": done.allowance, "text": said}, shown)
 
 

@@ -12,7 +12,6 @@ import pytest
 
 from bot.adapters.discord.announce._wording import ping_text
 from bot.adapters.discord.render import markdown
-from bot.adapters.terminal.words import help_card
 from bot.host import rules
 from bot.host.events import EventKind, HostEvent, TurnFacts
 from bot.host.rules import REGISTRY, HouseRule
@@ -33,6 +32,7 @@ from bot.wording import (
     state_words,
     turn_line,
 )
+from bot.wording.terminal import help_card
 from games import registry
 from tests.bot.conftest import Recorder, make_service
 from tests.bot.host.test_host_flows import _trax_until_win
