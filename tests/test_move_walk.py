@@ -3,7 +3,7 @@ a module of `bot` it has already left, between `GameRoom.handle(message)` and th
 
 How it is measured (`Walk`, with `sys.setprofile`):
 
-- From the entry into `GameRoom.handle` until the move is durably stored: `MatchStore.append` has returned
+- From the entry into `GameRoom.handle` until the move is durably stored: `MatchStore.write_batch` has returned
   (the group commit that holds the move's rows is done). Publishing to the subscribers comes after that and
   is not on the walk (they are above the core by design).
 - Only the handler's own call tree counts: a Python function entered in a frame whose callers lead back to the
@@ -135,7 +135,7 @@ class Walk:
 
 
 @contextmanager
-def walked(handler: CodeType, until: CodeType = MatchStore.append.__code__) -> Iterator[Walk]:
+def walked(handler: CodeType, until: CodeType = MatchStore.write_batch.__code__) -> Iterator[Walk]:
     walk = Walk(handler, until)
     sys.setprofile(walk)
     try:

@@ -10,12 +10,12 @@ import logging
 from collections.abc import AsyncIterator
 
 from bot.host import rules
-from bot.host.core import Committer, Hosting, NotHosted, Unconfirmed, loop_now, refuse, reject
-from bot.host.effects import away, end
+from bot.host.core import Committer, Hosting, NotHosted, Unconfirmed, loop_now
+from bot.host.effects import Batch, away, end, event, match_result
 from bot.host.events import EventKind, HostError, Ignored, Refusal, SubmitResult
 from bot.host.idle_matches import IdleMatches
-from bot.host.match import Batch, Live, Unsaved, clock_facts, event, match_result
-from bot.host.texts import TextWalk
+from bot.host.match import Live, Unsaved, clock_facts
+from bot.host.texts import TextWalk, refuse, reject
 from bot.store.matches import NewEvent
 from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus
 

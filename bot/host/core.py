@@ -12,13 +12,14 @@ import asyncio
 import datetime as dt
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.host.deadlines import DeadlineJobs, deadline_of
-from bot.host.events import EventKind, HostEvent, Refusal, SubmitResult
+from bot.host.effects import Batch, started_event
+from bot.host.events import EventKind, HostEvent
 from bot.host.idle import Hosted
-from bot.host.match import Batch, Live, Unsaved, dump, roll_back, started_event
+from bot.host.match import Live, Unsaved, dump, roll_back
 from bot.host.notices import Owing, owed
 from bot.host.subscribers import Outlet, Unheard
 from bot.store.db import utcnow
@@ -38,16 +39,6 @@ class NotHosted(Unsaved):
 
 class Unconfirmed(Unsaved):
     """A write whose outcome the database could not confirm either way: the match is reloaded before its next action."""
-
-
-def refuse(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> Refusal:
-    """A refusal in this match (with the players' names, for refusals that speak of a player)."""
-    return Refusal(code, kind, dict(data or {}), live.names())
-
-
-def reject(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> SubmitResult:
-    """A text refused in this match."""
-    return SubmitResult.rejected(refuse(live, code, kind, data))
 
 
 def loop_now() -> float:
@@ -180,11 +171,12 @@ class Committer:
         if live.unlogged:  # built on demand: its `resumed` entry goes first in its first write
             events = [NewEvent("resumed", data={"downtime_uncharged": False}), *events]
         at, wall = loop_now(), hosting.wall()
-        out, notices = owed(told, live.seq, live.guild_id) if hosting.tells and told else (list(told), [])
-        snapshot = dump(live, at, hosting.instance, wall)
         job = deadline_of(live, at, wall)  # a correspondence match's next deadline, in the same transaction
+        snapshot = dump(live, at, hosting.instance, wall)
+        out, notices = owed(told, live.seq, live.guild_id) if hosting.tells and told else (list(told), [])
+        also = Owing(notices, job) if notices else job
         try:
-            await self.store.append(
+            await self.store.write_batch(
                 live.id,
                 live.seq,
                 events,
@@ -193,7 +185,7 @@ class Committer:
                 winner_seat=winner,
                 result_reason=reason,
                 players=players,
-                also=Owing(notices, job) if notices else job,
+                also=also,
             )
         except LeaseLost:
             hosting.abandon()  # the store's fencing already forgot the shard: every match of it goes

@@ -3,7 +3,7 @@
 One job per match, due at the match's next deadline as an absolute time: the reminder at `remind` of the time
 for the move, the loss on time, the end of a player's vacation, or the end of a rule's window of seconds (a
 take-back window; while the match is built those also run as its in-memory timers). The job is written in the
-same transaction as the action that sets the clock (`MatchStore.append(also=…)`, `create_match(also=…)`), so a
+same transaction as the action that sets the clock (`MatchStore.write_batch(also=…)`, `create_match(also=…)`), so a
 stored move and its new deadline commit together, fenced by the match's lease; a match that ends, or is
 paused, drops it. Its handler (`bot.host.idle_matches`) wakes the match and lets the host's own ruling decide
 from the stored clock: a move in time moved the job, and a second run finds nothing due.

@@ -1,5 +1,5 @@
 """Changing a live match: a legal move played (`play`), and house rules' effects applied — the one place a
-rule's answer changes a match; endings, clock deadlines and vacations.
+rule's answer changes a match; endings, clock deadlines and vacations; and the host events they make (`event`).
 
 Everything here only changes the match in memory and adds to the action's `Batch` (log entries,
 events); the service then commits the batch, publishes its events and re-arms the timers, in that order.
@@ -13,14 +13,25 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any, overload
 
-from bot.host.events import EventKind
-from bot.host.match import Batch, Live, event, match_result, started_event
+from bot.host.events import ClockFacts, EventKind, HostEvent, MatchResult
+from bot.host.match import Live, turn_facts
 from bot.host.rules import Effects, HouseRule, Provisional
 from bot.store.matches import EntryKind, NewEvent
 from bot.types import BACK, REMINDER, VACATION, ClockKind, ClockNotice, EndReason, MatchStatus, days_hours
 
 HISTORY_DEPTH = 6
 """Earlier states kept for rules that rewind (take-backs)."""
+
+
+@dataclasses.dataclass
+class Batch:
+    """What one action does to a match: log entries to commit together, then events to publish."""
+
+    log: list[NewEvent] = dataclasses.field(default_factory=list)
+    out: list[HostEvent] = dataclasses.field(default_factory=list)
+    winner: int | None = None
+    reason: EndReason | None = None
+    players: dict[int, tuple[str, str]] | None = None
 
 
 def start_turn(live: Live, now: float, seat: int | None = None) -> None:
@@ -101,8 +112,7 @@ def apply(live: Live, rule: HouseRule | None, eff: Effects | None, batch: Batch,
     if eff.swap_seats:
         batch.players = {s: (p.id, p.name) for s, p in live.players.items()}
     for note in eff.say:
-        own = live.clocks.tc.for_seat(note.seat)
-        extra = {"move": own.move, "grace": own.grace} if note.kind == EventKind.CLOCK else None
+        extra = clock_detail(live, note.seat) if note.kind == EventKind.CLOCK else None
         batch.out.append(event(live, note.kind, note.data, note.seat, extra))
     if eff.start:
         batch.out.append(started_event(live))
@@ -244,9 +254,16 @@ def clock_deadline(live: Live, kind: ClockNotice, seat: int, now: float, wall: d
         return batch
     if kind == ClockNotice.REMINDER:
         return reminder(live, seat, now, wall)
-    tc = live.clocks.tc.for_seat(seat)
-    notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, {"move": tc.move, "grace": tc.grace})
+    notice = event(live, EventKind.CLOCK, {"notice": kind}, seat, clock_detail(live, seat))
     return Batch([NewEvent("clock", seat, data={"notice": kind})], [notice])
+
+
+def clock_detail(live: Live, seat: int | None) -> dict[str, Any]:
+    """What a clock notice's sentence needs beyond its data: the seat's time per move and grace (its odds, if
+    any, over the match's time control: `TimeControl.for_seat`)."""
+    tc = live.clocks.tc
+    own = tc.odds.get(seat, {}) if seat is not None else {}
+    return {"move": own.get("move", tc.move), "grace": own.get("grace", tc.grace)}
 
 
 def stamp(batch: Batch, message_id: str | None) -> None:
@@ -305,3 +322,51 @@ def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = str(v)
     return out
+
+
+# -- the host events a change makes ------------------------------------------------
+def event(
+    live: Live,
+    kind: str,
+    data: Mapping[str, Any] | None = None,
+    seat: int | None = None,
+    detail: Mapping[str, Any] | None = None,
+    *,
+    clocks: ClockFacts | None = None,
+    result: MatchResult | None = None,
+) -> HostEvent:
+    """A host event of this match, with the facts its sentence needs (`detail`: facts beyond the public data)."""
+    return HostEvent(
+        live.id,
+        kind,
+        dict(data or {}),
+        seat,
+        names=live.names(),
+        turn=turn_facts(live),
+        clocks=clocks,
+        detail=dict(detail or {}),
+        result=result,
+    )
+
+
+def started_event(live: Live, kind: EventKind = EventKind.STARTED) -> HostEvent:
+    """`started` or `resumed`: who plays whom, and whose turn it is."""
+    p1, p2 = live.players[1], live.players[2]
+    data = {"players": {"1": p1.name, "2": p2.name}, "game": live.game}
+    return event(live, kind, data, detail={"match": live.id, "title": live.ruleset.title})
+
+
+def match_result(live: Live, winner: int | None, reason: EndReason, ended_at: dt.datetime) -> MatchResult:
+    """The record of how a match ended, for subscribers."""
+    return MatchResult(
+        match_id=live.id,
+        guild_id=live.guild_id,
+        channel_id=live.channel_id,
+        game=live.game,
+        players=dict(live.players),
+        winner=winner,
+        reason=reason,
+        practice=live.practice,
+        started_at=live.started_at,
+        ended_at=ended_at,
+    )

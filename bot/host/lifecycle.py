@@ -12,10 +12,11 @@ from collections.abc import Callable
 
 from bot.host.core import Committer, Hosting, loop_now
 from bot.host.deadlines import KIND
+from bot.host.effects import started_event
 from bot.host.events import EventKind
 from bot.host.idle import Idle, lazy
 from bot.host.idle_matches import IdleMatches
-from bot.host.match import Live, resumed, started_event
+from bot.host.match import Live, resumed
 from bot.host.timers import Timers
 from bot.outage import Retry
 from bot.store.matches import NewEvent, StoredMatch

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "Batch",
     "HostError",
     "HostEvent",
     "Listener",
@@ -30,12 +29,10 @@ from bot.host import rules
 from bot.host.clocks import Clocks
 from bot.host.events import (
     ClockFacts,
-    EventKind,
     HostError,
     HostEvent,
     Ignored,
     Listener,
-    MatchResult,
     PlayerRef,
     Refusal,
     SubmitResult,
@@ -44,8 +41,8 @@ from bot.host.events import (
 from bot.host.rules import HouseRule, Provisional
 from bot.host.rules import keyword as keyword  # read where the rules' phrases are (`rules.keyword`)
 from bot.store.db import utcnow
-from bot.store.matches import MatchStore, NewEvent, StoredMatch
-from bot.types import OVER_STATUSES, ClockKind, EndReason, MatchStatus, TimeControl
+from bot.store.matches import MatchStore, StoredMatch
+from bot.types import OVER_STATUSES, ClockKind, MatchStatus, TimeControl
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -180,17 +177,6 @@ class Live:
 
 class Unsaved(Exception):
     """The database did not take an action's write; the match is back where it was saved."""
-
-
-@dataclass
-class Batch:
-    """What one action does to a match: log entries to commit together, then events to publish."""
-
-    log: list[NewEvent] = field(default_factory=list)
-    out: list[HostEvent] = field(default_factory=list)
-    winner: int | None = None
-    reason: EndReason | None = None
-    players: dict[int, tuple[str, str]] | None = None
 
 
 def new_live(
@@ -410,25 +396,6 @@ def roll_back(live: Live, now: float) -> None:
     live.paused_at, live.resume_to, live.result = fresh.paused_at, fresh.resume_to, None
 
 
-def loop_time_of(live: Live, posted_at: dt.datetime, now: float, wall_now: dt.datetime) -> float:
-    """A message's own (Discord) time on this process's loop clock, within the current action.
-
-    Posted while the host was away: as much after the restarted clocks as it was after the previous host's
-    last sign of life (that time counts; the rest of the outage does not). Posted while this process ran
-    (a gateway outage): its age, counted back from now. Never before the action started."""
-    away = live.outage
-    if away is not None and posted_at <= away.resumed_wall:
-        # the clocks restarted here as they stood at the last sign of life: the outage is not in them
-        latest = away.resumed_loop + (wall_now - away.last_alive).total_seconds()
-        at = away.resumed_loop + (posted_at - away.last_alive).total_seconds()
-    else:
-        latest = now
-        at = now - (wall_now - posted_at).total_seconds()
-    clocks = live.clocks
-    start = clocks.since - clocks.elapsed if clocks.since is not None else now
-    return max(start, min(latest, at))
-
-
 def clock_facts(live: Live, now: float) -> ClockFacts:
     """Both clocks as they stand at loop time `now`."""
     clocks = live.clocks
@@ -448,50 +415,3 @@ def turn_facts(live: Live) -> TurnFacts:
     status = live.resume_to if live.status == MatchStatus.PAUSED else live.status
     held_by = next((rule.key for rule in live.rules if rule.holding()), None) if held else None
     return TurnFacts(status, to_move, prompt, None if p is None else p.seat, held_by)
-
-
-def event(
-    live: Live,
-    kind: str,
-    data: Mapping[str, Any] | None = None,
-    seat: int | None = None,
-    detail: Mapping[str, Any] | None = None,
-    *,
-    clocks: ClockFacts | None = None,
-    result: MatchResult | None = None,
-) -> HostEvent:
-    """A host event of this match, with the facts its sentence needs (`detail`: facts beyond the public data)."""
-    return HostEvent(
-        live.id,
-        kind,
-        dict(data or {}),
-        seat,
-        names=live.names(),
-        turn=turn_facts(live),
-        clocks=clocks,
-        detail=dict(detail or {}),
-        result=result,
-    )
-
-
-def started_event(live: Live, kind: EventKind = EventKind.STARTED) -> HostEvent:
-    """`started` or `resumed`: who plays whom, and whose turn it is."""
-    p1, p2 = live.players[1], live.players[2]
-    data = {"players": {"1": p1.name, "2": p2.name}, "game": live.game}
-    return event(live, kind, data, detail={"match": live.id, "title": live.ruleset.title})
-
-
-def match_result(live: Live, winner: int | None, reason: EndReason, ended_at: dt.datetime) -> MatchResult:
-    """The record of how a match ended, for subscribers."""
-    return MatchResult(
-        match_id=live.id,
-        guild_id=live.guild_id,
-        channel_id=live.channel_id,
-        game=live.game,
-        players=dict(live.players),
-        winner=winner,
-        reason=reason,
-        practice=live.practice,
-        started_at=live.started_at,
-        ended_at=ended_at,
-    )

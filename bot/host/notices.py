@@ -83,7 +83,7 @@ def event_of(notice: Notice) -> HostEvent:
 
 
 class Owing:
-    """The outbox write of one action, for `MatchStore.append(also=…)` (with the deadline job's, if any)."""
+    """The outbox write of one action, for `MatchStore.write_batch(also=…)` (with the deadline job's, if any)."""
 
     def __init__(self, notices: list[Notice], also: Any = None) -> None:
         self.notices = notices

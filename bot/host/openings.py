@@ -9,9 +9,9 @@ from typing import Any
 
 from bot.host.core import Committer, Hosting, loop_now
 from bot.host.deadlines import deadline_of
-from bot.host.effects import change, start_turn, take
+from bot.host.effects import change, event, match_result, start_turn, started_event, take
 from bot.host.events import EventKind, HostError, PlayerRef, Refusal
-from bot.host.match import dump, event, match_result, new_live, started_event
+from bot.host.match import dump, new_live
 from bot.host.rules import Effects
 from bot.host.timers import Timers
 from bot.store.matches import AlsoWrite, NewEvent

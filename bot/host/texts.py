@@ -8,13 +8,25 @@ import contextlib
 import datetime as dt
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from bot.host import rules
-from bot.host.core import Committer, Hosting, NotHosted, Unconfirmed, loop_now, refuse, reject
-from bot.host.effects import apply, clock_deadline, end, play, ran_out, stamp
-from bot.host.events import EventKind, Grave, HostError, Ignored, Outcome, Posted, RefusalKind, SubmitResult
-from bot.host.match import Batch, Live, Unsaved, event, loop_time_of, roll_back, to_stored
+from bot.host.core import Committer, Hosting, NotHosted, Unconfirmed, loop_now
+from bot.host.effects import Batch, apply, clock_deadline, end, event, play, ran_out, stamp
+from bot.host.events import (
+    EventKind,
+    Grave,
+    HostError,
+    HostEvent,
+    Ignored,
+    Outcome,
+    Posted,
+    Refusal,
+    RefusalKind,
+    SubmitResult,
+)
+from bot.host.match import Live, Unsaved, roll_back, to_stored
 from bot.host.rules import Refused
 from bot.host.timers import Timers
 from bot.metrics import MOVE_SECONDS, MOVES
@@ -25,6 +37,43 @@ from games.base import IllegalMoveError, MoveError, MoveSyntaxError
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 200
+
+
+def loop_time_of(live: Live, posted_at: dt.datetime, now: float, wall_now: dt.datetime) -> float:
+    """A message's own (Discord) time on this process's loop clock, within the current action.
+
+    Posted while the host was away: as much after the restarted clocks as it was after the previous host's
+    last sign of life (that time counts; the rest of the outage does not). Posted while this process ran
+    (a gateway outage): its age, counted back from now. Never before the action started."""
+    away = live.outage
+    if away is not None and posted_at <= away.resumed_wall:
+        # the clocks restarted here as they stood at the last sign of life: the outage is not in them
+        latest = away.resumed_loop + (wall_now - away.last_alive).total_seconds()
+        at = away.resumed_loop + (posted_at - away.last_alive).total_seconds()
+    else:
+        latest = now
+        at = now - (wall_now - posted_at).total_seconds()
+    clocks = live.clocks
+    start = clocks.since - clocks.elapsed if clocks.since is not None else now
+    return max(start, min(latest, at))
+
+
+def refuse(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> Refusal:
+    """A refusal in this match (with the players' names, for refusals that speak of a player)."""
+    return Refusal(code, kind, dict(data or {}), live.names())
+
+
+def reject(live: Live, code: str, kind: str = "host", data: Mapping[str, Any] | None = None) -> SubmitResult:
+    """A text refused in this match."""
+    refusal = refuse(live, code, kind, data)
+    return SubmitResult(Outcome.REJECTED, refusal=refusal)
+
+
+def refusal_event(
+    live: Live, kind: str, seat: int, refusal: Refusal, data: Mapping[str, Any] | None = None
+) -> HostEvent:
+    """The event a refused text makes (a hint, an illegal attempt, a rule's refusal), its refusal beside it."""
+    return event(live, kind, data, seat, {"refusal": refusal})
 
 
 class TextWalk:
@@ -158,10 +207,11 @@ class TextWalk:
                     return reject(live, "taken_over", "error")
                 return reject(live, "match_over", "finished")
             now = loop_now()  # the action's one reading of the loop clock
-            if not await self.commits.settled(live):
-                return reject(live, "unconfirmed", "error")
+            settled = await self.commits.settled(live)
             if seat is None:
                 seat = live.seat_of(player_id)
+            if not settled:
+                return reject(live, "unconfirmed", "error")
             if seat is None:
                 return SubmitResult.ignored(Ignored.STRANGER)
             text = text.strip()
@@ -272,7 +322,7 @@ class TextWalk:
             apply(live, rule, eff, batch, loop_now(), self.wall())
             stamp(batch, message_id)
             await self.commits.flush(live, batch)
-            return SubmitResult.accepted(batch.out)
+            return SubmitResult(Outcome.ACCEPTED, events=batch.out)
         declared = rules.action(base)
         if (
             declared is not None
@@ -300,8 +350,8 @@ class TextWalk:
             if ruleset.looks_like_move(text) and live.status not in OVER_STATUSES:
                 refusal = refuse(live, "unreadable", "syntax", {"text": text, "hint": ruleset.move_hint()})
                 await self._record_attempt(live, seat, "syntax", text, message_id, exc.reason)
-                hint = event(live, EventKind.HINT, {}, seat, {"refusal": refusal})
-                return SubmitResult.rejected(refusal, [hint])
+                hint = refusal_event(live, EventKind.HINT, seat, refusal)
+                return SubmitResult(Outcome.REJECTED, refusal=refusal, events=[hint])
             return SubmitResult.ignored(Ignored.CHAT)
         on_move = ruleset.to_move(live.state) if live.status == MatchStatus.ONGOING else None
         if live.status == MatchStatus.PAUSED:
@@ -318,7 +368,7 @@ class TextWalk:
         if late and ran_out(live, seat, at):  # read back late: posted after the mover's time ran out
             batch = clock_deadline(live, ClockNotice.TIMEOUT, seat, loop_now(), self.wall())
             await self.commits.flush(live, batch)
-            return SubmitResult.rejected(refuse(live, "late", "time"), batch.out)
+            return SubmitResult(Outcome.REJECTED, refusal=refuse(live, "late", "time"), events=batch.out)
         try:
             ruleset.check_turn(live.state, seat)
             move = ruleset.validate(live.state, parsed, seat)
@@ -326,17 +376,22 @@ class TextWalk:
             return await self._illegal(live, seat, text, message_id, exc)
         except MoveError as exc:  # not this seat's turn (check_turn, or the engine itself in free-order Dots)
             kind = RefusalKind.FINISHED if exc.kind == RefusalKind.FINISHED else RefusalKind.TURN
-            refusal = refuse(live, "over" if kind == RefusalKind.FINISHED else "turn", kind, {"mover": live.to_move()})
+            refusal = refuse(
+                live,
+                "over" if kind == RefusalKind.FINISHED else "turn",
+                kind,
+                {"mover": live.ruleset.to_move(live.state)},
+            )
             await self._record_attempt(live, seat, kind, text, message_id, exc.reason)
-            return SubmitResult.rejected(refusal)
+            return SubmitResult(Outcome.REJECTED, refusal=refusal)
         if confirm and ruleset.ends_own_play(move):  # the room asks the player first (`post`)
             return Grave("move", live.id, seat, ruleset.format(live.state, move), live.ply)
         for rule in live.asks["after_validate"]:
             eff = rule.after_validate(live, seat, text, move, message_id)
             if eff is not None and eff.reject is not None:
                 refusal = refuse(live, eff.reject.code, eff.reject.kind, eff.reject.data)
-                said = event(live, eff.reject.kind, {}, seat, {"refusal": refusal})
-                return SubmitResult.rejected(refusal, [said])
+                said = refusal_event(live, eff.reject.kind, seat, refusal)
+                return SubmitResult(Outcome.REJECTED, refusal=refusal, events=[said])
         return await self._play(live, seat, text, move, message_id, at, now)
 
     async def _illegal(
@@ -345,13 +400,13 @@ class TextWalk:
         refusal = refuse(live, "illegal", "illegal", {"text": text, "reason": exc.reason})
         batch = Batch(
             log=[NewEvent("illegal", seat, text[:MAX_MOVE_TEXT], message_id, {"reason": exc.reason})],
-            out=[event(live, EventKind.ILLEGAL, {"reason": exc.reason}, seat, {"refusal": refusal})],
+            out=[refusal_event(live, EventKind.ILLEGAL, seat, refusal, {"reason": exc.reason})],
         )
         now, wall = loop_now(), self.wall()
         for rule in live.rules:
             apply(live, rule, rule.after_illegal(live, seat, exc.code), batch, now, wall)
         await self.commits.flush(live, batch)
-        return SubmitResult.rejected(refusal, batch.out)
+        return SubmitResult(Outcome.REJECTED, refusal=refusal, events=batch.out)
 
     async def _record_attempt(
         self, live: Live, seat: int, kind: str, text: str, message_id: str | None, reason: str
@@ -365,7 +420,7 @@ class TextWalk:
         """Play a legal move posted at loop time `at`; `now`: the action's reading of the loop clock."""
         batch = play(live, seat, text, move, message_id, at, now, self.wall())
         await self.commits.flush(live, batch)
-        return SubmitResult.accepted(batch.out)
+        return SubmitResult(Outcome.ACCEPTED, events=batch.out)
 
     async def resign(self, live: Live, seat: int) -> SubmitResult:
         if live.status in OVER_STATUSES:
@@ -373,4 +428,4 @@ class TextWalk:
         batch = Batch(log=[NewEvent("resign", seat)])
         end(live, 3 - seat, EndReason.RESIGN, batch, loop_now(), self.wall(), score=False)
         await self.commits.flush(live, batch)
-        return SubmitResult.accepted(batch.out)
+        return SubmitResult(Outcome.ACCEPTED, events=batch.out)

@@ -8,8 +8,8 @@ import logging
 
 from bot.host.core import Committer, Hosting, Unconfirmed, loop_now
 from bot.host.deadlines import memory_due
-from bot.host.effects import apply, away, clock_deadline
-from bot.host.match import Batch, Live, Unsaved, roll_back
+from bot.host.effects import Batch, apply, away, clock_deadline
+from bot.host.match import Live, Unsaved, roll_back
 from bot.types import ClockKind, MatchStatus
 
 log = logging.getLogger(__name__)

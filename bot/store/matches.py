@@ -229,7 +229,7 @@ class MatchStore:
     def _batch_guilds(self, batch: list[_Pending]) -> list[int | None]:
         return [self._guilds.get(p.match_id) for p in batch]
 
-    async def append(
+    async def write_batch(
         self,
         match_id: int,
         first_seq: int,

@@ -15,15 +15,15 @@ def main() -> int:
     from bot.host.notices import Owing
     from bot.store.matches import MatchStore
 
-    append = MatchStore.append
+    write_batch = MatchStore.write_batch
 
     async def append_then_die(self: MatchStore, *args: Any, **kwargs: Any) -> None:
-        await append(self, *args, **kwargs)
+        await write_batch(self, *args, **kwargs)
         also = kwargs.get("also")
         if isinstance(also, Owing) and any(n.kind == kind for n in also.notices):
             os.kill(os.getpid(), signal.SIGKILL)
 
-    MatchStore.append = append_then_die  # type: ignore[method-assign]
+    MatchStore.write_batch = append_then_die  # type: ignore[method-assign]
     from bot.ops.cli import main as dmhost
 
     return dmhost(sys.argv[2:])

@@ -91,7 +91,8 @@ def accepted(game: str) -> tuple[str, ...]:
 
 def defaults(game: str) -> dict[str, Any]:
     """A game's Death Match house rules, as settings."""
-    return {rule.key: rule.default_for(game) for rule in _settable(game) if rule.in_defaults}
+    settable = _settable(game)
+    return {rule.key: rule.default_for(game) for rule in settable if rule.in_defaults}
 
 
 def parse(game: str, raw: Mapping[str, Any] | None) -> dict[str, Any]:

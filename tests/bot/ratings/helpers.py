@@ -39,7 +39,7 @@ async def stored_match(
         rated=rated,
     )
     end = NewEvent("finished", winner, data={"winner": winner, "reason": reason}) if status == "finished" else None
-    await store.append(
+    await store.write_batch(
         match_id,
         1,
         [end or NewEvent("abort", data={"by": "host"})],

@@ -96,7 +96,7 @@ async def test_what_is_not_rated(store: MatchStore) -> None:
         snapshot={},
         events=[NewEvent("created")],
     )
-    await store.append(practice, 1, [NewEvent("finished", 1)], snapshot={}, status="finished", winner_seat=1)
+    await store.write_batch(practice, 1, [NewEvent("finished", 1)], snapshot={}, status="finished", winner_seat=1)
     for mid in (casual, aborted, practice):
         assert await ratings.settle(mid) is None
     assert await ratings.table(1) == [] and await ratings.table(None) == []

@@ -53,7 +53,7 @@ async def test_a_new_match_loads_back_as_created(store: MatchStore) -> None:
 
 async def test_append_extends_the_log_and_replaces_the_snapshot(store: MatchStore) -> None:
     mid = await new_match(store)
-    await store.append(
+    await store.write_batch(
         mid,
         1,
         [NewEvent("move", seat=1, text="A1-B1", message_id="42"), NewEvent("turn", seat=2)],
@@ -71,7 +71,7 @@ async def test_append_extends_the_log_and_replaces_the_snapshot(store: MatchStor
         (2, "turn", 2, None, None),
     ]
     assert (mid_game.finished_at, mid_game.winner_seat, mid_game.result_reason) == (None, None, None)
-    await store.append(
+    await store.write_batch(
         mid,
         3,
         [NewEvent("finished", data={"score": [3, 1]})],
@@ -92,7 +92,7 @@ async def test_appends_of_many_matches_at_once_all_commit(store: MatchStore) -> 
     ids = [await new_match(store, (f"a{i}", f"b{i}")) for i in range(6)]
     await asyncio.gather(
         *(
-            store.append(
+            store.write_batch(
                 mid, 1, [NewEvent("move", seat=1, text=f"m{mid}")], snapshot={"ply": 1, "id": mid}, status="ongoing"
             )
             for mid in ids
@@ -107,7 +107,7 @@ async def test_appends_of_many_matches_at_once_all_commit(store: MatchStore) -> 
 
 async def test_a_seat_can_change_hands(store: MatchStore) -> None:
     mid = await new_match(store)
-    await store.append(
+    await store.write_batch(
         mid, 1, [NewEvent("substitute", seat=2)], snapshot={}, status="ongoing", players={2: ("p3", "Carol")}
     )
     loaded = await store.load(mid)
@@ -118,15 +118,15 @@ async def test_a_seat_can_change_hands(store: MatchStore) -> None:
 
 async def test_an_append_at_a_taken_sequence_number_fails_and_changes_nothing(store: MatchStore) -> None:
     mid = await new_match(store)
-    await store.append(mid, 1, [NewEvent("move", seat=1, text="A1-B1")], snapshot={"ply": 1}, status="ongoing")
+    await store.write_batch(mid, 1, [NewEvent("move", seat=1, text="A1-B1")], snapshot={"ply": 1}, status="ongoing")
     with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
-        await store.append(mid, 1, [NewEvent("move", seat=2, text="B1-C1")], snapshot={"ply": 2}, status="ongoing")
+        await store.write_batch(mid, 1, [NewEvent("move", seat=2, text="B1-C1")], snapshot={"ply": 2}, status="ongoing")
     loaded = await store.load(mid, with_events=True)
     assert loaded is not None
     assert loaded.snapshot == {"ply": 1} and loaded.event_count == 2
     assert [e.text for e in loaded.events] == [None, "A1-B1"]
     # The store keeps working after the failed write.
-    await store.append(mid, 2, [NewEvent("move", seat=2, text="B1-C1")], snapshot={"ply": 2}, status="ongoing")
+    await store.write_batch(mid, 2, [NewEvent("move", seat=2, text="B1-C1")], snapshot={"ply": 2}, status="ongoing")
     again = await store.load(mid)
     assert again is not None and again.snapshot == {"ply": 2}
 
@@ -148,10 +148,10 @@ async def test_unfinished_lists_the_matches_to_resume(store: MatchStore) -> None
     finished = await new_match(store)
     aborted = await new_match(store)
     paused = await new_match(store, status="paused")
-    await store.append(
+    await store.write_batch(
         finished, 1, [NewEvent("finished")], snapshot={}, status="finished", winner_seat=2, result_reason="timeout"
     )
-    await store.append(aborted, 1, [NewEvent("aborted")], snapshot={}, status="aborted")
+    await store.write_batch(aborted, 1, [NewEvent("aborted")], snapshot={}, status="aborted")
     unfinished = await store.unfinished()
     assert [m.id for m in unfinished] == [ongoing, paused]
     assert all(m.players == {1: ("p1", "P1"), 2: ("p2", "P2")} for m in unfinished)
@@ -171,7 +171,7 @@ async def test_everything_is_still_there_after_a_reopen(db_url: str) -> None:
     first = MatchStore(db_url)
     await first.open()
     mid = await new_match(first)
-    await first.append(mid, 1, [NewEvent("move", seat=1, text="A1-B1")], snapshot={"ply": 1}, status="ongoing")
+    await first.write_batch(mid, 1, [NewEvent("move", seat=1, text="A1-B1")], snapshot={"ply": 1}, status="ongoing")
     await first.heartbeat("host", 7.0)
     await first.close()
     second = MatchStore(db_url)

@@ -68,7 +68,7 @@ class DownPath:
 
 
 @contextmanager
-def traced(handler: CodeType, stop: CodeType | None = MatchStore.append.__code__) -> Iterator[DownPath]:
+def traced(handler: CodeType, stop: CodeType | None = MatchStore.write_batch.__code__) -> Iterator[DownPath]:
     path = DownPath(handler, stop)
     sys.setprofile(path)
     try:
@@ -110,7 +110,7 @@ async def run_room(tmp_path: Path, lines: list[str], stop: CodeType | None) -> D
 
 
 async def test_a_move_typed_in_the_terminal_room_goes_down_to_the_commit(tmp_path: Path) -> None:
-    path = await run_room(tmp_path, ["alice: A1-B1\n"], MatchStore.append.__code__)
+    path = await run_room(tmp_path, ["alice: A1-B1\n"], MatchStore.write_batch.__code__)
     assert_down(path, "bot.adapters.terminal.room")
 
 

@@ -105,7 +105,7 @@ async def test_practice_is_never_rated(world: World, monkeypatch: pytest.MonkeyP
         snapshot={},
         events=[NewEvent("created")],
     )
-    await store.append(old, 1, [NewEvent("finished", 2)], snapshot={}, status="finished", winner_seat=2)
+    await store.write_batch(old, 1, [NewEvent("finished", 2)], snapshot={}, status="finished", winner_seat=2)
     from sqlalchemy import update
 
     from bot.store.db import Match
