@@ -22,7 +22,6 @@ ALLOWED = {
         "bot/schedule/when.py",
         "DISCORD_TIMESTAMP",
     ): "input: a pasted Discord timestamp (the command line takes it too)",
-    ("bot/host/clocks.py", "MENTION_OPEN"): "input: a mention typed as a clock prefix (`<@42>:move=30`)",
     ("bot/host/rules/cards.py", "_CARD_MARKS"): "CommonMark of the rule cards, which are Markdown documents (seeds/)",
     ("bot/wording/basics.py", "NO_MENTION"): "names still reach Discord inside `str` sentences (see its docstring)",
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from bot.types import ClockKind, ClockNotice, TimeControl
 
@@ -42,14 +42,10 @@ def seat_odds(clock: Mapping[str, Any], players: Sequence[Iterable[str]]) -> dic
     return out
 
 
-MENTION_OPEN: Final = "<@"
-"""How a Discord mention typed as a clock prefix starts (`<@42>:move=30`, `<@!42>`): input, not words. Read
-here because a time control's odds are written the same everywhere (`/dm start clock:`, `--clock`)."""
-
-
 def _alias(text: str) -> str:
-    """How a player is matched in a clock prefix: lower case, without `@` or a mention's brackets."""
-    return text.strip().lower().removeprefix(MENTION_OPEN).removeprefix("!").removesuffix(">").removeprefix("@")
+    """How a player is matched in a clock prefix: lower case, without a leading `@` (a Discord mention is turned
+    into the member's id by the Discord adapter before it reaches the host)."""
+    return text.strip().lower().removeprefix("@")
 
 
 @dataclass(order=True, frozen=True)

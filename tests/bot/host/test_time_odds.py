@@ -70,7 +70,7 @@ def test_bad_odds_are_refused(overrides: dict[str, str], words: str) -> None:
 
 def test_players_are_named_by_name_mention_or_seat() -> None:
     players = [["alice", "Alice A.", "11"], ["bob", "22"]]
-    clock = {"move": "60", "Bob:reserve": "120", "<@11>:move": "30", "@alice:grace": "5", "p2:grace": "9"}
+    clock = {"move": "60", "Bob:reserve": "120", "11:move": "30", "@alice:grace": "5", "p2:grace": "9"}
     assert seat_odds(clock, players) == {
         "move": "60",
         "p2:reserve": "120",

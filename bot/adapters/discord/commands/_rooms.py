@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from typing import Any
 
 import discord
@@ -19,6 +20,16 @@ from games import registry
 from games.base import AnyRuleset, OptionsError
 
 log = logging.getLogger(__name__)
+
+
+_MENTION = re.compile(r"<@!?(\d{1,20})>")
+"""A member mentioned in a clock's time odds (`<@42>:move=30`, as Discord writes a mention typed in an option)."""
+
+
+def mentions_as_ids(clock: dict[str, str]) -> dict[str, str]:
+    """The odds of a member mentioned by Discord (`<@42>:reserve`) as the odds of their id (`42:reserve`),
+    which the host's `seat_odds` matches against each player's names and id."""
+    return {_MENTION.sub(r"\1", key): value for key, value in clock.items()}
 
 
 def _aliases(member: discord.Member) -> list[str]:
@@ -80,7 +91,7 @@ class Rooms:
         if configured is not None:
             clk = {**configured.clock_for(ruleset.id), **clk}  # this server's default clock for the game
         try:
-            clk = seat_odds(clk, [_aliases(m) for m in (player1, player2) if m is not None])
+            clk = seat_odds(mentions_as_ids(clk), [_aliases(m) for m in (player1, player2) if m is not None])
             TimeControl.from_spec(ruleset.default_clock(parsed), clk)
         except ValueError as exc:
             raise HostError(f"Clock: {exc}") from None

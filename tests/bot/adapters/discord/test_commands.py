@@ -385,3 +385,18 @@ async def test_start_with_house_rules(world: World) -> None:
     await w.alice.send(room, "A1-B1")
     assert w.bot.service.pending_move(match_id) is not None
     assert "Take back" in str(board_of(w, room, match_id).components)
+
+
+def test_a_mention_in_a_clocks_time_odds_is_the_members_id() -> None:
+    from bot.adapters.discord.commands._rooms import mentions_as_ids
+    from bot.host.clocks import seat_odds
+
+    clock = {"move": "60", "<@11>:move": "30", "<@!22>:reserve": "90", "@alice:grace": "5"}
+    assert mentions_as_ids(clock) == {"move": "60", "11:move": "30", "22:reserve": "90", "@alice:grace": "5"}
+    players = [["alice", "11"], ["bob", "22"]]
+    assert seat_odds(mentions_as_ids(clock), players) == {
+        "move": "60",
+        "p1:move": "30",
+        "p2:reserve": "90",
+        "p1:grace": "5",
+    }
