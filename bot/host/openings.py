@@ -14,6 +14,7 @@ from bot.host.events import EventKind, HostError, PlayerRef, Refusal
 from bot.host.match import dump, new_live
 from bot.host.rules import Effects
 from bot.host.timers import Timers
+from bot.store.leases import LeaseLost
 from bot.store.matches import AlsoWrite, NewEvent
 from bot.types import EndReason, MatchStatus
 
@@ -103,10 +104,13 @@ class Openings:
                 rated=rated,
                 also=self.hosting.deadlines.with_create(job, also),
             )
-        except Exception:
+        except Exception as exc:
             found = await self.commits.created_after_all(snapshot)
             if found is None:
-                log.exception("creating a %s match failed", ruleset.id)
+                if isinstance(exc, LeaseLost):  # another process hosts this place now: expected, one line
+                    log.warning("creating a %s match was refused: %s", ruleset.id, exc)
+                else:
+                    log.exception("creating a %s match failed", ruleset.id)
                 raise HostError(Refusal("not_saved")) from None
             log.warning("match %s: the database reported an error, but the match was created", found)
             live.id = found

@@ -188,8 +188,8 @@ class Opening:
                     by=f"tournament:{t.id}",
                     rated=t.rated,  # a tournament's games feed the ratings only when it is rated (bot.ratings)
                 )
-        except HostError:
-            log.exception("tournament %s: the match of round %s board %s could not open", t.id, g.round, g.board)
+        except HostError as exc:  # the host has logged why (a database error with its traceback)
+            log.warning("tournament %s: the match of round %s board %s could not open: %s", t.id, g.round, g.board, exc)
             try:
                 stood = await self._ruled_here(g.id) if no_show else None
             except Exception:  # the database cannot say now: the claim goes stale and the game is looked at again

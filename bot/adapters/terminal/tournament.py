@@ -258,15 +258,40 @@ def _game_over_lines(progress: Callable[[str], None]) -> Callable[[HostEvent], A
     return told
 
 
+def _quiet_after_loss(leases: list[HostLease]) -> Callable[[asyncio.AbstractEventLoop, dict[str, Any]], None]:
+    """The loop's handler of errors nobody awaited: a lost connection's, once the lease is lost, is the takeover
+    already said in one line (not a stray "Future exception was never retrieved"); anything else as asyncio
+    says it."""
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if isinstance(context.get("exception"), ConnectionError) and any(lease.lost.is_set() for lease in leases):
+            return
+        loop.default_exception_handler(context)
+
+    return handle
+
+
 def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
     """Carry out one `dmhost tournament` command on database `url`; a refusal is one line and exit 2.
     `host_of`: the composition root's builder of this command's host (called once, in the command's loop)."""
 
+    leases: list[HostLease] = []
+
     async def main() -> int:
+        asyncio.get_running_loop().set_exception_handler(_quiet_after_loss(leases))
+        try:
+            return await carry_out()
+        except Exception:
+            # Once another process took the tournament over, what fails next (a connection the database closed
+            # while this one was stopped) is that takeover, said in its one line.
+            if any(lease.lost.is_set() for lease in leases):
+                raise Elsewhere(args.id, lost=True) from None
+            raise
+
+    async def carry_out() -> int:
         command = args.tournament_command
         resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
         bots = getattr(args, "bot", None) if command == "play" else None
-        leases: list[HostLease] = []
         heard: list[TournamentEvent] = []
         async with open_tournaments(host_of(), resume, bots, leases, heard) as service:
             if command == "create":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ import sys
 import time
 from typing import Any
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError
 
@@ -157,3 +159,27 @@ def test_a_play_whose_lease_is_taken_over_stops_in_one_line(db_url: str) -> None
     assert code == 0, err
     check_standings(finished(db_url, tid))
     asyncio.run(check_matches(db_url))
+
+
+def test_after_the_lease_is_lost_a_lost_connection_is_not_said_again(caplog: pytest.LogCaptureFixture) -> None:
+    """The takeover is said in one line; the connections the database closed meanwhile add no stray lines
+    (asyncio's "Future exception was never retrieved"), while any other unawaited error is still logged."""
+    from bot.adapters.terminal.tournament import _quiet_after_loss
+    from bot.ownership.lease import HostLease
+
+    lease = HostLease(keeper=None)  # type: ignore[arg-type]  # only its `lost` is read here
+    loop = asyncio.new_event_loop()
+    try:
+        handle = _quiet_after_loss([lease])
+        lost = {"message": "Future exception was never retrieved", "exception": ConnectionError("connection_lost")}
+        other = {"message": "Future exception was never retrieved", "exception": ValueError("a bug")}
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            handle(loop, lost)  # the lease is still held: said
+            lease.lost.set()
+            handle(loop, lost)  # lost: the takeover says it
+            handle(loop, other)
+        said = [r.getMessage() for r in caplog.records if r.name == "asyncio"]
+        assert len(said) == 2 and all("never retrieved" in line for line in said)
+        assert [r.exc_info[1].__class__ for r in caplog.records if r.exc_info] == [ConnectionError, ValueError]
+    finally:
+        loop.close()
