@@ -138,12 +138,14 @@ class Room:
 
     def _timeout_line(self, ev: HostEvent) -> None:
         """Before the `finished` line of a loss on time, the contract's `{"event": "timeout"}` line naming who ran
-        out (JSON only: the human room's end line already says it)."""
+        out (JSON only: the human room's end line already says it); `"late": true` as its `finished` line when a
+        start tells a result a killed room had not (`tell_untold`)."""
         winner = ev.data.get("winner")
         if ev.data.get("reason") != "time" or winner not in (1, 2):
             return
         seat = 3 - winner
-        self.emit({"event": "timeout", "match": ev.match_id, "seat": seat, "player": ev.names.get(seat)})
+        late = {"late": True} if ev.late else {}
+        self.emit({"event": "timeout", "match": ev.match_id, "seat": seat, "player": ev.names.get(seat), **late})
 
     async def on_event(self, ev: HostEvent) -> None:
         """Print a host event of this room's match (a notice only once, marked told once printed)."""

@@ -122,6 +122,7 @@ def test_a_result_stored_then_killed_is_told_by_the_next_start(db: tuple[str, st
         try:
             over = second.wait_for("finished")
             assert over["late"] is True and over["reason"] == "time"
+            assert [t.get("late") for t in second.of("timeout")] == [True]  # its timeout line is as late
             code, err = second.end()
             assert code == 2 and "nothing to resume" in err and "Traceback" not in err  # told, then as before
         finally:
