@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
 from typing import Any
 
@@ -57,11 +56,6 @@ def owns_guild(settings: Settings, guild_id: int | None) -> bool:
     if not settings.shard_ids or not settings.shard_count:
         return True
     return shard_of(guild_id, settings.shard_count) in settings.shard_ids
-
-
-def discord_now() -> dt.datetime:
-    """Discord's time (aware UTC), which the times of messages are read against: the Discord host's wall clock."""
-    return discord.utils.utcnow()
 
 
 class DMHost(commands.Bot):
