@@ -14,14 +14,12 @@ if TYPE_CHECKING:
 def discord_app(settings: Settings, *, service: MatchService | None = None) -> App:
     """The Discord bot's application (`bot.compose.build_app`): matches hosted by the shards configured in
     `settings`, on Discord's clock; `service`: a test's own host service. `create_bot(settings, app)` adapts it."""
-    import discord
-
-    from bot.adapters.discord.app import owns_guild
+    from bot.adapters.discord.app import discord_now, owns_guild
     from bot.compose import build_app
 
     return build_app(
         settings,
         service=service,
         owns_guild=lambda guild_id: owns_guild(settings, guild_id),
-        wall=discord.utils.utcnow,  # Discord's time, which message times are read against
+        wall=discord_now,  # Discord's time, which message times are read against
     )

@@ -58,6 +58,11 @@ def owns_guild(settings: Settings, guild_id: int | None) -> bool:
     return shard_of(guild_id, settings.shard_count) in settings.shard_ids
 
 
+discord_now = discord.utils.utcnow
+"""Discord's time (aware UTC), which the times of messages are read against: the Discord host's wall clock (an
+alias, not a wrapper: it is called on every posted move)."""
+
+
 class DMHost(commands.Bot):
     """The bot: Discord client plus the application it adapts (`bot.compose.App`)."""
 

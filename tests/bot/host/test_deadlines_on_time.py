@@ -303,15 +303,25 @@ def test_a_sigkill_storm_around_reminders_and_losses(db: tuple[str, str], tmp_pa
                 assert code == (2 if last.of("finished")[0].get("late") else 0), err  # a late result: then "finished"
             for proc in rooms:
                 _ruled_in_time(proc, dues)
-                told += [(mid, line["event"]) for line in proc.lines if line["event"] in ("reminder", "finished")]
+                told += [
+                    (mid, line["event"], bool(line.get("late")))
+                    for line in proc.lines
+                    if line["event"] in ("reminder", "finished")
+                ]
             status, notices, _job = stored(url, mid)
             assert status != "ongoing" and notices == [("reminder", True), ("finished", True)], (plan, notices)
         finally:
             for proc in rooms:
                 proc.kill()
-    mids = {mid for mid, _kind in told}
-    assert sorted(told) == sorted((mid, k) for mid in mids for k in ("reminder", "finished")), told
-    assert len(told) == 2 * len(STORM)  # every reminder and every loss told once
+    # Every reminder and every loss told, and told again only late: a room killed between telling a notice and
+    # marking it told leaves it to the next start, which tells it once more and marks that line late (at least
+    # once, never lost; seen in CI when the kill at the deadline fell in that window).
+    mids = sorted({mid for mid, _kind, _late in told})
+    assert len(mids) == len(STORM), told
+    for mid in mids:
+        for kind in ("reminder", "finished"):
+            lines = [late for m, k, late in told if (m, k) == (mid, kind)]
+            assert lines and all(lines[1:]), (mid, kind, told)
 
 
 def _after(step: tuple[str, object] | None) -> str | None:
