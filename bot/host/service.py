@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from typing import Any
 
 from bot.host.actions import HostActions
@@ -39,7 +39,7 @@ from bot.host.rules import Provisional
 from bot.host.subscribers import Outlet
 from bot.host.texts import TextWalk
 from bot.host.timers import Timers
-from bot.store.matches import AlsoWrite, MatchStore, StoredMatch
+from bot.store.matches import MatchStore, StoredMatch
 
 __all__ = [
     "Grave",
@@ -93,6 +93,13 @@ class MatchService:
         self.openings = Openings(hosting, self.commits, self.timers)
         self.actions = HostActions(hosting, self.commits, self.walk, self.idle)
         self.outbox = Outbox(hosting)
+        # The actions with long signatures are their collaborator's own bound methods: one signature to keep.
+        self.post = self.walk.post
+        """A message posted in a room, as a room that can ask first hands it in (`TextWalk.post`)."""
+        self.create_match = self.openings.create_match
+        """Create and start a match (`Openings.create_match`)."""
+        self.record_forfeit = self.openings.record_forfeit
+        """Store a match that was never played as won by seat `winner` (`Openings.record_forfeit`)."""
 
     # -- the shared state (`Hosting`) ------------------------------------------------
     @property
@@ -231,18 +238,6 @@ class MatchService:
         return self.walk.match_for(channel_id, player_id, guild_id)
 
     # -- players' texts (`TextWalk`) --------------------------------------------------------
-    async def post(
-        self,
-        channel_id: int,
-        guild_id: int | None,
-        player_id: str,
-        text: str,
-        *,
-        message_id: str | None = None,
-        posted_at: dt.datetime | None = None,
-    ) -> Posted | None:
-        """A message posted in a room, as a room that can ask first hands it in (`TextWalk.post`)."""
-        return await self.walk.post(channel_id, guild_id, player_id, text, message_id=message_id, posted_at=posted_at)
 
     async def submit(
         self,
@@ -261,77 +256,6 @@ class MatchService:
         return self.walk.grave(match_id, player_id, text)
 
     # -- opening matches (`Openings`) -----------------------------------------------------
-    async def create_match(
-        self,
-        game: str,
-        players: list[PlayerRef],
-        *,
-        options: Mapping[str, Any] | None = None,
-        clock: Mapping[str, Any] | None = None,
-        rules: Mapping[str, Any] | None = None,
-        first: int | None = 1,
-        advantage: int | None = None,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
-        by: str | None = None,
-        rated: bool = True,
-        practice: bool = False,
-        machine: str | None = None,
-        also: AlsoWrite | None = None,
-        private: bool | None = None,
-    ) -> int:
-        """Create and start a match (`Openings.create_match`)."""
-        return await self.openings.create_match(
-            game,
-            players,
-            options=options,
-            clock=clock,
-            rules=rules,
-            first=first,
-            advantage=advantage,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            by=by,
-            rated=rated,
-            practice=practice,
-            machine=machine,
-            also=also,
-            private=private,
-        )
-
-    async def record_forfeit(
-        self,
-        game: str,
-        players: list[PlayerRef],
-        winner: int,
-        reason: str,
-        *,
-        options: Mapping[str, Any] | None = None,
-        clock: Mapping[str, Any] | None = None,
-        rules: Mapping[str, Any] | None = None,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
-        by: str | None = None,
-        rated: bool = True,
-        also: AlsoWrite | None = None,
-        private: bool | None = None,
-    ) -> int:
-        """Store a match that was never played as won by seat `winner` (`Openings.record_forfeit`)."""
-        return await self.openings.record_forfeit(
-            game,
-            players,
-            winner,
-            reason,
-            options=options,
-            clock=clock,
-            rules=rules,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            by=by,
-            rated=rated,
-            also=also,
-            private=private,
-        )
 
     # -- reading -------------------------------------------------------------------
     def get(self, match_id: int) -> Live:

@@ -24,8 +24,7 @@ then and the clocks decide.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 from bot.host.events import HostEvent
 from bot.host.service import MatchService
@@ -100,7 +99,7 @@ from bot.tournaments.recording import Recorder
 from bot.tournaments.refusals import TournamentRefused as TournamentRefused
 from bot.tournaments.registration import Registration
 from bot.tournaments.results import Results
-from bot.tournaments.rounds import Format, Pairing, Result
+from bot.tournaments.rounds import Pairing, Result
 from bot.tournaments.running import Running
 from bot.tournaments.standings import Standing
 from bot.tournaments.timer import Owed, Timer
@@ -144,6 +143,9 @@ class TournamentService:
         pairer = Pairer(core, timer, Finisher(core))
         self.advancer = advancer = Advancer(core, recorder, pairer, Opening(core, recorder), timer)
         self.registration = Registration(core, timer, advancer)
+        # The action with a long signature is its collaborator's own bound method: one signature to keep.
+        self.create = self.registration.create
+        """Open a tournament for sign-up (see `Registration.create`); returns its id."""
         self.running = running = Running(core, pairer, advancer, timer)
         self.results = Results(core, recorder, advancer, owed)
         self.due = Due(core, timer, owed, running, advancer)
@@ -283,55 +285,6 @@ class TournamentService:
         return {g.match_id for g in await self.core.games(tid) if g.match_id}
 
     # -- sign-up (`Registration`) ----------------------------------------------------------
-    async def create(
-        self,
-        name: str,
-        game: str,
-        fmt: Format | str,
-        *,
-        rounds: int | None = None,
-        options: Mapping[str, Any] | None = None,
-        clock: Mapping[str, Any] | None = None,
-        rules: Mapping[str, Any] | None = None,
-        rated: bool = False,
-        prize: str | None = None,
-        bye_points: float = 1.0,
-        max_players: int | None = None,
-        signup_closes_at: dt.datetime | None = None,
-        starts_at: dt.datetime | None = None,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
-        by: str | None = None,
-        checkin_s: int | None = None,
-        no_show_s: int | None = None,
-        round_every_s: int | None = None,
-        seeding: str = "joined",
-        missed: str | None = None,
-    ) -> int:
-        """Open a tournament for sign-up (see `Registration.create`); returns its id."""
-        return await self.registration.create(
-            name,
-            game,
-            fmt,
-            rounds=rounds,
-            options=options,
-            clock=clock,
-            rules=rules,
-            rated=rated,
-            prize=prize,
-            bye_points=bye_points,
-            max_players=max_players,
-            signup_closes_at=signup_closes_at,
-            starts_at=starts_at,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            by=by,
-            checkin_s=checkin_s,
-            no_show_s=no_show_s,
-            round_every_s=round_every_s,
-            seeding=seeding,
-            missed=missed,
-        )
 
     async def join(self, tid: int, player_id: str, name: str) -> int:
         """Enter a player (late entry: a Swiss with rounds still to pair); returns their entry number."""
