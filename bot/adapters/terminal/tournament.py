@@ -29,6 +29,7 @@ from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentEvent, TournamentRefused, TournamentService
+from bot.wording import terminal as answers
 from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
@@ -38,11 +39,7 @@ class Elsewhere(Exception):
     """Another process hosts this tournament's matches (now, or from now on: the lease was taken over)."""
 
     def __init__(self, tid: int, *, lost: bool = False) -> None:
-        if lost:
-            text = f"another process took over tournament {tid}'s matches; this one stops"
-        else:
-            text = f"tournament {tid} is being played by another process; try again when it stops"
-        super().__init__(text)
+        super().__init__(answers.tournament_elsewhere(tid, lost=lost))
 
 
 @contextlib.asynccontextmanager
@@ -253,7 +250,7 @@ def _game_over_lines(progress: Callable[[str], None]) -> Callable[[HostEvent], A
             return
         names = dict(ev.names)
         said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
-        progress(f"Match {ev.match_id} ({names.get(1, '?')} vs {names.get(2, '?')}): {said}.")
+        progress(answers.game_over(ev.match_id, names.get(1, "?"), names.get(2, "?"), said))
 
     return told
 
