@@ -118,3 +118,13 @@ def over_already(match_id: int, result: str) -> str:
 
 MATCH_OVER = "The match is over."
 """The result under the final position when the room has no result line."""
+
+
+def move_seconds_left(left: str) -> str:
+    """A clock warning for the player it pings: `left` seconds for this move."""
+    return f"{left} s left for this move."
+
+
+def seconds_left(left: str) -> str:
+    """A clock warning for the player it pings: `left` seconds before they lose on time."""
+    return f"{left} s left before you lose on time."

@@ -30,6 +30,7 @@ from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentEvent, TournamentRefused, TournamentService
 from bot.wording import terminal as answers
+from bot.wording import tournament_terminal as told_words
 from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
@@ -354,7 +355,7 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
             if not getattr(args, "json", False):
                 due = [ev for ev in heard[:since] if ev.kind in telling.DUE]  # fell due as the command opened
                 told = telling.of_tournament(due + heard[since:], tid)
-                for line in await telling.lines(service, tid, told, url):
+                for line in await _told_lines(service, tid, told, url):
                     print(line)
             if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):
                 if getattr(args, "json", False):
@@ -382,3 +383,24 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
 
         print(f"dmhost tournament: {error_text(exc)}", file=sys.stderr)
         return 2
+
+
+async def _told_lines(service: TournamentService, tid: int, told: list[TournamentEvent], url: str) -> list[str]:
+    """One line per event worth saying in the terminal."""
+    import shlex
+
+    from bot.opserrors import shown_url
+    from bot.tournaments.model import TournamentEventKind
+
+    t = await service.get(tid)
+    out: list[str] = []
+    db = shlex.quote(shown_url(url))
+    for ev in told:
+        if ev.kind == TournamentEventKind.CHECKED_IN:
+            entries = [e for e in await service.entries(tid) if not e.withdrawn]
+            here = [e.name for e in entries if e.checked_in]
+            absent = [e.name for e in entries if not e.checked_in]
+            out.append(told_words.checked_in(ev.data["name"], t.name, here, absent))
+        elif (line := told_words.event_line(ev.kind, t.name, tid, t.round, ev.data, db)) is not None:
+            out.append(line)
+    return out
