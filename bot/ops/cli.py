@@ -30,20 +30,16 @@ from bot.ops.common import (
 def cmd_db(args: argparse.Namespace) -> int:
     """Apply or revert migrations."""
     from bot.store.db import current_revision, known_revision, migrate, revisions
+    from bot.wording import ops as words
 
     target = args.revision or ("head" if args.action == "upgrade" else "base")
     if args.action != "current" and not known_revision(target):
-        return usage(
-            f"there is no migration {target!r}: give one of {', '.join(revisions())}, head or base "
-            f"(e.g. `dmhost db {args.action} {'head' if args.action == 'upgrade' else revisions()[0]}`)"
-        )
+        example = "head" if args.action == "upgrade" else revisions()[0]
+        return usage(words.no_migration(target, revisions(), args.action, example))
     url = db_url(args.db)
     check_database_url(url, must_exist=args.action != "upgrade")
     if args.action == "downgrade" and target == "base" and not args.yes:
-        return usage(
-            f"downgrading {shown_url(url)} to base drops every table and every match in it: "
-            "add --yes to do it, or give the revision to go back to (e.g. `dmhost db downgrade 0001`)"
-        )
+        return usage(words.downgrade_to_base(shown_url(url)))
 
     async def main() -> int:
         if args.action in ("upgrade", "downgrade"):
@@ -53,7 +49,7 @@ def cmd_db(args: argparse.Namespace) -> int:
                 await migrate(url, args.action, target)
             except CommandError as exc:  # a relative step beyond the first or last migration (`downgrade -999`)
                 now = await current_revision(url) or "empty"
-                return usage(f"cannot {args.action} {shown_url(url)} to {target}: {exc} (it is at {now})")
+                return usage(words.migration_failed(args.action, shown_url(url), target, str(exc), now))
         print(await current_revision(url) or "empty")
         print(f"database: {shown_url(url)}", file=sys.stderr)
         return EXIT_OK
@@ -67,18 +63,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     if settings.token is None:
-        print(
-            "dmhost: no Discord token configured.\n"
-            "  Set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer\n"
-            "  portal, then run `dmhost run` again. See docs/discord.md, 'Running on Discord'.\n"
-            "  To play without Discord: dmhost room boxes --player alice --player bob",
-            file=sys.stderr,
-        )
+        from bot.wording.ops import NO_TOKEN
+
+        print(NO_TOKEN, file=sys.stderr)
         return EXIT_USAGE
     try:
         from bot.adapters.discord.hosting import run_bot
     except ModuleNotFoundError:
-        return usage("the Discord adapter is not part of this build")
+        from bot.wording.ops import NO_DISCORD
+
+        return usage(NO_DISCORD)
     url = settings.db_url
     check_database_url(url)
     from bot.store.db import current_revision
@@ -127,10 +121,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from bot.adapters.discord.app import make_intents
         from bot.adapters.discord.doctor import Check, discord_connector, run_doctor
     except ModuleNotFoundError:
-        return usage("the Discord adapter is not part of this build")
+        from bot.wording.ops import NO_DISCORD
+
+        return usage(NO_DISCORD)
     if settings.token is None:  # the first check failed: its line and fix, exit 1 (docs/cli.md)
-        fix = "set DMHOST_TOKEN (environment or a .env file) to the bot token from the Discord developer portal"
-        print(Check("token", False, "no Discord token is configured", f"{fix}, then run `dmhost doctor` again").line())
+        from bot.wording import ops as words
+
+        print(Check("token", False, words.NO_TOKEN_CHECK, words.NO_TOKEN_FIX).line())
         return 1
     rooms = asyncio.run(configured_rooms(args.db))
     connector = discord_connector(settings.token.get_secret_value(), timeout=args.timeout)
@@ -181,6 +178,8 @@ def _ask_health(url: str, timeout: float) -> int:
     import urllib.error
     import urllib.request
 
+    from bot.wording import ops as words
+
     try:
         with urllib.request.urlopen(url, timeout=min(timeout, 10.0)) as res:
             body = res.read().decode("utf-8", "replace").strip()
@@ -188,16 +187,17 @@ def _ask_health(url: str, timeout: float) -> int:
             return EXIT_OK
     except urllib.error.HTTPError as exc:
         body = exc.read().decode("utf-8", "replace").strip()
-        print(f"unhealthy: {url} answered {exc.code}: {body}", file=sys.stderr)
+        print(words.answered(url, exc.code, body), file=sys.stderr)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        print(f"unhealthy: {url} does not answer ({reason})", file=sys.stderr)
+        print(words.no_answer(url, reason), file=sys.stderr)
     return EXIT_FAIL
 
 
 def _heartbeat_health(args: argparse.Namespace) -> int:
     from bot.store.db import utcnow
     from bot.store.health import newest_heartbeat
+    from bot.wording import ops as words
 
     url = db_url(args.db)
     try:
@@ -207,16 +207,16 @@ def _heartbeat_health(args: argparse.Namespace) -> int:
         line = explain(exc, url)
         if line is None:
             raise
-        print(f"unhealthy: {line}", file=sys.stderr)
+        print(words.unhealthy(line), file=sys.stderr)
         return EXIT_FAIL
     if newest is None:
-        print(f"unhealthy: no host has written a heartbeat to {shown_url(url)} yet", file=sys.stderr)
+        print(words.no_heartbeat(shown_url(url)), file=sys.stderr)
         return EXIT_FAIL
     age = (utcnow() - newest).total_seconds()
     if age > args.max_age:
-        print(f"unhealthy: the newest heartbeat is {age:.0f} s old (limit {args.max_age:g} s)", file=sys.stderr)
+        print(words.stale_heartbeat(age, args.max_age), file=sys.stderr)
         return EXIT_FAIL
-    print(f"healthy: heartbeat {age:.1f} s ago")
+    print(words.healthy(age))
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     """Print a match's log."""
     from bot.compose import build_store
     from bot.records.matchlog import build_log, format_log
+    from bot.wording import ops as words
 
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
@@ -45,16 +46,16 @@ def cmd_log(args: argparse.Namespace) -> int:
         finally:
             await store.close()
         if stored is None:
-            return usage(f"there is no match {args.match_id} in the database {shown_url(url)}")
+            return usage(words.no_match(args.match_id, shown_url(url)))
         from bot.records.agreement import disagreement
 
         problem = disagreement(stored)
         done = EXIT_OK
         if problem is not None:  # said first, on stderr, the log printed all the same, and exit 1 (a failed check)
-            print(f"dmhost log: match {args.match_id}'s log and snapshot disagree: {problem}", file=sys.stderr)
+            print(words.log_disagrees(args.match_id, problem), file=sys.stderr)
             done = EXIT_FAIL
         if args.sgf and stored.game != "dots":
-            return usage("SGF export is for dots matches")
+            return usage(words.SGF_DOTS_ONLY)
         written = []
         if args.html or args.url:
             from bot.ops.web_cli import page_outputs
@@ -62,10 +63,10 @@ def cmd_log(args: argparse.Namespace) -> int:
             written += page_outputs(args, stored, context, entries)
         if args.gif:
             frames = write_gif(stored, Path(args.gif))
-            written.append(f"Wrote the replay of match {args.match_id} ({frames} frames) to {Path(args.gif).resolve()}")
+            written.append(words.wrote_replay(args.match_id, frames, str(Path(args.gif).resolve())))
         if args.sgf:
             write_sgf(stored, Path(args.sgf))
-            written.append(f"Wrote the SGF record of match {args.match_id} to {Path(args.sgf).resolve()}")
+            written.append(words.wrote_sgf(args.match_id, str(Path(args.sgf).resolve())))
         if written and not args.json and not args.analyse:
             print("\n".join(written))  # the files were asked for, not the log
             return done

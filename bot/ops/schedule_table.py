@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.wording.ops import NOTHING_SCHEDULED
+
 HEADS = ("ID", "When (UTC)", "Game", "Players", "Status", "Match", "Prize")
 
 
 def schedule_table(rows: Sequence[dict[str, Any]]) -> str:
     """The rows of `_row` (the contract's objects) as aligned columns, soonest first as given."""
     if not rows:
-        return "No scheduled DMs (add one with `dmhost schedule add`)."
+        return NOTHING_SCHEDULED
     cells = [
         (
             str(r["schedule"]),

@@ -46,10 +46,11 @@ def page_outputs(
     out = []
     if getattr(args, "html", None):
         from bot.records.page import build_match_page
+        from bot.wording.ops import wrote_page
 
         path = Path(args.html)
         path.write_text(build_match_page(stored, context, analysis), encoding="utf-8")
-        out.append(f"Wrote the review page of match {stored.id} to {path.resolve()}")
+        out.append(wrote_page(stored.id, str(path.resolve())))
     if getattr(args, "url", False):
         out.append(page_address("match", stored.id, args.base))
     return out
@@ -75,7 +76,9 @@ def cmd_web(args: argparse.Namespace) -> int:
     host = args.host or settings.web_host
     port = args.port if args.port is not None else settings.web_port
     if not 0 < port < 65536:
-        print(f"dmhost: --port {port} is not a TCP port (1–65535)", file=sys.stderr)
+        from bot.wording.ops import not_a_port
+
+        print(not_a_port(port), file=sys.stderr)
         return EXIT_USAGE
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
@@ -89,6 +92,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     sentry(settings)
     from bot.adapters.web.server import serve
     from bot.compose import build_readers
+    from bot.wording.ops import cannot_serve
 
     async def main() -> None:
         readers = build_readers(url)  # the web face's application: what the pages read, handed to it whole
@@ -99,6 +103,6 @@ def cmd_web(args: argparse.Namespace) -> int:
         metrics_at = None if settings.metrics_port is None else (settings.metrics_host, settings.metrics_port)
         asyncio.run(main())
     except OSError as exc:
-        print(f"dmhost: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        print(cannot_serve(host, port, exc.strerror or exc), file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK

@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.records.replay import Frame, replay_match
 from bot.store.matches import StoredMatch
+from bot.wording.review import NO_MOVES_ANALYSIS
 
 ANALYSED_GAMES = ("boxes", "pathing", "trax", "dots", "dotdash")
 NODE_LIMIT = 3_000_000
@@ -128,7 +129,7 @@ def format_analysis(entries: list[dict[str, Any]], names: dict[int, str]) -> str
     """Text lines for `dmhost log --analyse` and `/dm log`'s attachment (a match without moves, a forfeit before
     the first one, says so)."""
     if not entries:
-        return "Analysis: no move was played in this match (it ended before the first one), so there is none."
+        return NO_MOVES_ANALYSIS
     engines = engines_text(entries)
     lines = ["Analysis (" + (engines or "no engine") + "). Values are the mover's, best play by both sides:"]
     if any(e.get("engine") == "exact solver" for e in entries):

@@ -29,6 +29,7 @@ from bot.wording.review import (
     accuracy_words,
     analysis_pending,
     chart_caption,
+    in_progress,
     option_words,
     page_clock_words,
     value_words,
@@ -262,7 +263,7 @@ def _result_text(stored: StoredMatch) -> str:
     """The result as every room says it; when the score is not what decided the game (a Pathing line won by
     the player with fewer boxes), the sentence without it and the score by name after it."""
     if stored.status not in OVER_STATUSES:
-        return f"In progress ({result_of(stored)})."
+        return in_progress(result_of(stored))
     said = result_of(stored)
     score = final_score(stored)
     winner = stored.winner_seat

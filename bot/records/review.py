@@ -14,6 +14,7 @@ from bot.records.matchlog import result_of
 from bot.records.replay import Frame, clock_shown, replay_match
 from bot.store.matches import StoredMatch
 from bot.types import OVER_STATUSES, MatchStatus
+from bot.wording import review as words
 
 MIN_FRAMES = 2
 
@@ -109,13 +110,13 @@ def build_review(
         if verdicts is not None:
             small.append((f"{prefix}-analysis.txt", verdicts.encode()))
         elif stored.status == MatchStatus.FINISHED and stored.game not in ("boxes", "pathing"):
-            review.notes.append("The move analysis is not ready yet: it is computed in the background.")
+            review.notes.append(words.ANALYSIS_NOT_READY)
     for name, data in small:
         if len(data) <= budget:
             review.files.append((name, data))
             budget -= len(data)
         else:
-            review.notes.append(f"{name} was left out: it does not fit the upload limit.")
+            review.notes.append(words.file_left_out(name))
     try:
         every = 1
         while True:
@@ -123,14 +124,12 @@ def build_review(
             if len(gif) <= budget:
                 review.files.insert(0, (f"{prefix}.gif", gif))
                 if every > 1:
-                    review.notes.append(
-                        f"The replay shows every {every}th position ({count} frames) to fit the upload limit."
-                    )
+                    review.notes.append(words.replay_thinned(every, count))
                 break
             if count <= MIN_FRAMES:
-                review.notes.append("The replay was left out: even two frames do not fit the upload limit.")
+                review.notes.append(words.REPLAY_LEFT_OUT)
                 break
             every *= 2
     except Exception as exc:  # a replay that cannot be drawn must not cost the rest of the review
-        review.notes.append(f"The replay could not be drawn ({type(exc).__name__}).")
+        review.notes.append(words.replay_failed(type(exc).__name__))
     return review

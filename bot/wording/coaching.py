@@ -134,3 +134,14 @@ def daily_set(channel: str) -> str:
 def daily_stopped() -> str:
     """The host stopped the daily puzzle."""
     return "No more daily puzzles here."
+
+
+HOSTS_ONLY = "Only hosts (Manage Server or the host role) can do that."
+NO_CURRENT = "You have no puzzle to answer: ask for one with `/puzzle play`."
+NOT_YOURS = "That puzzle is not open to you now (it comes from a match of your own unfinished series)."
+UNKNOWN = "There is no such puzzle here."
+
+
+def puzzle_served(puzzle: Puzzle) -> str:
+    """A puzzle served by `/puzzle play`: its heading and how to answer."""
+    return f"{puzzle_heading(puzzle)}\nAnswer with `/puzzle answer move:`."

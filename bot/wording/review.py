@@ -133,3 +133,36 @@ def accuracy_words(name: str, good: int, judged: int) -> str:
     if not judged:
         return f"{name}: no move judged"
     return f"{name}: {round(100 * good / judged)} % best or good ({good} of {plural(judged, 'move')})"
+
+
+NO_MOVES_ANALYSIS = "Analysis: no move was played in this match (it ended before the first one), so there is none."
+"""The analysis of a match that ended before its first move."""
+
+PAGE_FAILED = "Something went wrong on our side."
+"""A review page that could not be built (an error of ours, logged)."""
+
+
+def in_progress(result: str) -> str:
+    """The result of a match not over yet, on its page."""
+    return f"In progress ({result})."
+
+
+# The notes under `/dm log`'s files: what had to be left out to fit the upload limit.
+
+ANALYSIS_NOT_READY = "The move analysis is not ready yet: it is computed in the background."
+REPLAY_LEFT_OUT = "The replay was left out: even two frames do not fit the upload limit."
+
+
+def file_left_out(name: str) -> str:
+    """A file that does not fit the upload limit."""
+    return f"{name} was left out: it does not fit the upload limit."
+
+
+def replay_thinned(every: int, count: int) -> str:
+    """The replay shows fewer positions to fit."""
+    return f"The replay shows every {every}th position ({count} frames) to fit the upload limit."
+
+
+def replay_failed(error: str) -> str:
+    """The replay could not be drawn (`error`: the exception's name)."""
+    return f"The replay could not be drawn ({error})."

@@ -114,3 +114,17 @@ def move_not_read(text: str, why: str) -> str:
 def over_already(match_id: int, result: str) -> str:
     """A move posted in the room after the author's match there ended."""
     return f"Match {match_id} is over: {result}. No more moves are taken; `/dm log` shows its record."
+
+
+MATCH_OVER = "The match is over."
+"""The result under the final position when the room has no result line."""
+
+
+def move_seconds_left(left: str) -> str:
+    """A clock warning for the player it pings: `left` seconds for this move."""
+    return f"{left} s left for this move."
+
+
+def seconds_left(left: str) -> str:
+    """A clock warning for the player it pings: `left` seconds before they lose on time."""
+    return f"{left} s left before you lose on time."

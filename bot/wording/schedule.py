@@ -219,3 +219,77 @@ def no_results() -> str:
 def more_results(count: int) -> str:
     """The last line of a results list cut short."""
     return f"… and {count} more (use `export:` for all)."
+
+
+BOTS_CANNOT_PLAY = "Bots cannot play."
+ONLY_HOST_OR_PLAYER = "Only a host, or a player of this DM proposing a new time, can do that."
+ONLY_HOST = "Only a host can do that."
+CHECKED_IN = "You are checked in."
+ACCEPTED = "Accepted: the DM has its new time."
+STARTED = "Started."
+REMINDER_RANGE = "Each reminder must be between 1 minute and 14 days before the start."
+SAVED = "Saved (for DMs scheduled from now on)."
+
+
+def event_description(game: str, player1: str, player2: str, prize: str | None, note: str | None) -> str:
+    """The description of a scheduled DM's server event."""
+    said = [f"{title(game)} Death Match: {player1} vs {player2}."]
+    if prize:
+        said.append(f"Prize: {prize}")
+    if note:
+        said.append(note)
+    return "\n".join(said)
+
+
+def scheduled(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+    """A DM stored by `/dm event schedule`: its number, players, game, time and prize."""
+    prize = f" Prize: {s.prize}." if s.prize else ""
+    return f"Scheduled DM #{s.id}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}, {when(s.at)}.{prize}"
+
+
+def moved(schedule_id: int, at: str) -> str:
+    """A host moved a DM (`at` as the face shows a moment)."""
+    return f"DM #{schedule_id} now starts {at}."
+
+
+def proposed(schedule_id: int, at: str) -> str:
+    """A player proposed a new time for their DM."""
+    return f"Proposed {at} for DM #{schedule_id}; it takes effect when accepted."
+
+
+def cancelled(schedule_id: int) -> str:
+    """A host called a DM off."""
+    return f"DM #{schedule_id} is cancelled."
+
+
+def longer_wait(minutes: int) -> str:
+    """A host extended the wait for a no-show."""
+    return f"The wait is {minutes} minutes longer."
+
+
+def card_ending(status: str, ending: str) -> Text:
+    """The line a DM's card gets once it is no longer scheduled: its state, and its result when it has one."""
+    return ("\n" + strong(f"{status.capitalize()}.") + f" {ending}").rstrip()
+
+
+def reminders_unreadable(item: str) -> str:
+    """A `reminders:` item that is not a time before the start."""
+    return f"`reminders:` takes times before the start such as `24h 1h 10m` (or `off`), not `{item[:20]}`."
+
+
+def reminders_count(most: int) -> str:
+    """Too few or too many `reminders:`."""
+    return f"`reminders:` takes 1 to {most} times, e.g. `24h 1h 10m`, or `off`."
+
+
+def settings_text(timezone: str, reminders: list[str], checkin_s: float, no_show_s: float) -> Text:
+    """The scheduling settings as a host reads them."""
+    return lines(
+        [
+            UPCOMING_TITLE,
+            f"Time zone of times written without one: {timezone}",
+            f"Reminders before the start: {', '.join(reminders) or 'none'}",
+            f"Check-in opens {duration(checkin_s)} before the start",
+            f"A player still absent {duration(no_show_s)} after the start loses by no-show",
+        ]
+    )

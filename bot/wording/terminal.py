@@ -124,3 +124,113 @@ def vacation_days_refused(said: str | None) -> str:
     if said is None:
         return "say for how many days: `NAME: vacation N` (whole days; `vacation 0` ends a vacation)."
     return f"{said!r} is not a number of days: `NAME: vacation N` takes whole days (`vacation 0` ends a vacation)."
+
+
+# The room's own lines about where the match is hosted, the end of input, and its refusals at start (one line,
+# exit 2). `again` is the command that continues, ready to paste.
+
+END_OF_INPUT_PENDING = "End of input: waiting for the last move to become final."
+RESUMER_ONE = "with --resume give at most one --player: the player at this terminal"
+NEW_MATCH_NEEDS = "name a game and two --player (or one --player and --bot)"
+SAY_WHO = "say who is here: `NAME: here`"
+
+
+def taken_over(match_id: int | None) -> str:
+    """Another process took the match's lease over mid-game."""
+    return f"Another process hosts match {match_id} now: this room stops."
+
+
+def left_room(again: str) -> str:
+    """`quit`, `exit` or Ctrl-C."""
+    return f"Left the room. Resume with: {again}"
+
+
+def end_of_input(again: str, *, scheduled: bool = False) -> str:
+    """Input ended with the match still going (or the scheduled DM still to come)."""
+    return f"End of input. {'Continue' if scheduled else 'Resume'} with: {again}"
+
+
+def no_match(match_id: int, db: str) -> str:
+    """`--resume` of a match the database does not have."""
+    return f"there is no match {match_id} in the database {db}"
+
+
+def nothing_to_resume(match_id: int, status: str) -> str:
+    """`--resume` of a match that is over."""
+    return f"match {match_id} is {status}; nothing to resume"
+
+
+def hosted_elsewhere(match_id: int, where: str | None = None, *, retry: bool = False) -> str:
+    """Another process holds the match's lease (`where`: the tournament or DM whose lease it is)."""
+    return (
+        f"match {match_id} is hosted by another process"
+        + (f" ({where})" if where else "")
+        + ("; try again when it stops" if retry else "")
+    )
+
+
+def not_a_player(name: str, match_id: int, names: str) -> str:
+    """`--resume ID --player NAME` with a NAME that does not play in the match."""
+    return f"{name} is not a player of match {match_id} (its players: {names})"
+
+
+def stranger(name: str, what: str = "match") -> str:
+    """A `NAME: …` line whose NAME plays in neither seat (`what`: this match, or this DM)."""
+    return f"(ignored: {name!r} is not a player of this {what})"
+
+
+def no_schedule(schedule_id: int, db: str) -> str:
+    """`--scheduled` of a DM the database does not have."""
+    return f"there is no scheduled DM {schedule_id} in the database {db}"
+
+
+def discord_dm(schedule_id: int) -> str:
+    """`--scheduled` of a DM of a Discord server."""
+    return f"DM #{schedule_id} belongs to a Discord server: the bot hosts it, not the terminal"
+
+
+def nothing_to_host(schedule_id: int, status: str) -> str:
+    """`--scheduled` of a DM already decided."""
+    return f"DM #{schedule_id} is {status}; nothing to host"
+
+
+def dm_hosted_elsewhere(schedule_id: int) -> str:
+    """The DM's start belongs to the room that holds its lease."""
+    return f"DM #{schedule_id} is hosted by another room"
+
+
+def checkin(at: str | None, how: str) -> str:
+    """When the check-in of a DM opens (`at`: None once it is open) and how to check in."""
+    return f"The check-in is open: {how}." if at is None else f"Check-in opens {at}: {how}."
+
+
+def standby(schedule_id: int) -> str:
+    """Another room holds the DM's lease: this one waits."""
+    return f"DM #{schedule_id} is hosted by another room: this room waits; a `here` typed here counts."
+
+
+def hosting_now(schedule_id: int) -> str:
+    """The room that held the DM's lease stopped: this one took it over."""
+    return f"DM #{schedule_id}: the other room stopped; this room hosts it now."
+
+
+def dm_elsewhere(schedule_id: int, status: str) -> str:
+    """The DM began, or was decided, in another room."""
+    return f"DM #{schedule_id} is {status} in another room: this room stops."
+
+
+def dm_taken_over(schedule_id: int) -> str:
+    """Another process took the DM's lease over."""
+    return f"Another process hosts DM #{schedule_id} now: this room stops."
+
+
+def tournament_elsewhere(tid: int, *, lost: bool) -> str:
+    """Another process hosts the tournament's matches (`lost`: it took them over from this one)."""
+    if lost:
+        return f"another process took over tournament {tid}'s matches; this one stops"
+    return f"tournament {tid} is being played by another process; try again when it stops"
+
+
+def game_over(match_id: int, player1: str, player2: str, said: str) -> str:
+    """`tournament play`'s progress: one game's end."""
+    return f"Match {match_id} ({player1} vs {player2}): {said}."

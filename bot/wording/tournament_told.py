@@ -148,3 +148,77 @@ def withdraw_question(tournament: str, opponent: str | None, round_number: int, 
         f"{tournament} has started: leaving now forfeits {state} against {opponent} "
         f"(round {round_number}, board {board}) and withdraws you from the rest. Withdraw?"
     )
+
+
+NO_TOURNAMENTS = "Tournaments are not running on this bot."
+STILL_IN = "You are still in."
+
+
+def no_such(tid: int) -> str:
+    """A tournament number this server has none of."""
+    return f"There is no tournament {tid} in this server."
+
+
+def signup_closed(status: str) -> str:
+    """The sign-up card's last line once sign-up is over."""
+    return f"Sign-up is closed ({status})."
+
+
+def checked_in(opened: bool) -> str:
+    """A player pressed I'm here on a game's card (`opened`: both are here, so the match started)."""
+    return "You are checked in." + (" Both players are here: the match has started." if opened else "")
+
+
+def games_start(when: str) -> str:
+    """Under a round's pairings: when its games start (`when` as the face shows a moment)."""
+    return f"The games start {when}."
+
+
+def left_the_server(names: Sequence[str]) -> str:
+    """Entrants no longer in the server stop the start."""
+    return f"{', '.join(names)} left the server: take them out with `/dm tournament remove` before the start."
+
+
+def has_started(tournament: str) -> str:
+    """`/dm tournament start` answered."""
+    return f"{tournament} has started."
+
+
+def is_out(player: str, tournament: str) -> str:
+    """`/dm tournament remove` answered."""
+    return f"{player} is out of {tournament}."
+
+
+def paired_so_far(tournament: str, rounds: int) -> str:
+    """A round asked for that is not paired yet."""
+    return f"{tournament} has {plural(rounds, 'round')} paired so far."
+
+
+def no_bracket(tournament: str, kind: str) -> str:
+    """A bracket asked of a tournament of another format."""
+    return f"{tournament} is a {kind}: see /dm tournament standings."
+
+
+def you_left(tournament: str) -> str:
+    """A player left a tournament (before its start, or withdrawing after it)."""
+    return f"You have left {tournament}."
+
+
+def board_decided(board: int, result: str, host: str) -> str:
+    """A host decided a board's game."""
+    return f"Board {board}: {result}, decided by {host}."
+
+
+def paused(tournament: str) -> str:
+    """`/dm tournament pause` answered."""
+    return f"{tournament} is paused."
+
+
+def goes_on(tournament: str) -> str:
+    """`/dm tournament resume` answered."""
+    return f"{tournament} goes on."
+
+
+def cancelled(tournament: str) -> str:
+    """`/dm tournament cancel` answered."""
+    return f"{tournament} is cancelled."

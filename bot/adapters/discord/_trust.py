@@ -9,8 +9,7 @@ from typing import Any
 import discord
 
 from bot.host.service import HostError
-
-OWN_MATCH = "You play in this match, so you cannot decide it: another host (or a member with Manage Server) can."
+from bot.wording.commands import OWN_MATCH
 
 
 def refuse_own_match(interaction: discord.Interaction[Any], player_ids: Iterable[str]) -> None:

@@ -10,27 +10,21 @@ import aiohttp
 import discord
 import discord.http
 
+from bot.wording import ops as words
+
 __all__ = ["discord_unreachable", "explain_discord"]
 
 
 def explain_discord(exc: BaseException) -> str | None:
     """The line for an operator's mistake Discord reported (None: not one of those)."""
     if isinstance(exc, discord.LoginFailure):
-        return (
-            "Discord refused the token (wrong, reset or revoked): copy the bot token from the developer portal "
-            "(your application → Bot → Reset Token) into DMHOST_TOKEN."
-        )
+        return words.TOKEN_REFUSED
     if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return (
-            "Discord refused the privileged intents: enable Message Content Intent and Server Members Intent "
-            "in the developer portal (your application → Bot → Privileged Gateway Intents), or set "
-            "DMHOST_MESSAGE_CONTENT=off to do without Message Content (moves by mention or /move); "
-            "`dmhost doctor` tells which one is missing."
-        )
+        return words.INTENTS_REFUSED
     if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerTimeoutError):
-        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
+        return words.discord_unreachable(str(exc))
     if isinstance(exc, discord.GatewayNotFound | discord.DiscordServerError):
-        return "Discord is not answering properly right now (gateway or server error): try again in a few minutes."
+        return words.DISCORD_UNWELL
     return None
 
 
@@ -43,4 +37,4 @@ def discord_unreachable(timeout: float = 10.0) -> str | None:
         with socket.create_connection(address, timeout=timeout):
             return None
     except OSError as exc:
-        return f"cannot reach Discord ({exc}): check the network connection, DNS and any proxy, then try again."
+        return words.discord_unreachable(str(exc))

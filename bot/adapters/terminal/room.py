@@ -271,8 +271,8 @@ class Room:
                     await self.tell_untold(cfg.resume)  # it ended, but the room that ended it died before telling
                     stored = await self.service.store.load(cfg.resume)
                     if stored is None:
-                        raise HostError(f"there is no match {cfg.resume} in the database {shown_url(cfg.db_url)}")
-                    raise HostError(f"match {cfg.resume} is {stored.status}; nothing to resume")
+                        raise HostError(answers.no_match(cfg.resume, shown_url(cfg.db_url)))
+                    raise HostError(answers.nothing_to_resume(cfg.resume, stored.status))
                 await self.tell_untold(cfg.resume)  # owed by a room that died after committing it
                 await self.service.rule_overdue()  # deadlines that passed while the room was closed
                 await self.service.wake(cfg.resume)  # an idle correspondence match: built and shown now
@@ -281,7 +281,7 @@ class Room:
                 await self.service.start(select=lambda _m: False)
                 await self.host.catch_up()
                 if not cfg.game or len(cfg.players) != (1 if cfg.bot_level else 2):
-                    raise HostError("name a game and two --player (or one --player and --bot)")
+                    raise HostError(answers.NEW_MATCH_NEEDS)
                 if cfg.bot_level:
                     try:
                         check_level(cfg.game, cfg.bot_level)
@@ -306,7 +306,7 @@ class Room:
                 )
                 self.match_id = mid
                 if cfg.lease and await self.host.hold(Scope.MATCH, mid) is not None:  # nobody else knows it yet
-                    raise HostError(f"match {mid} is hosted by another process")
+                    raise HostError(answers.hosted_elsewhere(mid))
             code = await self._loop(lines)
             await self.await_analysis(lines)
             return code
@@ -323,8 +323,8 @@ class Room:
         await self.service.store.open()
         scope, ident = await self.host.scope_of(match_id)
         if await self.host.hold(scope, ident) is not None:
-            where = "" if scope is Scope.MATCH else f" (its {scope.value} {ident})"
-            raise HostError(f"match {match_id} is hosted by another process{where}; try again when it stops")
+            where = None if scope is Scope.MATCH else f"its {scope.value} {ident}"
+            raise HostError(answers.hosted_elsewhere(match_id, where, retry=True))
 
     async def _prepare_bot(self, game: str | None) -> None:
         """Make the practice opponent's solver ready before any clock runs: its one-time build (about 20 s, once
@@ -398,7 +398,7 @@ class Room:
                         "match": self.match_id,
                         "text": "end of input: the match stays resumable",
                     },
-                    f"End of input. Resume with: {resume_command(self.config.db_url, self.match_id)}",
+                    answers.end_of_input(resume_command(self.config.db_url, self.match_id)),
                 )
                 return 0
             await self.handle_line(line)
@@ -408,7 +408,7 @@ class Room:
 
     def taken_over(self) -> int:
         """The lease was taken over mid-game: another process hosts the match now; one line, exit 2."""
-        text = f"Another process hosts match {self.match_id} now: this room stops."
+        text = answers.taken_over(self.match_id)
         self.emit({"event": "elsewhere", "match": self.match_id, "text": text}, text)
         return 2
 
@@ -424,7 +424,7 @@ class Room:
         self.left = True
         self.emit(
             {"event": "left", "match": self.match_id, "by": how, "text": "left the room: the match stays resumable"},
-            f"Left the room. Resume with: {again}",
+            answers.left_room(again),
         )
 
     async def _settled(self, lines: asyncio.Queue[str | None]) -> bool:
@@ -437,7 +437,7 @@ class Room:
             return self.finished.is_set()
         self.emit(
             {"event": "waiting", "match": self.match_id, "text": "end of input: waiting for the move to be final"},
-            "End of input: waiting for the last move to become final.",
+            answers.END_OF_INPUT_PENDING,
         )
         while live.provisional() is not None and self.match_id in self.service.live and not self.finished.is_set():
             if not lines.empty():  # SIGTERM: stop at once; the move stays provisional, the match resumable
@@ -459,11 +459,11 @@ class Room:
         """`--resume ID --player NAME`: NAME must be a player of that match (else one line, exit 2)."""
         cfg = self.config
         if len(cfg.players) > 1:
-            raise HostError("with --resume give at most one --player: the player at this terminal")
+            raise HostError(answers.RESUMER_ONE)
         live = self.service.live.get(match_id)
         if cfg.players and live is not None and self._resumer(live) is None:
             names = ", ".join(p.name for p in live.players.values())
-            raise HostError(f"{cfg.players[0]} is not a player of match {match_id} (its players: {names})")
+            raise HostError(answers.not_a_player(cfg.players[0], match_id, names))
 
     async def handle_line(self, raw: str) -> None:
         """One input line."""
@@ -494,7 +494,7 @@ class Room:
         elif m and not looks_like_move_with_colon(line):
             self.emit(
                 {"event": "ignored", "match": self.match_id, "player": m.group(1).strip()[:40], "reason": "stranger"},
-                f"(ignored: {m.group(1)[:40]!r} is not a player of this match)",
+                answers.stranger(m.group(1)[:40]),
             )
             return
         if speaker_name is None and self.bot is not None:  # the one person here speaks, never the bot

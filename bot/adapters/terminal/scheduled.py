@@ -31,6 +31,7 @@ from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, loop
 from bot.schedule.status import DECIDED, DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
 from bot.text import Text, plain
+from bot.wording import terminal as answers
 from bot.wording.schedule import refusal, say
 
 POLL_S: Final = 30.0
@@ -189,13 +190,11 @@ class ScheduledRoom:
         self.host.bus.subscribe(self._on_schedule, topic=ScheduleEvent)
         sched = await self.scheduler.find(self.schedule_id)
         if sched is None:
-            raise HostError(
-                f"there is no scheduled DM {self.schedule_id} in the database {shown_url(self.config.db_url)}"
-            )
+            raise HostError(answers.no_schedule(self.schedule_id, shown_url(self.config.db_url)))
         if sched.guild_id is not None:
-            raise HostError(f"DM #{sched.id} belongs to a Discord server: the bot hosts it, not the terminal")
+            raise HostError(answers.discord_dm(sched.id))
         if sched.public_status in DECIDED:
-            raise HostError(f"DM #{sched.id} is {sched.public_status}; nothing to host")
+            raise HostError(answers.nothing_to_host(sched.id, sched.public_status))
         self.schedule = sched
         if self.config.lease:
             self._standby = await self.host.hold(Scope.SCHEDULE, self.schedule_id) is not None
@@ -212,11 +211,8 @@ class ScheduledRoom:
         else:
             self.match_id = -1
             await self.service.start(select=lambda _m: False)
-            opens = (
-                f"The check-in is open: {HOW}."  # never a check-in time already past
-                if self.scheduler.wall() >= sched.checkin_opens
-                else f"Check-in opens {iso(sched.checkin_opens)}: {HOW}."
-            )
+            opening = None if self.scheduler.wall() >= sched.checkin_opens else iso(sched.checkin_opens)
+            opens = answers.checkin(opening, HOW)  # never a check-in time already past
             text = (
                 plain(say(ScheduleEventKind.SCHEDULED, sched, {})) + f" {opens}"
                 if sched.status == ScheduleStatus.SCHEDULED
@@ -235,7 +231,7 @@ class ScheduledRoom:
                 text,
             )
         if self._standby:
-            text = f"DM #{sched.id} is hosted by another room: this room waits; a `here` typed here counts."
+            text = answers.standby(sched.id)
             self.emit({"event": "schedule", "kind": "standby", "schedule": sched.id, "text": text}, text)
             self._taking = asyncio.create_task(self._take_over(), name="scheduled-room-standby")
         else:
@@ -254,7 +250,7 @@ class ScheduledRoom:
         start job due now (at its next look at the database, within `POLL_S`)."""
         assert self.scheduler is not None
         await self.scheduler.start_soon(sched)
-        raise HostError(f"DM #{sched.id} is hosted by another room")
+        raise HostError(answers.dm_hosted_elsewhere(sched.id))
 
     async def _take_over(self) -> None:
         """The standby: once the other room has stopped, take the DM's lease and host it from where it is."""
@@ -274,7 +270,7 @@ class ScheduledRoom:
             self.match_id = match_id
             self._begun = True
             await self.room.tell_untold(match_id)
-        text = f"DM #{fresh.id}: the other room stopped; this room hosts it now."
+        text = answers.hosting_now(fresh.id)
         self.emit({"event": "schedule", "kind": "hosting", "schedule": fresh.id, "text": text}, text)
         await self.host.catch_up()
         await self.scheduler.start()
@@ -283,14 +279,14 @@ class ScheduledRoom:
 
     def _elsewhere(self, fresh: Schedule) -> None:
         """The DM began (or was decided) in another room: this room stops."""
-        text = f"DM #{fresh.id} is {fresh.public_status} in another room: this room stops."
+        text = answers.dm_elsewhere(fresh.id, fresh.public_status)
         self.emit({"event": "schedule", "kind": "elsewhere", "schedule": fresh.id, "status": fresh.public_status}, text)
         self._decided = self._ended = True
         self._settle()
 
     def taken_over(self) -> int:
         """The DM's lease was taken over: another room hosts it now; one line, exit 2."""
-        text = f"Another process hosts DM #{self.schedule_id} now: this room stops."
+        text = answers.dm_taken_over(self.schedule_id)
         self.emit({"event": "schedule", "kind": "taken_over", "schedule": self.schedule_id, "text": text}, text)
         return 2
 
@@ -434,8 +430,7 @@ class ScheduledRoom:
     def _eof(self) -> int:
         self.emit(
             {"event": "eof", "match": self.match_id, "text": "end of input: the match stays resumable"},
-            f"End of input. Continue with: dmhost room --db {shlex.quote(shown_url(self.config.db_url))} "
-            f"--scheduled {self.schedule_id}",
+            answers.end_of_input(self.again(), scheduled=True),
         )
         return 0
 
@@ -460,7 +455,7 @@ class ScheduledRoom:
                 )
             return
         if m is None and is_here(line):
-            said = "say who is here: `NAME: here`"
+            said = answers.SAY_WHO
             self.emit({"event": "ignored", "schedule": self.schedule_id, "reason": said}, f"({said})")
             return
         if m is not None and player is None and not looks_like_move_with_colon(line):
@@ -471,7 +466,7 @@ class ScheduledRoom:
                     "player": m.group(1).strip()[:40],
                     "reason": "stranger",
                 },
-                f"(ignored: {m.group(1)[:40]!r} is not a player of this DM)",
+                answers.stranger(m.group(1)[:40], "DM"),
             )
             return
         held.append(line)

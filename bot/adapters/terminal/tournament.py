@@ -29,6 +29,8 @@ from bot.tournaments import telling
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Game, to_json
 from bot.tournaments.service import FINISHED, RUNNING, SIGNUP, TournamentEvent, TournamentRefused, TournamentService
+from bot.wording import terminal as answers
+from bot.wording import tournament_terminal as told_words
 from bot.wording.tournaments import pairing_lines, standings_lines, winner_line
 
 PLAY_TIMEOUT_SECONDS = 3600.0
@@ -38,11 +40,7 @@ class Elsewhere(Exception):
     """Another process hosts this tournament's matches (now, or from now on: the lease was taken over)."""
 
     def __init__(self, tid: int, *, lost: bool = False) -> None:
-        if lost:
-            text = f"another process took over tournament {tid}'s matches; this one stops"
-        else:
-            text = f"tournament {tid} is being played by another process; try again when it stops"
-        super().__init__(text)
+        super().__init__(answers.tournament_elsewhere(tid, lost=lost))
 
 
 @contextlib.asynccontextmanager
@@ -253,7 +251,7 @@ def _game_over_lines(progress: Callable[[str], None]) -> Callable[[HostEvent], A
             return
         names = dict(ev.names)
         said = result_sentence(ev.data.get("reason"), ev.data.get("winner"), names, score=ev.detail.get("score"))
-        progress(f"Match {ev.match_id} ({names.get(1, '?')} vs {names.get(2, '?')}): {said}.")
+        progress(answers.game_over(ev.match_id, names.get(1, "?"), names.get(2, "?"), said))
 
     return told
 
@@ -357,7 +355,7 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
             if not getattr(args, "json", False):
                 due = [ev for ev in heard[:since] if ev.kind in telling.DUE]  # fell due as the command opened
                 told = telling.of_tournament(due + heard[since:], tid)
-                for line in await telling.lines(service, tid, told, url):
+                for line in await _told_lines(service, tid, told, url):
                     print(line)
             if command in ("status", "start", "result", "play", "resume", "here") or getattr(args, "json", False):
                 if getattr(args, "json", False):
@@ -385,3 +383,24 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
 
         print(f"dmhost tournament: {error_text(exc)}", file=sys.stderr)
         return 2
+
+
+async def _told_lines(service: TournamentService, tid: int, told: list[TournamentEvent], url: str) -> list[str]:
+    """One line per event worth saying in the terminal."""
+    import shlex
+
+    from bot.opserrors import shown_url
+    from bot.tournaments.model import TournamentEventKind
+
+    t = await service.get(tid)
+    out: list[str] = []
+    db = shlex.quote(shown_url(url))
+    for ev in told:
+        if ev.kind == TournamentEventKind.CHECKED_IN:
+            entries = [e for e in await service.entries(tid) if not e.withdrawn]
+            here = [e.name for e in entries if e.checked_in]
+            absent = [e.name for e in entries if not e.checked_in]
+            out.append(told_words.checked_in(ev.data["name"], t.name, here, absent))
+        elif (line := told_words.event_line(ev.kind, t.name, tid, t.round, ev.data, db)) is not None:
+            out.append(line)
+    return out

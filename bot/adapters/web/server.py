@@ -32,6 +32,7 @@ from bot.compose import Readers
 from bot.metrics import REQUESTS_REFUSED
 from bot.records.listpages import landing_page
 from bot.records.pagetoken import PageKind, remember_address, valid
+from bot.wording.review import PAGE_FAILED
 
 log = logging.getLogger("dmhost.web")
 
@@ -161,7 +162,7 @@ async def _one_line_errors(
         raise
     except Exception:
         log.exception("answering %s %s failed", request.method, _shown(request.path))
-        return web.Response(status=500, text="Something went wrong on our side.\n")
+        return web.Response(status=500, text=PAGE_FAILED + "\n")
     if response.status == 404:
         REQUESTS_REFUSED.inc()
         log.info("refused %s %s: 404 Not Found", request.method, _shown(request.path))

@@ -44,6 +44,7 @@ from bot.wording import (
     namer,
     status_lines,
 )
+from bot.wording.room import MATCH_OVER
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -464,7 +465,7 @@ class Announcer(commands.Cog):
             return None
         line = room.result  # `**Result: <the result sentence>.**`, then perhaps the rating changes
         if not line:
-            return "The match is over."
+            return MATCH_OVER
         return line.removeprefix("**Result: ").partition(".**")[0] if line.startswith("**Result: ") else line
 
     async def _draw_board(self, channel: discord.abc.Messageable, room: Room, events: list[HostEvent]) -> None:

@@ -12,6 +12,7 @@ from bot.adapters.discord.render import markdown
 from bot.host.events import EventKind, HostEvent
 from bot.types import ClockNotice
 from bot.wording import display, event_text, rule_event_text, seconds
+from bot.wording.room import move_seconds_left, seconds_left
 
 RECORD_PREFIX = "Moves: "
 PENDING = "provisional"
@@ -52,9 +53,9 @@ def ping_text(ev: HostEvent) -> str:
     if ev.kind == EventKind.CLOCK:
         kind = str(d.get("notice") or "")
         if kind.startswith("move_warn"):
-            return f"{kind.removeprefix('move_warn')} s left for this move."
+            return move_seconds_left(kind.removeprefix("move_warn"))
         if kind.startswith("warn"):
-            return f"{kind.removeprefix('warn')} s left before you lose on time."
+            return seconds_left(kind.removeprefix("warn"))
         if kind == ClockNotice.RESERVE_STARTED:
             return "your move time is up; your reserve is running."
         if kind == ClockNotice.GRACE_STARTED:

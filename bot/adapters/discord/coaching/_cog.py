@@ -23,6 +23,7 @@ from bot.coaching import CoachingService, Puzzle, PuzzleMoveError
 from bot.jobs import Job
 from bot.records.analysis import ANALYSED_GAMES
 from bot.wording import coaching as words
+from bot.wording.coaching import HOSTS_ONLY, NO_CURRENT, NOT_YOURS, UNKNOWN
 from games import pictures
 
 if TYPE_CHECKING:
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DAILY = "puzzle-daily"
-HOSTS_ONLY = "Only hosts (Manage Server or the host role) can do that."
-NO_CURRENT = "You have no puzzle to answer: ask for one with `/puzzle play`."
-NOT_YOURS = "That puzzle is not open to you now (it comes from a match of your own unfinished series)."
-UNKNOWN = "There is no such puzzle here."
 
 
 def _midnight_after(now: dt.datetime) -> dt.datetime:
@@ -79,7 +76,7 @@ class CoachingCog(commands.Cog):
             await self._say(interaction, words.no_puzzle(interaction.user.display_name, game))
             return
         self.current[(interaction.guild_id, interaction.user.id)] = puzzle.id
-        text = f"{words.puzzle_heading(puzzle)}\nAnswer with `/puzzle answer move:`."
+        text = words.puzzle_served(puzzle)
         await self._say(interaction, text, file=self._file(puzzle))
 
     @group.command(name="answer", description="Your move in the puzzle you were served (or a daily puzzle)")

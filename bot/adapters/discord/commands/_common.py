@@ -13,6 +13,7 @@ from discord import app_commands
 from bot.adapters.discord._shared import find_match, may_read_room, require_host, respond
 from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
+from bot.wording.commands import NO_OVERVIEW
 from games import registry
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def overview_of(features: Parts) -> OverviewPart:
     """The overview feature (boards, status, histories), or a refusal when it is not loaded."""
     overview = features.overview
     if overview is None:
-        raise HostError("The overview is not running on this bot.")
+        raise HostError(NO_OVERVIEW)
     return overview
 
 

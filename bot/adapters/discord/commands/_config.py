@@ -9,6 +9,7 @@ import discord
 from bot.adapters.discord._shared import host_bot, parse_pairs, require_host, respond
 from bot.host.service import HostError, Refusal
 from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
+from bot.wording.commands import NO_SCHEDULING
 from games import registry
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class Config:
             schedule = self.features.schedule
             if schedule is None:
                 require_host(interaction)
-                raise HostError("Scheduling is not running in this process.")
+                raise HostError(NO_SCHEDULING)
             await schedule.config(interaction, timezone=timezone, reminders=reminders, checkin=checkin, no_show=no_show)
             if all(v is None for v in (host_role, room_channel, room_mode, game, clock, reset, results_channel)):
                 return

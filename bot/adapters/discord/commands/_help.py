@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from discord import app_commands
 
+from bot.wording.commands import MOVES_LINE
+
 MAX_ENTRIES = 18
 """Entries per command or group we allow ourselves (Discord allows 25): each keeps room to grow."""
 
@@ -23,7 +25,7 @@ def command_card(root: app_commands.Group, moves: str | None = None) -> str:
     for group in ordered:
         names = " ".join(f"`{c.name}`" for c in group.commands)
         lines.append(f"**/{root.name} {group.name}** — {_lower_first(group.description)}: {names}")
-    lines.append(moves or "Moves are plain messages in the game room; `/dm rules game:` shows how to write them.")
+    lines.append(moves or MOVES_LINE)
     return "\n".join(lines)
 
 

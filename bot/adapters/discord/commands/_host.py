@@ -13,6 +13,7 @@ from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.commands._common import Matches, MatchId
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService
+from bot.wording import commands as words
 from bot.wording import display, result_sentence, seat_name
 from bot.wording.decisions import name_decider
 from games.base import Termination
@@ -30,19 +31,19 @@ class HostGroup(app_commands.Group):
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def pause(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Stop both clocks."""
-        await self.matches.one_step(interaction, match, self.service.pause, "Match {match} is paused.", host=True)
+        await self.matches.one_step(interaction, match, self.service.pause, words.PAUSED, host=True)
 
     @app_commands.command(name="resume", description="Resume a paused match (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def resume(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """Start the clocks again."""
-        await self.matches.one_step(interaction, match, self.service.resume, "Match {match} continues.", host=True)
+        await self.matches.one_step(interaction, match, self.service.resume, words.CONTINUES, host=True)
 
     @app_commands.command(name="abort", description="End a match without a result (hosts only)")
     @app_commands.describe(match="match id (default: the match in this channel)")
     async def abort(self, interaction: discord.Interaction[Any], match: MatchId | None = None) -> None:
         """No winner, no loser."""
-        await self.matches.one_step(interaction, match, self.service.abort, "Match {match} is aborted.", host=True)
+        await self.matches.one_step(interaction, match, self.service.abort, words.ABORTED, host=True)
 
     @app_commands.command(name="time", description="Give or take time from a player (hosts only)")
     @app_commands.describe(
@@ -62,7 +63,7 @@ class HostGroup(app_commands.Group):
         if seat is None:
             raise HostError(Refusal("not_in_match", data={"player": display(player.display_name), "match": live.id}))
         await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
-        await respond(interaction, f"{player.display_name}: {seconds:+d} s in match {live.id}.")
+        await respond(interaction, words.time_adjusted(player.display_name, seconds, live.id))
 
     @app_commands.command(name="award", description="Declare a match's result (hosts only)")
     @app_commands.describe(winner="the winner (leave empty for a draw)", match="match id (default: this channel)")
@@ -87,4 +88,4 @@ class HostGroup(app_commands.Group):
         said = name_decider(
             result_sentence(Termination.AWARD, seat, names, score=scores), interaction.user.display_name
         )
-        await respond(interaction, f"Match {live.id}: {said}.")
+        await respond(interaction, words.awarded(live.id, said))

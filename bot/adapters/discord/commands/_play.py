@@ -13,6 +13,7 @@ from bot.adapters.discord.commands._common import Matches, MatchId
 from bot.host import rules
 from bot.host.service import MatchService
 from bot.wording import rule_words
+from bot.wording.commands import RESIGNED
 
 if TYPE_CHECKING:
     from bot.adapters.discord._parts import Parts
@@ -39,7 +40,7 @@ class Play:
         live = self.matches.find(interaction, match)
         grave = self.service.grave(live.id, str(interaction.user.id), "resign")
         if grave is None:  # not a player, or the match is over: the service says why
-            await self.matches.one_step(interaction, live.id, self.step("resign"), "You resigned match {match}.")
+            await self.matches.one_step(interaction, live.id, self.step("resign"), RESIGNED)
             return
         prompts = self.features.prompts
         if prompts is None:

@@ -18,6 +18,7 @@ from bot.adapters.practice import PracticeBot
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.wording import error_sentence
+from bot.wording.commands import practice_started
 from games.opponents import LEVELS, uses_solver
 from games.opponents import check_level as _check_level
 
@@ -153,9 +154,8 @@ class Practice:
             return
         interaction.extras["match_id"] = match_id
         self.practice_bot().watch(match_id, level)
-        where = f" in {thread.mention}" if thread is not None else ""
+        room = thread.mention if thread is not None else None
         await interaction.followup.send(
-            f"Practice match {match_id} ({ruleset.title}): {member.mention} vs the practice opponent ({level}) "
-            f"has started{where}.",
+            practice_started(match_id, ruleset.title, member.mention, level, room),
             allowed_mentions=pinging(member.id),
         )

@@ -21,6 +21,7 @@ from bot.records.matchlog import build_log, format_log
 from bot.records.review import build_review
 from bot.types import MatchStatus
 from bot.wording import state_words
+from bot.wording.commands import no_history
 
 if TYPE_CHECKING:
     from bot.adapters.discord._parts import Parts
@@ -139,7 +140,7 @@ class Records:
             and (practice or not any(pid in practice_ids for pid, _ in m.players.values()))
         ][:HISTORY_SHOWN]
         if not matches:
-            await respond(interaction, f"{who.display_name} has no matches here yet.")
+            await respond(interaction, no_history(who.display_name))
             return
         lines = overview_of(self.features).history_lines(matches, self.service, self.settings.web_url)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])

@@ -16,6 +16,7 @@ from bot.host.events import Refusal
 from bot.host.service import HostError
 from bot.store.guilds import GuildSettings, GuildSettingsStore
 from bot.wording import options_text
+from bot.wording.commands import no_thread
 from games import registry
 from games.base import AnyRuleset, OptionsError
 
@@ -134,10 +135,7 @@ class Rooms:
                 invitable=mode != "private",  # only moderators invite to a private room
             )
         except discord.Forbidden:
-            raise HostError(
-                f"I may not open a {mode} thread in {parent.mention}: I need the Create "
-                f"{'Public' if mode == 'public' else 'Private'} Threads permission there."
-            ) from None
+            raise HostError(no_thread(mode, parent.mention)) from None
         for member in dict.fromkeys([player1.id, *([player2.id] if player2 else []), host.id]):
             try:
                 await thread.add_user(discord.Object(member))

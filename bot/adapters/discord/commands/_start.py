@@ -19,6 +19,7 @@ from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
+from bot.wording import commands as words
 from bot.wording import error_sentence, refusal_text
 from bot.wording import series as series_words
 from games.base import AnyRuleset
@@ -190,9 +191,9 @@ class Starting:
             await refuse_after_defer(interaction, error_sentence(exc))
             return
         interaction.extras["match_id"] = match_id
-        where = f" in {thread.mention}" if thread is not None else ""
-        what = f"{ruleset.title}, game 1 of a best of {plan.series}" if series is not None else ruleset.title
+        room = thread.mention if thread is not None else None
+        what = words.series_title(ruleset.title, plan.series) if series is not None else ruleset.title
         await interaction.followup.send(
-            f"Match {match_id} ({what}): {player1.mention} vs {player2.mention} has started{where}.",
+            words.started(match_id, what, player1.mention, player2.mention, room),
             allowed_mentions=pinging(player1.id, player2.id),
         )

@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._shared import respond
 from bot.host.service import HostError
+from bot.wording import commands as words
 from bot.wording import error_sentence, options_text
 from games.base import MoveError, OptionsError
 
@@ -32,11 +33,11 @@ def polite_text(error: BaseException) -> str | None:
     if isinstance(error, _POLITE):
         return str(error)
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "This command works in a server channel only."
+        return words.SERVER_CHANNEL_ONLY
     if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You may not use this command here."
+        return str(error) or words.NOT_HERE
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} s."
+        return words.slow_down(error.retry_after)
     return None
 
 
@@ -53,7 +54,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
             exc_info=original,
         )
         match = interaction.extras.get("match_id")
-        text = "Something went wrong on my side; the host has been told" + (f" (match {match})." if match else ".")
+        text = words.went_wrong(match)
     try:
         await respond(interaction, text)
     except discord.HTTPException:

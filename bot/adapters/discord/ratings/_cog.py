@@ -23,6 +23,7 @@ from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
 from bot.wording import coaching as coaching_words
 from bot.wording import ratings as wording
+from bot.wording.commands import SERVER_PAGE_ONLY
 from bot.wording.review import page_reply
 from games import registry
 
@@ -154,7 +155,7 @@ class RatingCommands(commands.Cog):
         """`/dm ratings page`: the signed address of this server's review page."""
         guild = interaction.guild
         if guild is None:
-            raise HostError("A server's page belongs to a server: use this in one.")
+            raise HostError(SERVER_PAGE_ONLY)
         base = getattr(getattr(self.bot, "settings", None), "web_url", None)
         await respond(interaction, page_reply(f"The review page of {guild.name}", page_link(base, guild.id, "server")))
 

@@ -303,7 +303,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         text = markdown(words.card(s, mention, stamp))
         if s.public_status != ScheduleStatus.SCHEDULED:
             ending = words.result_line(s, mention) if s.public_status in DONE else ""
-            text += f"\n**{s.public_status.capitalize()}.** {ending}".rstrip()
+            text += markdown(words.card_ending(s.public_status, ending))
         with contextlib.suppress(discord.HTTPException):
             await channel.get_partial_message(s.card_id).edit(content=text[:2000], allowed_mentions=NO_PINGS)
 
@@ -370,13 +370,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
 
     @staticmethod
     def _event_text(s: Schedule) -> str:
-        title = registry.TITLES.get(s.game, s.game)
-        lines = [f"{title} Death Match: {s.players[0].name} vs {s.players[1].name}."]
-        if s.prize:
-            lines.append(f"Prize: {s.prize}")
-        if s.note:
-            lines.append(s.note)
-        return "\n".join(lines)[:1000]
+        return words.event_description(s.game, s.players[0].name, s.players[1].name, s.prize, s.note)[:1000]
 
     async def _edit_event(self, s: Schedule, *, start: bool = False, status: Any = None) -> None:
         s = await self.scheduler.find(s.id) or s
@@ -476,7 +470,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         """Check everything (refusals are private), store the DM, answer with its time."""
         require_host(interaction)
         if player1.bot or player2.bot:
-            raise HostError("Bots cannot play.")
+            raise HostError(words.BOTS_CANNOT_PLAY)
         when = await self._at(interaction, at)
         opts, clk, house = parse_pairs(options, "options"), parse_pairs(clock, "clock"), parse_pairs(rules, "rules")
         configured = self.bot.guild_settings.cached(interaction.guild_id)
@@ -503,13 +497,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             )
         except ScheduleError as exc:
             raise HostError(words.refusal(exc.code, exc.data, stamp)) from None
-        stake = f" Prize: {s.prize}." if s.prize else ""
-        await respond(
-            interaction,
-            f"Scheduled DM #{s.id}: {player1.mention} vs {player2.mention}, "
-            f"{registry.TITLES.get(s.game, s.game)}, {stamp(s.at)}.{stake}",
-            ephemeral=False,
-        )
+        await respond(interaction, words.scheduled(s, mention, stamp), ephemeral=False)
 
     @app_commands.command(name="reschedule", description="Move a scheduled DM (hosts), or propose a new time (players)")
     @app_commands.describe(dm="the scheduled DM's number", at="the new time")
@@ -522,12 +510,12 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             s = await self.scheduler.get(dm, interaction.guild_id)
             if is_host(interaction):
                 await self.scheduler.reschedule(s.id, when, user, guild_id=interaction.guild_id)
-                text = f"DM #{s.id} now starts {stamp(when)}."
+                text = words.moved(s.id, stamp(when))
             elif s.seat_of(user) is not None:
                 await self.scheduler.propose(s.id, user, when, guild_id=interaction.guild_id)
-                text = f"Proposed {stamp(when)} for DM #{s.id}; it takes effect when accepted."
+                text = words.proposed(s.id, stamp(when))
             else:
-                raise HostError("Only a host, or a player of this DM proposing a new time, can do that.")
+                raise HostError(words.ONLY_HOST_OR_PLAYER)
         except ScheduleError as exc:
             raise HostError(words.refusal(exc.code, exc.data, stamp)) from None
         await respond(interaction, text)
@@ -542,7 +530,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             s = await self.scheduler.cancel(dm, str(interaction.user.id), guild_id=interaction.guild_id)
         except ScheduleError as exc:
             raise HostError(words.refusal(exc.code, exc.data, stamp)) from None
-        await respond(interaction, f"DM #{s.id} is cancelled.")
+        await respond(interaction, words.cancelled(s.id))
 
     @app_commands.command(name="upcoming", description="The scheduled DMs of this server, soonest first")
     @app_commands.describe(public=PUBLIC)

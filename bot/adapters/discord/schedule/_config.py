@@ -9,9 +9,12 @@ import discord
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import require_host, respond
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostError
 from bot.schedule.store import ScheduleSettings
 from bot.schedule.when import WhenError, zone
+from bot.wording import schedule as words
+from bot.wording.commands import NO_SCHEDULING, SETTINGS_SERVER_ONLY
 from bot.wording.schedule import duration
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "min": 60}
@@ -31,29 +34,19 @@ def parse_offsets(text: str) -> tuple[int, ...]:
     for item in items:
         found = _DURATION.fullmatch(item)
         if found is None:
-            raise HostError(
-                f"`reminders:` takes times before the start such as `24h 1h 10m` (or `off`), not `{item[:20]}`."
-            )
+            raise HostError(words.reminders_unreadable(item))
         offsets.append(int(found.group(1)) * _UNITS[found.group(2)])
     if not offsets or len(offsets) > MAX_REMINDERS:
-        raise HostError(f"`reminders:` takes 1 to {MAX_REMINDERS} times, e.g. `24h 1h 10m`, or `off`.")
+        raise HostError(words.reminders_count(MAX_REMINDERS))
     if any(not MIN_REMINDER_S <= o <= MAX_REMINDER_S for o in offsets):
-        raise HostError("Each reminder must be between 1 minute and 14 days before the start.")
+        raise HostError(words.REMINDER_RANGE)
     return tuple(sorted(set(offsets), reverse=True))
 
 
 def describe(settings: ScheduleSettings) -> str:
     """The scheduling settings as a host reads them."""
-    reminders = ", ".join(duration(o) for o in settings.reminders) or "none"
-    return "\n".join(
-        [
-            "**Scheduled DMs**",
-            f"Time zone of times written without one: {settings.timezone}",
-            f"Reminders before the start: {reminders}",
-            f"Check-in opens {duration(settings.checkin_s)} before the start",
-            f"A player still absent {duration(settings.no_show_s)} after the start loses by no-show",
-        ]
-    )
+    reminders = [duration(o) for o in settings.reminders]
+    return markdown(words.settings_text(settings.timezone, reminders, settings.checkin_s, settings.no_show_s))
 
 
 async def schedule_config(
@@ -68,11 +61,11 @@ async def schedule_config(
     from now on."""
     require_host(interaction)
     if interaction.guild_id is None:
-        raise HostError("Settings belong to a server: use `/dm config` in one.")
+        raise HostError(SETTINGS_SERVER_ONLY)
     cog = parts(interaction.client).schedule
     scheduler = cog.scheduler if cog is not None else None
     if scheduler is None:
-        raise HostError("Scheduling is not running in this process.")
+        raise HostError(NO_SCHEDULING)
     values: dict[str, Any] = {}
     if timezone is not None:
         try:
@@ -86,4 +79,4 @@ async def schedule_config(
     if no_show is not None:
         values["no_show_s"] = no_show * 60
     settings = await scheduler.save_settings(interaction.guild_id, **values)
-    await respond(interaction, "Saved (for DMs scheduled from now on).\n" + describe(settings))
+    await respond(interaction, words.SAVED + "\n" + describe(settings))

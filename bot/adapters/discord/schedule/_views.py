@@ -11,6 +11,8 @@ from bot.adapters.discord._shared import is_host
 from bot.adapters.discord.errors import report_error
 from bot.host.service import HostError
 from bot.schedule.core import ScheduleError
+from bot.wording import schedule as words
+from bot.wording.commands import NO_SCHEDULING
 from bot.wording.schedule import refusal
 
 ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
@@ -63,25 +65,25 @@ class ScheduleButton(
         scheduler = cog.scheduler if cog is not None else None
         try:
             if scheduler is None:
-                raise HostError("Scheduling is not running in this process.")
+                raise HostError(NO_SCHEDULING)
             user = str(interaction.user.id)
             guild = interaction.guild_id
             if self.action == "here":
                 sched = await scheduler.get(self.schedule_id, guild)
                 await scheduler.check_in(sched.id, user)
-                text = "You are checked in."
+                text = words.CHECKED_IN
             elif self.action == "accept":
                 await scheduler.accept(self.schedule_id, user, host=is_host(interaction), guild_id=guild)
-                text = "Accepted: the DM has its new time."
+                text = words.ACCEPTED
             else:
                 if not is_host(interaction):
-                    raise HostError("Only a host can do that.")
+                    raise HostError(words.ONLY_HOST)
                 if self.action == "extend":
                     await scheduler.extend(self.schedule_id, EXTEND_MINUTES, user, guild_id=guild)
-                    text = f"The wait is {EXTEND_MINUTES} minutes longer."
+                    text = words.longer_wait(EXTEND_MINUTES)
                 else:
                     await scheduler.start_now(self.schedule_id, user, guild_id=guild)
-                    text = "Started."
+                    text = words.STARTED
         except ScheduleError as exc:
             await report_error(interaction, HostError(refusal(exc.code, exc.data, _stamp)))
             return

@@ -31,7 +31,7 @@ def feature_of(interaction: discord.Interaction[Any]) -> TournamentsPart:
     """The tournament feature of the bot an interaction arrived on."""
     feature = parts(interaction.client).tournaments
     if feature is None:
-        raise HostError("Tournaments are not running on this bot.")
+        raise HostError(told.NO_TOURNAMENTS)
     return feature
 
 
@@ -44,7 +44,7 @@ async def own(interaction: discord.Interaction[Any], tid: int) -> Tournament:
     """A tournament of this server, or a refusal."""
     t = await service_of(interaction).get(tid)
     if t.guild_id is not None and t.guild_id != interaction.guild_id:
-        raise HostError(f"There is no tournament {tid} in this server.")
+        raise HostError(told.no_such(tid))
     return t
 
 
@@ -88,7 +88,7 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
     limit = f"/{t.max_players}" if t.max_players else ""
     lines.append(f"Players ({len(players)}{limit}): {', '.join(players) if players else 'none yet'}")
     if t.status != SIGNUP:
-        lines.append(f"Sign-up is closed ({t.status}).")
+        lines.append(told.signup_closed(t.status))
     return "\n".join(lines)
 
 
@@ -172,8 +172,7 @@ class GameHereButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        opened = "" if g.match_id is None else " Both players are here: the match has started."
-        await respond(interaction, f"You are checked in.{opened}")
+        await respond(interaction, told.checked_in(g.match_id is not None))
 
 
 def game_view(gid: int) -> discord.ui.View:

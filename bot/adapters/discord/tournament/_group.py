@@ -164,13 +164,10 @@ class TournamentGroup(app_commands.Group):
         guild = interaction.guild
         gone = [] if guild is None else gone_from(guild, [e for e in await service.entries(t.id) if not e.withdrawn])
         if gone:
-            raise HostError(
-                f"{', '.join(e.name for e in gone)} left the server: "
-                "take them out with `/dm tournament remove` before the start."
-            )
+            raise HostError(told.left_the_server([e.name for e in gone]))
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service.start_tournament(t.id, by=str(interaction.user.id))
-        await respond(interaction, f"{t.name} has started.")
+        await respond(interaction, told.has_started(t.name))
 
     @app_commands.command(name="remove", description="Take a player out of a tournament (hosts only)")
     @app_commands.guild_only()
@@ -180,7 +177,7 @@ class TournamentGroup(app_commands.Group):
         require_host(interaction)
         t = await own(interaction, tournament)
         await service_of(interaction).leave(t.id, str(player.id), by=str(interaction.user.id))
-        await respond(interaction, f"{player.display_name} is out of {t.name}.")
+        await respond(interaction, told.is_out(player.display_name, t.name))
 
     @app_commands.command(name="standings", description="The table, as a picture and as text")
     @app_commands.describe(public=PUBLIC)
@@ -210,7 +207,7 @@ class TournamentGroup(app_commands.Group):
         number = round or t.round
         rounds = await service.rounds(t.id)
         if not 1 <= number <= len(rounds):
-            raise HostError(f"{t.name} has {told.plural(len(rounds), 'round')} paired so far.")
+            raise HostError(told.paired_so_far(t.name, len(rounds)))
         lines = pairing_lines(number, rounds[number - 1], await marked_names(service, t.id))
         lines[0] = f"**{t.name}** — {round_title(t, number)}"
         await answer_table(interaction, "\n".join(lines), public)
@@ -225,7 +222,7 @@ class TournamentGroup(app_commands.Group):
 
         t = await own(interaction, tournament)
         if t.format is not Format.ELIMINATION:
-            raise HostError(f"{t.name} is a {t.format.value}: see /dm tournament standings.")
+            raise HostError(told.no_bracket(t.name, t.format.value))
         service = service_of(interaction)
         rounds, names = await service.rounds(t.id), await marked_names(service, t.id)
         png = bracket_png(t.name, rounds, names, t.rounds or 1)
@@ -251,7 +248,7 @@ class TournamentGroup(app_commands.Group):
     async def withdraw(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
         t = await own(interaction, tournament)
         await service_of(interaction).leave(t.id, str(interaction.user.id), by=str(interaction.user.id))
-        await respond(interaction, f"You have left {t.name}.")
+        await respond(interaction, told.you_left(t.name))
 
     @app_commands.command(name="result", description="Adjudicate a running game or override a result (hosts only)")
     @app_commands.choices(result=[app_commands.Choice(name=r, value=r) for r in ("1-0", "0-1", "1/2-1/2")])
@@ -269,7 +266,7 @@ class TournamentGroup(app_commands.Group):
         service = service_of(interaction)
         refuse_own_match(interaction, await players_of_board(service, t, board, round))
         await service.adjudicate(t.id, board, result, str(interaction.user.id), round)
-        await respond(interaction, f"Board {board}: {result}, decided by {interaction.user.display_name}.")
+        await respond(interaction, told.board_decided(board, result, interaction.user.display_name))
 
     @app_commands.command(name="pause", description="Pair no new round until resumed (hosts only)")
     @app_commands.guild_only()
@@ -277,7 +274,7 @@ class TournamentGroup(app_commands.Group):
         require_host(interaction)
         t = await own(interaction, tournament)
         await service_of(interaction).pause(t.id, str(interaction.user.id))
-        await respond(interaction, f"{t.name} is paused.")
+        await respond(interaction, told.paused(t.name))
 
     @app_commands.command(name="resume", description="Pair rounds again (hosts only)")
     @app_commands.guild_only()
@@ -286,7 +283,7 @@ class TournamentGroup(app_commands.Group):
         t = await own(interaction, tournament)
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service_of(interaction).resume(t.id, str(interaction.user.id))
-        await respond(interaction, f"{t.name} goes on.")
+        await respond(interaction, told.goes_on(t.name))
 
     @app_commands.command(name="cancel", description="End a tournament without a winner (hosts only)")
     @app_commands.guild_only()
@@ -295,4 +292,4 @@ class TournamentGroup(app_commands.Group):
         t = await own(interaction, tournament)
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service_of(interaction).cancel(t.id, str(interaction.user.id))
-        await respond(interaction, f"{t.name} is cancelled.")
+        await respond(interaction, told.cancelled(t.name))

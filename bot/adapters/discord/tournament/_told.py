@@ -80,7 +80,7 @@ class Teller:
         lines = told.pairing_pings(round_title(t, number), [g.pairing for g in games], names, players, rooms, mention)
         starts = min((g.starts_at for g in games if g.starts_at is not None), default=None)
         if starts is not None and starts > discord.utils.utcnow():
-            lines.append(f"The games start {self.when(starts)}.")
+            lines.append(told.games_start(self.when(starts)))
         pinged = [players[e] for g in games if isinstance(g.pairing, Game) for e in (g.pairing.white, g.pairing.black)]
         return "\n".join([f"**{t.name}**", *lines]), pinged
 

@@ -48,15 +48,13 @@ class WithdrawConfirm(discord.ui.View):
             await report_error(interaction, exc)
             return
         self.stop()
-        await interaction.response.edit_message(
-            content=f"You have left {t.name}.", view=None, allowed_mentions=NO_PINGS
-        )
+        await interaction.response.edit_message(content=told.you_left(t.name), view=None, allowed_mentions=NO_PINGS)
 
     @discord.ui.button(label="Stay", style=discord.ButtonStyle.secondary)
     async def stay(self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]) -> None:
         """Keep playing."""
         self.stop()
-        await interaction.response.edit_message(content="You are still in.", view=None)
+        await interaction.response.edit_message(content=told.STILL_IN, view=None)
 
 
 async def ask_withdraw(interaction: discord.Interaction[Any], service: TournamentService, t: Tournament) -> None:
