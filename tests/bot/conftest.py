@@ -18,7 +18,7 @@ import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -28,6 +28,8 @@ from bot.host.service import HostEvent, MatchService
 from bot.store.db import sqlite_url_for
 from bot.store.matches import MatchStore
 from tests.buses import hear
+
+S = TypeVar("S", bound=MatchStore)
 
 PG_ENV = "DMHOST_TEST_PG_URL"
 
@@ -133,12 +135,27 @@ class Recorder:
         return await asyncio.wait_for(fut, timeout)
 
 
-async def make_service(url: str, recorder: Recorder | None = None, **kw: Any) -> MatchService:
-    service = MatchService(MatchStore(url), heartbeat_seconds=kw.pop("heartbeat_seconds", 1.0), **kw)
+async def make_service(url: str | MatchStore, recorder: Recorder | None = None, **kw: Any) -> MatchService:
+    """A started host service on the database at `url` (or on a store of the test's own), heard by `recorder`."""
+    store = MatchStore(url) if isinstance(url, str) else url
+    service = MatchService(store, heartbeat_seconds=kw.pop("heartbeat_seconds", 1.0), **kw)
     if recorder is not None:
         hear(service, recorder)
     await service.start()
     return service
+
+
+@contextlib.asynccontextmanager
+async def hosted(store: S, **kw: Any) -> AsyncIterator[tuple[MatchService, S, Recorder]]:
+    """A started host service on `store` (a test's own store, e.g. one whose writes fail on demand), heard by a
+    recorder; closed with its store afterwards."""
+    rec = Recorder()
+    service = await make_service(store, rec, **kw)
+    try:
+        yield service, store, rec
+    finally:
+        await service.close()
+        await store.close()
 
 
 def room_config(tmp_path: Path, game: str = "boxes", *, events_json: bool = True, **kw: Any) -> RoomConfig:
@@ -330,11 +347,8 @@ def migrated_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
 
 @pytest.fixture
 async def host(migrated_db_url: str) -> AsyncIterator[tuple[MatchService, Recorder]]:
-    rec = Recorder()
-    service = await make_service(migrated_db_url, rec)
-    yield service, rec
-    await service.close()
-    await service.store.close()
+    async with hosted(MatchStore(migrated_db_url)) as (service, _store, rec):
+        yield service, rec
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from sqlalchemy.exc import OperationalError
 from bot import wording
 from bot.host.service import MatchService
 from bot.store.matches import MatchStore
-from tests.bot.conftest import Recorder
+from tests.bot.conftest import hosted
 from tests.bot.host.test_failed_writes import A, B, C, D, assert_logs_replay
-from tests.buses import hear
 
 pytestmark = pytest.mark.looptime
 
@@ -58,14 +57,8 @@ class CommitThenFail(MatchStore):
 
 @pytest.fixture
 async def lying(migrated_db_url: str) -> Any:
-    rec = Recorder()
-    store = CommitThenFail(migrated_db_url)
-    service = MatchService(store)
-    hear(service, rec)
-    await service.start()
-    yield service, store, rec
-    await service.close()
-    await store.close()
+    async with hosted(CommitThenFail(migrated_db_url)) as service_store_recorder:
+        yield service_store_recorder
 
 
 async def test_a_move_that_committed_stands_and_the_player_is_told_so(lying: Any) -> None:

@@ -17,8 +17,7 @@ from bot.records.replay import replay_match
 from bot.store.matches import MatchStore
 from bot.wording import reason_text
 from games import registry
-from tests.bot.conftest import Recorder
-from tests.buses import hear
+from tests.bot.conftest import hosted
 
 A, B = PlayerRef("a", "alice"), PlayerRef("b", "bob")
 C, D = PlayerRef("c", "carol"), PlayerRef("d", "dave")
@@ -48,14 +47,8 @@ class FlakyStore(MatchStore):
 
 @pytest.fixture
 async def flaky(migrated_db_url: str) -> Any:
-    rec = Recorder()
-    store = FlakyStore(migrated_db_url)
-    service = MatchService(store)
-    hear(service, rec)
-    await service.start()
-    yield service, store, rec
-    await service.close()
-    await store.close()
+    async with hosted(FlakyStore(migrated_db_url)) as service_store_recorder:
+        yield service_store_recorder
 
 
 async def assert_logs_replay(service: MatchService, *match_ids: int) -> None:
