@@ -150,6 +150,12 @@ def probes_at(metrics: tuple[str, int] | None) -> str:
     return "" if metrics is None else f"; health and metrics on http://{metrics[0]}:{metrics[1]}"
 
 
+NO_SENTRY_SDK = (
+    "DMHOST_SENTRY_DSN is set but the sentry-sdk package is not installed: `pip install sentry-sdk` "
+    "beside dmhost, or unset DMHOST_SENTRY_DSN"
+)
+"""A start with `DMHOST_SENTRY_DSN` set and no `sentry-sdk`."""
+
 # `dmhost room`, `schedule`, `tournament`, `ratings`, the coaching commands: their one-line usage errors.
 
 ROOM_NEEDS = "room needs GAME and two --player NAME, one --player with --bot, or --resume ID"
