@@ -3,9 +3,15 @@
 
 A sentence here: a literal (an f-string's constant parts joined, each placeholder as `{}`) that starts with a
 capital letter or a placeholder, has at least three words of letters, and ends with `.`, `:`, `!` or `?`.
+Where the operator reads the lines (the command line `bot/ops/`, the terminal rooms `bot/adapters/terminal/`,
+`dmhost doctor`'s `bot/adapters/discord/doctor.py`) they start lower-case and often end bare ("dmhost: there is no
+match 7", "end of input: the match stays resumable"), so there an operator's line counts too: a literal of at least
+four words of letters that says more after a `: `, `; ` or `, `, or ends with `.`, `:`, `;`, `!`, `?` or `)`. A
+`printf` format (`%s`, `%(name)s`: logging's) is not one; JSON keys and event kinds are single tokens.
 Not looked at:
 - docstrings (they document; they may quote what people read);
-- logging calls (`log.info(...)`, `logger.warning(...)`, `logging.error(...)`): the operator's log, not words;
+- logging calls (`log.info(...)`, `logger.warning(...)`, `logging.error(...)`, `logging.getLogger(…).info(...)`):
+  the operator's log, not words;
 - the declaration of a command: `help=`, `description=`, `epilog=`, `usage=` (argparse's `--help`, a Discord
   command's description) stay next to the command they declare, as its name and options do;
 - a developer's messages: `assert`s and the programming errors (`TypeError`, `RuntimeError`, `AssertionError`,
@@ -27,17 +33,27 @@ EXEMPT = (BOT / "wording", BOT / "host" / "rules")
 SENTENCE = re.compile(r"(?:[A-Z]|\{\}).*[.:!?]", re.DOTALL)
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 SQL = re.compile(r"(?:SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP)\b")
+OPERATOR_LINE = re.compile(r"[:;,] \S|[.:;!?)]$")
+PRINTF = re.compile(r"%[(sdr]")
+OPERATOR_PLACES = (BOT / "ops", BOT / "adapters" / "terminal", BOT / "adapters" / "discord" / "doctor.py")
+"""Where the operator's lower-case lines are looked for too (see the module's docstring)."""
 LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 DECLARATIONS = {"help", "description", "epilog", "usage"}
 DEVELOPER_ERRORS = {"TypeError", "RuntimeError", "AssertionError", "NotImplementedError"}
 
 FOUNDATION = "a foundation below bot.wording (the layers contract), so it words its own operator lines"
+DECLARED = "the one-line `--help` of a command or option, declared next to it (as `help=` is)"
 ALLOWED = {
     ("bot/opserrors.py", "check_database_url"): FOUNDATION,
     ("bot/opserrors.py", "_explain_dbapi"): FOUNDATION,
     ("bot/opserrors.py", "_explain_os"): FOUNDATION,
     ("bot/settings.py", "load_settings"): FOUNDATION,
     ("bot/settings.py", "_explain"): FOUNDATION,
+    ("bot/ops/cli.py", "COMMANDS"): DECLARED + ": every subcommand's, in the table that registers it",
+    ("bot/ops/coaching_cli.py", "DB_HELP"): DECLARED + ": `--db`'s, shared by the coaching commands",
+    ("bot/ops/web_cli.py", "BASE_HELP"): DECLARED + ": `--base`'s, shared by the commands that print an address",
+    ("bot/ops/ratings_cli.py", "add_parser"): DECLARED + ": whose page `--url` prints, given to add_url_options",
+    ("bot/ops/tournament_cli.py", "add_parser"): DECLARED + ": the subcommands', given to its `command(name, help)`",
 }
 """(file, the constant, function or class holding the literal) → why it may."""
 
@@ -61,10 +77,24 @@ def looks_like_a_sentence(text: str) -> bool:
     )
 
 
+def looks_like_an_operator_line(text: str) -> bool:
+    """Whether words would read as an operator's line where the operator reads them (see the module's docstring)."""
+    text = text.strip()
+    return (
+        OPERATOR_LINE.search(text) is not None
+        and len(WORD.findall(text.replace("{}", " "))) >= 4
+        and PRINTF.search(text) is None
+        and SQL.match(text) is None
+    )
+
+
 def _callee(call: ast.Call) -> tuple[str, str]:
-    """(receiver, name) of a call: `log.info` → ("log", "info"), `ValueError` → ("", "ValueError")."""
+    """(receiver, name) of a call: `log.info` → ("log", "info"), `logging.getLogger(…).info` → ("getLogger",
+    "info"), `ValueError` → ("", "ValueError")."""
     func = call.func
     if isinstance(func, ast.Attribute):
+        if isinstance(func.value, ast.Call):
+            return _callee(func.value)[1], func.attr
         receiver = func.value.id if isinstance(func.value, ast.Name) else getattr(func.value, "attr", "")
         return receiver, func.attr
     return "", func.id if isinstance(func, ast.Name) else ""
@@ -98,14 +128,15 @@ def _holder(stmt: ast.stmt) -> str:
     return names[0] if names else ""
 
 
-def sentences(source: str) -> Iterator[tuple[str, int, str]]:
-    """(holder, line, words) of each literal in `source` that looks like a sentence people read."""
+def sentences(source: str, *, operator: bool = False) -> Iterator[tuple[str, int, str]]:
+    """(holder, line, words) of each literal in `source` that looks like a sentence people read (`operator`: or
+    like an operator's line, where the operator reads them)."""
     tree = ast.parse(source)
     skipped = _not_looked_at(tree)
     for stmt in tree.body:
         for node in ast.walk(stmt):
             said = None if id(node) in skipped else _said(node)
-            if said is not None and looks_like_a_sentence(said):
+            if said is not None and (looks_like_a_sentence(said) or (operator and looks_like_an_operator_line(said))):
                 yield _holder(stmt), getattr(node, "lineno", 0), said
 
 
@@ -115,7 +146,8 @@ def _found() -> dict[tuple[str, str], list[str]]:
         if any(exempt in path.parents for exempt in EXEMPT):
             continue
         relative = path.relative_to(ROOT).as_posix()
-        for holder, line, said in sentences(path.read_text(encoding="utf-8")):
+        operator = any(place == path or place in path.parents for place in OPERATOR_PLACES)
+        for holder, line, said in sentences(path.read_text(encoding="utf-8"), operator=operator):
             found.setdefault((relative, holder), []).append(f"{relative}:{line} ({holder}): {said[:70]!r}")
     return found
 
@@ -165,3 +197,37 @@ class Card:
         ("said", "Match {} does not exist."),
         ("said", "{} resigned the match."),
     ]
+
+
+def test_the_check_sees_operator_lines_where_the_operator_reads_them() -> None:
+    source = '''
+import argparse
+import logging
+import sys
+
+EVENT = {"event": "eof", "kind": "standby_room", "text": "end of input: the match stays resumable"}
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+RESUME = "dmhost room --db {} --resume {}"
+
+
+def said(prog: str, png: str, parent: str, game: str) -> int:
+    """A function's docstring: it may say anything."""
+    parser = argparse.ArgumentParser(prog="dmhost", description="host one match: in the terminal")
+    parser.add_argument("--png", action="store_true", help="a folder for the pictures (made if missing)")
+    logging.getLogger("dmhost").info("dmhost shard host starting: shards %s of %s", 0, 1)
+    print(f"{prog}: {game}", file=sys.stderr)
+    print("give a command (see dmhost --help)")
+    print(f"--png {png}: {parent} is a file, so the folder cannot be made there")
+    print(f"unknown game {game!r}; known: boxes, dots")
+    print("SELECT id FROM matches WHERE status = 'live';")
+    return len("the Discord bot, shard(s) 0 of 1")
+'''
+    found = sorted((holder, text) for holder, _line, text in sentences(source, operator=True))
+    assert found == [
+        ("EVENT", "end of input: the match stays resumable"),
+        ("said", "--png {}: {} is a file, so the folder cannot be made there"),
+        ("said", "give a command (see dmhost --help)"),
+        ("said", "the Discord bot, shard(s) 0 of 1"),
+        ("said", "unknown game {}; known: boxes, dots"),
+    ]
+    assert list(sentences(source)) == [], "elsewhere only the capitalised sentences count"

@@ -93,10 +93,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.ops.logsetup import from_settings
 
     ids, count = shards_of(settings)
-    served = f"the Discord bot, shard(s) {ids} of {count}, database {shown_url(url)}"
-    if settings.metrics_port is not None:
-        served += f"; health and metrics on http://{settings.metrics_host}:{settings.metrics_port}"
-    from_settings(served)
+    from bot.wording.ops import serving
+
+    metrics = None if settings.metrics_port is None else (settings.metrics_host, settings.metrics_port)
+    from_settings(serving(ids, count, shown_url(url), metrics))
     from bot.ops.runtime import tune_gc
 
     tune_gc()
@@ -233,7 +233,9 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors are one line on stderr (where to read the usage), exit 2; subcommands' parsers too."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        from bot.wording.ops import usage_error
+
+        print(usage_error(self.prog, message), file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
@@ -379,7 +381,9 @@ def _main(argv: list[str]) -> int:
         return EXIT_OK
     if args.command is None:
         parser.print_usage(sys.stderr)
-        return usage("give a command (see dmhost --help)")
+        from bot.wording.ops import NO_COMMAND
+
+        return usage(NO_COMMAND)
     if (problem := _settings_problem()) is not None:
         return usage(problem)
     try:

@@ -70,7 +70,9 @@ def _game_problem(game: str | None) -> str | None:
     from bot.records.analysis import ANALYSED_GAMES
 
     if game is not None and game not in ANALYSED_GAMES:
-        return f"unknown or unanalysed game {game!r}; known: {', '.join(ANALYSED_GAMES)}"
+        from bot.wording.ops import unanalysed_game
+
+        return unanalysed_game(game, ANALYSED_GAMES)
     return None
 
 
@@ -196,7 +198,9 @@ def cmd_insights(args: argparse.Namespace) -> int:
 
     rows = _with_coaching(args, work)
     if rows is None:
-        return _usage(f"no player named {args.name!r} in this database")
+        from bot.wording.ops import no_player
+
+        return _usage(no_player(args.name))
     print(json.dumps({"player": args.name, "games": rows}, indent=2) if args.json else insights_text(args.name, rows))
     return 0
 

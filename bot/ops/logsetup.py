@@ -87,10 +87,9 @@ def sentry(settings: Any) -> None:
     try:
         import sentry_sdk  # type: ignore[import-not-found]
     except ImportError:
-        raise OperatorError(
-            "DMHOST_SENTRY_DSN is set but the sentry-sdk package is not installed: `pip install sentry-sdk` "
-            "beside dmhost, or unset DMHOST_SENTRY_DSN"
-        ) from None
+        from bot.wording.ops import NO_SENTRY_SDK
+
+        raise OperatorError(NO_SENTRY_SDK) from None
     sentry_sdk.init(dsn=settings.sentry_dsn.get_secret_value(), traces_sample_rate=0.0)
 
 

@@ -33,21 +33,22 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # t
 
 def run(args: argparse.Namespace, url: str) -> int:
     """Print the table, or rebuild; returns the exit code (2 on a usage error)."""
+    from bot.wording import ops as words
     from games import registry
 
     if args.game is not None and args.game not in registry.GAME_MODULES:
-        print(f"dmhost: unknown game {args.game!r}; known: {', '.join(registry.GAME_MODULES)}", file=sys.stderr)
+        print(words.unknown_game(args.game, registry.GAME_MODULES), file=sys.stderr)
         return 2
     if getattr(args, "url", False):
         if args.action == "rebuild":
-            print("dmhost: ratings rebuild takes no --url", file=sys.stderr)
+            print(words.REBUILD_NO_URL, file=sys.stderr)
             return 2
         from bot.ops.web_cli import page_address
 
         print(page_address("server", args.guild or 0, args.base))
         return 0
     if args.action == "rebuild" and (args.game is not None or args.guild is not None):
-        print("dmhost: ratings rebuild takes no --game or --guild: it recomputes every table", file=sys.stderr)
+        print(words.REBUILD_NO_FILTER, file=sys.stderr)
         return 2
 
     async def main() -> int:

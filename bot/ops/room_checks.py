@@ -9,12 +9,14 @@ def png_problem(png: str | None) -> str | None:
     """`--png DIR` must name a folder (one that exists or can be made), not a file."""
     if png is None:
         return None
+    from bot.wording.ops import png_is_a_file, png_under_a_file
+
     path = Path(png)
     if path.exists() and not path.is_dir():
-        return f"--png names a folder for the pictures, and {png} is a file: give a folder (it is made if missing)"
+        return png_is_a_file(png)
     for parent in path.resolve().parents:
         if parent.exists():
             if not parent.is_dir():
-                return f"--png {png}: {parent} is a file, so the folder cannot be made there"
+                return png_under_a_file(png, parent)
             break
     return None

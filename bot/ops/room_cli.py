@@ -24,7 +24,9 @@ def cmd_room(args: argparse.Namespace) -> int:
         return cmd_room_scheduled(args)
     wanted = 1 if args.bot else 2
     if args.resume is None and (not args.game or len(args.player or []) != wanted):
-        return usage("room needs GAME and two --player NAME, one --player with --bot, or --resume ID")
+        from bot.wording.ops import ROOM_NEEDS
+
+        return usage(ROOM_NEEDS)
     from bot.ratings import RatedChoiceError, split_rated
 
     options, clock = kv(args.opt, "--opt"), kv(args.clock, "--clock")
@@ -114,7 +116,9 @@ def cmd_room_scheduled(args: argparse.Namespace) -> int:
     from bot.adapters.terminal.scheduled import ScheduledRoom
 
     if args.game or args.player or args.resume is not None or args.bot or args.opt or args.clock or args.rule:
-        return usage("room --scheduled ID takes the game, players and rules from the schedule: give only --db")
+        from bot.wording.ops import ROOM_SCHEDULED_NEEDS
+
+        return usage(ROOM_SCHEDULED_NEEDS)
     url = db_url(args.db)
     check_database_url(url, must_exist=True)
     config = RoomConfig(

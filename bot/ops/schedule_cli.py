@@ -41,7 +41,9 @@ def _now(text: str | None) -> dt.datetime:
     try:
         value = dt.datetime.fromisoformat(raw[:-1] + "+00:00" if raw[-1:] in "Zz" and raw else raw)
     except ValueError:
-        raise WhenError(f"--now takes an ISO-8601 time such as 2026-12-05T18:00:00Z, not {text!r}") from None
+        from bot.wording.ops import not_an_iso_time
+
+        raise WhenError(not_an_iso_time(text)) from None
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
@@ -94,11 +96,12 @@ def cmd_add(args: argparse.Namespace) -> int:
     from bot.playernames import name_problem
     from bot.schedule.core import ScheduleError
     from bot.schedule.when import WhenError, iso, parse_when, zone
+    from bot.wording.ops import SCHEDULE_ADD_NEEDS, minutes_not_whole, minutes_out_of_range
     from bot.wording.schedule import refusal
 
     names = [n.strip() for n in args.player or []]
     if len(names) != 2:
-        return _fail("schedule add needs GAME and two --player NAME")
+        return _fail(SCHEDULE_ADD_NEEDS)
     if (bad := name_problem(args.player)) is not None:
         return _fail(bad)
     minutes: dict[str, int | None] = {}
@@ -106,9 +109,9 @@ def cmd_add(args: argparse.Namespace) -> int:
         try:
             minutes[flag] = None if value is None else int(value)
         except ValueError:
-            return _fail(f"--{flag.replace('_', '-')} takes a whole number of minutes, not {value!r}")
+            return _fail(minutes_not_whole(flag.replace("_", "-"), value))
         if minutes[flag] is not None and not 1 <= int(value) <= 7 * 24 * 60:
-            return _fail(f"--{flag.replace('_', '-')} is 1 minute to 7 days (10080), not {value}")
+            return _fail(minutes_out_of_range(flag.replace("_", "-"), value))
     options, clock, rules = _kv(args.opt, "--opt"), _kv(args.clock, "--clock"), _kv(args.rule, "--rule")
     try:
         zone(args.tz)

@@ -30,6 +30,7 @@ from bot.adapters.discord.render import markdown
 from bot.adapters.terminal.room import stdin_lines
 from bot.host.service import HostError, HostEvent, MatchService, PlayerRef
 from bot.wording import error_text, event_text, reason_text
+from bot.wording import ops as words
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:
@@ -157,7 +158,7 @@ async def _commands(
             continue
         try:
             if not keeper.active:
-                raise HostError("standby: another process hosts these shards")
+                raise HostError(words.STANDBY)
             await _command(service, service.owns_guild, json.loads(line))
         except (HostError, ValueError, KeyError, TypeError) as exc:
             reason = error_text(exc) if isinstance(exc, HostError) else str(exc)
@@ -170,7 +171,7 @@ async def _command(service: MatchService, owns: Callable[[int | None], bool], cm
         spec = cmd["create"]
         guild = spec.get("guild_id")
         if not owns(guild):
-            raise HostError(f"guild {guild} belongs to another shard")
+            raise HostError(words.other_shard(guild))
         mid = await service.create_match(
             spec["game"],
             [PlayerRef(str(pid), str(name)) for pid, name in spec["players"]],
@@ -185,7 +186,7 @@ async def _command(service: MatchService, owns: Callable[[int | None], bool], cm
         result = await service.submit(int(spec["match"]), str(spec["player"]), str(spec["text"]))
         _print({"event": "submitted", "match": spec["match"], "status": result.status, "reason": reason_text(result)})
     else:
-        raise HostError("a command is {'create': ...} or {'submit': ...}")
+        raise HostError(words.COMMAND_SHAPE)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         shard_ids if shard_ids is not None else "all",
         shard_count or 1,
         shown_url(url),
-        "" if metrics_at is None else f"; health and metrics on http://{metrics_at[0]}:{metrics_at[1]}",
+        words.probes_at(metrics_at),
     )
     try:
         check_database_url(url)

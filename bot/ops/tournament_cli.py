@@ -25,7 +25,9 @@ def _one_line(parser: argparse.ArgumentParser, prog: str) -> None:
     def parse_known_args(args: Any = None, namespace: Any = None) -> Any:
         ns, extras = parse_known(args, namespace)
         if extras:
-            error(f"unrecognized arguments: {' '.join(extras)}")
+            from bot.wording.ops import unrecognized_arguments
+
+            error(unrecognized_arguments(extras))
         return ns, []
 
     parser.error = error  # type: ignore[method-assign]
@@ -33,38 +35,39 @@ def _one_line(parser: argparse.ArgumentParser, prog: str) -> None:
 
 
 def _int(text: str, flag: str) -> int:
+    from bot.wording.ops import not_a_whole_number, too_large
+
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{flag} takes a whole number, not {text!r}") from None
+        raise ValueError(not_a_whole_number(flag, text)) from None
     if abs(value) > 2**31 - 1:  # beyond any field, round count or minutes, and beyond the database's columns
-        raise ValueError(f"{flag} is too large: {text.strip()}")
+        raise ValueError(too_large(flag, text))
     return value
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Run a whole tournament on random results and print the contract's JSON."""
     from bot.tournaments.simulate import simulate
+    from bot.wording import ops as words
 
     prog = "dmhost tournament simulate"
     try:
         if args.format is None or args.players is None:
-            raise ValueError("--format and --players are required")
+            raise ValueError(words.SIMULATE_NEEDS)
         try:
             fmt = Format(args.format)
         except ValueError:
-            raise ValueError(
-                f"--format must be one of {', '.join(f.value for f in Format)}, not {args.format!r}"
-            ) from None
+            raise ValueError(words.not_a_format([f.value for f in Format], args.format)) from None
         players = _int(args.players, "--players")
         rounds = None if args.rounds is None else _int(args.rounds, "--rounds")
         seed = 0 if args.seed is None else _int(args.seed, "--seed")
         try:
             draws = 0.0 if args.draws is None else float(args.draws)
         except ValueError:
-            raise ValueError(f"--draws takes a probability from 0 to 1, not {args.draws!r}") from None
+            raise ValueError(words.not_a_probability(repr(args.draws))) from None
         if draws != draws:  # NaN
-            raise ValueError("--draws takes a probability from 0 to 1, not nan")
+            raise ValueError(words.not_a_probability("nan"))
         result, note = simulate(fmt, players, rounds, seed, draws)
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
@@ -98,7 +101,9 @@ def cmd_terminal(args: argparse.Namespace) -> int:
             args.rounds = rounds
             args.max_players = None if args.max_players is None else _int(args.max_players, "--max-players")
             if args.bye_points not in ("1", "0.5", "½"):
-                raise ValueError(f"--bye-points is 1 or 0.5, not {args.bye_points!r}")
+                from bot.wording.ops import not_bye_points
+
+                raise ValueError(not_bye_points(args.bye_points))
             args.bye_points = 1.0 if args.bye_points == "1" else 0.5
             for flag in ("checkin", "no_show", "round_every"):
                 value = getattr(args, flag)

@@ -3,6 +3,8 @@ wrong token, privileged intents not enabled, Discord unreachable), and the comma
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 TOKEN_REFUSED = (
     "Discord refused the token (wrong, reset or revoked): copy the bot token from the developer portal "
     "(your application → Bot → Reset Token) into DMHOST_TOKEN."
@@ -127,3 +129,123 @@ def cannot_serve(host: str, port: int, error: object) -> str:
 def not_a_port(port: int) -> str:
     """`dmhost web --port` out of range."""
     return f"dmhost: --port {port} is not a TCP port (1–65535)"
+
+
+def usage_error(prog: str, message: str) -> str:
+    """A usage error argparse found: one line, and where to read the usage."""
+    return f"{prog}: {message} (see {prog} --help)"
+
+
+NO_COMMAND = "give a command (see dmhost --help)"
+"""`dmhost` with no command."""
+
+
+def serving(ids: object, count: object, db: str, metrics: tuple[str, int] | None) -> str:
+    """`dmhost run`'s start line: what the process serves (its shards, its database, its probes if any)."""
+    return f"the Discord bot, shard(s) {ids} of {count}, database {db}" + probes_at(metrics)
+
+
+def probes_at(metrics: tuple[str, int] | None) -> str:
+    """The tail of a start line: where health and metrics are served (nothing when they are not)."""
+    return "" if metrics is None else f"; health and metrics on http://{metrics[0]}:{metrics[1]}"
+
+
+NO_SENTRY_SDK = (
+    "DMHOST_SENTRY_DSN is set but the sentry-sdk package is not installed: `pip install sentry-sdk` "
+    "beside dmhost, or unset DMHOST_SENTRY_DSN"
+)
+"""A start with `DMHOST_SENTRY_DSN` set and no `sentry-sdk`."""
+
+# `dmhost room`, `schedule`, `tournament`, `ratings`, the coaching commands: their one-line usage errors.
+
+ROOM_NEEDS = "room needs GAME and two --player NAME, one --player with --bot, or --resume ID"
+ROOM_SCHEDULED_NEEDS = "room --scheduled ID takes the game, players and rules from the schedule: give only --db"
+SCHEDULE_ADD_NEEDS = "schedule add needs GAME and two --player NAME"
+
+
+def png_is_a_file(png: str) -> str:
+    """`dmhost room --png` naming a file."""
+    return f"--png names a folder for the pictures, and {png} is a file: give a folder (it is made if missing)"
+
+
+def png_under_a_file(png: str, parent: object) -> str:
+    """`dmhost room --png` below a file: the folder cannot be made."""
+    return f"--png {png}: {parent} is a file, so the folder cannot be made there"
+
+
+def not_an_iso_time(text: str) -> str:
+    """`dmhost schedule when --now` that is not an ISO-8601 time."""
+    return f"--now takes an ISO-8601 time such as 2026-12-05T18:00:00Z, not {text!r}"
+
+
+def minutes_not_whole(flag: str, value: str) -> str:
+    """`dmhost schedule add --checkin/--no-show` that is not a number."""
+    return f"--{flag} takes a whole number of minutes, not {value!r}"
+
+
+def minutes_out_of_range(flag: str, value: str) -> str:
+    """`dmhost schedule add --checkin/--no-show` out of its range."""
+    return f"--{flag} is 1 minute to 7 days (10080), not {value}"
+
+
+def unrecognized_arguments(extras: list[str]) -> str:
+    """Arguments a `dmhost tournament` command does not take (argparse's words)."""
+    return f"unrecognized arguments: {' '.join(extras)}"
+
+
+def not_a_whole_number(flag: str, text: str) -> str:
+    """A `dmhost tournament` number that is not one."""
+    return f"{flag} takes a whole number, not {text!r}"
+
+
+def too_large(flag: str, text: str) -> str:
+    """A `dmhost tournament` number beyond any field."""
+    return f"{flag} is too large: {text.strip()}"
+
+
+SIMULATE_NEEDS = "--format and --players are required"
+
+
+def not_a_format(formats: list[str], given: str) -> str:
+    """`dmhost tournament simulate --format` of no known format."""
+    return f"--format must be one of {', '.join(formats)}, not {given!r}"
+
+
+def not_a_probability(shown: str) -> str:
+    """`dmhost tournament simulate --draws` (`shown`: the value as said, quoted or `nan`)."""
+    return f"--draws takes a probability from 0 to 1, not {shown}"
+
+
+def not_bye_points(given: str) -> str:
+    """`dmhost tournament create --bye-points`."""
+    return f"--bye-points is 1 or 0.5, not {given!r}"
+
+
+def unknown_game(game: str, known: Iterable[str]) -> str:
+    """`dmhost ratings --game` of no game."""
+    return f"dmhost: unknown game {game!r}; known: {', '.join(known)}"
+
+
+REBUILD_NO_URL = "dmhost: ratings rebuild takes no --url"
+REBUILD_NO_FILTER = "dmhost: ratings rebuild takes no --game or --guild: it recomputes every table"
+
+
+def unanalysed_game(game: str, known: Iterable[str]) -> str:
+    """`dmhost puzzles/insights/fairplay --game` of a game never analysed."""
+    return f"unknown or unanalysed game {game!r}; known: {', '.join(known)}"
+
+
+def no_player(name: str) -> str:
+    """`dmhost insights NAME` of no player in the database."""
+    return f"no player named {name!r} in this database"
+
+
+# `python -m bot.shardhost`: the reasons of its refused commands (JSON `error` events).
+
+STANDBY = "standby: another process hosts these shards"
+COMMAND_SHAPE = "a command is {'create': ...} or {'submit': ...}"
+
+
+def other_shard(guild: object) -> str:
+    """A match created for a guild of another shard."""
+    return f"guild {guild} belongs to another shard"

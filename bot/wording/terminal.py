@@ -133,6 +133,28 @@ END_OF_INPUT_PENDING = "End of input: waiting for the last move to become final.
 RESUMER_ONE = "with --resume give at most one --player: the player at this terminal"
 NEW_MATCH_NEEDS = "name a game and two --player (or one --player and --bot)"
 SAY_WHO = "say who is here: `NAME: here`"
+HOW_TO_CHECK_IN = "type `NAME: here`"
+"""How a player checks in for a scheduled DM in the terminal."""
+
+# The `"text"` of the room's own JSON events (`--events-json`): the event in a few words, without the command.
+EOF_EVENT = "end of input: the match stays resumable"
+LEFT_EVENT = "left the room: the match stays resumable"
+WAITING_EVENT = "end of input: waiting for the move to be final"
+
+
+def aside(name: str, reason: object) -> str:
+    """A player's line refused (not an illegal move: out of turn, a clock, a rule, a check-in), said aside."""
+    return f"({name}: {reason})"
+
+
+def not_a_move(name: str, reason: object) -> str:
+    """A player's line that is no move, said aside (without `--events-json`)."""
+    return f"({name}, not a move: {reason})"
+
+
+def error_aside(said: str) -> str:
+    """The host refused what a player did, said aside."""
+    return f"(error: {said})"
 
 
 def taken_over(match_id: int | None) -> str:

@@ -21,6 +21,8 @@ from typing import TextIO
 import aiohttp
 import discord
 
+from bot.wording import doctor as words
+
 Connector = Callable[[discord.Intents], AbstractAsyncContextManager[discord.Client]]
 
 PRIVILEGED: tuple[tuple[str, str], ...] = (
@@ -46,8 +48,8 @@ OPTIONAL: tuple[tuple[str, str, str, str], ...] = (
     (
         "manage_events",
         "Manage Events",
-        "scheduled DMs (/dm event schedule) also appear in the server's Events tab",
-        "scheduled DMs are not listed in the server's Events tab (the DMs, reminders and check-in still work)",
+        words.EVENTS_GIVE,
+        words.EVENTS_LOST,
     ),
 )
 """Permissions a feature uses when granted and goes without otherwise: (flag, name, what it gives, what is
@@ -74,11 +76,7 @@ class Check:
 
     def line(self) -> str:
         """The line `dmhost doctor` prints."""
-        mark = "FAIL" if not self.ok else "note" if self.note else "ok  "
-        text = f"{mark}  {self.name}: {self.detail}"
-        if not self.fix or (self.ok and not self.note):
-            return text
-        return f"{text} — {'to have it' if self.ok else 'fix'}: {self.fix}"
+        return words.line(self.name, self.ok, self.detail, self.fix, self.note)
 
 
 def all_passed(checks: list[Check]) -> bool:
@@ -99,37 +97,23 @@ async def check_guilds(client: discord.Client, rooms: Mapping[int, int] | None =
     whose game-room channel is set (`rooms`: guild id → channel id, from `/dm config`), which of them
     that channel's permission overrides take away."""
     invite = invite_url(client)
-    again = f", or invite the bot again with {invite}" if invite else ""
+    again = words.invite_again(invite)
     if not client.guilds:
-        return [
-            Check(
-                "servers",
-                False,
-                "the bot is in no server",
-                f"invite it{' with ' + invite if invite else ' from the developer portal (OAuth2 → URL Generator)'}",
-            )
-        ]
+        return [Check("servers", False, words.NO_SERVER, words.invite(invite))]
     checks = []
     for guild in sorted(client.guilds, key=lambda g: (g.name.lower(), g.id)):
         me = guild.me
-        name = f"server {guild.name} ({guild.id})"
+        name = words.server(guild.name, guild.id)
         if me is None:
-            checks.append(Check(name, False, "the bot's own membership is not visible", "try again in a minute"))
+            checks.append(Check(name, False, words.NOT_VISIBLE, words.TRY_AGAIN))
             continue
         perms = me.guild_permissions
         missing = [label for flag, label in PERMISSIONS if not getattr(perms, flag)]
-        role = me.top_role.name if not me.top_role.is_default() else "its role"
+        role = me.top_role.name if not me.top_role.is_default() else words.ITS_ROLE
         if not missing:
-            checks.append(Check(name, True, f"all {len(PERMISSIONS)} permissions the bot needs are granted"))
+            checks.append(Check(name, True, words.all_granted(len(PERMISSIONS))))
         else:
-            checks.append(
-                Check(
-                    name,
-                    False,
-                    "missing " + ", ".join(missing),
-                    f"give the bot's role `{role}` {', '.join(missing)} in Server Settings → Roles{again}",
-                )
-            )
+            checks.append(Check(name, False, words.missing(missing), words.grant(role, missing, again)))
         checks.extend(_check_optional(name, perms, role))
         room = (rooms or {}).get(guild.id)
         if room is not None:
@@ -142,10 +126,10 @@ def _check_optional(name: str, perms: discord.Permissions, role: str) -> list[Ch
     checks = []
     for flag, label, gives, lost in OPTIONAL:
         if getattr(perms, flag):
-            checks.append(Check(f"{name} {label}", True, f"granted: {gives}"))
+            checks.append(Check(f"{name} {label}", True, words.granted(gives)))
         else:
-            fix = f"give the bot's role `{role}` {label} in Server Settings → Roles"
-            checks.append(Check(f"{name} {label}", True, f"not granted (optional): {lost}", fix, note=True))
+            fix = words.grant(role, [label])
+            checks.append(Check(f"{name} {label}", True, words.not_granted(lost), fix, note=True))
     return checks
 
 
@@ -154,24 +138,19 @@ def _check_room(
 ) -> Check:
     """The game-room channel set with `/dm config`: what its overrides take away from what the server
     grants (what the server lacks is said on the server's own line)."""
-    name = f"server {guild.name} ({guild.id}) game-room channel"
+    name = words.room_channel(guild.name, guild.id)
     channel = guild.get_channel(channel_id)
     if channel is None:
-        return Check(
-            name,
-            False,
-            f"the channel set with /dm config (id {channel_id}) is gone or hidden from the bot",
-            "set another with `/dm config room_channel:`, or let the bot see that channel",
-        )
+        return Check(name, False, words.room_gone(channel_id), words.ROOM_GONE_FIX)
     perms = channel.permissions_for(me)
     taken = [label for flag, label in PERMISSIONS if getattr(server, flag) and not getattr(perms, flag)]
     if not taken:
-        return Check(f"{name} #{channel.name}", True, "its overrides take none of the needed permissions away")
+        return Check(f"{name} #{channel.name}", True, words.ROOM_OK)
     return Check(
         f"{name} #{channel.name}",
         False,
-        "the channel's overrides take away " + ", ".join(taken),
-        f"allow {', '.join(taken)} for the bot or its role `{role}` in #{channel.name} → Edit Channel → Permissions",
+        words.taken_away(taken),
+        words.allow_in_channel(taken, role, channel.name),
     )
 
 
@@ -184,26 +163,11 @@ def _without_privileged(intents: discord.Intents) -> discord.Intents:
 
 def _login_failure(exc: BaseException) -> Check | None:
     if isinstance(exc, discord.LoginFailure):
-        return Check(
-            "login",
-            False,
-            "Discord refused the token (wrong, reset or revoked)",
-            f"copy the bot token from {PORTAL} (your application → Bot → Reset Token) into DMHOST_TOKEN",
-        )
+        return Check("login", False, words.TOKEN_REFUSED, words.new_token(PORTAL))
     if isinstance(exc, discord.ConnectionClosed | discord.GatewayNotFound | discord.DiscordServerError):
-        return Check(
-            "login",
-            False,
-            f"Discord's gateway did not accept the session ({exc})",
-            "check https://discordstatus.com and run `dmhost doctor` again in a few minutes",
-        )
+        return Check("login", False, words.session_refused(exc), words.SESSION_REFUSED_FIX)
     if isinstance(exc, aiohttp.ClientError | OSError | asyncio.TimeoutError):
-        return Check(
-            "login",
-            False,
-            f"cannot reach Discord ({exc or type(exc).__name__})",
-            "check the network connection, DNS and any proxy, then run `dmhost doctor` again",
-        )
+        return Check("login", False, words.unreachable(exc or type(exc).__name__), words.UNREACHABLE_FIX)
     return None
 
 
@@ -222,21 +186,10 @@ def _intent_checks(wanted: discord.Intents, enabled: dict[str, bool]) -> list[Ch
         if not getattr(wanted, flag):
             continue
         if enabled.get(flag, False):
-            checks.append(Check(f"intent {label}", True, "enabled"))
+            checks.append(Check(words.intent(label), True, words.ENABLED))
         else:
-            checks.append(
-                Check(
-                    f"intent {label}",
-                    False,
-                    "not enabled for this application",
-                    (
-                        "set DMHOST_MESSAGE_CONTENT=off (players then move by mentioning the bot or with /move), or "
-                        if flag == "message_content"
-                        else ""
-                    )
-                    + f"turn on {label} in {PORTAL} → your application → Bot → Privileged Gateway Intents",
-                )
-            )
+            first = words.WITHOUT_MESSAGE_CONTENT if flag == "message_content" else ""
+            checks.append(Check(words.intent(label), False, words.NOT_ENABLED, first + words.turn_on(label, PORTAL)))
     return checks
 
 
@@ -244,26 +197,13 @@ def _moves_check(wanted: discord.Intents, client: discord.Client) -> Check:
     """How players hand in moves in this mode (`DMHOST_MESSAGE_CONTENT`), and what the other mode needs."""
     me = f"@{client.user.display_name}" if client.user is not None else "@dmhost"
     if wanted.message_content:
-        return Check(
-            "moves",
-            True,
-            "read from plain messages in the game rooms (DMHOST_MESSAGE_CONTENT=on: the bot needs the "
-            "Message Content Intent, which a bot in more than 100 servers gets only after Discord's review)",
-        )
-    return Check(
-        "moves",
-        True,
-        f"by mentioning the bot (`{me} A1-B1`) or with `/move text:` (DMHOST_MESSAGE_CONTENT=off: the Message "
-        "Content Intent is not asked for; plain messages in the rooms are not read)",
-        "enable Message Content Intent in the developer portal and set DMHOST_MESSAGE_CONTENT=on to read moves "
-        "from plain messages",
-        note=True,
-    )
+        return Check("moves", True, words.MOVES_READ)
+    return Check("moves", True, words.moves_by_mention(me), words.MOVES_BY_MESSAGE_FIX, note=True)
 
 
 def _login_ok(client: discord.Client) -> Check:
-    who = str(client.user) if client.user else "the bot"
-    return Check("login", True, f"logged in as {who}")
+    who = str(client.user) if client.user else words.THE_BOT
+    return Check("login", True, words.logged_in(who))
 
 
 async def diagnose(connect: Connector, wanted: discord.Intents, rooms: Mapping[int, int] | None = None) -> list[Check]:
@@ -338,8 +278,8 @@ def discord_connector(token: str, *, timeout: float = 60.0) -> Connector:
                 ready.cancel()
                 if runner in done:
                     runner.result()  # raises what closed the gateway (PrivilegedIntentsRequired, …)
-                    raise ConnectionError("the gateway closed before the bot was ready")
-                raise TimeoutError(f"Discord's gateway did not get ready within {timeout:g} s")
+                    raise ConnectionError(words.GATEWAY_CLOSED)
+                raise TimeoutError(words.not_ready(timeout))
             yield client
         finally:
             await client.close()

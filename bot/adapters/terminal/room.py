@@ -396,7 +396,7 @@ class Room:
                     {
                         "event": "eof",
                         "match": self.match_id,
-                        "text": "end of input: the match stays resumable",
+                        "text": answers.EOF_EVENT,
                     },
                     answers.end_of_input(resume_command(self.config.db_url, self.match_id)),
                 )
@@ -423,7 +423,7 @@ class Room:
         """`quit`/`exit`/Ctrl-C: say how to come back (`again`: the command), and stop reading."""
         self.left = True
         self.emit(
-            {"event": "left", "match": self.match_id, "by": how, "text": "left the room: the match stays resumable"},
+            {"event": "left", "match": self.match_id, "by": how, "text": answers.LEFT_EVENT},
             answers.left_room(again),
         )
 
@@ -436,7 +436,7 @@ class Room:
         if live is None or pending is None:
             return self.finished.is_set()
         self.emit(
-            {"event": "waiting", "match": self.match_id, "text": "end of input: waiting for the move to be final"},
+            {"event": "waiting", "match": self.match_id, "text": answers.WAITING_EVENT},
             answers.END_OF_INPUT_PENDING,
         )
         while live.provisional() is not None and self.match_id in self.service.live and not self.finished.is_set():
@@ -511,7 +511,7 @@ class Room:
         days = words.vacation_days(text)
         if isinstance(days, str):  # `vacation -1`, `vacation abc`: refused, never chat
             obj = {"event": "rejected", "match": self.match_id, "player": player.name, "kind": "vacation"}
-            self.emit({**obj, "reason": days}, f"({player.name}: {days})")
+            self.emit({**obj, "reason": days}, answers.aside(player.name, days))
             return
         if days is not None:
             await self._vacation(player, days)
@@ -523,7 +523,7 @@ class Room:
                 result = await self.service.submit(self.match_id, player.id, text)
         except HostError as exc:
             said = error_text(exc)
-            self.emit({"event": "error", "match": self.match_id, "reason": said}, f"(error: {said})")
+            self.emit({"event": "error", "match": self.match_id, "reason": said}, answers.error_aside(said))
             return
         if result.status == Outcome.REJECTED and result.kind != RefusalKind.ILLEGAL:
             reason = reason_text(result)
@@ -535,10 +535,10 @@ class Room:
                     "kind": result.kind,
                     "reason": reason,
                 },
-                f"({player.name}: {reason})",
+                answers.aside(player.name, reason),
             )
         elif result.status == Outcome.IGNORED and not self.config.events_json:
-            self.emit({}, f"({player.name}, not a move: {reason_text(result)})")
+            self.emit({}, answers.not_a_move(player.name, reason_text(result)))
         elif result.status == Outcome.IGNORED:
             self.emit({"event": "ignored", "match": self.match_id, "player": player.name, "reason": result.reason})
 

@@ -39,7 +39,7 @@ POLL_S: Final = 30.0
 WAITING_POLL_S: Final = 1.0
 """How often, once the start time has come, a standby room looks whether the DM began in the other room."""
 HERE_WORDS: Final = frozenset({"here", "i'm here", "im here"})
-HOW: Final = "type `NAME: here`"
+HOW: Final = answers.HOW_TO_CHECK_IN
 DECIDED_KINDS: Final = (ScheduleEventKind.FINISHED, ScheduleEventKind.FORFEITED, ScheduleEventKind.CANCELLED)
 """The events of a DM that is over (with a result or without)."""
 
@@ -429,7 +429,7 @@ class ScheduledRoom:
 
     def _eof(self) -> int:
         self.emit(
-            {"event": "eof", "match": self.match_id, "text": "end of input: the match stays resumable"},
+            {"event": "eof", "match": self.match_id, "text": answers.EOF_EVENT},
             answers.end_of_input(self.again(), scheduled=True),
         )
         return 0
@@ -451,7 +451,7 @@ class ScheduledRoom:
                 said = refusal(exc.code, exc.data)
                 self.emit(
                     {"event": "rejected", "schedule": self.schedule_id, "player": player.name, "reason": said},
-                    f"({player.name}: {said})",
+                    answers.aside(player.name, said),
                 )
             return
         if m is None and is_here(line):
