@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.test_no_discord_markup import _holder
+
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bot"
 EXEMPT = (BOT / "wording", BOT / "host" / "rules")
@@ -117,15 +119,6 @@ def _not_looked_at(tree: ast.Module) -> set[int]:
         if isinstance(node, ast.JoinedStr):  # its parts are looked at as one
             skipped += node.values
     return {id(inner) for node in skipped for inner in ast.walk(node)}
-
-
-def _holder(stmt: ast.stmt) -> str:
-    """The name a top-level statement defines: a function, a class, an assigned constant."""
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return stmt.name
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    names = [t.id for t in targets if isinstance(t, ast.Name)]
-    return names[0] if names else ""
 
 
 def sentences(source: str, *, operator: bool = False) -> Iterator[tuple[str, int, str]]:
