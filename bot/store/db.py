@@ -151,9 +151,16 @@ def make_engine(url: str, *, foreign_keys: bool = True, echo: bool = False) -> A
     if url.startswith("sqlite"):
         # One connection: SQLite runs one writer at a time anyway, and with several pooled connections the
         # writers wait in SQLite's busy handler (sleeps of up to 100 ms) instead of in a fair asyncio
-        # queue; under load (benchmarks/soak.py) that made clock deadlines fire up to 90 ms late.
+        # queue; under load (benchmarks/soak.py) that made clock deadlines fire up to 90 ms late. A task waiting
+        # for the connection waits longer than its holder may wait for the file's lock, so the holder's own
+        # answer (the database is locked: another process took over) always comes first.
         engine = create_async_engine(
-            url, echo=echo, connect_args={"timeout": SQLITE_BUSY_SECONDS}, pool_size=1, max_overflow=0
+            url,
+            echo=echo,
+            connect_args={"timeout": SQLITE_BUSY_SECONDS},
+            pool_size=1,
+            max_overflow=0,
+            pool_timeout=SQLITE_BUSY_SECONDS + 15,
         )
 
         @event.listens_for(engine.sync_engine, "connect")
