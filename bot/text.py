@@ -29,6 +29,10 @@ class Kind(StrEnum):
     """Something to type, or typed: a command, a keyword, a move."""
     TIME = "time"
     """A moment (`at`, Unix seconds), shown in each reader's zone where the face can, else in UTC."""
+    VERBATIM = "verbatim"
+    """A face's own piece handed back to it through the words (a Discord mention of a member, a role, a room that
+    the Discord adapter made): shown exactly as it is, the one run a face does not guard. Only the face that makes
+    such a piece ever sees it; the words never make one."""
 
 
 class TimeStyle(StrEnum):
@@ -91,8 +95,8 @@ class Text:
         return Text(tuple(runs))
 
     def map(self, change: Callable[[str], str]) -> Text:
-        """Every run's words changed by `change` (a moment's words are none)."""
-        return Text(tuple(run if run.kind == Kind.TIME else replace(run, text=change(run.text)) for run in self.runs))
+        """Every run's words changed by `change` (a moment's words are none; a face's verbatim piece is its own)."""
+        return Text(tuple(run if run.kind in _UNWORDED else replace(run, text=change(run.text)) for run in self.runs))
 
     def rstrip(self) -> Text:
         """Without white space at the end."""
@@ -110,7 +114,7 @@ class Text:
         `Text` goes in as its own runs (in the weight, emphasis and chat-only-ness of the run that held the field)."""
         runs: list[Run] = []
         for run in self.runs:
-            if run.kind == Kind.TIME or "{" not in run.text:
+            if run.kind in _UNWORDED or "{" not in run.text:
                 runs.append(run)
                 continue
             for literal, field, spec, conversion in _FORMATTER.parse(run.text):
@@ -136,6 +140,8 @@ class Text:
 
 
 _FORMATTER: Final = string.Formatter()
+_UNWORDED: Final = frozenset({Kind.TIME, Kind.VERBATIM})
+"""Runs whose text is not words to change (`Text.map`) or fill in (`Text.format`)."""
 
 EMPTY: Final = Text()
 NEWLINE: Final = Text((Run("\n"),))
@@ -176,6 +182,12 @@ def code(value: str) -> Text:
 def name(value: str) -> Text:
     """Someone's own name, which must not act where it is shown."""
     return Text((Run(value, Kind.NAME),))
+
+
+def verbatim(value: str) -> Text:
+    """A piece a face made itself and gets back through the words (`<@123>`, a member's mention on Discord),
+    shown exactly as it is; see `Kind.VERBATIM`."""
+    return Text((Run(value, Kind.VERBATIM),))
 
 
 def time(at: int | float | dt.datetime, style: TimeStyle | str = TimeStyle.SHORT, *, relative: bool = False) -> Text:

@@ -23,7 +23,6 @@ ALLOWED = {
         "DISCORD_TIMESTAMP",
     ): "input: a pasted Discord timestamp (the command line takes it too)",
     ("bot/host/rules/cards.py", "_CARD_MARKS"): "CommonMark of the rule cards, which are Markdown documents (seeds/)",
-    ("bot/wording/basics.py", "NO_MENTION"): "names still reach Discord inside `str` sentences (see its docstring)",
 }
 """(file, the constant or function holding the literal) → why it may."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Final, overload
+from typing import TYPE_CHECKING, overload
 
 from bot.text import Text, as_text
 
@@ -12,12 +12,6 @@ if TYPE_CHECKING:
     from bot.host.match import Live
 
 Name = Callable[[int | None], str]
-
-NO_MENTION: Final = "\u200b"
-"""The zero-width space after an `@` that keeps a name from pinging on Discord. Still put in here, by `display`
-and `quote`, because names reach Discord inside sentences that are `str` (events, refusals, lists); once every
-name is a `name` run of a `Text`, the Discord renderer alone escapes them (`bot/adapters/discord/render.py`)
-and this goes. The terminal leaves it out again."""
 
 
 def namer(names: Mapping[int, str]) -> Name:
@@ -43,17 +37,17 @@ def seconds(value: float) -> str:
 
 
 def quote(text: str) -> str:
-    """A player's text, quoted safely (one line, at most 40 characters, cannot ping or break formatting)."""
+    """A player's text, quoted safely: one line, at most 40 characters, and it cannot close its backticks. (It is
+    kept from mentioning anyone where the face could: the Discord renderer guards every `@`.)"""
     clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
-    clean = clean.replace("`", "'").replace("@", "@" + NO_MENTION)
+    clean = clean.replace("`", "'")
     return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
 
 
 def display(name: str) -> str:
-    """A player's name as the host says it: one line, at most 40 characters, and it can never ping
-    (`@everyone`, `@here`, `<@&role>`, `<@user>`)."""
+    """A player's name as the host says it: one line of at most 40 characters. (That it never pings — `@everyone`,
+    `@here`, `<@&role>`, `<@user>` — is the Discord renderer's guard on every `@`, `bot/adapters/discord/render.py`.)"""
     clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
-    clean = clean.replace("@", "@" + NO_MENTION)
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 
 

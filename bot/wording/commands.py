@@ -4,6 +4,8 @@ adapter (`member.mention`, `channel.mention`) comes in as a plain `str` argument
 
 from __future__ import annotations
 
+from bot.text import Text, fill_in
+
 OWN_MATCH = "You play in this match, so you cannot decide it: another host (or a member with Manage Server) can."
 NO_OVERVIEW = "The overview is not running on this bot."
 NO_SCHEDULING = "Scheduling is not running in this process."
@@ -57,14 +59,26 @@ def series_title(title: str, series: int) -> str:
     return f"{title}, game 1 of a best of {series}"
 
 
-def started(match: int, what: str, player1: str, player2: str, room: str | None) -> str:
-    """A match started by `/dm start` (`room`: the thread it is played in, when it has one)."""
-    return f"Match {match} ({what}): {player1} vs {player2} has started{_in(room)}."
+def started(match: int, what: str, player1: str | Text, player2: str | Text, room: str | None) -> Text:
+    """A match started by `/dm start` (`room`: the thread it is played in, when it has one; the players as the
+    face names them, a mention on Discord)."""
+    return fill_in(
+        "Match {match} ({what}): {p1} vs {p2} has started", match=match, what=what, p1=player1, p2=player2
+    ) + (f"{_in(room)}.")
 
 
-def practice_started(match: int, title: str, member: str, level: str, room: str | None) -> str:
-    """A practice match started against the practice opponent at `level`."""
-    return f"Practice match {match} ({title}): {member} vs the practice opponent ({level}) has started{_in(room)}."
+def practice_started(match: int, title: str, member: str | Text, level: str, room: str | None) -> Text:
+    """A practice match started against the practice opponent at `level` (the member as the face names them)."""
+    return (
+        fill_in(
+            "Practice match {match} ({title}): {member} vs the practice opponent ({level}) has started",
+            match=match,
+            title=title,
+            member=member,
+            level=level,
+        )
+        + f"{_in(room)}."
+    )
 
 
 def no_thread(mode: str, channel: str) -> str:

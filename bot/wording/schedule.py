@@ -1,6 +1,7 @@
 """Every sentence of scheduled DMs: events, refusals and listings, from structured data.
 
-`who` turns a player into how they are named (a Discord mention that pings, or a plain name);
+`who` turns a player into how they are named (a Discord mention that pings, a `verbatim` run of the Discord
+adapter's, or a plain name): sentences that name players are `Text`, with the names as the face gave them;
 `when` turns an instant into how it is shown (in each reader's zone on Discord, ISO in the terminal).
 """
 
@@ -14,11 +15,11 @@ from bot.host.match import PlayerRef
 from bot.schedule.status import ScheduleEventKind
 from bot.schedule.store import Schedule
 from bot.schedule.when import EXAMPLE, iso
-from bot.text import Text, as_text, code, fill_in, lines, strong
+from bot.text import EMPTY, Text, as_text, code, fill_in, lines, strong
 from bot.wording import fill, result_sentence
 from games import registry
 
-Who = Callable[[PlayerRef], str]
+Who = Callable[[PlayerRef], str | Text]
 When = Callable[[dt.datetime], str]
 
 REASONS = {
@@ -57,9 +58,11 @@ def duration(seconds: float) -> str:
     return " ".join(p for p in parts if p) or "0 s"
 
 
-def headline(s: Schedule, who: Who = plain) -> str:
+def headline(s: Schedule, who: Who = plain) -> Text:
     """`Death Match #3: alice vs bob — Dots-and-Boxes`."""
-    return f"Death Match #{s.id}: {who(s.players[0])} vs {who(s.players[1])} — {title(s.game)}"
+    return fill_in(
+        "Death Match #{id}: {a} vs {b} — {game}", id=s.id, a=who(s.players[0]), b=who(s.players[1]), game=title(s.game)
+    )
 
 
 def stake(s: Schedule) -> str:
@@ -67,21 +70,23 @@ def stake(s: Schedule) -> str:
     return f" Prize: {s.prize}." if s.prize else ""
 
 
-def result_line(s: Schedule, who: Who = plain) -> str:
+_SEATS = {1: "{p1}", 2: "{p2}"}
+"""The seats' names as fields of a result's template, filled with `who`'s names (which may be runs)."""
+
+
+def result_line(s: Schedule, who: Who = plain) -> Text:
     """`alice wins the DM by no-show. Prize: 15 garnets.`; `bob wins the DM on score.`; `The DM ends in a draw
     by agreement.` (how it ended as every result says it, the prize in a sentence of its own)."""
     reason = s.result_reason or ""
-    winner = s.winner()
-    if winner is None:
-        said = result_sentence(reason, None, {1: who(s.players[0]), 2: who(s.players[1])})
-        return f"The DM ends in a {said}."
+    names = {"p1": who(s.players[0]), "p2": who(s.players[1])}
+    if s.winner() is None:
+        return fill_in("The DM ends in a " + result_sentence(reason, None, _SEATS) + ".", **names)
     seat = s.winner_seat or 1
     if reason in REASONS:
         how = f" {REASONS[reason]}" if reason else ""
     else:
-        names = {seat: who(winner), 3 - seat: who(s.player(3 - seat))}
-        how = result_sentence(reason, seat, names).removeprefix(f"{who(winner)} wins")
-    return f"{who(winner)} wins the DM{how}." + stake(s)
+        how = result_sentence(reason, seat, _SEATS).removeprefix(_SEATS[seat] + " wins")
+    return fill_in(_SEATS[seat] + " wins the DM" + how + ".", **names) + stake(s)
 
 
 def card(s: Schedule, who: Who = plain, when: When = iso_when) -> Text:
@@ -116,35 +121,54 @@ def say(
 
 def _say(kind: str, s: Schedule, data: dict[str, Any], who: Who, when: When, how: str | Text) -> str | Text:
     p1, p2 = who(s.players[0]), who(s.players[1])
-    both = f"{p1} and {p2}"
+    both = fill_in("{p1} and {p2}", p1=p1, p2=p2)
     name = f"DM #{s.id} ({title(s.game)})"
     if kind == ScheduleEventKind.SCHEDULED:
-        return f"{name} between {both} is scheduled for {when(s.at)}.{stake(s)}"
+        return fill_in("{name} between {both} is scheduled for {at}.", name=name, both=both, at=when(s.at)) + stake(s)
     if kind == ScheduleEventKind.RESCHEDULED:
-        return f"{name} between {both} now starts {when(s.at)} (was {when(data['before'])})."
+        return fill_in(
+            "{name} between {both} now starts {at} (was {before}).",
+            name=name,
+            both=both,
+            at=when(s.at),
+            before=when(data["before"]),
+        )
     if kind == ScheduleEventKind.PROPOSED:
         other = s.player(3 - (s.seat_of(str(data["by"])) or 1))
         proposer = s.player(s.seat_of(str(data["by"])) or 1)
-        return f"{who(proposer)} proposes to move {name} to {when(data['at'])}; {who(other)} (or a host) can accept."
+        return fill_in(
+            "{proposer} proposes to move {name} to {at}; {other} (or a host) can accept.",
+            proposer=who(proposer),
+            name=name,
+            at=when(data["at"]),
+            other=who(other),
+        )
     if kind == ScheduleEventKind.CANCELLED:
         if data.get("reason") == "no_show":
-            return f"{name}: neither {p1} nor {p2} checked in, so the DM is cancelled without a result."
+            return fill_in(
+                "{name}: neither {p1} nor {p2} checked in, so the DM is cancelled without a result.",
+                name=name,
+                p1=p1,
+                p2=p2,
+            )
         if data.get("reason") == "aborted":
             return f"{name} was aborted by a host: no result."
-        return f"{name} between {both} is cancelled."
+        return fill_in("{name} between {both} is cancelled.", name=name, both=both)
     if kind == ScheduleEventKind.REMINDER:
         late = " (a reminder missed while the host was away)" if data.get("late") else ""
-        return f"Reminder{late}: {both}, {name} starts {when(s.at)}.{stake(s)}"
+        return fill_in(
+            "Reminder{late}: {both}, {name} starts {at}.", late=late, both=both, name=name, at=when(s.at)
+        ) + (stake(s))
     if kind == ScheduleEventKind.CHECKIN_OPEN:
         return fill_in(
             "Check-in for {name} is open: {both}, {how}. It starts {at}.", name=name, both=both, how=how, at=when(s.at)
         )
     if kind == ScheduleEventKind.CHECKED_IN:
         seat = int(data["seat"])
-        rest = "" if all(s.here) else f" Waiting for {who(s.player(3 - seat))}."
-        return f"{who(s.player(seat))} is here.{rest}"
+        rest = EMPTY if all(s.here) else fill_in(" Waiting for {other}.", other=who(s.player(3 - seat)))
+        return fill_in("{player} is here.", player=who(s.player(seat))) + rest
     if kind == ScheduleEventKind.WAITING:
-        missing = " and ".join(who(s.player(seat)) for seat in data["missing"])
+        missing = as_text(" and ").join(who(s.player(seat)) for seat in data["missing"])
         return fill_in(
             "{name} is due: {missing}, check in now ({how}). Absent at {until} loses by no-show.",
             name=name,
@@ -155,12 +179,12 @@ def _say(kind: str, s: Schedule, data: dict[str, Any], who: Who, when: When, how
     if kind == ScheduleEventKind.EXTENDED:
         return f"A host extended the wait for {name}: check-in stays open until {when(data['until'])}."
     if kind == ScheduleEventKind.STARTED:
-        return f"{name} begins: {both}.{stake(s)}"
+        return fill_in("{name} begins: {both}.", name=name, both=both) + stake(s)
     if kind == ScheduleEventKind.START_FAILED:
         return f"{name} could not be started ({data.get('reason') or 'an error'}); a host can try `start anyway`."
     if kind == ScheduleEventKind.FORFEITED:
         loser = s.player(3 - int(data["winner"]))
-        return f"{who(loser)} did not check in. {result_line(s, who)}"
+        return fill_in("{loser} did not check in. ", loser=who(loser)) + result_line(s, who)
     if kind == ScheduleEventKind.FINISHED:
         return result_line(s, who)
     return f"{name}: {kind}"
@@ -189,14 +213,20 @@ def refusal(code: str, data: dict[str, Any], when: When = iso_when) -> str:
     return fill(_REFUSALS, code, values)
 
 
-def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+def status_line(s: Schedule, who: Who = plain, when: When = iso_when) -> Text:
     """One line of `/dm upcoming`."""
     here = [who(s.player(seat)) for seat in (1, 2) if s.here[seat - 1] is not None]
-    extra = f" — here: {', '.join(here)}" if here else ""
+    extra = " — here: " + as_text(", ").join(here) if here else ""
     proposal = f" — {when(s.proposed_at)} proposed" if s.proposed_at is not None else ""
-    return (
-        f"#{s.id} {when(s.at)}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}{stake(s)}{extra}{proposal}"
+    said = fill_in(
+        "#{id} {at}: {a} vs {b}, {game}",
+        id=s.id,
+        at=when(s.at),
+        a=who(s.players[0]),
+        b=who(s.players[1]),
+        game=title(s.game),
     )
+    return said + stake(s) + extra + proposal
 
 
 UPCOMING_TITLE = strong("Scheduled DMs")
@@ -241,10 +271,17 @@ def event_description(game: str, player1: str, player2: str, prize: str | None, 
     return "\n".join(said)
 
 
-def scheduled(s: Schedule, who: Who = plain, when: When = iso_when) -> str:
+def scheduled(s: Schedule, who: Who = plain, when: When = iso_when) -> Text:
     """A DM stored by `/dm event schedule`: its number, players, game, time and prize."""
-    prize = f" Prize: {s.prize}." if s.prize else ""
-    return f"Scheduled DM #{s.id}: {who(s.players[0])} vs {who(s.players[1])}, {title(s.game)}, {when(s.at)}.{prize}"
+    said = fill_in(
+        "Scheduled DM #{id}: {a} vs {b}, {game}, {at}.",
+        id=s.id,
+        a=who(s.players[0]),
+        b=who(s.players[1]),
+        game=title(s.game),
+        at=when(s.at),
+    )
+    return said + stake(s)
 
 
 def moved(schedule_id: int, at: str) -> str:
@@ -267,9 +304,9 @@ def longer_wait(minutes: int) -> str:
     return f"The wait is {minutes} minutes longer."
 
 
-def card_ending(status: str, ending: str) -> Text:
+def card_ending(status: str, ending: str | Text) -> Text:
     """The line a DM's card gets once it is no longer scheduled: its state, and its result when it has one."""
-    return ("\n" + strong(f"{status.capitalize()}.") + f" {ending}").rstrip()
+    return ("\n" + strong(f"{status.capitalize()}.") + " " + ending).rstrip()
 
 
 def reminders_unreadable(item: str) -> str:

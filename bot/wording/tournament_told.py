@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.text import Text, code, strong
+from bot.text import Text, as_text, code, fill_in, strong
 from bot.tournaments.rounds import Bye, Pairing
 from bot.wording.counts import plural
 from bot.wording.tournaments import points_text
 
 __all__ = ["plural"]
 
-Who = Callable[[str], str]
+Who = Callable[[str], str | Text]
 Link = Callable[[int], str]
 
 
@@ -54,8 +54,8 @@ def staying(tournament: str) -> str:
 def round_soon_line(tournament: str, data: Mapping[str, Any], who: Who, when: Callable[[Any], str]) -> Text:
     """The ping before a round's games start (24 h, 1 h, 10 min before): everyone whose game waits, and,
     when the games wait for both players, how to say one is here."""
-    players = ", ".join(who(p) for p in dict.fromkeys(data.get("players") or []))
-    text = strong(tournament) + f": round {data['round']} starts {when(data['starts_at'])}: {players}."
+    players = as_text(", ").join(who(p) for p in dict.fromkeys(data.get("players") or []))
+    text = strong(tournament) + f": round {data['round']} starts {when(data['starts_at'])}: " + players + "."
     if data.get("checkin"):
         text += (
             " Click "
@@ -84,11 +84,17 @@ def withdrawn_lines(tournament: str, data: Mapping[str, Any], host: str | None) 
     return lines
 
 
-def withdrawn_room_line(tournament: str, data: Mapping[str, Any], game: Mapping[str, Any], who: Who) -> str:
+def withdrawn_room_line(tournament: str, data: Mapping[str, Any], game: Mapping[str, Any], who: Who) -> Text:
     """What a game's room is told when a player withdrew: the opponent (pinged) wins by forfeit."""
     waiting = " No check-in is needed any more." if game.get("waiting") else ""
     return (
-        f"{data['name']} has withdrawn from {tournament}: {who(game['opponent'])} wins this game by forfeit.{waiting}"
+        fill_in(
+            "{name} has withdrawn from {tournament}: {opponent} wins this game by forfeit.",
+            name=data["name"],
+            tournament=tournament,
+            opponent=who(game["opponent"]),
+        )
+        + waiting
     )
 
 
@@ -111,21 +117,23 @@ def pairing_pings(
     players: Mapping[int, str],
     rooms: Mapping[int, str],
     who: Who,
-) -> list[str]:
+) -> list[str | Text]:
     """`Round 2` (or `Final`) then one line per board pinging both players, with a link to the game's room.
     `players`: entry → player id; `rooms`: board → the room's link."""
-    lines = [title]
+    lines: list[str | Text] = [title]
     for board, p in enumerate(pairings, start=1):
         if isinstance(p, Bye):
             lines.append(f"{board}. {names.get(p.player, str(p.player))}: bye ({points_text(p.points)})")
             continue
 
-        def named(entry: int) -> str:
+        def named(entry: int) -> str | Text:
             pid = players.get(entry)
             return who(pid) if pid else names.get(entry, str(entry))
 
         room = f" — {rooms[board]}" if board in rooms else ""
-        lines.append(f"{board}. {named(p.white)} – {named(p.black)}{room}")
+        lines.append(
+            fill_in("{board}. {white} – {black}", board=board, white=named(p.white), black=named(p.black)) + room
+        )
     return lines
 
 

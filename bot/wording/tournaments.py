@@ -12,14 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.host.events import Refusal
-from bot.text import Text, as_text, code, lines, strong
+from bot.text import Text, as_text, code, fill_in, lines, strong
 from bot.tournaments.model import TournamentEventKind
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Pairing
 from bot.tournaments.standings import BUCHHOLZ, HEAD_TO_HEAD, REACHED, SONNEBORN_BERGER, Standing
 from bot.wording.counts import plural
 
-Who = Callable[[str], str]
+Who = Callable[[str], str | Text]
 When = Callable[[dt.datetime], str]
 
 TIEBREAK_LABELS = {BUCHHOLZ: "Bh", SONNEBORN_BERGER: "SB", HEAD_TO_HEAD: "H2H", REACHED: "round"}
@@ -195,8 +195,14 @@ def checkin_card(tournament: str, data: Mapping[str, Any], who: Who, when: When,
     """A game's check-in card in its room (a `game_room` event's data): both players, when it starts, the no-show."""
     starts, deadline = data.get("starts_at"), data.get("deadline")
     said: list[str | Text] = [
-        strong(tournament) + f", round {data['round']} board {data['board']}: "
-        f"{who(data['white'])} (first) vs {who(data['black'])}",
+        strong(tournament)
+        + fill_in(
+            ", round {round} board {board}: {white} (first) vs {black}",
+            round=data["round"],
+            board=data["board"],
+            white=who(data["white"]),
+            black=who(data["black"]),
+        ),
         "Click "
         + strong("I'm here")
         + " or type "
@@ -210,6 +216,10 @@ def checkin_card(tournament: str, data: Mapping[str, Any], who: Who, when: When,
     return lines(said)
 
 
-def no_show_line(data: Mapping[str, Any], who: Who) -> str:
+def no_show_line(data: Mapping[str, Any], who: Who) -> Text:
     """A no-show ruling, said in the game's room (a `no_show` event's data)."""
-    return f"{who(data['winner'])} wins by no-show: {who(data['absent'])} did not check in in time."
+    return fill_in(
+        "{winner} wins by no-show: {absent} did not check in in time.",
+        winner=who(data["winner"]),
+        absent=who(data["absent"]),
+    )

@@ -8,8 +8,10 @@ import discord
 from discord import app_commands
 
 from bot.adapters.discord._parts import parts
+from bot.adapters.discord.render import Said, markdown
 from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
+from bot.text import Text, name, verbatim
 
 if TYPE_CHECKING:
     from bot.adapters.discord.app import DMHost
@@ -24,16 +26,17 @@ def pinging(*user_ids: str | int) -> discord.AllowedMentions:
     return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
 
 
-def mention(player_id: str) -> str:
-    """A ping for a player id that is a Discord id (ids from other rooms are shown as they are)."""
-    return f"<@{player_id}>" if player_id.isdigit() else player_id
+def mention(player_id: str) -> Text:
+    """A ping for a player id that is a Discord id (ids from other rooms are shown as their words)."""
+    return verbatim(f"<@{player_id}>") if player_id.isdigit() else name(player_id)
 
 
-def board_linked(bot: DMHost, match_id: int, text: str) -> str:
-    """A reply in a match's room with a link to its board at the end (the announcer knows the board; the
-    text as it is while none is known)."""
+def board_linked(bot: DMHost, match_id: int, text: str | Text) -> Said:
+    """A reply in a match's room, its words rendered, with a link to its board at the end (the announcer knows
+    the board; the words alone while none is known)."""
+    said = markdown(text)
     announcer = parts(bot).announcer
-    return announcer.linked(match_id, text) if announcer is not None else text
+    return Said(announcer.linked(match_id, said)) if announcer is not None else said
 
 
 def host_bot(interaction: discord.Interaction[Any]) -> DMHost:
@@ -132,8 +135,11 @@ def require_host(interaction: discord.Interaction[Any]) -> None:
         raise HostError(Refusal("host_only", data={"role": role}))
 
 
-async def respond(interaction: discord.Interaction[Any], content: str | None = None, **kwargs: Any) -> None:
-    """Answer an interaction, or follow up if it was already answered (ephemeral unless told otherwise)."""
+async def respond(interaction: discord.Interaction[Any], content: Said | Text | None = None, **kwargs: Any) -> None:
+    """Answer an interaction, or follow up if it was already answered (ephemeral unless told otherwise). Words are
+    rendered here (`markdown`); a `Said` is sent as it is."""
+    if isinstance(content, Text):
+        content = markdown(content)
     kwargs.setdefault("ephemeral", True)
     kwargs.setdefault("allowed_mentions", NO_PINGS)
     if interaction.response.is_done():

@@ -10,6 +10,8 @@ from typing import Any
 import discord
 
 from bot.adapters.discord._shared import NO_PINGS, is_host, require_host, respond
+from bot.adapters.discord.render import Said, markdown
+from bot.text import Text
 
 PUBLIC = "post it in this channel for everyone (hosts only)"
 """The `public:` option's description."""
@@ -20,7 +22,7 @@ POST_LABEL = "Post in the channel"
 class PostPublicly(discord.ui.View):
     """The button under a host's private answer: the same table, posted in the channel."""
 
-    def __init__(self, text: str | None, file: tuple[str, bytes] | None, embed: dict[str, Any] | None = None) -> None:
+    def __init__(self, text: Said | None, file: tuple[str, bytes] | None, embed: dict[str, Any] | None = None) -> None:
         super().__init__(timeout=600)
         self.text, self.file, self.embed = text, file, embed
 
@@ -57,7 +59,7 @@ def _bytes(file: discord.File | None) -> tuple[str, bytes] | None:
 
 async def answer_table(
     interaction: discord.Interaction[Any],
-    text: str | None,
+    text: str | Text | None,
     public: bool,
     *,
     file: discord.File | None = None,
@@ -66,11 +68,12 @@ async def answer_table(
 ) -> None:
     """A table: in the channel for everyone when a host asks `public:`, else privately (with the button that
     posts it, for a host). `text` and/or `embed`, with an optional file; `own` is the embed's footer about the
-    caller (their place), said only in the private answer."""
+    caller (their place), said only in the private answer. A table mentions nobody: all of it is rendered as
+    words (`markdown`), what was rendered already included."""
     extra: dict[str, Any] = {} if file is None else {"file": file}
     if embed is not None:
         extra["embed"] = embed
-    shown = None if text is None else text[:1990]
+    shown = None if text is None else Said(markdown(text)[:1990])
     if public:
         require_host(interaction)
         await respond(interaction, shown, ephemeral=False, **extra)

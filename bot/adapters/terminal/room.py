@@ -24,7 +24,6 @@ from bot.text import Text, plain
 from bot.types import MatchStatus
 from bot.wording import board_text, error_text, event_text, named, namer, reason_text, result_sentence
 from bot.wording import terminal as answers
-from bot.wording.basics import NO_MENTION
 from bot.wording.ratings import change_line
 from bot.wording.review import analysing
 from games.opponents import check_level, uses_solver
@@ -32,13 +31,6 @@ from games.opponents import check_level, uses_solver
 __all__ = ["BOT_ID", "SPEAKER", "Room", "RoomConfig", "looks_like_move_with_colon", "resume_command", "stdin_lines"]
 SPEAKER = re.compile(r"^\s*([^:\s][^:]{0,39}?)\s*:\s?(.*)$", re.DOTALL)
 """A `NAME: text` line (the name, the text)."""
-_ZWSP = NO_MENTION
-"""The zero-width space names carry to keep a mention from acting on Discord; a terminal shows it as a stray
-character, so the room leaves it out."""
-
-
-def _plain(text: str | Text) -> str:
-    return plain(text).replace(_ZWSP, "")
 
 
 def resume_command(db_url: str, match_id: int) -> str:
@@ -128,10 +120,10 @@ class Room:
         """One JSON line (with --events-json) or one human line."""
         try:
             if self.config.events_json:
-                shown = {k: _plain(v) if isinstance(v, str | Text) else v for k, v in obj.items()}
+                shown = {k: plain(v) if isinstance(v, str | Text) else v for k, v in obj.items()}
                 self.out.write(json.dumps(shown, default=str) + "\n")
             elif text:
-                self.out.write(_plain(text) + "\n")
+                self.out.write(plain(text) + "\n")
             self.out.flush()
         except BrokenPipeError:
             pass

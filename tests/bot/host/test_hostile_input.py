@@ -1,7 +1,8 @@
 """Hostile input: every game's move parser and the service's `submit` under fuzzing.
 
-No exception escapes, rejected input changes nothing, and what the host says back is short and never
-carries a mention that would ping (`@everyone`, `@here`, `<@&role>`, `<@user>`).
+No exception escapes, rejected input changes nothing, and what the host says back is short and, as Discord
+shows it (`bot/adapters/discord/render.py`, the one guard), never carries a mention that would ping
+(`@everyone`, `@here`, `<@&role>`, `<@user>`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from bot.adapters.discord.render import markdown
 from bot.host.service import HostEvent, MatchService, PlayerRef, SubmitResult
 from bot.store.db import sqlite_url_for
+from bot.text import Text, plain
 from bot.wording import event_text, reason_text
 from games import registry
 from games.base import MoveError, play_text
@@ -75,9 +77,11 @@ hostile_text = st.one_of(
 )
 
 
-def _safe(text: str | None, what: str) -> None:
-    assert text is None or len(text) <= MAX_REPLY, f"{what} is {len(text or '')} characters long"
-    assert text is None or not PING.search(text), f"{what} would ping: {text!r}"
+def _safe(text: str | Text | None, what: str) -> None:
+    said = None if text is None else plain(text)
+    assert said is None or len(said) <= MAX_REPLY, f"{what} is {len(said or '')} characters long"
+    shown = None if text is None else markdown(text)
+    assert shown is None or not PING.search(shown), f"{what} would ping on Discord: {shown!r}"
 
 
 # -- the engines' parsers -----------------------------------------------------------------------------
@@ -160,7 +164,7 @@ def test_submit_survives_hostile_text(hosted: Hosted) -> None:
         assert result.status in ("accepted", "rejected", "ignored")
         _safe(reason_text(result), "SubmitResult.reason")
         for ev in [*result.events, *hosted.events[seen:]]:
-            _safe(markdown(event_text(ev)), f"the {ev.kind} announcement")
+            _safe(event_text(ev), f"the {ev.kind} announcement")
         if result.status != "accepted":
             assert hosted.fingerprint(mid) == before, f"rejected {text!r} changed the match"
         if who is C:
@@ -207,4 +211,4 @@ def test_hostile_display_names_never_ping(hosted: Hosted, name: str) -> None:
         result = hosted.run(s.submit(mid, who.id, text))
         _safe(reason_text(result), "SubmitResult.reason")
     for ev in hosted.events[seen:]:
-        _safe(markdown(event_text(ev)), f"the {ev.kind} announcement")
+        _safe(event_text(ev), f"the {ev.kind} announcement")

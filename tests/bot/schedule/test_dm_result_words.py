@@ -12,6 +12,7 @@ import pytest
 
 from bot.host.match import PlayerRef
 from bot.schedule.store import Schedule
+from bot.text import plain
 from bot.wording.schedule import result_line
 
 CASES = [json.loads(line) for line in (Path(__file__).parents[2] / "data/wording/dm_results.jsonl").open()]
@@ -30,6 +31,6 @@ def finished(reason: str, winner: int | None, prize: str | None) -> Schedule:
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['reason']}-{c['winner']}" for c in CASES])
 def test_a_dm_result_says_how_and_the_prize_apart(case: dict[str, object]) -> None:
-    said = result_line(finished(str(case["reason"]), case["winner"], case["prize"]))  # type: ignore[arg-type]
+    said = plain(result_line(finished(str(case["reason"]), case["winner"], case["prize"])))  # type: ignore[arg-type]
     assert said == case["says"]
     assert case["prize"] is None or str(case["prize"]) not in said.split(".")[0], "the prize is said apart"

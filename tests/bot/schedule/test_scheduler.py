@@ -137,7 +137,7 @@ async def test_reminders_checkin_start(rig: Rig) -> None:
     assert rig.events.kinds().count("waiting") == 0
     done = await rig.scheduler.get(s.id)
     assert done.public_status == "finished" and done.winner_seat == 1 and done.result_reason == "resign"
-    assert result_line(done) == "alice wins the DM by resignation. Prize: 15 garnets."
+    assert plain(result_line(done)) == "alice wins the DM by resignation. Prize: 15 garnets."
     results = await rig.scheduler.results(7)
     assert [r.id for r in results] == [s.id]
     assert await rig.scheduler.results(8) == []

@@ -25,6 +25,7 @@ import bot.tournaments.service
 import bot.tournaments.timer
 from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
+from bot.text import plain, verbatim
 from bot.tournaments.refusals import KIND, RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Bye, Game
 from bot.tournaments.service import TournamentEventKind
@@ -184,4 +185,8 @@ def test_a_games_check_in_card_and_its_no_show() -> None:
     assert started.splitlines()[1:] == [
         "Click **I'm here** or type `here`: the match starts once both of you are here."
     ]
-    assert no_show_line({"winner": "11", "absent": "22"}, _at) == "@11 wins by no-show: @22 did not check in in time."
+    ruling = {"winner": "11", "absent": "22"}
+    assert plain(no_show_line(ruling, _at)) == "@11 wins by no-show: @22 did not check in in time."
+    # on Discord the players are the adapter's own mentions, which the renderer leaves as they are
+    pinged = markdown(no_show_line(ruling, lambda p: verbatim(f"<@{p}>")))
+    assert pinged == "<@11> wins by no-show: <@22> did not check in in time."

@@ -32,11 +32,12 @@ from bot.adapters.discord._pictures import deadline_line, pending_result, pictur
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
 from bot.adapters.discord.announce import _wording
 from bot.adapters.discord.announce._views import buttons
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.host import rules
 from bot.host.deadlines import durable
 from bot.host.events import EventKind
 from bot.host.service import HostEvent, Live
+from bot.text import as_text, lines
 from bot.types import BACK, OVER_STATUSES
 from bot.wording import (
     describe,
@@ -383,11 +384,11 @@ class Announcer(commands.Cog):
         for player, told in room.unsent_pings:
             if player not in said.setdefault(told, []):
                 said[told].append(player)
-        text = "\n".join(f"{' '.join(mention(p) for p in players)} {t}" for t, players in said.items())
+        text = markdown(lines(as_text(" ").join(mention(p) for p in players) + " " + t for t, players in said.items()))
         if len(text) > MAX_CONTENT - 120:
-            text = text[: MAX_CONTENT - 121] + "…"
+            text = Said(text[: MAX_CONTENT - 121] + "…")
         if room.board is not None:
-            text = _wording.with_board_link(text, room.board.jump_url)
+            text = Said(_wording.with_board_link(text, room.board.jump_url))
         try:
             await channel.send(text, allowed_mentions=pinging(*who))
         except discord.HTTPException:
@@ -426,8 +427,9 @@ class Announcer(commands.Cog):
         return None
 
     # -- the board -------------------------------------------------------------------
-    def board_content(self, live: Live, room: Room, *, with_text_board: bool) -> str:
-        """Header, what just happened, whose turn, clocks and the running deadline."""
+    def board_content(self, live: Live, room: Room, *, with_text_board: bool) -> Said:
+        """Header, what just happened, whose turn, clocks and the running deadline (all of it words: nobody is
+        mentioned on the board)."""
         service = self.bot.service
         head = f"**Match {live.id} · {live.ruleset.title}** · {player_label(live, 1)} vs {player_label(live, 2)}"
         parts = [head, *(note for notes in self.board_notes if (note := notes(live.id)))]
@@ -446,6 +448,7 @@ class Announcer(commands.Cog):
             deadline = deadline_line(live, service.now())
             if deadline:
                 parts.append(deadline)
+        parts = [markdown(part) for part in parts]
         content = "\n".join(parts)
         if len(content) > MAX_CONTENT and with_text_board:  # the text board goes first (it is sent as a file)
             parts = [part for part in parts if not part.startswith("```")]
@@ -456,7 +459,7 @@ class Announcer(commands.Cog):
                 break
             parts.pop(oldest)
             content = "\n".join(parts)
-        return content[:MAX_CONTENT]
+        return Said(content[:MAX_CONTENT])
 
     @staticmethod
     def _result(room: Room) -> str | None:
@@ -507,7 +510,7 @@ class Announcer(commands.Cog):
         if view is not None:
             kwargs["view"] = view
         if mentions:
-            content = " ".join(mention(p) for p in mentions) + "\n" + content
+            content = Said(markdown(as_text(" ").join(mention(p) for p in mentions)) + "\n" + content)
             room.unsent_pings = [(p, t) for p, t in room.unsent_pings if p not in mentions]
         room.board = await channel.send(content, **kwargs)
         room.below = room.shown_moves = 0

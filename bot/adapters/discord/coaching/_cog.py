@@ -62,7 +62,7 @@ class CoachingCog(commands.Cog):
 
     @staticmethod
     async def _say(interaction: discord.Interaction[Any], text: str, **kw: Any) -> None:
-        await interaction.response.send_message(text[:2000], ephemeral=True, **kw)
+        await interaction.response.send_message(markdown(text)[:2000], ephemeral=True, **kw)
 
     # -- commands -----------------------------------------------------------------------
     @group.command(name="play", description="A puzzle from this server's games: find the one best move")

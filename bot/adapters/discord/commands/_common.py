@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.adapters.discord._shared import find_match, may_read_room, require_host, respond
+from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
 from bot.host.service import HostError, Live, MatchService
 from bot.wording.commands import NO_OVERVIEW
@@ -90,4 +91,4 @@ class Matches:
             require_host(interaction)
         live = self.find(interaction, match)
         await step(live.id, str(interaction.user.id))
-        await respond(interaction, reply.format(match=live.id))
+        await respond(interaction, markdown(reply.format(match=live.id)))

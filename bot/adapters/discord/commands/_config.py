@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.adapters.discord._shared import host_bot, parse_pairs, require_host, respond
+from bot.adapters.discord.render import Said, markdown
 from bot.host.service import HostError, Refusal
 from bot.store.guilds import ROOM_MODES, GuildSettings, SettingsError
+from bot.text import Text, lines, verbatim
 from bot.wording.commands import NO_SCHEDULING
 from games import registry
 
@@ -25,13 +27,14 @@ ROOM_MODE_TEXT = {
 }
 
 
-def describe(settings: GuildSettings, guild: discord.Guild | None, default_role: str) -> str:
+def describe(settings: GuildSettings, guild: discord.Guild | None, default_role: str) -> Said:
     """The settings as a host reads them: every value, or what applies when none is set."""
     role = guild.get_role(settings.host_role_id) if guild is not None and settings.host_role_id else None
+    role_text: str | Text
     if settings.host_role_id is None:
         role_text = f"not set: members with a role named `{default_role}` (and Manage Server) are hosts"
     else:
-        role_text = role.mention if role is not None else "a role that no longer exists (set another one)"
+        role_text = verbatim(role.mention) if role is not None else "a role that no longer exists (set another one)"
     if settings.room_channel_id is None:
         channel_text = "not set: rooms open under the channel where `/dm start` runs"
     else:
@@ -42,9 +45,9 @@ def describe(settings: GuildSettings, guild: discord.Guild | None, default_role:
         f"{registry.TITLES.get(game, game)}: " + " ".join(f"{k}={v}" for k, v in sorted(clock.items()))
         for game, clock in sorted(settings.clocks.items())
     ]
-    lines = [
+    said: list[str | Text] = [
         "**Host settings of this server**",
-        f"Host role: {role_text}",
+        "Host role: " + role_text,
         f"Game-room channel: {channel_text}",
         f"Default room: {mode_text}",
         "Default clocks: " + ("; ".join(clocks) if clocks else "each game's own"),
@@ -55,7 +58,7 @@ def describe(settings: GuildSettings, guild: discord.Guild | None, default_role:
             else "not set: results are posted in each room's parent channel"
         ),
     ]
-    return "\n".join(lines)
+    return markdown(lines(said))
 
 
 async def guild_config(
@@ -81,7 +84,7 @@ async def guild_config(
     if not changing:
         settings = await store.get(guild_id)
         shown = describe(settings, interaction.guild, bot.settings.host_role)
-        await respond(interaction, shown if more is None else f"{shown}\n{more}")
+        await respond(interaction, shown if more is None else Said(f"{shown}\n{markdown(more)}"))
         return
     require_host(interaction)
     changes: dict[str, Any] = {}
@@ -116,7 +119,7 @@ async def guild_config(
         settings = await store.update(guild_id, **changes)
     except SettingsError as exc:
         raise HostError(Refusal(exc.code, data=exc.data)) from None
-    await respond(interaction, "Saved.\n" + describe(settings, interaction.guild, bot.settings.host_role))
+    await respond(interaction, Said("Saved.\n" + describe(settings, interaction.guild, bot.settings.host_role)))
 
 
 class Config:

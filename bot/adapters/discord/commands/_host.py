@@ -11,6 +11,7 @@ from discord import app_commands
 from bot.adapters.discord._shared import require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.commands._common import Matches, MatchId
+from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService
 from bot.wording import commands as words
@@ -63,7 +64,7 @@ class HostGroup(app_commands.Group):
         if seat is None:
             raise HostError(Refusal("not_in_match", data={"player": display(player.display_name), "match": live.id}))
         await self.service.adjust_time(live.id, seat, float(seconds), str(interaction.user.id))
-        await respond(interaction, words.time_adjusted(player.display_name, seconds, live.id))
+        await respond(interaction, markdown(words.time_adjusted(player.display_name, seconds, live.id)))
 
     @app_commands.command(name="award", description="Declare a match's result (hosts only)")
     @app_commands.describe(winner="the winner (leave empty for a draw)", match="match id (default: this channel)")
@@ -88,4 +89,4 @@ class HostGroup(app_commands.Group):
         said = name_decider(
             result_sentence(Termination.AWARD, seat, names, score=scores), interaction.user.display_name
         )
-        await respond(interaction, words.awarded(live.id, said))
+        await respond(interaction, markdown(words.awarded(live.id, said)))

@@ -14,9 +14,11 @@ from discord import app_commands
 
 from bot.adapters.discord._shared import pinging
 from bot.adapters.discord.commands._rooms import Rooms, refuse_after_defer
+from bot.adapters.discord.render import markdown
 from bot.adapters.practice import PracticeBot
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService, PlayerRef
+from bot.text import verbatim
 from bot.wording import error_sentence
 from bot.wording.commands import practice_started
 from games.opponents import LEVELS, uses_solver
@@ -156,6 +158,6 @@ class Practice:
         self.practice_bot().watch(match_id, level)
         room = thread.mention if thread is not None else None
         await interaction.followup.send(
-            practice_started(match_id, ruleset.title, member.mention, level, room),
+            markdown(practice_started(match_id, ruleset.title, verbatim(member.mention), level, room)),
             allowed_mentions=pinging(member.id),
         )

@@ -12,6 +12,7 @@ from discord import app_commands
 from bot.adapters.discord._shared import respond
 from bot.adapters.discord.commands._common import MAX_EMBED, Matches, overview_of, title
 from bot.adapters.discord.commands._help import command_card
+from bot.adapters.discord.render import markdown
 from bot.host.events import Refusal
 from bot.host.rules.cards import card as rule_card
 from bot.host.service import HostError
@@ -38,7 +39,7 @@ class Reading:
         """The command card of `root` (`/dm`), read from the tree as it is loaded (groups joined by other cogs
         included)."""
         moves = help_moves_line(self.settings.message_content, self._me())
-        await respond(interaction, command_card(root, moves))
+        await respond(interaction, markdown(command_card(root, moves)))
 
     def _me(self) -> str:
         """The bot's name as players mention it."""
@@ -69,9 +70,9 @@ class Reading:
         """The board picture with whose turn it is (only for you); the text board for a game without one."""
         live = self.matches.readable(interaction, match)
         content, files = overview_of(self.features).board_reply(live)
-        await respond(interaction, content, files=files)
+        await respond(interaction, markdown(content), files=files)
 
     async def status(self, interaction: discord.Interaction[Any], match: int | None) -> None:
         """Game, players, move number, whose turn, both clocks with the deadline, and the room."""
         live = self.matches.readable(interaction, match)
-        await respond(interaction, overview_of(self.features).status_reply(live))
+        await respond(interaction, markdown(overview_of(self.features).status_reply(live)))

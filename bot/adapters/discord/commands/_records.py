@@ -14,6 +14,7 @@ import discord
 from bot.adapters.discord._pages import page_file, page_link
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond, same_guild
 from bot.adapters.discord.commands._common import MAX_EMBED, Matches, overview_of, title
+from bot.adapters.discord.render import markdown
 from bot.host.events import EventKind, Refusal
 from bot.host.service import HostError, MatchService
 from bot.records.analysis_store import load_analysis
@@ -140,7 +141,7 @@ class Records:
             and (practice or not any(pid in practice_ids for pid, _ in m.players.values()))
         ][:HISTORY_SHOWN]
         if not matches:
-            await respond(interaction, no_history(who.display_name))
+            await respond(interaction, markdown(no_history(who.display_name)))
             return
         lines = overview_of(self.features).history_lines(matches, self.service, self.settings.web_url)
         embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])

@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from bot.adapters.discord._shared import NO_PINGS, parse_pairs
+from bot.adapters.discord.render import markdown
 from bot.host.clocks import TimeControl, seat_odds
 from bot.host.events import Refusal
 from bot.host.service import HostError
@@ -42,7 +43,7 @@ async def refuse_after_defer(interaction: discord.Interaction[Any], text: str) -
     """A refusal after the public "thinking…" answer: remove that answer, tell the host privately."""
     with contextlib.suppress(discord.HTTPException):
         await interaction.delete_original_response()
-    await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
+    await interaction.followup.send(markdown(text), ephemeral=True, allowed_mentions=NO_PINGS)
 
 
 class Rooms:

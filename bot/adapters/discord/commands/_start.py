@@ -14,11 +14,13 @@ from bot.adapters.discord._shared import NO_PINGS, parse_pairs, pinging, require
 from bot.adapters.discord.commands._common import series_of
 from bot.adapters.discord.commands._rooms import Rooms, refuse_after_defer
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.render import markdown
 from bot.host.rules import RulesError
 from bot.host.rules import parse as check_rules
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.ratings import RatedChoiceError, split_rated
 from bot.ratings.service import ADVANTAGE_MODES
+from bot.text import verbatim
 from bot.wording import commands as words
 from bot.wording import error_sentence, refusal_text
 from bot.wording import series as series_words
@@ -67,10 +69,10 @@ class StartAnyway(discord.ui.View):
     async def clicked(self, interaction: discord.Interaction[Any]) -> None:
         """The host confirms: the match starts (once)."""
         if interaction.user.id != self.origin.user.id:
-            await respond(interaction, series_words.not_your_warning())
+            await respond(interaction, markdown(series_words.not_your_warning()))
             return
         if self.used:
-            await respond(interaction, series_words.warning_lapsed())
+            await respond(interaction, markdown(series_words.warning_lapsed()))
             return
         self.used = True
         self.stop()
@@ -145,7 +147,9 @@ class Starting:
             names = list(dict.fromkeys(m.display_name for m, _ in busy))
             text = series_words.double_booked(names, sorted({mid for _, mid in busy}))
             view = StartAnyway(interaction, lambda click: self._launch(click, plan))
-            await interaction.response.send_message(text, view=view, ephemeral=True, allowed_mentions=NO_PINGS)
+            await interaction.response.send_message(
+                markdown(text), view=view, ephemeral=True, allowed_mentions=NO_PINGS
+            )
             return
         await self._launch(interaction, plan)
 
@@ -194,6 +198,6 @@ class Starting:
         room = thread.mention if thread is not None else None
         what = words.series_title(ruleset.title, plan.series) if series is not None else ruleset.title
         await interaction.followup.send(
-            words.started(match_id, what, player1.mention, player2.mention, room),
+            markdown(words.started(match_id, what, verbatim(player1.mention), verbatim(player2.mention), room)),
             allowed_mentions=pinging(player1.id, player2.id),
         )

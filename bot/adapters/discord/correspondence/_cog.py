@@ -77,7 +77,7 @@ class CorrespondenceCog(commands.Cog):
             return False
         try:
             user = self.bot.get_user(int(player_id)) or await self.bot.fetch_user(int(player_id))
-            await user.send(text, allowed_mentions=discord.AllowedMentions.none())
+            await user.send(markdown(text), allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.info("a correspondence reminder could not be sent to %s", player_id)
             return False

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord._shared import respond
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostError
 from bot.wording import commands as words
 from bot.wording import error_sentence, options_text
@@ -56,7 +57,7 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
         match = interaction.extras.get("match_id")
         text = words.went_wrong(match)
     try:
-        await respond(interaction, text)
+        await respond(interaction, markdown(text))
     except discord.HTTPException:
         log.warning("could not send an error reply for interaction %s", interaction.id)
 

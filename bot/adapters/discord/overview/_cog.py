@@ -32,7 +32,7 @@ from bot.adapters.discord._shared import (
     respond,
     same_guild,
 )
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.host.events import EventKind, MatchResult, Refusal
 from bot.host.service import HostError, HostEvent, Live, MatchService
 from bot.records.matchlog import result_of
@@ -227,7 +227,7 @@ def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
             if may_read_room(interaction, lv.channel_id, [p.id for p in lv.players.values()])
         ]
         if not shown:
-            await respond(interaction, wording.no_live_matches())
+            await respond(interaction, markdown(wording.no_live_matches()))
             return
         now = bot.service.now()
         slow = [lv for lv in shown if lv.clocks.tc.kind == ClockKind.CORRESPONDENCE]
@@ -257,14 +257,14 @@ def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
         lines = await asyncio.to_thread(move_record, stored)
         head = markdown(wording.moves_header(stored.id, _title(stored.game), " vs ".join(_names(stored)), len(lines)))
         if not lines:
-            await respond(interaction, f"{head}\n{wording.no_moves_yet()}")
+            await respond(interaction, markdown(f"{head}\n{wording.no_moves_yet()}"))
             return
         text = "\n".join(lines)
         if len(head) + len(text) + 10 <= MAX_CONTENT:
-            await respond(interaction, f"{head}\n```\n{text}\n```")
+            await respond(interaction, markdown(f"{head}\n```\n{text}\n```"))
             return
         record = discord.File(io.BytesIO((text + "\n").encode()), filename=f"match-{stored.id}-moves.txt")
-        await respond(interaction, f"{head}\n{wording.moves_in_file(len(lines))}", file=record)
+        await respond(interaction, markdown(f"{head}\n{wording.moves_in_file(len(lines))}"), file=record)
 
     return (live_command, moves_command)
 
@@ -407,7 +407,7 @@ class Overview(commands.Cog):
                     room_link(result.guild_id, result.channel_id),
                 )
             )
-            text += await _rating_changes(self.bot, result.match_id)
+            text = markdown(text + await _rating_changes(self.bot, result.match_id))
             await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("match %s: the result could not be posted", ev.match_id)
@@ -438,11 +438,10 @@ class Overview(commands.Cog):
             place = await self._place(live.id)
             if place is not None:  # a tournament's game: which cup and round it belongs to
                 posted = wording.in_tournament(*place) + posted
-            text = markdown(posted)
-            text += await _rating_changes(self.bot, live.id)
+            text = markdown(posted + await _rating_changes(self.bot, live.id))
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), live.id)
-            if page is not None:
-                text += f"\nReview: <{page}>"
+            if page is not None:  # a link, not words: sent as it is
+                text = Said(f"{text}\nReview: <{page}>")
             await channel.send(text[:MAX_CONTENT], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("match %s: the result could not be posted outside the room", live.id)

@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._shared import respond
 from bot.adapters.discord.public import PUBLIC, answer_table
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostError, Refusal
 from bot.ratings.chart import history_png
 from bot.ratings.service import Ratings, Standing
@@ -157,7 +158,9 @@ class RatingCommands(commands.Cog):
         if guild is None:
             raise HostError(SERVER_PAGE_ONLY)
         base = getattr(getattr(self.bot, "settings", None), "web_url", None)
-        await respond(interaction, page_reply(f"The review page of {guild.name}", page_link(base, guild.id, "server")))
+        await respond(
+            interaction, markdown(page_reply(f"The review page of {guild.name}", page_link(base, guild.id, "server")))
+        )
 
     async def leaderboard(self, interaction: discord.Interaction[Any], game: str, public: bool = False) -> None:
         """Top 20 with rating, deviation, games, wins, losses, draws; the caller's own place (said privately).

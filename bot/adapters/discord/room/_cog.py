@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot import wording
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import board_linked, pinging
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.room._confirm import ask_in_room
 from bot.host.rules import log_rewind
 from bot.host.service import Live, Outcome, SubmitResult
@@ -210,7 +211,7 @@ class GameRoom(commands.Cog):
         for message, _reason in replies:
             self._boards.pop(message.id, None)
         try:
-            text = text if match_id is None else board_linked(self.bot, match_id, text)
+            text = markdown(text) if match_id is None else board_linked(self.bot, match_id, text)
             await first.reply(text, allowed_mentions=pinging(*authors), mention_author=False)
         except discord.HTTPException:
             log.warning("room %s: could not post the catch-up replies", first.channel.id)

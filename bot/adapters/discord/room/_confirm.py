@@ -23,6 +23,7 @@ from bot import wording
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.render import markdown
 from bot.host.confirm import LAPSE_S, Answer, Confirmations, Prompt
 from bot.host.service import Grave
 from bot.wording import reason_text
@@ -149,7 +150,7 @@ class ConfirmPrompts(commands.Cog, name="Prompts"):
         )
         self._private[prompt.key] = interaction.edit_original_response
         content = wording.confirm_question(grave.action, prompt.name, grave.text, self.confirmations.lapse_s)
-        await respond(interaction, content, view=confirm_view(prompt))
+        await respond(interaction, markdown(content), view=confirm_view(prompt))
 
     # -- answers and lapses ---------------------------------------------------------------------
     async def press(
@@ -163,7 +164,7 @@ class ConfirmPrompts(commands.Cog, name="Prompts"):
         if prompt is not None and kind != Answer.NOT_YOURS:
             self._private.pop(prompt.key, None)
         if kind == Answer.NOT_YOURS and prompt is not None:
-            await respond(interaction, wording.confirm_only(prompt.name))
+            await respond(interaction, markdown(wording.confirm_only(prompt.name)))
             return
         if kind in (Answer.LAPSED, Answer.CLOSED) or prompt is None:
             # a button no longer open (lapsed, answered, or left by a restart): it goes, one line says why
@@ -173,7 +174,7 @@ class ConfirmPrompts(commands.Cog, name="Prompts"):
                 else wording.confirm_closed()
             )
             await interaction.response.edit_message(view=None)
-            await respond(interaction, line)
+            await respond(interaction, markdown(line))
             return
         if kind == Answer.CANCELLED:
             text = wording.confirm_cancelled(*_words(prompt))
@@ -183,7 +184,7 @@ class ConfirmPrompts(commands.Cog, name="Prompts"):
             text = wording.confirm_moved_on(prompt.grave.text)
         else:
             text = reason_text(answered.result) or wording.confirm_moved_on(prompt.grave.text)
-        await interaction.response.edit_message(content=text, view=None)
+        await interaction.response.edit_message(content=markdown(text), view=None)
 
     async def _lapsed(self, prompt: Prompt) -> None:
         """A prompt's job ran: the prompt says it lapsed, without its buttons (once: the job runs once)."""

@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot import wording
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import board_linked, respond
+from bot.adapters.discord.render import markdown
 from bot.adapters.discord.room._confirm import ask_privately
 from bot.host.service import Outcome
 from bot.wording import reason_text
@@ -56,11 +57,11 @@ class MoveCommand(commands.Cog, name="Move"):
         player = str(interaction.user.id)
         channel_id = interaction.channel_id
         if channel_id is None:
-            await respond(interaction, wording.move_no_match())
+            await respond(interaction, markdown(wording.move_no_match()))
             return
         posted = await self.bot.service.post(channel_id, interaction.guild_id, player, text)
         if posted is None:
-            await respond(interaction, wording.move_no_match())
+            await respond(interaction, markdown(wording.move_no_match()))
             return
         interaction.extras["match_id"] = posted.match_id
         if posted.grave is not None:  # a resignation or a play-ending move: Confirm / Cancel first
@@ -68,12 +69,14 @@ class MoveCommand(commands.Cog, name="Move"):
             return
         result = posted.result
         if result is None or result.status == Outcome.ACCEPTED:
-            await respond(interaction, wording.move_played(interaction.user.display_name, text), ephemeral=False)
+            await respond(
+                interaction, markdown(wording.move_played(interaction.user.display_name, text)), ephemeral=False
+            )
             return
         why = reason_text(result) or ""
         if result.status == Outcome.IGNORED:
             why = wording.move_not_read(text, why)
-        await respond(interaction, board_linked(self.bot, posted.match_id, why))
+        await respond(interaction, markdown(board_linked(self.bot, posted.match_id, why)))
 
 
 async def load(bot: DMHost) -> None:

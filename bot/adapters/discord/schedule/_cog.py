@@ -31,7 +31,7 @@ from bot.adapters.discord._shared import (
     respond,
 )
 from bot.adapters.discord.public import PUBLIC, answer_table
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.adapters.discord.schedule._views import view
 from bot.host.match import PlayerRef
 from bot.host.service import HostError
@@ -39,6 +39,7 @@ from bot.ratings.service import ADVANTAGE_MODES
 from bot.schedule import Schedule, ScheduleError, ScheduleEvent, Scheduler, WhenError, parse_when
 from bot.schedule.status import DONE, ScheduleEventKind, ScheduleStatus
 from bot.schedule.when import iso
+from bot.text import EMPTY, Text, name, verbatim
 from bot.wording import schedule as words
 from bot.wording.zone_note import zone_note
 from games import registry
@@ -61,9 +62,9 @@ def stamp(at: dt.datetime) -> str:
     return f"{discord.utils.format_dt(at, 'F')} ({discord.utils.format_dt(at, 'R')})"
 
 
-def mention(player: PlayerRef) -> str:
+def mention(player: PlayerRef) -> Text:
     """A ping for a Discord player, the name for anyone else."""
-    return f"<@{player.id}>" if player.id.isdigit() else player.name
+    return verbatim(f"<@{player.id}>") if player.id.isdigit() else name(player.name)
 
 
 def named(player: PlayerRef) -> str:
@@ -206,19 +207,23 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 channel = await self.bot.fetch_channel(channel_id)
         return channel
 
-    async def _post(self, channel_id: int | None, text: str, *, ping: list[str] | None = None, **kwargs: Any) -> Any:
+    async def _post(
+        self, channel_id: int | None, text: Said | Text, *, ping: list[str] | None = None, **kwargs: Any
+    ) -> Any:
         channel = await self._channel(channel_id)
         if channel is None:
             return None
         mentions = pinging(*ping) if ping else NO_PINGS
         try:
-            return await channel.send(text[:2000], allowed_mentions=mentions, **kwargs)
+            return await channel.send(
+                markdown(text)[:2000] if isinstance(text, Text) else text[:2000], allowed_mentions=mentions, **kwargs
+            )
         except discord.HTTPException:
             log.warning("could not post in channel %s", channel_id)
             return None
 
-    def _say(self, ev: ScheduleEvent) -> str:
-        return markdown(words.say(ev.kind, ev.schedule, ev.data, mention, stamp))
+    def _say(self, ev: ScheduleEvent) -> Text:
+        return words.say(ev.kind, ev.schedule, ev.data, mention, stamp)
 
     @staticmethod
     def _players(s: Schedule) -> list[str]:
@@ -255,7 +260,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         players = self._players(s)
         host = [s.host_id] if s.host_id else []
         if ev.kind == ScheduleEventKind.SCHEDULED:
-            card = await self._post(s.channel_id, markdown(words.card(s, mention, stamp)))
+            card = await self._post(s.channel_id, words.card(s, mention, stamp))
             event_id = await self._create_event(s)
             await self.scheduler.set_discord(s.id, card_id=card.id if card else None, event_id=event_id)
         elif ev.kind in (ScheduleEventKind.RESCHEDULED, ScheduleEventKind.PROPOSED):
@@ -284,7 +289,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             if ev.kind == ScheduleEventKind.FINISHED:
                 await self._post(room, text, ping=players)
             else:  # a ruling or a cancel: both players are told and the host is pinged
-                extra = f" {mention(PlayerRef(s.host_id, 'host'))}" if s.host_id else ""
+                extra = " " + mention(PlayerRef(s.host_id, "host")) if s.host_id else EMPTY
                 await self._post(room, text + extra, ping=players + host)
             if room != s.channel_id and ev.kind != ScheduleEventKind.CANCELLED:
                 await self._post(s.channel_id, text)
@@ -300,10 +305,11 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         channel = await self._channel(s.channel_id)
         if channel is None:
             return
-        text = markdown(words.card(s, mention, stamp))
+        card = words.card(s, mention, stamp)
         if s.public_status != ScheduleStatus.SCHEDULED:
-            ending = words.result_line(s, mention) if s.public_status in DONE else ""
-            text += markdown(words.card_ending(s.public_status, ending))
+            ending = words.result_line(s, mention) if s.public_status in DONE else EMPTY
+            card += words.card_ending(s.public_status, ending)
+        text = markdown(card)
         with contextlib.suppress(discord.HTTPException):
             await channel.get_partial_message(s.card_id).edit(content=text[:2000], allowed_mentions=NO_PINGS)
 
@@ -410,7 +416,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 await self.scheduler.check_in(s.id, str(message.author.id))
             except ScheduleError as exc:
                 with contextlib.suppress(discord.HTTPException):
-                    await message.reply(words.refusal(exc.code, exc.data, stamp), allowed_mentions=NO_PINGS)
+                    await message.reply(markdown(words.refusal(exc.code, exc.data, stamp)), allowed_mentions=NO_PINGS)
             return
 
     # -- commands ----------------------------------------------------------------------
@@ -518,7 +524,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
                 raise HostError(words.ONLY_HOST_OR_PLAYER)
         except ScheduleError as exc:
             raise HostError(words.refusal(exc.code, exc.data, stamp)) from None
-        await respond(interaction, text)
+        await respond(interaction, markdown(text))
 
     @app_commands.command(name="cancel", description="Call a scheduled DM off (hosts only)")
     @app_commands.describe(dm="the scheduled DM's number")
@@ -530,7 +536,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             s = await self.scheduler.cancel(dm, str(interaction.user.id), guild_id=interaction.guild_id)
         except ScheduleError as exc:
             raise HostError(words.refusal(exc.code, exc.data, stamp)) from None
-        await respond(interaction, words.cancelled(s.id))
+        await respond(interaction, markdown(words.cancelled(s.id)))
 
     @app_commands.command(name="upcoming", description="The scheduled DMs of this server, soonest first")
     @app_commands.describe(public=PUBLIC)
@@ -542,7 +548,7 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
         if not rows:
             await answer_table(interaction, words.nothing_scheduled(), public)
             return
-        lines = [markdown(words.UPCOMING_TITLE), *(words.status_line(s, named, stamp) for s in rows)]
+        lines = [markdown(words.UPCOMING_TITLE), *(markdown(words.status_line(s, named, stamp)) for s in rows)]
         await answer_table(interaction, "\n".join(lines), public)
 
     @app_commands.command(name="results", description="Finished DMs of this server (winner, reason, prize)")
@@ -578,9 +584,9 @@ class ScheduleCog(commands.Cog, name="ScheduleCog"):
             title = registry.TITLES.get(s.game, s.game)
             finished = discord.utils.format_dt(s.finished_at or s.at, "d")
             line = f"{finished} #{s.id} {title}: {named(s.players[0])} vs {named(s.players[1])} — "
-            lines.append(line + words.result_line(s, named))
+            lines.append(markdown(line + words.result_line(s, named)))
         if len(rows) > MAX_LINES:
-            lines.append(words.more_results(len(rows) - MAX_LINES))
+            lines.append(markdown(words.more_results(len(rows) - MAX_LINES)))
         file = None
         if export:
             file = discord.File(io.BytesIO(results_csv(rows).encode()), filename="dm-results.csv")

@@ -79,4 +79,4 @@ async def schedule_config(
     if no_show is not None:
         values["no_show_s"] = no_show * 60
     settings = await scheduler.save_settings(interaction.guild_id, **values)
-    await respond(interaction, words.SAVED + "\n" + describe(settings))
+    await respond(interaction, markdown(words.SAVED + "\n" + describe(settings)))

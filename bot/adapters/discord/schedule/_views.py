@@ -9,6 +9,7 @@ import discord
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import is_host
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.render import markdown
 from bot.host.service import HostError
 from bot.schedule.core import ScheduleError
 from bot.wording import schedule as words
@@ -90,7 +91,7 @@ class ScheduleButton(
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await interaction.response.send_message(text, ephemeral=True)
+        await interaction.response.send_message(markdown(text), ephemeral=True)
 
 
 def _stamp(at: Any) -> str:

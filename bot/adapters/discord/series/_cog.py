@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, board_linked, respond
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.adapters.discord.series._views import rematch_view
 from bot.host.events import EventKind
 from bot.host.service import HostError, HostEvent, PlayerRef
@@ -180,7 +180,7 @@ class SeriesCog(commands.Cog, name="Series"):
             return
         await self.rematches.posted(offer, message.id)
 
-    async def _shown(self, offer: Offer, line: str = "") -> str:
+    async def _shown(self, offer: Offer, line: str = "") -> Said:
         """The offer as shown in the room (the series' result before it, its latest line after it), ending
         with the link to the match's board."""
         series = await self.series.get(offer.series_id) if offer.series_id is not None else None
@@ -219,11 +219,11 @@ class SeriesCog(commands.Cog, name="Series"):
             from bot.wording import error_sentence
 
             await interaction.response.edit_message(view=None)
-            await respond(interaction, error_sentence(exc))
+            await respond(interaction, markdown(error_sentence(exc)))
             return
         offer = clicked.offer
         if clicked.kind == Click.NOT_PLAYER:
-            await respond(interaction, wording.rematch_not_player())
+            await respond(interaction, markdown(wording.rematch_not_player()))
         elif clicked.kind == Click.WAITING and offer is not None:
             line = wording.rematch_waiting(clicked.by, offer.waiting[0])
             await interaction.response.edit_message(content=await self._shown(offer, line))
@@ -235,7 +235,7 @@ class SeriesCog(commands.Cog, name="Series"):
             await interaction.response.edit_message(content=await self._shown(offer, line), view=None)
         else:  # lapsed, taken already, or its room gone
             await interaction.response.edit_message(view=None)
-            await respond(interaction, wording.rematch_lapsed())
+            await respond(interaction, markdown(wording.rematch_lapsed()))
 
     def _practice_again(self, match_id: int, stored: StoredMatch) -> None:
         """The practice opponent takes its seat in the rematch, at the same level."""

@@ -11,6 +11,7 @@ import discord
 from bot.adapters.discord._parts import TournamentsPart, parts
 from bot.adapters.discord._shared import NO_PINGS, respond
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.render import Said, markdown
 from bot.adapters.discord.tournament._withdraw import ask_withdraw
 from bot.host.service import HostError
 from bot.tournaments.service import SIGNUP, Entry, Tournament, TournamentService
@@ -53,8 +54,8 @@ def gone_from(guild: discord.Guild, entries: list[Entry]) -> list[Entry]:
     return [e for e in entries if e.player_id.isdigit() and guild.get_member(int(e.player_id)) is None]
 
 
-def card_text(t: Tournament, entries: list[Entry]) -> str:
-    """The sign-up card."""
+def card_text(t: Tournament, entries: list[Entry]) -> Said:
+    """The sign-up card (mentioning nobody: its players are words)."""
     title = registry.TITLES.get(t.game, t.game)
     rounds = f", {told.plural(t.rounds, 'round')}" if t.rounds else ""
     lines = [f"**Tournament {t.id} · {t.name}** — {title}, {t.format.value}{rounds}"]
@@ -89,7 +90,7 @@ def card_text(t: Tournament, entries: list[Entry]) -> str:
     lines.append(f"Players ({len(players)}{limit}): {', '.join(players) if players else 'none yet'}")
     if t.status != SIGNUP:
         lines.append(told.signup_closed(t.status))
-    return "\n".join(lines)
+    return markdown("\n".join(lines))
 
 
 LABELS = {"join": "Join", "leave": "Leave", "here": "I'm here"}
@@ -172,7 +173,7 @@ class GameHereButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"
         except Exception as exc:
             await report_error(interaction, exc)
             return
-        await respond(interaction, told.checked_in(g.match_id is not None))
+        await respond(interaction, markdown(told.checked_in(g.match_id is not None)))
 
 
 def game_view(gid: int) -> discord.ui.View:

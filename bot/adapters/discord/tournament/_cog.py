@@ -16,7 +16,7 @@ from discord.ext import commands
 from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.adapters.discord.tournament._card import card_text, game_view, gone_from, stamp
 from bot.adapters.discord.tournament._group import TournamentGroup
 from bot.adapters.discord.tournament._told import Teller
@@ -123,7 +123,7 @@ class TournamentFeature(commands.Cog):
                 return
         except TournamentRefused as exc:
             with contextlib.suppress(discord.HTTPException):
-                await message.reply(error_sentence(exc), allowed_mentions=NO_PINGS)
+                await message.reply(markdown(error_sentence(exc)), allowed_mentions=NO_PINGS)
 
     # -- the sign-up card ------------------------------------------------------------------
     def redraw_card(self, tid: int, channel: discord.TextChannel | discord.Thread) -> None:
@@ -249,7 +249,7 @@ class TournamentFeature(commands.Cog):
         text = markdown(announcement(t.name, ev.kind, ev.data, names, stamp, discord.utils.utcnow()))
         if ev.kind == TournamentEventKind.NO_SHOW and ev.data.get("match"):
             page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), int(ev.data["match"]))
-            text += "" if page is None else f" {review_link(page)}"
+            text = text if page is None else Said(f"{text} {review_link(page)}")  # a link: sent as it is
         try:
             await channel.send(text[:1990], allowed_mentions=NO_PINGS)
         except discord.HTTPException:
@@ -289,6 +289,6 @@ class TournamentFeature(commands.Cog):
         room = self.bot.get_channel(int(data["room"])) if data.get("room") else None
         if room is None or room.id == t.channel_id or not isinstance(room, discord.abc.Messageable):
             return
-        text = no_show_line(data, mention)
+        text = markdown(no_show_line(data, mention))
         with contextlib.suppress(discord.HTTPException):
             await room.send(text, allowed_mentions=pinging(data["winner"], data["absent"]))

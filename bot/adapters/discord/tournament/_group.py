@@ -14,7 +14,7 @@ from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, require_host, respond
 from bot.adapters.discord._trust import refuse_own_match
 from bot.adapters.discord.public import PUBLIC, answer_table
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
 from bot.adapters.discord.tournament._card import card_text, feature_of, gone_from, own, service_of, signup_view
 from bot.adapters.discord.tournament._told import marked_names, players_of_board, round_title, standings_message
 from bot.host.service import HostError
@@ -167,7 +167,7 @@ class TournamentGroup(app_commands.Group):
             raise HostError(told.left_the_server([e.name for e in gone]))
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service.start_tournament(t.id, by=str(interaction.user.id))
-        await respond(interaction, told.has_started(t.name))
+        await respond(interaction, markdown(told.has_started(t.name)))
 
     @app_commands.command(name="remove", description="Take a player out of a tournament (hosts only)")
     @app_commands.guild_only()
@@ -177,7 +177,7 @@ class TournamentGroup(app_commands.Group):
         require_host(interaction)
         t = await own(interaction, tournament)
         await service_of(interaction).leave(t.id, str(player.id), by=str(interaction.user.id))
-        await respond(interaction, told.is_out(player.display_name, t.name))
+        await respond(interaction, markdown(told.is_out(player.display_name, t.name)))
 
     @app_commands.command(name="standings", description="The table, as a picture and as text")
     @app_commands.describe(public=PUBLIC)
@@ -189,7 +189,7 @@ class TournamentGroup(app_commands.Group):
         text, picture = await standings_message(service_of(interaction), t, f"**{t.name}** — round {t.round}")
         page = page_link(getattr(getattr(interaction.client, "settings", None), "web_url", None), t.id, "tournament")
         if page is not None:  # every game of the table is on the tournament's page
-            text = f"{text}\n{review_link(page)}"
+            text = Said(f"{text}\n{review_link(page)}")
         await answer_table(interaction, text, public, file=picture)
 
     @app_commands.command(name="pairings", description="The pairings of a round (default: the current one)")
@@ -234,21 +234,23 @@ class TournamentGroup(app_commands.Group):
     async def stay(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
         t = await own(interaction, tournament)
         await service_of(interaction).stay(t.id, str(interaction.user.id))
-        await respond(interaction, told.staying(t.name))
+        await respond(interaction, markdown(told.staying(t.name)))
 
     @app_commands.command(name="page", description="The address of a tournament's review page")
     @app_commands.guild_only()
     async def page(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
         t = await own(interaction, tournament)
         base = getattr(getattr(interaction.client, "settings", None), "web_url", None)
-        await respond(interaction, page_reply(f"The review page of {t.name}", page_link(base, t.id, "tournament")))
+        await respond(
+            interaction, markdown(page_reply(f"The review page of {t.name}", page_link(base, t.id, "tournament")))
+        )
 
     @app_commands.command(name="withdraw", description="Leave a tournament (what remains is forfeited)")
     @app_commands.guild_only()
     async def withdraw(self, interaction: discord.Interaction[Any], tournament: TournamentId) -> None:
         t = await own(interaction, tournament)
         await service_of(interaction).leave(t.id, str(interaction.user.id), by=str(interaction.user.id))
-        await respond(interaction, told.you_left(t.name))
+        await respond(interaction, markdown(told.you_left(t.name)))
 
     @app_commands.command(name="result", description="Adjudicate a running game or override a result (hosts only)")
     @app_commands.choices(result=[app_commands.Choice(name=r, value=r) for r in ("1-0", "0-1", "1/2-1/2")])
@@ -266,7 +268,7 @@ class TournamentGroup(app_commands.Group):
         service = service_of(interaction)
         refuse_own_match(interaction, await players_of_board(service, t, board, round))
         await service.adjudicate(t.id, board, result, str(interaction.user.id), round)
-        await respond(interaction, told.board_decided(board, result, interaction.user.display_name))
+        await respond(interaction, markdown(told.board_decided(board, result, interaction.user.display_name)))
 
     @app_commands.command(name="pause", description="Pair no new round until resumed (hosts only)")
     @app_commands.guild_only()
@@ -274,7 +276,7 @@ class TournamentGroup(app_commands.Group):
         require_host(interaction)
         t = await own(interaction, tournament)
         await service_of(interaction).pause(t.id, str(interaction.user.id))
-        await respond(interaction, told.paused(t.name))
+        await respond(interaction, markdown(told.paused(t.name)))
 
     @app_commands.command(name="resume", description="Pair rounds again (hosts only)")
     @app_commands.guild_only()
@@ -283,7 +285,7 @@ class TournamentGroup(app_commands.Group):
         t = await own(interaction, tournament)
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service_of(interaction).resume(t.id, str(interaction.user.id))
-        await respond(interaction, told.goes_on(t.name))
+        await respond(interaction, markdown(told.goes_on(t.name)))
 
     @app_commands.command(name="cancel", description="End a tournament without a winner (hosts only)")
     @app_commands.guild_only()
@@ -292,4 +294,4 @@ class TournamentGroup(app_commands.Group):
         t = await own(interaction, tournament)
         await interaction.response.defer(ephemeral=True, thinking=True)
         await service_of(interaction).cancel(t.id, str(interaction.user.id))
-        await respond(interaction, told.cancelled(t.name))
+        await respond(interaction, markdown(told.cancelled(t.name)))

@@ -16,7 +16,9 @@ import discord
 from bot.adapters.discord._pages import page_link
 from bot.adapters.discord._parts import parts
 from bot.adapters.discord._shared import NO_PINGS, mention, pinging
-from bot.adapters.discord.render import markdown
+from bot.adapters.discord.render import Said, markdown
+from bot.text import lines as text_lines
+from bot.text import strong
 from bot.tournaments.rounds import Format, Game
 from bot.tournaments.service import Tournament, TournamentEvent, TournamentService
 from bot.wording import tournament_told as told
@@ -35,14 +37,14 @@ async def marked_names(service: TournamentService, tid: int) -> dict[int, str]:
     return told.marked({e.id: e.name for e in entries}, [e.id for e in entries if e.withdrawn])
 
 
-async def standings_message(service: TournamentService, t: Tournament, title: str) -> tuple[str, discord.File]:
+async def standings_message(service: TournamentService, t: Tournament, title: str) -> tuple[Said, discord.File]:
     """A table as text and picture (the withdrawn marked)."""
     from bot.wording.tournament_pictures import standings_png
 
     table, names = await service.standings(t.id), await marked_names(service, t.id)
     text = "\n".join([title, *standings_lines(table, names)])
     plain = title.replace("**", "")
-    return text[:1900], discord.File(io.BytesIO(standings_png(plain, table, names)), "standings.png")
+    return Said(markdown(text)[:1900]), discord.File(io.BytesIO(standings_png(plain, table, names)), "standings.png")
 
 
 def round_title(t: Tournament, number: int) -> str:
@@ -71,7 +73,7 @@ class Teller:
         member = guild.get_member(int(user_id)) if guild is not None else None
         return member.display_name if member is not None else None
 
-    async def _round_text(self, t: Tournament, number: int) -> tuple[str, list[str]]:
+    async def _round_text(self, t: Tournament, number: int) -> tuple[Said, list[str]]:
         games = [g for g in await self.service.games(t.id) if g.round == number]
         entries = await self.service.entries(t.id)
         names = {e.id: e.name for e in entries}
@@ -82,7 +84,7 @@ class Teller:
         if starts is not None and starts > discord.utils.utcnow():
             lines.append(told.games_start(self.when(starts)))
         pinged = [players[e] for g in games if isinstance(g.pairing, Game) for e in (g.pairing.white, g.pairing.black)]
-        return "\n".join([f"**{t.name}**", *lines]), pinged
+        return markdown(text_lines([strong(t.name), *lines])), pinged
 
     async def round(self, t: Tournament, ev: TournamentEvent) -> None:
         """The standings after the round before (from round 2), then the pairings, pinging both players."""
@@ -126,7 +128,7 @@ class Teller:
         text, picture = await standings_message(self.service, t, title)
         page = page_link(getattr(getattr(self.bot, "settings", None), "web_url", None), t.id, "tournament")
         if page is not None:  # every game of the table is on the tournament's page
-            text = f"{text}\n{review_link(page)}"
+            text = Said(f"{text}\n{review_link(page)}")
         try:
             await channel.send(text, file=picture, allowed_mentions=NO_PINGS)
         except discord.HTTPException:
@@ -164,7 +166,8 @@ class Teller:
                 await self._close_card(room, int(g["game"]))
             with contextlib.suppress(discord.HTTPException):
                 await room.send(
-                    told.withdrawn_room_line(t.name, data, g, mention), allowed_mentions=pinging(g["opponent"])
+                    markdown(told.withdrawn_room_line(t.name, data, g, mention)),
+                    allowed_mentions=pinging(g["opponent"]),
                 )
 
     async def _close_card(self, room: discord.abc.Messageable, game_id: int) -> None:
@@ -197,7 +200,7 @@ class Teller:
                 continue
             if any(e.player_id == str(message.author.id) for e in await self.service.entries(t.id)):
                 with contextlib.suppress(discord.HTTPException):
-                    await message.reply(told.game_over_here(t.name), allowed_mentions=NO_PINGS)
+                    await message.reply(markdown(told.game_over_here(t.name)), allowed_mentions=NO_PINGS)
                 return True
         return False
 

@@ -9,6 +9,7 @@ import discord
 
 from bot.adapters.discord._shared import NO_PINGS, respond
 from bot.adapters.discord.errors import report_error
+from bot.adapters.discord.render import markdown
 from bot.tournaments.rounds import Game
 from bot.tournaments.service import Tournament, TournamentService
 from bot.wording import tournament_told as told
@@ -48,7 +49,9 @@ class WithdrawConfirm(discord.ui.View):
             await report_error(interaction, exc)
             return
         self.stop()
-        await interaction.response.edit_message(content=told.you_left(t.name), view=None, allowed_mentions=NO_PINGS)
+        await interaction.response.edit_message(
+            content=markdown(told.you_left(t.name)), view=None, allowed_mentions=NO_PINGS
+        )
 
     @discord.ui.button(label="Stay", style=discord.ButtonStyle.secondary)
     async def stay(self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]) -> None:
@@ -63,4 +66,6 @@ async def ask_withdraw(interaction: discord.Interaction[Any], service: Tournamen
     if not any(e.player_id == player and not e.withdrawn for e in await service.entries(t.id)):
         await service.leave(t.id, player, by=player)  # refused with the usual reason
         return
-    await respond(interaction, await at_stake(service, t, player), view=WithdrawConfirm(service, t.id, player))
+    await respond(
+        interaction, markdown(await at_stake(service, t, player)), view=WithdrawConfirm(service, t.id, player)
+    )
