@@ -87,6 +87,7 @@ def practice_swiss(
     from bot.host.service import MatchService
     from bot.store.db import sqlite_url_for
     from bot.store.matches import MatchStore
+    from bot.tournaments.core import TournamentCore
     from bot.tournaments.service import TournamentService
 
     original_act = PracticeBot._act
@@ -122,7 +123,7 @@ def practice_swiss(
                     timeouts += 1
 
             host.subscribe(count)
-            service = TournamentService(host)
+            service = TournamentService(TournamentCore(host))
             await service.start()
             tid = await service.create(
                 "bench",

@@ -63,6 +63,7 @@ from bot.store.correspondence import CorrespondenceStore
 from bot.store.guilds import GuildSettingsStore
 from bot.store.leases import Holder
 from bot.store.matches import MatchStore
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.lookup import place_of as tournament_place
 from bot.tournaments.service import Entry, RatingOrder, Tournament, TournamentService
 
@@ -384,8 +385,8 @@ def build_tournaments(
     `Stage.FOLLOW`); `rate`: `--seeding rating` seeds by the host's ratings. On a bare store it only reads
     (the review pages). A face sets its own hooks afterwards (`open_room`, `left_server`, …)."""
     if not isinstance(host, Host):
-        return TournamentService(build_service(host))
-    tournaments = TournamentService(host.service, wall=wall, jobs=jobs)
+        return TournamentService(TournamentCore(build_service(host)))
+    tournaments = TournamentService(TournamentCore(host.service, wall=wall, jobs=jobs))
     tournaments.publish = host.bus.tell
     if rate:
         tournaments.rating_order = _by_rating(host.ratings)
