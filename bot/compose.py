@@ -177,7 +177,8 @@ class Bus:
 
 
 def bus_of(service: MatchService) -> Bus:
-    """The bus a service publishes to: the one already set, else a new one (a service built without the root)."""
+    """The bus a service publishes to: the one already set, else a new one (a service built without the root).
+    For the root, the entry points and tests: a face subscribes on its application's bus (`Host.bus`, `App.bus`)."""
     outlet = service.outlet
     return outlet if isinstance(outlet, Bus) else Bus(service)
 
