@@ -79,14 +79,17 @@ def practice_swiss(
     and every timer firing's lateness against its deadline (max, p99, count), measured as `benchmarks.soak`
     measures it."""
     import asyncio
+    import functools
     import os
     import tempfile
 
     from bot.adapters.practice import PracticeBot
     from bot.adapters.terminal.tournament import play_out
+    from bot.compose import Stage, bus_of
     from bot.host.service import MatchService
     from bot.store.db import sqlite_url_for
     from bot.store.matches import MatchStore
+    from bot.tournaments.core import TournamentCore
     from bot.tournaments.service import TournamentService
 
     original_act = PracticeBot._act
@@ -121,8 +124,10 @@ def practice_swiss(
                 if getattr(ev, "kind", "") == "finished" and data.get("reason") == "timeout":
                     timeouts += 1
 
-            host.subscribe(count)
-            service = TournamentService(host)
+            bus = bus_of(host)  # the bus a host service built without the root publishes to
+            bus.subscribe(count)
+            service = TournamentService(TournamentCore(host))
+            service.hear = functools.partial(bus.subscribe, stage=Stage.FOLLOW)  # as the root subscribes it
             await service.start()
             tid = await service.create(
                 "bench",
@@ -138,7 +143,7 @@ def practice_swiss(
             PracticeBot._act = thinking_act  # type: ignore[method-assign]
             try:
                 await service.start_tournament(tid)
-                await play_out(service, tid, level, timeout=1800)
+                await play_out(service, tid, level, bus=bus, timeout=1800)
             finally:
                 PracticeBot._act = original_act  # type: ignore[method-assign]
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0

@@ -63,6 +63,7 @@ from bot.store.correspondence import CorrespondenceStore
 from bot.store.guilds import GuildSettingsStore
 from bot.store.leases import Holder
 from bot.store.matches import MatchStore
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.lookup import place_of as tournament_place
 from bot.tournaments.service import Entry, RatingOrder, Tournament, TournamentService
 
@@ -176,7 +177,8 @@ class Bus:
 
 
 def bus_of(service: MatchService) -> Bus:
-    """The bus a service publishes to: the one already set, else a new one (a service built without the root)."""
+    """The bus a service publishes to: the one already set, else a new one (a service built without the root).
+    For the root, the entry points and tests: a face subscribes on its application's bus (`Host.bus`, `App.bus`)."""
     outlet = service.outlet
     return outlet if isinstance(outlet, Bus) else Bus(service)
 
@@ -384,8 +386,8 @@ def build_tournaments(
     `Stage.FOLLOW`); `rate`: `--seeding rating` seeds by the host's ratings. On a bare store it only reads
     (the review pages). A face sets its own hooks afterwards (`open_room`, `left_server`, …)."""
     if not isinstance(host, Host):
-        return TournamentService(build_service(host))
-    tournaments = TournamentService(host.service, wall=wall, jobs=jobs)
+        return TournamentService(TournamentCore(build_service(host)))
+    tournaments = TournamentService(TournamentCore(host.service, wall=wall, jobs=jobs))
     tournaments.publish = host.bus.tell
     if rate:
         tournaments.rating_order = _by_rating(host.ratings)

@@ -1,7 +1,8 @@
 """The composition root is the only place that builds a service or a store: no face (`bot/adapters/`) and no
 command line (`bot/ops/`) constructs one of these classes; they receive them from `bot.compose`. And a face
-calls none of the root's builders (`build_*`): the entry point (`bot/ops/`, `bot/__main__.py`, `bot/shardhost.py`)
-builds the process's application and hands it to its face."""
+calls none of the root's builders (`build_*`), nor `bus_of` (the bus of a bare service): the entry point
+(`bot/ops/`, `bot/__main__.py`, `bot/shardhost.py`) builds the process's application and hands it to its face,
+whose bus is the application's (`Host.bus`, `App.bus`)."""
 
 from __future__ import annotations
 
@@ -100,12 +101,19 @@ def root_builders(root: Path) -> set[str]:
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("build_")}
 
 
+NOT_FOR_FACES = frozenset({"bus_of"})
+"""What the root has besides its builders that no face may reach for: `bus_of` finds (or makes) the bus of a bare
+host service; a face hears the host on the bus of the application it was handed (`Host.bus`, `App.bus`)."""
+
+
 def builder_calls(root: Path) -> list[str]:
-    """`path:line name` of every face (`bot/adapters/`) that imports or calls one of the root's builders."""
-    builders = root_builders(root)
+    """`path:line name` of every face (`bot/adapters/`) that imports or calls one of the root's builders or
+    anything else of `NOT_FOR_FACES`."""
+    builders = root_builders(root) | NOT_FOR_FACES
     found: list[str] = []
     for path in sorted((root / "bot" / "adapters").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        in_file: list[tuple[int, str]] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "bot.compose":
                 names = [a.name for a in node.names if a.name in builders]
@@ -113,14 +121,18 @@ def builder_calls(root: Path) -> list[str]:
                 names = [name] if (name := _called_name(node)) in builders else []
             else:
                 continue
-            found += [f"{path.relative_to(root)}:{node.lineno} {name}" for name in names]
+            in_file += [(node.lineno, name) for name in names]
+        found += [f"{path.relative_to(root)}:{line} {name}" for line, name in sorted(in_file)]
     return found
 
 
 def test_no_face_calls_a_builder_of_the_root() -> None:
     """Every face is handed its application (the Discord bot its `App`, the terminal faces their `Host`, the web
-    face its `Readers`) by the entry point; a face that built its own would build a second one."""
+    face its `Readers`) by the entry point; a face that built its own would build a second one. Nor does a face
+    look up the bus of a service (`bus_of`): it subscribes on its application's bus."""
     assert {"build_app", "build_host", "build_readers", "build_scheduler", "build_tournaments"} <= root_builders(ROOT)
+    tree = ast.parse((ROOT / "bot" / "compose.py").read_text(encoding="utf-8"))
+    assert NOT_FOR_FACES <= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}  # none is stale
     assert builder_calls(ROOT) == []
 
 
@@ -132,7 +144,15 @@ def test_the_builder_walk_finds_an_import_and_a_call(tmp_path: Path) -> None:
         "host = compose.build_host('sqlite://')\nhold(host)\nbuild_log = len\nbuild_log([])\n",
         encoding="utf-8",
     )
+    (tmp_path / "bot" / "adapters" / "face" / "bot.py").write_text(
+        "from bot import compose\nfrom bot.compose import Stage, bus_of\n"
+        "bus_of(service).subscribe(listener, Stage.FOLLOW)\ncompose.bus_of(service)\nhost.bus.subscribe(listener)\n",
+        encoding="utf-8",
+    )
     assert builder_calls(tmp_path) == [
+        "bot/adapters/face/bot.py:2 bus_of",
+        "bot/adapters/face/bot.py:3 bus_of",
+        "bot/adapters/face/bot.py:4 bus_of",
         "bot/adapters/face/room.py:2 build_host",
         "bot/adapters/face/room.py:3 build_host",
     ]

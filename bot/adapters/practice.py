@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.compose import Stage, bus_of
+from bot.compose import Bus, Stage
 from bot.host import rules
 from bot.host.events import EventKind, RefusalKind
 from bot.host.service import HostEvent, MatchService, Outcome
@@ -56,13 +56,15 @@ class _Seat:
 
 class PracticeBot:
     """Plays the seat of `player_id` in the matches it is told about (or in every match, with a
-    default level)."""
+    default level). It hears the host's events on `bus`, the root's bus its face was handed (`Host.bus`,
+    `App.bus`), inline at `Stage.FOLLOW`."""
 
     def __init__(
         self,
         service: MatchService,
         default_level: str | None = None,
         *,
+        bus: Bus,
         player_id: str = BOT_ID,
         budget_seconds: float | None = None,
         seed: int | None = None,
@@ -80,7 +82,7 @@ class PracticeBot:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
         self._duties: set[asyncio.Task[None]] = set()
-        bus_of(service).subscribe(self._on_event, Stage.FOLLOW)  # inline, after the faces
+        bus.subscribe(self._on_event, Stage.FOLLOW)  # inline, after the faces
 
     def watch(self, match_id: int, level: str) -> None:
         """Play the bot's seat of `match_id` at `level` from now on (and act at once if it is due)."""

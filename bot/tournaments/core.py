@@ -4,8 +4,9 @@ composition root sets, the reading of the tournament's own tables (`tournaments`
 tournament's lock and its events. The host's tables are never touched here: matches go through `MatchService`
 and `MatchStore`.
 
-`TournamentService` (`bot.tournaments.service`) is a façade over objects each given this core and the other
-objects it calls, once, in its constructor (lila's round module is the model): `timer` (what falls due and
+`TournamentService` (`bot.tournaments.service`) is built from this core (which alone takes the host and the
+options) and is a façade over objects each given this core and the other objects it calls, once, in its
+constructor (lila's round module is the model): `timer` (what falls due and
 when, as durable jobs), `recording` (a finished match into its game), `pairer` (the next round, the end),
 `opening` (each game's room, match or no-show ruling), `advance` (what a result moves on), `registration`,
 `running` and `results` (the public actions), `due` (doing what falls due, the catch-up, the jobs' handlers).

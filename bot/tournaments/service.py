@@ -111,32 +111,13 @@ Hear = Callable[[Callable[[Sequence[HostEvent]], Awaitable[None]]], None]
 class TournamentService:
     """Runs tournaments on one host service; one instance per process (beside the host service). A façade: each
     action is one call into the collaborator that does it, each given what it needs here, once (see
-    `bot.tournaments.core`)."""
+    `bot.tournaments.core`). It is built from a ready `TournamentCore`, which alone takes the host and the
+    options (the clock, the jobs runner, the hooks): `TournamentService(TournamentCore(host, wall=wall))`."""
 
-    def __init__(
-        self,
-        host: MatchService,
-        *,
-        seed_order: SeedOrder | None = None,
-        open_room: RoomOpener | None = None,
-        wall: Callable[[], dt.datetime] | None = None,
-        rating_order: RatingOrder | None = None,
-        left_server: LeftServer | None = None,
-        instance: str | None = None,
-        poll_seconds: float = POLL_S,
-        jobs: JobQueue | None = None,
-    ) -> None:
-        self.core = core = TournamentCore(
-            host,
-            seed_order=seed_order,
-            open_room=open_room,
-            wall=wall,
-            rating_order=rating_order,
-            left_server=left_server,
-            instance=instance,
-            poll_seconds=poll_seconds,
-            jobs=jobs,
-        )
+    def __init__(self, core: TournamentCore) -> None:
+        """The façade over `core` (built with the host and its options: `TournamentCore(host, wall=…, jobs=…)`),
+        and the collaborators it builds on it."""
+        self.core = core
         self._owed = owed = Owed()
         self.timer = timer = Timer(core, owed)
         self.recorder = recorder = Recorder(core)

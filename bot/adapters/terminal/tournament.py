@@ -22,7 +22,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from bot.compose import Host, HostLease, Scope, Stage, bus_of
+from bot.compose import Bus, Host, HostLease, Scope, Stage
 from bot.host.service import HostEvent
 from bot.playernames import name_problem
 from bot.tournaments import telling
@@ -199,20 +199,22 @@ async def play_out(
     service: TournamentService,
     tid: int,
     level: str,
+    *,
+    bus: Bus,
     timeout: float = PLAY_TIMEOUT_SECONDS,
     lease: HostLease | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> None:
     """Practice bots play every seat until the tournament is over (or `timeout` seconds pass, or the
     tournament's `lease` is taken over by another process: `Elsewhere`); `progress` gets one line per game
-    as it ends. The bots' moves are final at once (`PracticeBot` says so to the host): no take-back window
-    is waited out."""
+    as it ends. `bus`: the host's bus (`Host.bus`), which the bots and `progress` hear the matches on. The bots'
+    moves are final at once (`PracticeBot` says so to the host): no take-back window is waited out."""
     from bot.adapters.practice import PracticeBot
 
     if progress is not None:
-        bus_of(service.host).subscribe(_game_over_lines(progress), Stage.FOLLOW)
+        bus.subscribe(_game_over_lines(progress), Stage.FOLLOW)
     bots = [
-        PracticeBot(service.host, level, player_id=e.player_id, budget_seconds=0.2, seed=e.id)
+        PracticeBot(service.host, level, bus=bus, player_id=e.player_id, budget_seconds=0.2, seed=e.id)
         for e in await service.entries(tid)
     ]
     for live in list(service.host.live.values()):
@@ -291,7 +293,8 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
         resume = args.id if command in ("start", "result", "leave", "cancel", "resume", "play", "here") else None
         bots = getattr(args, "bot", None) if command == "play" else None
         heard: list[TournamentEvent] = []
-        async with open_tournaments(host_of(), resume, bots, leases, heard) as service:
+        host = host_of()
+        async with open_tournaments(host, resume, bots, leases, heard) as service:
             if command == "create":
                 tid = await service.create(
                     args.name,
@@ -350,7 +353,8 @@ def run(args: argparse.Namespace, url: str, host_of: Callable[[], Host]) -> int:
                 await service.cancel(tid, "terminal")
             elif command == "play":
                 progress = None if getattr(args, "json", False) else _progress_line
-                await play_out(service, tid, args.bot, lease=leases[0] if leases else None, progress=progress)
+                lease = leases[0] if leases else None
+                await play_out(service, tid, args.bot, bus=host.bus, lease=lease, progress=progress)
             await service.host.drained()  # what a match's end moves on (after the commit) is shown below
             if not getattr(args, "json", False):
                 due = [ev for ev in heard[:since] if ev.kind in telling.DUE]  # fell due as the command opened

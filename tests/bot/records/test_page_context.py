@@ -11,6 +11,7 @@ from bot.host.service import PlayerRef
 from bot.ownership.scope import Scope
 from bot.records.pagecontext import match_context
 from bot.series import SeriesService
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.lookup import MatchPlace
 from bot.tournaments.rounds import Game
 from bot.tournaments.service import TournamentService
@@ -52,7 +53,7 @@ async def test_a_series_game_says_its_number_and_the_score_before_it(migrated_db
 
 async def test_a_tournament_game_says_its_round_and_board(migrated_db_url: str) -> None:
     host = await make_service(migrated_db_url)
-    service = TournamentService(host)
+    service = TournamentService(TournamentCore(host))
     service.hear = following(host)
     await service.start()
     readers = build_readers(host.store)

@@ -210,13 +210,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> No
 async def test_the_tournament_page_and_a_tournament_match_page_say_where_it_stands(
     migrated_db_url: str, private: bool
 ) -> None:
+    from bot.tournaments.core import TournamentCore
     from bot.tournaments.rounds import Game
     from bot.tournaments.service import TournamentService
     from tests.bot.conftest import make_service
 
     host = await make_service(migrated_db_url)
     host.room_privacy = lambda _room: private  # the tournament's games open in private rooms, or public ones
-    service = TournamentService(host)
+    service = TournamentService(TournamentCore(host))
     service.hear = following(host)
     await service.start()
     try:

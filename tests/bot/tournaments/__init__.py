@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.host.service import MatchService
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.refusals import RefusalCode, TournamentRefused
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentEvent, TournamentService
@@ -49,7 +50,7 @@ class Events(list[TournamentEvent]):
 async def started(host: MatchService, **kw: Any) -> tuple[TournamentService, Events]:
     """A tournament service on `host` (`kw`: its other collaborators, e.g. its `wall` clock), following the host's
     bus as the root sets it, publishing into a fresh `Events`, started."""
-    service = TournamentService(host, **kw)
+    service = TournamentService(TournamentCore(host, **kw))
     service.hear = following(host)
     events = Events()
     service.publish = events

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from bot.host.service import MatchService
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentService
 from tests.bot.conftest import make_service
@@ -30,7 +31,7 @@ class LostResult(TournamentService):
     faults = 1
 
     def __init__(self, host: MatchService) -> None:
-        super().__init__(host)
+        super().__init__(TournamentCore(host))
         real = self.core.record_results
 
         async def record_results(results: Sequence[tuple[int, Result]]) -> None:

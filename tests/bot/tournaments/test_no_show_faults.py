@@ -15,6 +15,7 @@ from bot.host.service import MatchService
 from bot.schedule import loop_wall
 from bot.store.db import Match
 from bot.store.matches import MatchStore
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.rounds import Game, Result
 from bot.tournaments.service import TournamentEvent, TournamentService
 from bot.types import MatchStatus
@@ -46,7 +47,7 @@ async def test_a_no_show_forfeit_stores_one_match_for_its_pairing(migrated_db_ur
     store.fault = fault
     host = MatchService(store, heartbeat_seconds=86400.0)
     await host.start()
-    service = TournamentService(host, wall=loop_wall())
+    service = TournamentService(TournamentCore(host, wall=loop_wall()))
     service.hear = following(host)
     told: list[TournamentEvent] = []
     service.publish = told.append

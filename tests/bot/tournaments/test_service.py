@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.host.events import EventKind, HostEvent
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Format, Game, Result
 from bot.tournaments.service import TournamentRefused, TournamentService
@@ -193,7 +194,7 @@ async def test_pause_resume_cancel(tour: tuple[TournamentService, Events]) -> No
 
 async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(migrated_db_url: str) -> None:
     host_a = await make_service(migrated_db_url)
-    a = TournamentService(host_a)  # not listening: results are recorded by hand below
+    a = TournamentService(TournamentCore(host_a))  # not listening: results are recorded by hand below
     tid = await a.create("Twice", "boxes", "roundrobin", options=OPTIONS)
     await join(a, tid, 4)
     await a.start_tournament(tid)
@@ -202,7 +203,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
         await host_a.resign(mid, entries[game.black].player_id)
         await a.record_match(mid)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=60)
-    b = TournamentService(host_b)
+    b = TournamentService(TournamentCore(host_b))
     b.hear = following(host_b)
     outcomes = await asyncio.gather(a.pair_next_round(tid), b.pair_next_round(tid), return_exceptions=True)
     assert sorted(type(o).__name__ for o in outcomes) == ["TournamentRefused", "int"]
@@ -213,7 +214,7 @@ async def test_a_round_is_paired_once_from_two_processes_and_survives_a_restart(
     await host_a.close()
     await host_a.store.close()
     host_c = await make_service(migrated_db_url)
-    c = TournamentService(host_c)
+    c = TournamentService(TournamentCore(host_c))
     c.hear = following(host_c)
     await c.start()
     try:

@@ -18,6 +18,7 @@ from bot.ratings.models import PlayerRating
 from bot.ratings.service import Ratings
 from bot.schedule import loop_wall
 from bot.store.db import Match
+from bot.tournaments.core import TournamentCore
 from bot.tournaments.refusals import RefusalCode
 from bot.tournaments.rounds import Bye, Game, Result
 from bot.tournaments.service import OPENING, STALE_S, TournamentService
@@ -197,9 +198,9 @@ async def _count_matches(host: MatchService) -> int:
 async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -> None:
     host_a = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     host_b = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
-    a = TournamentService(host_a, wall=loop_wall(), instance="a")
+    a = TournamentService(TournamentCore(host_a, wall=loop_wall(), instance="a"))
     a.hear = following(host_a)
-    b = TournamentService(host_b, wall=loop_wall(), instance="b")
+    b = TournamentService(TournamentCore(host_b, wall=loop_wall(), instance="b"))
     b.hear = following(host_b)
     try:
         tid = await a.create("Race", "boxes", "swiss", rounds=1, options=OPTIONS, no_show_s=600)
@@ -250,7 +251,7 @@ async def test_two_processes_racing_open_each_match_once(migrated_db_url: str) -
 async def test_a_start_time_passed_while_no_process_ran_starts_it_on_return(migrated_db_url: str) -> None:
     host = await make_service(migrated_db_url, heartbeat_seconds=86400.0)
     wall = loop_wall()  # one wall clock for both processes
-    service = TournamentService(host, wall=wall)
+    service = TournamentService(TournamentCore(host, wall=wall))
     service.hear = following(host)
     tid = await service.create(
         "Away", "boxes", "roundrobin", options=OPTIONS, starts_at=service.wall() + dt.timedelta(minutes=10)

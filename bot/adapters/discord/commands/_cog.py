@@ -68,7 +68,7 @@ class MatchCommands(commands.GroupCog, group_name="dm", group_description="Death
         self.reading = Reading(matches, features, bot, bot.settings)
         self.playing = Play(service, matches, features)
         self.records = Records(service, matches, features, bot, bot.settings, lambda: bot.analysis)
-        self.practising = Practice(service, rooms, bot, lambda: getattr(bot, "solver_loading", None))
+        self.practising = Practice(service, rooms, bot, lambda: getattr(bot, "solver_loading", None), bus=bot.app.bus)
         super().__init__()
         dm = self.app_command
         assert dm is not None  # a GroupCog's group, made with the cog

@@ -16,6 +16,7 @@ from bot.adapters.discord._shared import pinging
 from bot.adapters.discord.commands._rooms import Rooms, refuse_after_defer
 from bot.adapters.discord.render import markdown
 from bot.adapters.practice import PracticeBot
+from bot.compose import Bus
 from bot.host.events import Refusal
 from bot.host.service import HostError, MatchService, PlayerRef
 from bot.text import verbatim
@@ -37,9 +38,10 @@ def check_level(game: str, level: str) -> str:
     return _check_level(game, level)
 
 
-def opponent(service: MatchService, player_id: str) -> PracticeBot:
-    """The practice opponent playing as `player_id` (`watch(match_id, level)`, `close()`)."""
-    return PracticeBot(service, player_id=player_id)
+def opponent(service: MatchService, bus: Bus, player_id: str) -> PracticeBot:
+    """The practice opponent playing as `player_id` (`watch(match_id, level)`, `close()`), hearing the host's
+    events on the application's `bus`."""
+    return PracticeBot(service, bus=bus, player_id=player_id)
 
 
 async def level_autocomplete(interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[str]]:
@@ -58,8 +60,12 @@ class Practice:
         rooms: Rooms,
         client: discord.Client,
         solver_loading: Callable[[], object],
+        *,
+        bus: Bus,
     ) -> None:
         self.service = service
+        self.bus = bus
+        """The application's bus (`App.bus`): the practice opponent hears the host's events on it."""
         self.rooms = rooms
         self.client = client
         self.solver_loading = solver_loading
@@ -70,7 +76,7 @@ class Practice:
         """The practice opponent, playing as this bot's own user (created on first use)."""
         if self._opponent is None:
             assert self.client.user is not None
-            self._opponent = opponent(self.service, str(self.client.user.id))
+            self._opponent = opponent(self.service, self.bus, str(self.client.user.id))
         return self._opponent
 
     async def close(self) -> None:

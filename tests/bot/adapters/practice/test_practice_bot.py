@@ -19,7 +19,7 @@ from bot.host.service import HostEvent, PlayerRef
 from bot.store.db import sqlite_url_for
 from games.opponents import pick
 from tests.bot.conftest import Recorder, make_service
-from tests.buses import hear
+from tests.buses import bus_of, hear
 
 pytestmark = pytest.mark.looptime
 
@@ -78,7 +78,7 @@ async def test_full_room_match_against_hard(tmp_path: Path, game: str) -> None:
 async def test_bot_chooses_who_starts_when_it_has_the_advantage(migrated_sqlite_url: str) -> None:
     rec = Recorder()
     service = await make_service(migrated_sqlite_url, rec)
-    bot = PracticeBot(service, "medium", nodes=NODES["pathing"], seed=SEED)
+    bot = PracticeBot(service, "medium", bus=bus_of(service), nodes=NODES["pathing"], seed=SEED)
     try:
         mid = await service.create_match(
             "pathing", [PlayerRef("local:al", "al"), PlayerRef(BOT_ID, "dmhost")], advantage=2
@@ -100,7 +100,7 @@ async def test_bot_makes_the_pathing_penalty_pick_it_owes(migrated_sqlite_url: s
     rec = Recorder()
     service = await make_service(migrated_sqlite_url, rec)
     al = PlayerRef("local:al", "al")
-    bot = PracticeBot(service, "random", nodes=NODES["pathing"], seed=SEED)
+    bot = PracticeBot(service, "random", bus=bus_of(service), nodes=NODES["pathing"], seed=SEED)
     rng = random.Random(SEED)
     try:
         mid = await service.create_match("pathing", [al, PlayerRef(BOT_ID, "dmhost")])
@@ -145,7 +145,7 @@ async def test_bot_answers_the_trax_mulligan_offer(migrated_sqlite_url: str, lev
     rec = Recorder()
     service = await make_service(migrated_sqlite_url, rec)
     al = PlayerRef("local:al", "al")
-    bot = PracticeBot(service, level, nodes=NODES["trax"], seed=SEED)
+    bot = PracticeBot(service, level, bus=bus_of(service), nodes=NODES["trax"], seed=SEED)
     rng = random.Random(SEED)
     try:
         mid = await service.create_match("trax", [al, PlayerRef(BOT_ID, "dmhost")])
