@@ -107,7 +107,7 @@ class Room:
         self._seen: Any = None
         """The match's live record as last seen (a finished match leaves `service.live` before its last
         events arrive; its final position is still here)."""
-        self.bot = PracticeBot(self.service, config.bot_level) if config.bot_level else None
+        self.bot = PracticeBot(self.service, config.bot_level, bus=self.host.bus) if config.bot_level else None
         self.left = False
         """`quit`, `exit` or Ctrl-C: the room stops, the match stays resumable."""
         self.analysis: AnalysisWorker | None = None
