@@ -520,7 +520,7 @@ class Announcer(commands.Cog):
         self,
         channel: discord.abc.Messageable,
         room: Room,
-        content: str,
+        content: Said,
         files: list[discord.File],
         view: discord.ui.View | None,
     ) -> None:
@@ -536,7 +536,7 @@ class Announcer(commands.Cog):
         self._wrote(room)
         try:
             await old.edit(
-                content=_wording.moved_board(room.live.id, room.board.jump_url),
+                content=markdown(_wording.moved_board(room.live.id, room.board.jump_url)),
                 attachments=[],
                 view=None,
                 allowed_mentions=NO_PINGS,

@@ -57,7 +57,7 @@ class WithdrawConfirm(discord.ui.View):
     async def stay(self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]) -> None:
         """Keep playing."""
         self.stop()
-        await interaction.response.edit_message(content=told.STILL_IN, view=None)
+        await interaction.response.edit_message(content=markdown(told.STILL_IN), view=None)
 
 
 async def ask_withdraw(interaction: discord.Interaction[Any], service: TournamentService, t: Tournament) -> None:
