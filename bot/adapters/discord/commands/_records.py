@@ -101,7 +101,9 @@ class Records:
         outcome = str(data["result"]["words"])
         embed = discord.Embed(title=f"Match {stored.id}: {title(stored.game)}")
         players = data["players"]
-        embed.add_field(name="Players", value=f"{players['1']['name']} vs {players['2']['name']}", inline=False)
+        embed.add_field(
+            name="Players", value=markdown(f"{players['1']['name']} vs {players['2']['name']}"), inline=False
+        )
         embed.add_field(name="Status", value=state_words(stored.status))
         embed.add_field(name="Result", value=outcome)
         embed.add_field(name="Moves", value=str(len(data["moves"])))
@@ -144,5 +146,7 @@ class Records:
             await respond(interaction, markdown(no_history(who.display_name)))
             return
         lines = overview_of(self.features).history_lines(matches, self.service, self.settings.web_url)
-        embed = discord.Embed(title=f"Matches of {who.display_name}", description="\n".join(lines)[:MAX_EMBED])
+        embed = discord.Embed(
+            title=f"Matches of {who.display_name}", description=markdown("\n".join(lines))[:MAX_EMBED]
+        )
         await respond(interaction, embed=embed, allowed_mentions=NO_PINGS)

@@ -244,7 +244,7 @@ def make_commands() -> tuple[app_commands.Command[Any, ..., None], ...]:
             )
             for item in _grouped(shown, slow)[:LIVE_SHOWN]
         ]
-        embed = discord.Embed(title=wording.live_title(len(shown)), description="\n".join(lines)[:MAX_EMBED])
+        embed = discord.Embed(title=wording.live_title(len(shown)), description=markdown("\n".join(lines))[:MAX_EMBED])
         await respond(interaction, embed=embed)
 
     @app_commands.command(name="moves", description="A match's whole move record (anyone who can read its room)")

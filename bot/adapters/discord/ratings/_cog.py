@@ -173,7 +173,9 @@ class RatingCommands(commands.Cog):
         if not rows:
             embed.description = wording.empty_leaderboard(_title(key))
         else:
-            embed.description = "\n".join(wording.leaderboard_line(s, self._name(interaction.guild, s)) for s in rows)
+            embed.description = markdown(
+                "\n".join(wording.leaderboard_line(s, self._name(interaction.guild, s)) for s in rows)
+            )
             mine = await self.ratings.standing(guild_id, key, str(interaction.user.id))
             own = wording.own_place(mine, await self.ratings.count(guild_id, key))
         await answer_table(interaction, None, public, embed=embed, own=own)
@@ -217,7 +219,7 @@ class RatingCommands(commands.Cog):
                 if len(candidate) > FIELD_LIMIT:
                     break
                 lines.append(wording.result_line(r, room_link(guild_id, r.channel_id)))
-            value = "\n".join(lines)
+            value = markdown("\n".join(lines))
             name = _title(p.standing.game)
             if used + len(name) + len(value) > EMBED_LIMIT:
                 break
