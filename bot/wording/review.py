@@ -105,7 +105,7 @@ CHART_CAPTIONS = {
     "boxes": "the exact solver's final margin under best play",
     "pathing": "the exact solver's margin on the round's support board",
     "trax": "forced wins the search sees (100 %: one for {one}; 0 %: one for {two}; 50 %: nothing forced)",
-    "dots": "the engine's value: captured dots ahead, plus how hemmed in each side's dots are",
+    "dots": "the engine's value: captured dots ahead",
     "dotdash": "the engine's value: open threes and fours, a five in a row winning",
 }
 

@@ -1,4 +1,4 @@
-"""Dots: captures first, then pressure (own dots next to enemy dots), searched near the action."""
+"""Dots: the captured-dot margin, searched near the action."""
 
 from __future__ import annotations
 
@@ -8,29 +8,17 @@ from games.base import AnyRuleset, Seat
 from games.dots import END, STOP, DotsState
 
 CAPTURE = 10.0
-PRESSURE = 0.3
 
 
 def evaluate(state: DotsState, me: Seat) -> float:
-    """Captured-dot margin, plus how hemmed in the enemy's live dots are compared with mine."""
+    """The captured-dot margin, `CAPTURE` a dot.
+
+    There was a second term, "pressure": each live dot's live enemy neighbours, mine counted for me and theirs
+    against me. It summed to zero on every field (a pair of neighbours is one enemy neighbour for each of its two
+    dots, once for and once against), so it changed no score or choice while it took half of the engine's time;
+    it went (measured on the 240 positions of the stored Dots games: the same scores)."""
     caps = state.caps
-    score = CAPTURE * (caps[me - 1] - caps[2 - me])
-    b = state.board
-    stride = state.width + 2
-    press = 0
-    for i in state.geo.points:
-        v = b[i]
-        s = v & 3
-        if not s or v >> 2:
-            continue
-        other = 3 - s
-        n = 0
-        for j in (i - stride, i + 1, i + stride, i - 1):
-            w = b[j]
-            if w & 3 == other and not w >> 2:
-                n += 1
-        press += n if other == me else -n
-    return score + PRESSURE * press
+    return CAPTURE * (caps[me - 1] - caps[2 - me])
 
 
 def candidates(ruleset: AnyRuleset, state: DotsState) -> list[Any]:
