@@ -371,13 +371,19 @@ class ScheduledRoom:
         return self.schedule.checkin_opens if self.schedule is not None else dt.datetime.max.replace(tzinfo=dt.UTC)
 
     def _next_look(self) -> float:
-        """Seconds until the check-in opens (to take up held lines then), at most POLL_S."""
+        """Seconds until the check-in opens (to take up held lines then), at most POLL_S; a standby room also
+        looks again at the start, when the DM begins in the other room (not up to POLL_S after it)."""
         if self.schedule is None or self.scheduler is None or self._playing():
             return POLL_S
-        if self._standby and self.scheduler.wall() >= self.schedule.at:
+        now = self.scheduler.wall()
+        if self._standby and now >= self.schedule.at:
             return WAITING_POLL_S  # the DM may begin in the other room any moment: leave soon after
-        opens = (self.schedule.checkin_opens - self.scheduler.wall()).total_seconds()
-        return POLL_S if opens <= 0 else min(POLL_S, opens)
+        opens = (self.schedule.checkin_opens - now).total_seconds()
+        if opens > 0:
+            return min(POLL_S, opens)
+        if self._standby:
+            return min(POLL_S, (self.schedule.at - now).total_seconds())
+        return POLL_S
 
     async def _look_again(self) -> None:
         """Changes made elsewhere: a reschedule moves the check-in; a cancel ends the room."""
