@@ -38,7 +38,7 @@ def seconds(value: float) -> str:
 
 def quote(text: str) -> str:
     """A player's text, quoted safely: one line, at most 40 characters, and it cannot close its backticks. (It is
-    kept from mentioning anyone where the face could: the Discord renderer guards every `@`.)"""
+    kept from mentioning anyone where the face could: the Discord renderer guards each `@` that would mention.)"""
     clean = "".join(ch if ch.isprintable() else " " for ch in text[:200])
     clean = clean.replace("`", "'")
     return f"`{clean[:40]}{'…' if len(clean) > 40 else ''}`"
@@ -46,7 +46,7 @@ def quote(text: str) -> str:
 
 def display(name: str) -> str:
     """A player's name as the host says it: one line of at most 40 characters. (That it never pings — `@everyone`,
-    `@here`, `<@&role>`, `<@user>` — is the Discord renderer's guard on every `@`, `bot/adapters/discord/render.py`.)"""
+    `@here`, `<@&role>`, `<@user>` — is the Discord renderer's guard, `bot/adapters/discord/render.py`.)"""
     clean = " ".join("".join(ch if ch.isprintable() else " " for ch in name[:200]).split())
     return (clean[:40] + "…" if len(clean) > 40 else clean) or "?"
 

@@ -62,9 +62,10 @@ def series_title(title: str, series: int) -> str:
 def started(match: int, what: str, player1: str | Text, player2: str | Text, room: str | None) -> Text:
     """A match started by `/dm start` (`room`: the thread it is played in, when it has one; the players as the
     face names them, a mention on Discord)."""
-    return fill_in(
-        "Match {match} ({what}): {p1} vs {p2} has started", match=match, what=what, p1=player1, p2=player2
-    ) + (f"{_in(room)}.")
+    return (
+        fill_in("Match {match} ({what}): {p1} vs {p2} has started", match=match, what=what, p1=player1, p2=player2)
+        + f"{_in(room)}."
+    )
 
 
 def practice_started(match: int, title: str, member: str | Text, level: str, room: str | None) -> Text:

@@ -158,7 +158,7 @@ def _say(kind: str, s: Schedule, data: dict[str, Any], who: Who, when: When, how
         late = " (a reminder missed while the host was away)" if data.get("late") else ""
         return fill_in(
             "Reminder{late}: {both}, {name} starts {at}.", late=late, both=both, name=name, at=when(s.at)
-        ) + (stake(s))
+        ) + stake(s)
     if kind == ScheduleEventKind.CHECKIN_OPEN:
         return fill_in(
             "Check-in for {name} is open: {both}, {how}. It starts {at}.", name=name, both=both, how=how, at=when(s.at)

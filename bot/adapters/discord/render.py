@@ -56,7 +56,7 @@ _WRAP: Final = {"strong": lambda s: f"**{s}**", "emphasis": lambda s: f"*{s}*"}
 
 def markdown(text: str | Text) -> Said:
     """The words as a Discord message's Markdown. A `str` is words too (the wording's sentences, a player's
-    name or move inside them): every `@` in it is kept from mentioning anyone."""
+    name or move inside them): no `@` in it starts a mention."""
     if isinstance(text, str):
         return Said(mention_safe(text))
     return Said(render_runs(text, _piece, _WRAP))

@@ -76,7 +76,7 @@ class MoveCommand(commands.Cog, name="Move"):
         why = reason_text(result) or ""
         if result.status == Outcome.IGNORED:
             why = wording.move_not_read(text, why)
-        await respond(interaction, markdown(board_linked(self.bot, posted.match_id, why)))
+        await respond(interaction, board_linked(self.bot, posted.match_id, why))
 
 
 async def load(bot: DMHost) -> None:
